@@ -1,0 +1,323 @@
+"""The typer app: parse options, make one core call per dataset, render. The only module with typer/rich."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__, params, report
+from .data import Dataset, InputSpec, read_datasets
+from .errors import BetaConformError, FitWarning, UsageError
+from .fit import FitResult, FitSettings, Prior, analyse
+
+app = typer.Typer(
+    name="betaconform",
+    help="How accurate is your ensemble of LLM judges? Majority-vote error for k = 1..11 judges from a few human labels.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+out = Console(highlight=False, soft_wrap=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+# --- shared option types ------------------------------------------------------------------------------
+
+FormatOpt = Annotated[
+    Optional[str],
+    typer.Option("--format", "-f", help="table, json, csv or markdown (default: from -o's extension, else table)"),
+]
+OutputOpt = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="write the result to FILE (atomically); format from its extension")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="seed for every random draw (intervals, starts); written to the output")]
+KsOpt = Annotated[str, typer.Option("--ks", help="ensemble sizes k: '1-11', '1,3,5' or '1..21'")]
+ConfOpt = Annotated[float, typer.Option("--confidence-level", help="interval level, strictly between 0 and 1")]
+JudgmentsField = Annotated[str, typer.Option("--judgments-field", help="field with per-judge correctness (list or object)")]
+CorrectField = Annotated[str, typer.Option("--correct-field", help="field with the count of correct judges")]
+JudgesField = Annotated[str, typer.Option("--judges-field", help="field with the number of judges")]
+VerdictsField = Annotated[str, typer.Option("--verdicts-field", help="field with raw judge verdicts")]
+LabelField = Annotated[str, typer.Option("--label-field", help="field with the gold label (for verdicts)")]
+IdField = Annotated[str, typer.Option("--id-field", help="field with the item id")]
+TextField = Annotated[str, typer.Option("--text-field", help="field with the item text")]
+ToleranceOpt = Annotated[
+    Optional[float], typer.Option("--tolerance", help="scoring judges: a verdict is correct when |verdict - label| <= T")
+]
+SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="skip bad lines (and say how many) instead of stopping")]
+
+
+def parse_ks(text: str) -> tuple[int, ...]:
+    try:
+        ks: list[int] = []
+        for part in text.replace(" ", "").split(","):
+            if not part:
+                continue
+            sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
+            if sep:
+                lo, hi = part.split(sep)
+                ks.extend(range(int(lo), int(hi) + 1))
+            else:
+                ks.append(int(part))
+    except ValueError:
+        raise UsageError(f"--ks: cannot read {text!r}; use '1-11' or '1,3,5'") from None
+    if not ks or min(ks) < 1:
+        raise UsageError(f"--ks: ensemble sizes must be positive integers; got {text!r}")
+    return tuple(sorted(set(ks)))
+
+
+def resolve_format(fmt: str | None, output: Path | None) -> str:
+    if fmt is not None:
+        if fmt not in report.FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(report.FORMATS)}; got {fmt!r}")
+        return fmt
+    if output is not None:
+        return report.EXTENSIONS.get(output.suffix.lower(), "table")
+    return "table"
+
+
+def rich_table(view: report.TableView) -> Table:
+    t = Table(title=view.title, caption=view.caption or None, title_justify="left", caption_justify="left")
+    align = view.align or "l" + "r" * (len(view.columns) - 1)
+    for i, c in enumerate(view.columns):
+        t.add_column(c, justify="left" if align[i] == "l" else "right", no_wrap=i == 0)
+    for row in view.rows:
+        t.add_row(*row)
+    return t
+
+
+def render_text(docs: list[dict[str, Any]], gate_lines: list[str], chart: bool = True) -> str:
+    """The rich table output as plain text (for -o FILE.txt)."""
+    console = Console(file=None, record=True, width=110, highlight=False)
+    with console.capture():
+        show_tables(docs, console, chart)
+    return console.export_text()
+
+
+def show_tables(docs: list[dict[str, Any]], console: Console, chart: bool = True) -> None:
+    for d in docs:
+        console.print(rich_table(report.error_view(d)))
+        console.print(report.describe(d) + "; " + report.interval_note(d), markup=False)
+        if chart:
+            console.print()
+            for line in report.bar_chart_lines(d):
+                console.print(line, markup=False)
+            console.print()
+            console.print(rich_table(report.diagnostics_view(d)))
+        console.print()
+    if len(docs) > 1:
+        console.print(rich_table(report.summary_view(docs)))
+
+
+def emit(docs: list[dict[str, Any]], fmt: str, output: Path | None, gate_lines: list[str], chart: bool = True) -> None:
+    """Render once: to stdout, or to -o FILE atomically (the table still goes to the terminal)."""
+    if fmt == "json":
+        text = report.to_json(docs)
+    elif fmt == "csv":
+        text = report.to_csv(docs)
+    elif fmt == "markdown":
+        text = report.to_markdown(docs, gate_lines)
+    else:
+        text = None
+    if output is None:
+        if text is None:
+            show_tables(docs, out, chart)
+        else:
+            sys.stdout.write(text)
+        return
+    params.atomic_write_text(output, text if text is not None else render_text(docs, gate_lines, chart))
+    show_tables(docs, out, chart)
+    err.print(f"wrote {output}", markup=False)
+
+
+def check_gate(docs: list[dict[str, Any]], max_error: float | None, at_k: int | None, on: str) -> list[str]:
+    """Lines describing each dataset's gate result; the failures start with 'FAIL'."""
+    if max_error is None and at_k is None:
+        return []
+    if max_error is None or at_k is None:
+        raise UsageError("the gate needs both --max-error X and --at-k K")
+    if not 0 <= max_error <= 1:
+        raise UsageError(f"--max-error is a fraction between 0 and 1 (0.1 = 10%); got {max_error}")
+    if on not in ("estimate", "upper"):
+        raise UsageError(f"--on must be estimate or upper; got {on!r}")
+    lines = []
+    for d in docs:
+        row = next((r for r in d["error_rates"] if r["k"] == at_k), None)
+        if row is None:
+            raise UsageError(f"--at-k {at_k} is not among the computed ks; add it to --ks")
+        value = row["estimate"] if on == "estimate" else row["high"]
+        what = "estimated error" if on == "estimate" else "upper interval bound of the error"
+        ok = value <= max_error
+        d["gate"] = {"k": at_k, "max_error": max_error, "on": on, "value": value, "passed": ok}
+        status = "ok" if ok else "FAIL"
+        lines.append(f"{status} {d['dataset']}: {what} at k={at_k} is {report.pct(value, 2)} (limit {report.pct(max_error, 2)})")
+    return lines
+
+
+def finish_gate(lines: list[str]) -> None:
+    failed = [ln for ln in lines if ln.startswith("FAIL")]
+    for ln in failed:
+        err.print(f"gate failed: {ln[5:]}", markup=False)
+    if failed:
+        raise typer.Exit(1)
+
+
+# --- commands -----------------------------------------------------------------------------------------
+
+
+@app.command()
+def fit(
+    data: Annotated[list[str], typer.Argument(help="judgment JSONL files (.jsonl or .jsonl.gz), directories or globs")],
+    method: Annotated[str, typer.Option("--method", help="default, plugin (MAP mixture as is) or paper (the paper's EM)")] = "default",
+    components: Annotated[str, typer.Option("--components", help="mixture components: 1, 2, 3 or auto (lowest BIC)")] = "auto",
+    ks: KsOpt = "1-11",
+    confidence_level: ConfOpt = 0.9,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    save: Annotated[Optional[Path], typer.Option("--save", help="save the fit as YAML (one input only)")] = None,
+    save_dir: Annotated[Optional[Path], typer.Option("--save-dir", help="save one <dataset>.yaml per input here")] = None,
+    embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit")] = False,
+    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="embedding cache directory")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="do not read or write the embedding cache")] = False,
+    max_error: Annotated[Optional[float], typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X (a fraction)")] = None,
+    at_k: Annotated[Optional[int], typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
+    on: Annotated[str, typer.Option("--on", help="gate on the 'upper' interval bound (default) or the 'estimate'")] = "upper",
+    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and diagnostics")] = True,
+    judgments_field: JudgmentsField = "judgments",
+    correct_field: CorrectField = "correct",
+    judges_field: JudgesField = "judges",
+    verdicts_field: VerdictsField = "verdicts",
+    label_field: LabelField = "label",
+    id_field: IdField = "id",
+    text_field: TextField = "text",
+    tolerance: ToleranceOpt = None,
+    skip_invalid: SkipOpt = False,
+) -> None:
+    """Fit the judgment distribution and print the majority-vote error for k judges beside the baselines."""
+    fmt_ = resolve_format(fmt, output)
+    settings = FitSettings(
+        method=method,
+        components=_components(components),
+        ks=parse_ks(ks),
+        confidence_level=confidence_level,
+    )
+    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+    if tolerance is not None and tolerance < 0:
+        raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
+    if save is not None and save_dir is not None:
+        raise UsageError("use --save FILE or --save-dir DIR, not both")
+    if embed and save is None and save_dir is None:
+        raise UsageError("--embed adds the mean embedding to a saved fit: add --save FILE or --save-dir DIR")
+    check_gate([], max_error, at_k, on)
+    datasets = read_datasets(data, spec, keep_items=embed)
+    if save is not None and len(datasets) > 1:
+        raise UsageError(f"--save takes one input, got {len(datasets)}; use --save-dir DIR for many")
+    docs = []
+    embedder = None
+    for ds in datasets:
+        if ds.skipped:
+            err.print(f"{ds.source}: skipped {ds.skipped} invalid line(s)", markup=False)
+        result = fit_one(ds, settings, seed)
+        doc = report.fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped)
+        docs.append(doc)
+        if save is not None or save_dir is not None:
+            embedding = None
+            if embed:
+                from . import embeddings
+
+                if embedder is None:
+                    embedder = embeddings.load_embedder(embedding_model, cache_dir=None if no_cache else embeddings.cache_path(cache_dir))
+                embedding = embeddings.dataset_embedding(embedder, ds)
+            target = save if save is not None else save_dir / f"{ds.name}.yaml"  # type: ignore[operator]
+            params.dump_fit(target, report.saved_document(doc, embedding))
+            err.print(f"saved {target}", markup=False)
+    gate_lines = check_gate(docs, max_error, at_k, on)
+    emit(docs, fmt_, output, gate_lines, chart)
+    finish_gate(gate_lines)
+
+
+def _components(text: str) -> int | str:
+    if text == "auto":
+        return "auto"
+    if text in ("1", "2", "3"):
+        return int(text)
+    raise UsageError(f"--components must be 1, 2, 3 or auto; got {text!r}")
+
+
+def fit_one(ds: Dataset, settings: FitSettings, seed: int) -> FitResult:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FitWarning)
+        result = analyse(ds.table, settings, np.random.default_rng(seed))
+    for w in caught:
+        err.print(f"warning: {ds.source}: {w.message}", markup=False)
+    return result
+
+
+@app.command("report")
+def report_cmd(
+    fits: Annotated[list[Path], typer.Argument(help="saved fits (YAML written by fit --save or transfer --save)")],
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and diagnostics")] = True,
+    max_error: Annotated[Optional[float], typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X")] = None,
+    at_k: Annotated[Optional[int], typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
+    on: Annotated[str, typer.Option("--on", help="gate on the 'upper' bound (default) or the 'estimate'")] = "upper",
+) -> None:
+    """Print the error tables of saved fits, several side by side."""
+    fmt_ = resolve_format(fmt, output)
+    check_gate([], max_error, at_k, on)
+    docs = [report.document_from_saved(params.load_fit(p), str(p)) for p in fits]
+    gate_lines = check_gate(docs, max_error, at_k, on)
+    emit(docs, fmt_, output, gate_lines, chart)
+    finish_gate(gate_lines)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        out.print(f"betaconform {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True, help="show the version and exit")] = False,
+) -> None:
+    """How accurate is your ensemble of LLM judges? Majority-vote error for k = 1..11 judges from a few labels.
+
+    Exit codes: 0 ok, 1 a --max-error gate failed (or `sample` says continue), 2 bad usage or input.
+    """
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except BetaConformError as exc:
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted", markup=False)
+        sys.exit(130)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

@@ -1,0 +1,412 @@
+"""Read and validate judgment JSON Lines into correct counts.
+
+One file is one dataset. Each non-blank line is one item, in one of four shapes (the first valid line of a
+file fixes the shape; mixing shapes is an error):
+
+- ``{"judgments": [1, 0, true, null, ...]}``  per-judge correctness (null: that judge gave no verdict);
+- ``{"judgments": {"judge-a": 1, ...}}``      the same keyed by judge name;
+- ``{"correct": 7, "judges": 11}``             counts only;
+- ``{"verdicts": ["A", "B", ...], "label": "A"}`` raw outputs and the gold label (equality, or
+  ``|verdict - label| <= tolerance`` for numeric scores).
+
+The reader streams: only the (judges, correct) histogram is kept, plus the items themselves when asked
+(``keep_items=True``, needed by `sample` and `transfer`).
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import orjson
+
+from .errors import InputError
+
+SHAPES = ("list", "dict", "counts", "verdicts")
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """Field names and scoring options for judgment files."""
+
+    judgments_field: str = "judgments"
+    correct_field: str = "correct"
+    judges_field: str = "judges"
+    verdicts_field: str = "verdicts"
+    label_field: str = "label"
+    id_field: str = "id"
+    text_field: str = "text"
+    tolerance: float | None = None
+    skip_invalid: bool = False
+
+
+@dataclass(frozen=True)
+class Item:
+    """One labeled item: how many judges gave a verdict and how many of them were correct."""
+
+    judges: int
+    correct: int
+    id: str | None = None
+    text: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CountTable:
+    """counts[K, S]: number of items with K judges of which S were correct (a sufficient statistic)."""
+
+    counts: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        c = np.asarray(self.counts, dtype=np.int64)
+        if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] < 2:
+            raise ValueError("counts must be a square (K+1, K+1) array with K >= 1")
+        if (c < 0).any() or np.triu(c, 1).any():
+            raise ValueError("counts must be non-negative with S <= K")
+        c.setflags(write=False)
+        object.__setattr__(self, "counts", c)
+
+    @classmethod
+    def from_pairs(cls, judges: np.ndarray | list[int], correct: np.ndarray | list[int]) -> CountTable:
+        judges = np.asarray(judges, dtype=np.int64)
+        correct = np.asarray(correct, dtype=np.int64)
+        top = max(int(judges.max(initial=1)), 1)
+        counts = np.zeros((top + 1, top + 1), dtype=np.int64)
+        np.add.at(counts, (judges, correct), 1)
+        return cls(counts)
+
+    @classmethod
+    def from_histogram(cls, histogram: list[int] | np.ndarray, judges: int | None = None) -> CountTable:
+        """A table in which every item has `judges` = len(histogram) - 1 judges."""
+        h = np.asarray(histogram, dtype=np.int64)
+        big_k = len(h) - 1 if judges is None else judges
+        counts = np.zeros((big_k + 1, big_k + 1), dtype=np.int64)
+        counts[big_k, : len(h)] = h
+        return cls(counts)
+
+    @property
+    def items(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def max_judges(self) -> int:
+        rows = np.nonzero(self.counts.sum(axis=1))[0]
+        return int(rows.max()) if len(rows) else 0
+
+    @property
+    def min_judges(self) -> int:
+        rows = np.nonzero(self.counts.sum(axis=1))[0]
+        return int(rows.min()) if len(rows) else 0
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(K, S, n) for each non-empty cell."""
+        big_k, s = np.nonzero(self.counts)
+        return big_k, s, self.counts[big_k, s]
+
+    def histogram(self) -> list[int]:
+        """Counts of S at the largest K (all items, when every item has the same number of judges)."""
+        return [int(v) for v in self.counts[self.max_judges, : self.max_judges + 1]]
+
+    def histogram_by_judges(self) -> dict[int, list[int]]:
+        return {int(k): [int(v) for v in self.counts[k, : k + 1]] for k in np.nonzero(self.counts.sum(axis=1))[0]}
+
+    def single_judge_accuracy(self) -> float:
+        big_k, s, n = self.cells()
+        return float((s * n).sum() / (big_k * n).sum())
+
+    def trimmed(self) -> CountTable:
+        top = max(self.max_judges, 1)
+        return CountTable(self.counts[: top + 1, : top + 1])
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A validated judgment file."""
+
+    name: str
+    source: str
+    table: CountTable
+    shape: str
+    skipped: int = 0
+    items: tuple[Item, ...] | None = None
+
+    @property
+    def n_items(self) -> int:
+        return self.table.items
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "items": self.n_items, "skipped_lines": self.skipped}
+
+
+def dataset_name(path: str | Path) -> str:
+    """File name without .jsonl / .jsonl.gz / .json."""
+    name = Path(path).name
+    for suffix in (".jsonl.gz", ".json.gz", ".jsonl", ".json", ".gz"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def expand_paths(arguments: list[str]) -> list[Path]:
+    """Files as given; directories: every *.jsonl / *.jsonl.gz inside (sorted); globs expanded (sorted)."""
+    out: list[Path] = []
+    for arg in arguments:
+        p = Path(arg)
+        if p.is_dir():
+            found = sorted(q for q in p.iterdir() if q.is_file() and q.name.endswith((".jsonl", ".jsonl.gz")))
+            if not found:
+                raise InputError(arg, "directory holds no *.jsonl or *.jsonl.gz file")
+            out.extend(found)
+        elif any(ch in arg for ch in "*?["):
+            found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
+            if not found:
+                raise InputError(arg, "pattern matches no file")
+            out.extend(found)
+        else:
+            if not p.exists():
+                raise InputError(arg, "no such file or directory")
+            out.append(p)
+    seen: set[Path] = set()
+    unique = []
+    for p in out:
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            unique.append(p)
+    return unique
+
+
+def _open(path: Path) -> BinaryIO:
+    try:
+        if path.name.endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from None
+
+
+def _as_correct(value: Any) -> int | None | str:
+    """1/0/true/false -> 1/0, null -> None; anything else -> a description of the bad value."""
+    if value is True or value == 1 and type(value) in (int, float):
+        return 1
+    if value is False or value == 0 and type(value) in (int, float):
+        return 0
+    if value is None:
+        return None
+    return f"must be 1, 0, true, false or null, got {orjson.dumps(value).decode()[:40]}"
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int or (type(v) is float and v.is_integer())
+
+
+class _LineError(Exception):
+    def __init__(self, field: str | None, message: str):
+        self.field = field
+        self.message = message
+
+
+def _detect_shape(obj: dict[str, Any], spec: InputSpec) -> str:
+    j = obj.get(spec.judgments_field)
+    if isinstance(j, list):
+        return "list"
+    if isinstance(j, dict):
+        return "dict"
+    if spec.judgments_field in obj:
+        raise _LineError(spec.judgments_field, f"must be a list or an object, got {type(j).__name__}")
+    if spec.correct_field in obj or spec.judges_field in obj:
+        return "counts"
+    if spec.verdicts_field in obj:
+        return "verdicts"
+    raise _LineError(
+        None,
+        f"no judgments: expected '{spec.judgments_field}', '{spec.correct_field}'+'{spec.judges_field}' "
+        f"or '{spec.verdicts_field}'+'{spec.label_field}' (rename with --judgments-field etc.)",
+    )
+
+
+def _count_values(values: list[Any] | Any, field: str, keys: list[str] | None = None) -> tuple[int, int]:
+    judges = 0
+    correct = 0
+    for i, v in enumerate(values):
+        if v is True or v is False or v is None or type(v) is int:
+            # fast path: the common cases
+            if v is None:
+                continue
+            if v is True or v == 1:
+                judges += 1
+                correct += 1
+                continue
+            if v is False or v == 0:
+                judges += 1
+                continue
+        r = _as_correct(v)
+        if isinstance(r, str):
+            where = f"{field}[{keys[i]!r}]" if keys is not None else f"{field}[{i}]"
+            raise _LineError(where, r)
+        if r is not None:
+            judges += 1
+            correct += r
+    return judges, correct
+
+
+def _parse_item(obj: Any, shape: str, spec: InputSpec) -> tuple[int, int]:
+    """(judges, correct) of one decoded line, or _LineError."""
+    if not isinstance(obj, dict):
+        raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+    if shape == "list" or shape == "dict":
+        j = obj.get(spec.judgments_field)
+        if j is None and spec.judgments_field not in obj:
+            raise _LineError(spec.judgments_field, "missing")
+        if shape == "list":
+            if not isinstance(j, list):
+                raise _LineError(spec.judgments_field, f"must be a list like the file's first item, got {type(j).__name__}")
+            judges, correct = _count_values(j, spec.judgments_field)
+        else:
+            if not isinstance(j, dict):
+                raise _LineError(spec.judgments_field, f"must be an object like the file's first item, got {type(j).__name__}")
+            keys = list(j)
+            judges, correct = _count_values(list(j.values()), spec.judgments_field, keys)
+        if judges == 0:
+            raise _LineError(spec.judgments_field, "item has no judges (empty or all null)")
+        return judges, correct
+    if shape == "counts":
+        if spec.correct_field not in obj:
+            raise _LineError(spec.correct_field, "missing")
+        if spec.judges_field not in obj:
+            raise _LineError(spec.judges_field, "missing")
+        c, n = obj[spec.correct_field], obj[spec.judges_field]
+        if not _is_int(c):
+            raise _LineError(spec.correct_field, f"must be an integer, got {orjson.dumps(c).decode()[:40]}")
+        if not _is_int(n):
+            raise _LineError(spec.judges_field, f"must be an integer, got {orjson.dumps(n).decode()[:40]}")
+        c, n = int(c), int(n)
+        if n < 1:
+            raise _LineError(spec.judges_field, f"must be at least 1, got {n}")
+        if c < 0:
+            raise _LineError(spec.correct_field, f"must not be negative, got {c}")
+        if c > n:
+            raise _LineError(spec.correct_field, f"correct ({c}) exceeds judges ({n})")
+        return n, c
+    # verdicts
+    if spec.verdicts_field not in obj:
+        raise _LineError(spec.verdicts_field, "missing")
+    if spec.label_field not in obj or obj[spec.label_field] is None:
+        raise _LineError(spec.label_field, "missing (the gold label is needed to score verdicts)")
+    verdicts = obj[spec.verdicts_field]
+    label = obj[spec.label_field]
+    if isinstance(verdicts, dict):
+        keys: list[str] | None = list(verdicts)
+        verdicts = list(verdicts.values())
+    elif isinstance(verdicts, list):
+        keys = None
+    else:
+        raise _LineError(spec.verdicts_field, f"must be a list or an object, got {type(verdicts).__name__}")
+    tol = spec.tolerance
+    if tol is not None and (isinstance(label, bool) or not isinstance(label, (int, float))):
+        raise _LineError(spec.label_field, f"must be a number with --tolerance, got {orjson.dumps(label).decode()[:40]}")
+    judges = correct = 0
+    for i, v in enumerate(verdicts):
+        if v is None:
+            continue
+        if isinstance(v, (list, dict)):
+            where = f"{spec.verdicts_field}[{keys[i]!r}]" if keys else f"{spec.verdicts_field}[{i}]"
+            raise _LineError(where, "must be a scalar verdict")
+        judges += 1
+        if tol is None:
+            correct += int(v == label and type(v) is type(label) or (_num(v) and _num(label) and v == label))
+        else:
+            if not _num(v):
+                where = f"{spec.verdicts_field}[{keys[i]!r}]" if keys else f"{spec.verdicts_field}[{i}]"
+                raise _LineError(where, f"must be a number with --tolerance, got {orjson.dumps(v).decode()[:40]}")
+            correct += int(abs(v - label) <= tol)
+    if judges == 0:
+        raise _LineError(spec.verdicts_field, "item has no judges (empty or all null)")
+    return judges, correct
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line) for each non-blank line; read errors become InputError."""
+    fh = _open(path)
+    lineno = 0
+    try:
+        with fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if raw.strip():
+                    yield lineno, raw
+    except (OSError, EOFError) as exc:
+        raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+def read_dataset(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False) -> Dataset:
+    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field."""
+    path = Path(path)
+    src = str(path)
+    shape: str | None = None
+    counts: dict[tuple[int, int], int] = {}
+    items: list[Item] = []
+    skipped = 0
+    loads = orjson.loads
+    get = counts.get
+    for lineno, raw in iter_lines(path):
+        try:
+            try:
+                obj = loads(raw)
+            except orjson.JSONDecodeError as exc:
+                raise _LineError(None, f"malformed JSON ({exc})") from None
+            if shape is None:
+                if not isinstance(obj, dict):
+                    raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+                line_shape = _detect_shape(obj, spec)
+            else:
+                line_shape = shape
+                if type(obj) is dict and spec.judgments_field not in obj and shape in ("list", "dict"):
+                    try:
+                        other = _detect_shape(obj, spec)
+                    except _LineError:
+                        other = None
+                    if other is not None and other != shape:
+                        raise _LineError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
+            key = _parse_item(obj, line_shape, spec)
+            if keep_items:
+                ident = obj.get(spec.id_field)
+                text = obj.get(spec.text_field)
+                if text is not None and not isinstance(text, str):
+                    raise _LineError(spec.text_field, f"must be a string, got {type(text).__name__}")
+                items.append(Item(key[0], key[1], None if ident is None else str(ident), text, lineno))
+        except _LineError as err:
+            if spec.skip_invalid:
+                skipped += 1
+                continue
+            raise InputError(src, err.message, line=lineno, field=err.field) from None
+        shape = line_shape
+        counts[key] = get(key, 0) + 1
+    if not counts:
+        if skipped:
+            raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
+        raise InputError(src, "empty file: no items")
+    top = max(k for k, _ in counts)
+    arr = np.zeros((top + 1, top + 1), dtype=np.int64)
+    for (k, s), n in counts.items():
+        arr[k, s] = n
+    return Dataset(
+        name=dataset_name(path),
+        source=src,
+        table=CountTable(arr),
+        shape=shape or "list",
+        skipped=skipped,
+        items=tuple(items) if keep_items else None,
+    )
+
+
+def read_datasets(arguments: list[str], spec: InputSpec = InputSpec(), keep_items: bool = False) -> list[Dataset]:
+    return [read_dataset(p, spec, keep_items) for p in expand_paths(arguments)]

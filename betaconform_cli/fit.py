@@ -1,0 +1,546 @@
+"""Estimators of the judgment distribution and of the majority-vote error for k judges.
+
+- `fit_mixture`: maximum a posteriori Beta-Binomial mixture on the (judges, correct) histogram, exact for
+  items with different numbers of judges; L-BFGS-B over (softmax logits of w, log alpha, log beta) with
+  analytic gradients and several starts (METHOD.md). `components=1` is the single Beta-Binomial.
+- `fit_paper_em`: the paper's EM (section 4.3) as printed, with only the fixes needed to run it.
+- `fit_binomial`: single-judge accuracy, every judge independent (eq. 1).
+- `empirical_errors`: the labeled items' own exact (hypergeometric) majority error.
+- `posterior_errors`: the default estimate and its interval (see docs/METHOD.md of this repository).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import betaln, digamma, logsumexp
+
+from .data import CountTable
+from .distributions import (
+    Binomial,
+    Mixture,
+    item_error_table,
+    log_beta_binomial,
+    log_comb,
+    majority_error_weights,
+)
+from .errors import FitWarning, UsageError
+
+LOG_BOUNDS = (-8.0, 10.0)
+LOGIT_BOUNDS = (-12.0, 12.0)
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Weak prior of the MAP fit: N(0, sd^2) on each log alpha and log beta, Dirichlet(c, ..., c) on w."""
+
+    log_param_sd: float = 3.0
+    weight_concentration: float = 1.5
+
+    def to_dict(self) -> dict[str, float]:
+        return {"log_param_sd": self.log_param_sd, "weight_concentration": self.weight_concentration}
+
+
+@dataclass(frozen=True)
+class MixtureFit:
+    """A fitted Beta-Binomial mixture and how the fit went."""
+
+    mixture: Mixture
+    method: str
+    log_likelihood: float
+    converged: bool
+    n_iter: int
+    n_starts: int
+    items: int
+    log_posterior: float | None = None
+
+    @property
+    def components(self) -> int:
+        return self.mixture.n_components
+
+    @property
+    def n_params(self) -> int:
+        return 3 * self.components - 1
+
+    @property
+    def bic(self) -> float:
+        return -2.0 * self.log_likelihood + self.n_params * math.log(max(self.items, 1))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.mixture.to_dict(),
+            "method": self.method,
+            "log_likelihood": self.log_likelihood,
+            "log_posterior": self.log_posterior,
+            "bic": self.bic,
+            "converged": self.converged,
+            "n_iter": self.n_iter,
+            "n_starts": self.n_starts,
+        }
+
+
+def mixture_log_likelihood(table: CountTable, mixture: Mixture) -> float:
+    """sum over items of log sum_j w_j BB(S_i | K_i, alpha_j, beta_j)."""
+    big_k, s, n = table.cells()
+    lp = mixture.component_log_pmf(s, big_k) + np.log(np.asarray(mixture.weights))[:, None]
+    return float((n * logsumexp(lp, axis=0)).sum())
+
+
+def _unpack(theta: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    eta = np.concatenate(([0.0], theta[: c - 1]))
+    logw = eta - logsumexp(eta)
+    return logw, theta[c - 1 : 2 * c - 1], theta[2 * c - 1 : 3 * c - 1]
+
+
+def _objective(
+    theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, lc: np.ndarray, c: int, prior: Prior
+) -> tuple[float, np.ndarray]:
+    """Negative log posterior and its gradient."""
+    logw, la, lb = _unpack(theta, c)
+    a = np.exp(la)[:, None]
+    b = np.exp(lb)[:, None]
+    comp = lc[None, :] + betaln(s + a, big_k - s + b) - betaln(a, b)
+    joint = logw[:, None] + comp
+    cell = logsumexp(joint, axis=0)
+    ll = float(n @ cell)
+    resp = np.exp(joint - cell) * n  # (c, cells), weighted by counts
+    psi_ab = digamma(a + b)
+    psi_kab = digamma(big_k + a + b)
+    g_la = (a[:, 0]) * (resp * (digamma(s + a) - psi_kab - digamma(a) + psi_ab)).sum(axis=1)
+    g_lb = (b[:, 0]) * (resp * (digamma(big_k - s + b) - psi_kab - digamma(b) + psi_ab)).sum(axis=1)
+    w = np.exp(logw)
+    g_eta = resp.sum(axis=1) - n.sum() * w
+    var = prior.log_param_sd**2
+    conc = prior.weight_concentration
+    lprior = -0.5 * float((la**2).sum() + (lb**2).sum()) / var + (conc - 1.0) * float(logw.sum())
+    g_la = g_la - la / var
+    g_lb = g_lb - lb / var
+    g_eta = g_eta + (conc - 1.0) * (1.0 - c * w)
+    grad = np.concatenate((g_eta[1:], g_la, g_lb))
+    return -(ll + lprior), -grad
+
+
+def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Deterministic starts from quantile splits of S/K at a few concentrations, then seeded random ones."""
+    big_k, s, n = table.cells()
+    p = s / big_k
+    order = np.argsort(p, kind="stable")
+    cum = np.cumsum(n[order]) / n.sum()
+    out: list[np.ndarray] = []
+    for conc in (4.0, 1.0, 20.0):
+        means = []
+        for j in range(c):
+            lo, hi = j / c, (j + 1) / c
+            sel = order[(cum > lo) & (cum - n[order] / n.sum() < hi)]
+            m = float(np.average(p[sel], weights=n[sel])) if len(sel) else (j + 0.5) / c
+            means.append(min(max(m, 0.03), 0.97))
+        theta = np.concatenate((np.zeros(c - 1), np.log(np.array(means) * conc), np.log((1 - np.array(means)) * conc)))
+        out.append(theta)
+    if c > 1:
+        # the paper's two-peak picture: one hard and one easy component
+        means = np.linspace(0.15, 0.85, c)
+        out.append(np.concatenate((np.zeros(c - 1), np.log(means * 3), np.log((1 - means) * 3))))
+    while len(out) < n_init:
+        means = np.sort(rng.uniform(0.02, 0.98, c))
+        conc = np.exp(rng.uniform(np.log(0.5), np.log(60.0), c))
+        eta = rng.normal(0, 1, c - 1)
+        out.append(np.concatenate((eta, np.log(means * conc), np.log((1 - means) * conc))))
+    return out[: max(n_init, 1)]
+
+
+def fit_mixture(
+    table: CountTable,
+    components: int = 2,
+    prior: Prior = Prior(),
+    n_init: int = 6,
+    rng: np.random.Generator | None = None,
+    max_iter: int = 500,
+    tol: float = 1e-10,
+) -> MixtureFit:
+    """MAP fit of a `components`-component Beta-Binomial mixture to the histogram of correct counts."""
+    if components < 1:
+        raise UsageError(f"components must be at least 1, got {components}")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    big_k, s, n = table.cells()
+    big_k = big_k.astype(float)
+    s = s.astype(float)
+    n = n.astype(float)
+    lc = log_comb(big_k, s)
+    c = components
+    bounds = [LOGIT_BOUNDS] * (c - 1) + [LOG_BOUNDS] * (2 * c)
+    best = None
+    total_iter = 0
+    starts = _starts(table, c, n_init, rng)
+    for theta0 in starts:
+        theta0 = np.clip(theta0, [b[0] for b in bounds], [b[1] for b in bounds])
+        res = minimize(
+            _objective,
+            theta0,
+            args=(big_k, s, n, lc, c, prior),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-7},
+        )
+        total_iter += int(res.nit)
+        if best is None or res.fun < best.fun:
+            best = res
+    assert best is not None
+    logw, la, lb = _unpack(best.x, c)
+    mixture = Mixture(tuple(np.exp(logw)), tuple(np.exp(la)), tuple(np.exp(lb))).sorted()
+    converged = bool(best.success) or "REL_REDUCTION" in str(best.message)
+    if not converged:
+        warnings.warn(f"MAP mixture fit did not converge: {best.message}", FitWarning, stacklevel=2)
+    return MixtureFit(
+        mixture=mixture,
+        method="map",
+        log_likelihood=mixture_log_likelihood(table, mixture),
+        converged=converged,
+        n_iter=total_iter,
+        n_starts=len(starts),
+        items=table.items,
+        log_posterior=-float(best.fun),
+    )
+
+
+def fit_auto(
+    table: CountTable, max_components: int = 3, prior: Prior = Prior(), rng: np.random.Generator | None = None
+) -> MixtureFit:
+    """The MAP fit with 1..max_components components that has the lowest BIC."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    fits = [fit_mixture(table, c, prior, rng=rng) for c in range(1, max_components + 1)]
+    return min(fits, key=lambda f: f.bic)
+
+
+def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, clip: float = 1e-3) -> MixtureFit:
+    """The paper's EM (section 4.3) for two components, as printed, with only the fixes needed to run.
+
+    E-step: gamma_i = w Beta(p_i | a1, b1) / (w Beta(p_i | a1, b1) + (1 - w) Beta(p_i | a2, b2)), p_i = S_i / K_i.
+    M-step: alpha_j = sum_i gamma_j^i S_i, beta_j = sum_i gamma_j^i (K_i - S_i), w = mean_i gamma_1^i.
+    Fixes: gamma_j (not gamma_1) in the M-step for component j; p_i clipped to [clip, 1 - clip] (the Beta
+    density is 0/0 or infinite at 0 and 1); alpha, beta floored at 1e-3 (a component holding only S = K
+    items gets beta = 0); the E-step in log space. Start: items split at p = 1/2 (at the median when one
+    side is empty). The EM runs on the histogram, which gives the same iterates as running it per item.
+    """
+    big_k, s, n = table.cells()
+    big_k = big_k.astype(float)
+    s = s.astype(float)
+    n = n.astype(float)
+    p = np.clip(s / big_k, clip, 1 - clip)
+    cut = 0.5 if (p < 0.5).any() and (p >= 0.5).any() else float(np.median(p))
+    gamma = np.where(p < cut, 1.0, 0.0) if ((p < cut).any() and (p >= cut).any()) else np.full_like(p, 0.5)
+    floor = 1e-3
+    converged = False
+    it = 0
+    prev = None
+    for it in range(1, max_iter + 1):
+        g = np.vstack((gamma, 1 - gamma)) * n
+        alphas = np.maximum((g * s).sum(axis=1), floor)
+        betas = np.maximum((g * (big_k - s)).sum(axis=1), floor)
+        w = float(np.clip(g[0].sum() / n.sum(), 1e-12, 1 - 1e-12))
+        params = np.concatenate(([w], alphas, betas))
+        if prev is not None and np.max(np.abs(params - prev) / np.maximum(np.abs(prev), 1e-12)) < tol:
+            converged = True
+            break
+        prev = params
+        logpdf = (
+            (alphas[:, None] - 1) * np.log(p) + (betas[:, None] - 1) * np.log1p(-p) - betaln(alphas, betas)[:, None]
+        )
+        joint = np.log([w, 1 - w])[:, None] + logpdf
+        gamma = np.exp(joint[0] - logsumexp(joint, axis=0))
+    mixture = Mixture((w, 1 - w), tuple(alphas), tuple(betas)).sorted()
+    return MixtureFit(
+        mixture=mixture,
+        method="paper-em",
+        log_likelihood=mixture_log_likelihood(table, mixture),
+        converged=converged,
+        n_iter=it,
+        n_starts=1,
+        items=table.items,
+    )
+
+
+def fit_binomial(table: CountTable) -> Binomial:
+    """Bin(k, p) with p the pooled single-judge accuracy."""
+    return Binomial(table.single_judge_accuracy())
+
+
+def empirical_errors(table: CountTable, ks: tuple[int, ...]) -> dict[int, float | None]:
+    """The labeled items' own exact majority error at k (None where some item has fewer than k judges)."""
+    big_k, s, n = table.cells()
+    out: dict[int, float | None] = {}
+    for k in ks:
+        if (big_k < k).any():
+            out[k] = None
+            continue
+        total = sum(float(item_error_table(int(kk), k)[int(ss)]) * float(nn) for kk, ss, nn in zip(big_k, s, n))
+        out[k] = total / float(n.sum())
+    return out
+
+
+# --- the default estimate: a Dirichlet posterior over cells, centred on the fitted mixture -------------
+
+
+@dataclass(frozen=True)
+class CellPosterior:
+    """Dirichlet posterior over the (judges K, correct S) cells and each cell's majority error at each k.
+
+    cells: (K, S) for every S = 0..K of every K seen in the data; concentration: the Dirichlet parameter;
+    errors[cell, i]: majority error at ks[i] of an item in that cell (hypergeometric thinning when k <= K,
+    the mixture's posterior predictive for the k - K missing judges when k > K).
+    """
+
+    ks: tuple[int, ...]
+    judges: np.ndarray = field(repr=False)
+    correct: np.ndarray = field(repr=False)
+    concentration: np.ndarray = field(repr=False)
+    errors: np.ndarray = field(repr=False)
+
+    def mean(self) -> np.ndarray:
+        return (self.concentration / self.concentration.sum()) @ self.errors
+
+    def draws(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        g = rng.gamma(self.concentration, size=(n_draws, len(self.concentration)))
+        g /= g.sum(axis=1, keepdims=True)
+        return g @ self.errors
+
+    def interval(self, rng: np.random.Generator, confidence_level: float, n_draws: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+        d = self.draws(rng, n_draws)
+        tail = (1 - confidence_level) / 2
+        return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
+
+    def interval_scaled(
+        self, rng: np.random.Generator, confidence_level: float, effective_items: float, n_draws: int = 4000
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Equal-tailed interval of a Dirichlet with this posterior's mean and `effective_items` in total.
+
+        The mixture pseudo-counts move the centre but were fitted on the same items, so they add no
+        information: the interval keeps the spread of the labeled items alone (plus the flat prior).
+        """
+        mean = self.concentration / self.concentration.sum()
+        g = rng.gamma(mean * effective_items, size=(n_draws, len(mean)))
+        g /= g.sum(axis=1, keepdims=True)
+        d = g @ self.errors
+        tail = (1 - confidence_level) / 2
+        return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
+
+
+def _predictive_error(mixture: Mixture, big_k: int, s: int, k: int) -> float:
+    """Majority error at k > K for an item with s of K correct: the missing k - K judges drawn from the
+    item's posterior under the mixture (component j: Beta(alpha_j + s, beta_j + K - s))."""
+    m = k - big_k
+    logw = np.log(np.asarray(mixture.weights)) + mixture.component_log_pmf(np.array(s), np.array(big_k))
+    post = np.exp(logw - logsumexp(logw))
+    e = majority_error_weights(k)
+    x = np.arange(m + 1)
+    total = 0.0
+    for wj, a, b in zip(post, mixture.alphas, mixture.betas):
+        pmf = np.exp(log_beta_binomial(x, m, a + s, b + big_k - s))
+        total += wj * float(pmf @ e[s + x])
+    return total
+
+
+def cell_posterior(
+    table: CountTable, mixture: Mixture, ks: tuple[int, ...], strength: float, flat: float
+) -> CellPosterior:
+    """Dirichlet(n_cell + strength * q_cell + flat * u_cell) over cells.
+
+    q: the fitted mixture's pmf at each K, weighted by the share of items with K judges; u: uniform over
+    S = 0..K at each K, same weighting. `strength` and `flat` are totals in items.
+    """
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    share = table.counts.sum(axis=1)[rows] / table.items
+    judges, correct, conc, errs = [], [], [], []
+    for big_k, sh in zip(rows, share):
+        big_k = int(big_k)
+        s = np.arange(big_k + 1)
+        q = mixture.pmf(big_k)
+        judges.append(np.full(big_k + 1, big_k))
+        correct.append(s)
+        conc.append(table.counts[big_k, : big_k + 1] + strength * sh * q + flat * sh / (big_k + 1))
+        cols = []
+        for k in ks:
+            if k <= big_k:
+                cols.append(np.asarray(item_error_table(big_k, k)))
+            else:
+                cols.append(np.array([_predictive_error(mixture, big_k, int(v), k) for v in s]))
+        errs.append(np.column_stack(cols))
+    return CellPosterior(
+        ks=tuple(ks),
+        judges=np.concatenate(judges),
+        correct=np.concatenate(correct),
+        concentration=np.concatenate(conc),
+        errors=np.vstack(errs),
+    )
+
+
+
+# --- one call: every estimator's error rates for k = ks ---------------------------------------------
+
+METHODS = ("default", "plugin", "paper")
+METHOD_DESCRIPTIONS = {
+    "default": "Dirichlet posterior over correct counts centred on the MAP Beta-Binomial mixture",
+    "plugin": "MAP Beta-Binomial mixture, plug-in",
+    "paper": "the paper's EM as printed (a mixture of two near-Binomials), plug-in",
+}
+INTERVAL_METHOD = (
+    "equal-tailed Dirichlet posterior interval over the (judges, correct) cells: centre from the default "
+    "estimate, spread from the labeled items plus one flat pseudo-item (never zero width at 0% or 100%)"
+)
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """Everything that decides a fit's numbers (the seed aside)."""
+
+    method: str = "default"
+    components: int | str = "auto"
+    ks: tuple[int, ...] = tuple(range(1, 12))
+    confidence_level: float = 0.9
+    prior: Prior = Prior()
+    strength: float = 20.0
+    flat: float = 1.0
+    n_draws: int = 4000
+
+    def __post_init__(self) -> None:
+        check_settings(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "components": self.components,
+            "ks": list(self.ks),
+            "confidence_level": self.confidence_level,
+            "prior": self.prior.to_dict(),
+            "strength": self.strength,
+            "flat": self.flat,
+            "n_draws": self.n_draws,
+        }
+
+
+def check_settings(s: FitSettings) -> None:
+    """Validate once, early; each message names the parameter and its allowed range."""
+    if s.method not in METHODS:
+        raise UsageError(f"method must be one of {', '.join(METHODS)}; got {s.method!r}")
+    if s.components not in (1, 2, 3, "auto"):
+        raise UsageError(f"components must be 1, 2, 3 or auto; got {s.components!r}")
+    if s.method == "paper" and s.components not in (2, "auto"):
+        raise UsageError("--method paper fits exactly two components; drop --components")
+    if not s.ks or any(not isinstance(k, int) or k < 1 or k > 201 for k in s.ks):
+        raise UsageError(f"ks must be integers between 1 and 201; got {list(s.ks)}")
+    if not 0.0 < s.confidence_level < 1.0:
+        raise UsageError(f"confidence level must be strictly between 0 and 1; got {s.confidence_level}")
+    if s.strength < 0 or s.flat <= 0:
+        raise UsageError("strength must be >= 0 and flat > 0")
+    if s.n_draws < 100:
+        raise UsageError(f"n_draws must be at least 100; got {s.n_draws}")
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """Majority-vote error at k judges by every estimator (fractions in [0, 1])."""
+
+    k: int
+    estimate: float
+    low: float
+    high: float
+    mixture: float
+    binomial: float
+    beta_binomial: float
+    empirical: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "mixture": self.mixture,
+            "binomial": self.binomial,
+            "beta_binomial": self.beta_binomial,
+            "empirical": self.empirical,
+        }
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The fitted model, the baselines and the error table."""
+
+    settings: FitSettings
+    fit: MixtureFit
+    binomial: Binomial
+    beta_binomial: MixtureFit
+    rows: tuple[ErrorRow, ...]
+
+    def row(self, k: int) -> ErrorRow:
+        for r in self.rows:
+            if r.k == k:
+                return r
+        raise UsageError(f"k = {k} is not among the computed ks {list(self.settings.ks)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.settings.method,
+            "method_description": METHOD_DESCRIPTIONS[self.settings.method],
+            "settings": self.settings.to_dict(),
+            "model": self.fit.to_dict(),
+            "baselines": {
+                "binomial": self.binomial.to_dict(),
+                "beta_binomial": self.beta_binomial.to_dict(),
+            },
+            "interval": {"confidence_level": self.settings.confidence_level, "method": INTERVAL_METHOD},
+            "tie_rule": "for even k a tie (k/2 correct) counts as half an error",
+            "error_rates": [r.to_dict() for r in self.rows],
+        }
+
+
+def fit_model(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> MixtureFit:
+    """The mixture that the chosen method rests on."""
+    if settings.method == "paper":
+        return fit_paper_em(table)
+    if settings.components == "auto":
+        return fit_auto(table, 3, settings.prior, rng)
+    return fit_mixture(table, int(settings.components), settings.prior, rng=rng)
+
+
+def analyse(
+    table: CountTable,
+    settings: FitSettings = FitSettings(),
+    rng: np.random.Generator | None = None,
+    fit: MixtureFit | None = None,
+) -> FitResult:
+    """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    ks = tuple(settings.ks)
+    fit = fit if fit is not None else fit_model(table, settings, rng)
+    bb = fit_mixture(table, 1, settings.prior, rng=rng) if fit.components != 1 or fit.method != "map" else fit
+    binomial = fit_binomial(table)
+    # every model's pmf at max(ks), thinned to each k by one routine
+    from .distributions import error_rates
+
+    mix_err = error_rates(fit.mixture, ks)
+    bin_err = error_rates(binomial, ks)
+    bb_err = error_rates(bb.mixture, ks)
+    emp_err = empirical_errors(table, ks)
+    post = cell_posterior(table, fit.mixture, ks, settings.strength, settings.flat)
+    low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
+    centre = post.mean() if settings.method == "default" else np.array([mix_err[k] for k in ks])
+    rows = tuple(
+        ErrorRow(
+            k=k,
+            estimate=float(centre[i]),
+            low=float(min(low[i], centre[i])),
+            high=float(max(high[i], centre[i])),
+            mixture=mix_err[k],
+            binomial=bin_err[k],
+            beta_binomial=bb_err[k],
+            empirical=emp_err[k],
+        )
+        for i, k in enumerate(ks)
+    )
+    return FitResult(settings=settings, fit=fit, binomial=binomial, beta_binomial=bb, rows=rows)

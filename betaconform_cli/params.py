@@ -1,0 +1,139 @@
+"""Saved fits: a versioned YAML file per dataset, written atomically, read with a safe loader.
+
+Schema ``betaconform/fit/1``::
+
+    schema: betaconform/fit/1
+    tool_version: 0.1.0
+    dataset: name            # file name without extension
+    source: path/to/file.jsonl
+    command: fit             # or transfer
+    items: 100               # labeled items
+    judges: 11               # most judges on one item
+    histogram: {11: [..]}    # items by number of judges, then by number correct (sufficient statistic)
+    method: default
+    seed: 0
+    settings: {...}          # FitSettings.to_dict()
+    model: {...}             # fitted mixture (family, components, log-likelihood, ...)
+    error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
+    embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed`
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ParamsError
+
+SCHEMA = "betaconform/fit/1"
+REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "schema": str,
+    "dataset": str,
+    "items": int,
+    "judges": int,
+    "histogram": dict,
+    "method": str,
+    "model": dict,
+    "error_rates": list,
+}
+ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write to a temporary file in the same directory, fsync, then rename over the target."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ParamsError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars and tuples -> plain Python, so the YAML carries no object tags."""
+    if isinstance(obj, dict):
+        return {(_plain(k) if not isinstance(k, str) else k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):
+        return obj.item()
+    return obj
+
+
+def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
+    doc = _plain({"schema": SCHEMA, **document})
+    validate(doc, str(path))
+    atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=120))
+
+
+def load_fit(path: str | Path) -> dict[str, Any]:
+    """Read and validate one saved fit. Python object tags are refused by the safe loader."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParamsError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParamsError(f"{p}: cannot read: {exc}") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.constructor.ConstructorError as exc:
+        raise ParamsError(f"{p}: refused: the YAML carries a tag the safe loader does not allow ({exc.problem})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
+        raise ParamsError(f"{where}: malformed YAML ({getattr(exc, 'problem', exc)})") from None
+    validate(doc, str(p))
+    return doc  # type: ignore[no-any-return]
+
+
+def validate(doc: Any, where: str) -> None:
+    if not isinstance(doc, dict):
+        raise ParamsError(f"{where}: not a saved BetaConform fit (top level must be a mapping)")
+    schema = doc.get("schema")
+    if schema != SCHEMA:
+        raise ParamsError(f"{where}: field 'schema': expected {SCHEMA!r}, got {schema!r}")
+    for key, typ in REQUIRED.items():
+        if key not in doc:
+            raise ParamsError(f"{where}: field '{key}': missing")
+        if not isinstance(doc[key], typ) or isinstance(doc[key], bool):
+            raise ParamsError(f"{where}: field '{key}': expected {getattr(typ, '__name__', typ)}, got {type(doc[key]).__name__}")
+    for k, counts in doc["histogram"].items():
+        if not isinstance(k, int) or not isinstance(counts, list) or len(counts) != k + 1:
+            raise ParamsError(f"{where}: field 'histogram': entry {k!r} must list K + 1 counts")
+        if any(not isinstance(c, int) or c < 0 for c in counts):
+            raise ParamsError(f"{where}: field 'histogram[{k}]': counts must be non-negative integers")
+    comps = doc["model"].get("components")
+    if not isinstance(comps, list) or not comps:
+        raise ParamsError(f"{where}: field 'model.components': expected a non-empty list")
+    for i, c in enumerate(comps):
+        for name in ("weight", "alpha", "beta"):
+            v = c.get(name) if isinstance(c, dict) else None
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0 or (name != "weight" and v == 0):
+                raise ParamsError(f"{where}: field 'model.components[{i}].{name}': expected a positive number, got {v!r}")
+    for i, row in enumerate(doc["error_rates"]):
+        if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
+            raise ParamsError(f"{where}: field 'error_rates[{i}]': expected keys {', '.join(ROW_KEYS)}")
+    emb = doc.get("embedding")
+    if emb is not None:
+        if not isinstance(emb, dict) or not isinstance(emb.get("mean"), list) or not isinstance(emb.get("model"), str):
+            raise ParamsError(f"{where}: field 'embedding': expected a mapping with 'model' and 'mean'")
+        if emb.get("dimension") != len(emb["mean"]):
+            raise ParamsError(f"{where}: field 'embedding.dimension': does not match the length of 'mean'")
