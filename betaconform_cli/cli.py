@@ -17,7 +17,19 @@ from .data import Dataset, InputSpec, read_datasets
 from .errors import BetaConformError, FitWarning, UsageError
 from .fit import FitResult, FitSettings, Prior, analyse
 
+class _Group(typer.core.TyperGroup):
+    """Turns the core's errors into one line on stderr and exit code 2, for every command."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BetaConformError as exc:
+            err.print(f"error: {exc}", markup=False)
+            raise typer.Exit(2) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="betaconform",
     help="How accurate is your ensemble of LLM judges? Majority-vote error for k = 1..11 judges from a few human labels.",
     no_args_is_help=True,
@@ -304,20 +316,5 @@ def _root(
 
 
 def main() -> None:
-    try:
-        app(standalone_mode=False)
-    except BetaConformError as exc:
-        err.print(f"error: {exc}", markup=False)
-        sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err.print("aborted", markup=False)
-        sys.exit(130)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    """Console-script entry point (standalone mode: click handles usage errors with exit code 2)."""
+    app(prog_name="betaconform")

@@ -208,13 +208,24 @@ def fit_mixture(
     )
 
 
+def default_starts(components: int) -> int:
+    """Starts per fit: the single Beta-Binomial needs few; mixtures get more (multi-modal posterior)."""
+    return {1: 3, 2: 6}.get(components, 4)
+
+
+def fit_candidates(
+    table: CountTable, max_components: int = 3, prior: Prior = Prior(), rng: np.random.Generator | None = None
+) -> dict[int, MixtureFit]:
+    """MAP fits with 1..max_components components."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return {c: fit_mixture(table, c, prior, n_init=default_starts(c), rng=rng) for c in range(1, max_components + 1)}
+
+
 def fit_auto(
     table: CountTable, max_components: int = 3, prior: Prior = Prior(), rng: np.random.Generator | None = None
 ) -> MixtureFit:
     """The MAP fit with 1..max_components components that has the lowest BIC."""
-    rng = rng if rng is not None else np.random.default_rng(0)
-    fits = [fit_mixture(table, c, prior, rng=rng) for c in range(1, max_components + 1)]
-    return min(fits, key=lambda f: f.bic)
+    return min(fit_candidates(table, max_components, prior, rng).values(), key=lambda f: f.bic)
 
 
 def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, clip: float = 1e-3) -> MixtureFit:
@@ -499,13 +510,16 @@ class FitResult:
         }
 
 
-def fit_model(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> MixtureFit:
-    """The mixture that the chosen method rests on."""
+def fit_models(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> tuple[MixtureFit, MixtureFit]:
+    """(the mixture that the chosen method rests on, the single Beta-Binomial baseline)."""
+    if settings.components == "auto" and settings.method != "paper":
+        fits = fit_candidates(table, 3, settings.prior, rng)
+        return min(fits.values(), key=lambda f: f.bic), fits[1]
+    bb = fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
     if settings.method == "paper":
-        return fit_paper_em(table)
-    if settings.components == "auto":
-        return fit_auto(table, 3, settings.prior, rng)
-    return fit_mixture(table, int(settings.components), settings.prior, rng=rng)
+        return fit_paper_em(table), bb
+    c = int(settings.components)
+    return (bb if c == 1 else fit_mixture(table, c, settings.prior, n_init=default_starts(c), rng=rng)), bb
 
 
 def analyse(
@@ -517,8 +531,10 @@ def analyse(
     """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks."""
     rng = rng if rng is not None else np.random.default_rng(0)
     ks = tuple(settings.ks)
-    fit = fit if fit is not None else fit_model(table, settings, rng)
-    bb = fit_mixture(table, 1, settings.prior, rng=rng) if fit.components != 1 or fit.method != "map" else fit
+    if fit is None:
+        fit, bb = fit_models(table, settings, rng)
+    else:
+        bb = fit if (fit.components == 1 and fit.method == "map") else fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
     binomial = fit_binomial(table)
     # every model's pmf at max(ks), thinned to each k by one routine
     from .distributions import error_rates

@@ -190,10 +190,10 @@ def summary_view(docs: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 11)
     rows = []
     for d in docs:
         by_k = {r["k"]: r for r in d["error_rates"]}
-        cells = [f"{pct(by_k[k]['estimate'])} [{pct(by_k[k]['low'])}, {pct(by_k[k]['high'])}]" if k in by_k else "—" for k in shown]
+        cells = [pct(by_k[k]["estimate"]) if k in by_k else "—" for k in shown]
         rows.append((d["dataset"], str(d["items"]), str(d["judges"]), *cells))
     return TableView(
-        title="summary: estimated majority-vote error",
+        title="summary: estimated majority-vote error (intervals in each dataset's table)",
         columns=("dataset", "items", "judges", *[f"k={k}" for k in shown]),
         rows=tuple(rows),
     )
