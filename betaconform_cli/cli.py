@@ -299,6 +299,173 @@ def report_cmd(
     finish_gate(gate_lines)
 
 
+@app.command()
+def sample(
+    labeled: Annotated[Path, typer.Argument(help="labeled items in labeling order (live), or the fully labeled pool (--replay)")],
+    pool: Annotated[Optional[Path], typer.Option("--pool", help="live: JSONL of all items to label (with ids); the next ones go to -o")] = None,
+    replay: Annotated[bool, typer.Option("--replay", help="replay the rule on a fully labeled pool in random orders")] = False,
+    runs: Annotated[int, typer.Option("--runs", help="replay: number of random orders")] = 1,
+    batch: Annotated[Optional[int], typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)")] = None,
+    rule: Annotated[str, typer.Option("--rule", help="conformal (the paper's), variance (RQ5 baseline) or precision (recommended)")] = "conformal",
+    xi: Annotated[Optional[float], typer.Option("--xi", help="conformal/variance threshold (default 0.03)")] = None,
+    epsilon: Annotated[Optional[float], typer.Option("--epsilon", help="conformal: quantile level 1 - eps (default 0.1)")] = None,
+    tau: Annotated[Optional[float], typer.Option("--tau", help="Proposition 4.1 scale (default 25)")] = None,
+    score_scale: Annotated[Optional[str], typer.Option("--score-scale", help="conformal: scores on S (default) or S/k")] = None,
+    centre: Annotated[Optional[str], typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'")] = None,
+    min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="never stop before this many labels (default 10)")] = None,
+    patience: Annotated[Optional[int], typer.Option("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)")] = None,
+    target: Annotated[Optional[float], typer.Option("--target", help="precision: largest interval half-width (default 0.03)")] = None,
+    at_k: Annotated[Optional[int], typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)")] = None,
+    ks: KsOpt = "1-11",
+    confidence_level: ConfOpt = 0.9,
+    method: Annotated[str, typer.Option("--method", help="fit method: default, plugin or paper")] = "default",
+    components: Annotated[str, typer.Option("--components", help="mixture components: 1, 2, 3 or auto")] = "auto",
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="live: write the next items (JSONL) here; replay: the results")] = None,
+    judgments_field: JudgmentsField = "judgments",
+    correct_field: CorrectField = "correct",
+    judges_field: JudgesField = "judges",
+    verdicts_field: VerdictsField = "verdicts",
+    label_field: LabelField = "label",
+    id_field: IdField = "id",
+    text_field: TextField = "text",
+    tolerance: ToleranceOpt = None,
+) -> None:
+    """Adaptive stopping: exit 0 'stop' when enough items are labeled, else exit 1 'continue' and the next items.
+
+    With --replay, draw a fully labeled pool in random orders, stop by the rule and report samples, estimates,
+    the pool's actual error and the error margin per run (the paper's Table 1/3 protocol).
+    """
+    from . import stopping
+    from .data import CountTable, read_dataset
+
+    fmt_ = resolve_format(fmt, output if replay else None)
+    if fmt_ not in ("table", "json"):
+        raise UsageError(f"sample writes table or json; got --format {fmt_}")
+    settings = FitSettings(method=method, components=_components(components), ks=parse_ks(ks), confidence_level=confidence_level)
+    options: dict[str, Any] = dict(xi=xi, epsilon=epsilon, tau=tau, score_scale=score_scale, centre=centre,
+                                   min_samples=min_samples, patience=patience, target=target, at_k=at_k)
+    if rule == "precision":
+        options.update(ks=settings.ks, confidence_level=confidence_level)
+    the_rule = stopping.make_rule(rule, **options)
+    if runs < 1:
+        raise UsageError(f"--runs must be at least 1; got {runs}")
+    if batch is not None and batch < 1:
+        raise UsageError(f"--batch must be at least 1; got {batch}")
+    if replay and (pool is not None or batch is not None):
+        raise UsageError("--replay takes the labeled pool as its argument: drop --pool and --batch")
+    if not replay and runs != 1:
+        raise UsageError("--runs needs --replay")
+    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, False)
+    ds = read_dataset(labeled, spec, keep_items=True)
+    items = list(ds.items or ())
+    stopping.check_ids(items, str(labeled), need_ids=replay or pool is not None)
+    theory = the_rule.theoretical_samples()
+    rng = np.random.default_rng(seed)
+    rule_doc = {"rule": the_rule.name, "rule_settings": the_rule.describe(), "theoretical_samples": theory}
+    if theory is not None:
+        err.print(f"Proposition 4.1: r >= {theory} for xi = {the_rule.xi:g}, tau = {the_rule.tau:g}", markup=False)  # type: ignore[union-attr]
+
+    if replay:
+        full = ds.table
+        actual = stopping.empirical_errors(full, settings.ks)
+        results = []
+        from rich.progress import Progress
+
+        with Progress(console=err, transient=True, disable=runs < 5) as progress:
+            task = progress.add_task("replays", total=runs)
+            for i in range(runs):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", FitWarning)
+                    results.append(stopping.replay_one(the_rule, items, settings, rng, i, full, actual))
+                progress.advance(task)
+        docs = []
+        for r in results:
+            d = {"schema": report.SCHEMA, "command": "sample", "mode": "replay", "dataset": ds.name, "source": ds.source,
+                 "pool_items": len(items), "seed": seed, **rule_doc, **r.to_dict()}
+            docs.append(d)
+        summary = {"schema": report.SCHEMA, "command": "sample", "mode": "replay", "summary": stopping.summarize(results),
+                   "dataset": ds.name, **rule_doc, "seed": seed}
+        if fmt_ == "json":
+            text = "".join(_jsonl(d) for d in docs + [summary])
+        else:
+            view = report.TableView(
+                title=f"{ds.name}: {runs} replay(s) of the {the_rule.name} rule ({len(items)} items in the pool)",
+                columns=["run", "stopped", "samples", "margin (pts)"],
+                rows=[[str(r.run), "yes" if r.stopped else "pool exhausted", str(r.samples), "—" if r.margin is None else f"{r.margin:.2f}"] for r in results],
+            )
+            s = summary["summary"]
+            lines = [f"samples: mean {s['samples']['mean']:.1f}, sd {s['samples']['sd']:.1f}"]
+            if s["margin"]["mean"] is not None:
+                lines.append(f"margin: mean {s['margin']['mean']:.2f} points, sd {s['margin']['sd']:.2f}")
+            if theory is not None:
+                lines.append(f"Proposition 4.1: {theory}")
+            console = Console(record=True, width=110, highlight=False) if output is not None else out
+            with console.capture() if output is not None else _nullcontext():
+                console.print(rich_table(view))
+                for ln in lines:
+                    console.print(ln, markup=False)
+            text = console.export_text() if output is not None else None
+        if output is not None:
+            params.atomic_write_text(output, text or "")
+            err.print(f"wrote {output}", markup=False)
+        elif text is not None:
+            sys.stdout.write(text)
+        return
+
+    pool_items = stopping.read_pool(str(pool), id_field) if pool is not None else None
+    if pool_items is not None:
+        stopping.check_labeled_in_pool(items, pool_items, str(labeled), id_field)
+    pool_size = len(pool_items) if pool_items is not None else None
+    decision = stopping.decide(the_rule, items, rng, pool_size)
+    table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitWarning)
+        result = analyse(table, settings, np.random.default_rng(seed))
+    doc = report.fit_document("sample", ds.name, ds.source, table, result, seed)
+    doc.update({"mode": "live", **rule_doc, "stopped": decision.stopped, "samples": decision.samples,
+                "stop_at": decision.stop_at, "more_needed": decision.more, "statistic": decision.statistic,
+                "labeled_ids": [it.id for it in items]})
+    if "last" in decision.path.extra:
+        doc["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
+    if decision.stopped:
+        message = f"stop: enough labels (r = {decision.samples})"
+        nxt: list[Any] = []
+    else:
+        message = f"continue: label about {decision.more} more"
+        nxt = []
+        if pool_items is not None:
+            nxt = stopping.next_items(pool_items, {it.id for it in items if it.id is not None}, batch or decision.more, np.random.default_rng(seed))
+    doc["message"] = message
+    doc["next_ids"] = [p.id for p in nxt]
+    if output is not None:
+        params.atomic_write_text(output, b"".join(p.raw for p in nxt).decode("utf-8"))
+        err.print(f"wrote {len(nxt)} next item(s) to {output}", markup=False)
+    if fmt_ == "json":
+        sys.stdout.write(report.to_json([doc]))
+    else:
+        out.print(message, markup=False)
+        if decision.stopped:
+            show_tables([doc], out, chart=False)
+        elif nxt and output is None:
+            out.print("next: " + " ".join(p.id for p in nxt), markup=False)
+    if not decision.stopped:
+        raise typer.Exit(1)
+
+
+def _jsonl(doc: dict[str, Any]) -> str:
+    import orjson
+
+    return orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n"
+
+
+def _nullcontext() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
 def version_callback(value: bool) -> None:
     if value:
         out.print(f"betaconform {__version__}")
