@@ -1,0 +1,119 @@
+"""`betaconform sample` through CliRunner: exit codes, next items, replays, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from betaconform_cli.cli import app
+
+runner = CliRunner()
+
+
+def write_pool(path: Path, n: int, seed: int = 0) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        p = 0.85 if rng.random() < 0.7 else 0.3
+        rows.append({"id": f"q{i}", "judgments": [int(v) for v in rng.random(11) < p]})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+class TestLive:
+    """Live decisions on the items labeled so far."""
+
+    def test_continue_writes_fresh_next_items(self, tmp_path: Path) -> None:
+        """Few labels: exit 1, 'continue', and --batch next items none of which is already labeled."""
+        rows = write_pool(tmp_path / "pool.jsonl", 120)
+        (tmp_path / "lab.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:5]))
+        res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl"),
+                                  "--batch", "4", "-o", str(tmp_path / "next.jsonl")])
+        assert res.exit_code == 1, res.output
+        assert "continue: label about" in res.stdout
+        nxt = [json.loads(x)["id"] for x in (tmp_path / "next.jsonl").read_text().splitlines()]
+        assert len(nxt) == 4 and not set(nxt) & {f"q{i}" for i in range(5)}
+
+    def test_stop_prints_table(self, tmp_path: Path) -> None:
+        """Many labels of a stable stream: exit 0, 'stop: enough labels (r = n)', JSON with the required keys."""
+        rows = write_pool(tmp_path / "pool.jsonl", 150)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--xi", "0.06", "-f", "json"])
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        for key in ("schema", "command", "rule", "stopped", "samples", "theoretical_samples", "labeled_ids", "error_rates"):
+            assert key in doc
+        assert doc["command"] == "sample" and doc["stopped"] is True and doc["samples"] == 150
+        assert doc["theoretical_samples"] == 36 and doc["labeled_ids"][:2] == ["q0", "q1"]
+        assert doc["message"] == "stop: enough labels (r = 150)"
+
+    def test_loop_terminates(self, tmp_path: Path) -> None:
+        """The documented until-loop ends: labels grow by the proposed items until the rule says stop."""
+        rows = write_pool(tmp_path / "pool.jsonl", 300)
+        by_id = {r["id"]: r for r in rows}
+        lab = tmp_path / "lab.jsonl"
+        lab.write_text("")
+        lab.write_text(json.dumps(rows[0]) + "\n")
+        for _ in range(40):
+            res = runner.invoke(app, ["sample", str(lab), "--pool", str(tmp_path / "pool.jsonl"), "--batch", "10",
+                                      "--xi", "0.06", "-o", str(tmp_path / "next.jsonl")])
+            if res.exit_code == 0:
+                break
+            assert res.exit_code == 1, res.output
+            with lab.open("a") as fh:
+                for line in (tmp_path / "next.jsonl").read_text().splitlines():
+                    fh.write(json.dumps(by_id[json.loads(line)["id"]]) + "\n")
+        assert res.exit_code == 0
+        ids = [json.loads(x)["id"] for x in lab.read_text().splitlines()]
+        assert len(ids) == len(set(ids))
+
+
+class TestBadInput:
+    """Bad input exits 2 with one line naming the problem."""
+
+    def test_labeled_id_missing_from_pool(self, tmp_path: Path) -> None:
+        write_pool(tmp_path / "pool.jsonl", 20)
+        (tmp_path / "lab.jsonl").write_text(json.dumps({"id": "zz", "judgments": [1, 0, 1]}) + "\n")
+        res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
+        assert res.exit_code == 2 and "'zz' is not in the pool" in res.stderr
+
+    def test_duplicate_ids(self, tmp_path: Path) -> None:
+        rows = write_pool(tmp_path / "pool.jsonl", 20)
+        (tmp_path / "lab.jsonl").write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[0]) + "\n")
+        res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
+        assert res.exit_code == 2 and "lab.jsonl:2" in res.stderr and "duplicate id" in res.stderr
+
+    def test_pool_without_ids(self, tmp_path: Path) -> None:
+        (tmp_path / "pool.jsonl").write_text(json.dumps({"judgments": [1, 1, 0]}) + "\n")
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay"])
+        assert res.exit_code == 2 and "pool.jsonl:1" in res.stderr and "no id" in res.stderr
+
+    def test_option_of_another_rule(self, tmp_path: Path) -> None:
+        write_pool(tmp_path / "pool.jsonl", 20)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--rule", "precision", "--xi", "0.03"])
+        assert res.exit_code == 2 and "does not take --xi" in res.stderr
+
+
+class TestReplay:
+    """--replay on a fully labeled pool."""
+
+    def test_json_lines_per_run_and_summary(self, tmp_path: Path) -> None:
+        """--runs 3: three run objects with actual and margin, then a summary line."""
+        write_pool(tmp_path / "pool.jsonl", 150)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay", "--runs", "3", "--xi", "0.06", "-f", "json"])
+        assert res.exit_code == 0, res.output
+        lines = [json.loads(x) for x in res.stdout.splitlines()]
+        assert len(lines) == 4 and lines[-1]["summary"]["runs"] == 3
+        run = lines[0]
+        assert {"actual", "margin", "samples", "labeled_ids", "error_rates", "theoretical_samples"} <= set(run)
+        assert [a["k"] for a in run["actual"]] == list(range(1, 12))
+        assert np.mean([r["samples"] for r in lines[:3]]) == pytest.approx(lines[-1]["summary"]["samples"]["mean"])
+
+    def test_seed_reproducible(self, tmp_path: Path) -> None:
+        """The same seed gives the same replay."""
+        write_pool(tmp_path / "pool.jsonl", 100)
+        args = ["sample", str(tmp_path / "pool.jsonl"), "--replay", "--seed", "3", "-f", "json"]
+        assert runner.invoke(app, args).stdout == runner.invoke(app, args).stdout

@@ -1,0 +1,199 @@
+"""The stopping core, checked against independent computations (enumeration, scipy, seeded simulation)."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from betaconform_cli import stopping as st
+from betaconform_cli.data import Item
+from betaconform_cli.errors import InputError, UsageError
+from betaconform_cli.fit import FitSettings
+
+
+def two_peak(n: int, rng: np.random.Generator, judges: int = 11) -> list[Item]:
+    hard = rng.random(n) < 0.3
+    p = np.where(hard, rng.beta(1.5, 4, n), rng.beta(8, 1, n))
+    s = rng.binomial(judges, p)
+    return [Item(judges, int(x), f"i{i}", None, i + 1) for i, x in enumerate(s)]
+
+
+class TestProposition41:
+    """The sample count of Proposition 4.1."""
+
+    @pytest.mark.parametrize("xi", [0.2, 0.06, 0.03, 0.01, 0.005])
+    def test_matches_enumeration(self, xi: float) -> None:
+        """The smallest r found by scanning r = 2, 3, ... one by one."""
+        r = 2
+        while 25 * (1 / math.sqrt(r - 1) - 1 / math.sqrt(r)) > xi:
+            r += 1
+        assert st.theoretical_samples(xi, 25) == r
+
+    def test_paper_values(self) -> None:
+        """xi = 0.03, tau = 25 gives 57 (the text says 56); 0.01 gives 117."""
+        assert st.theoretical_samples(0.03) == 57
+        assert st.theoretical_samples(0.01) == 117
+
+    def test_rejects_bad_xi(self) -> None:
+        """xi must be positive."""
+        with pytest.raises(UsageError):
+            st.theoretical_samples(0.0)
+
+
+class TestConformalRule:
+    """The conformal quantile and the stop condition."""
+
+    def test_quantile_against_direct_formula(self) -> None:
+        """q_r is the ceil((1-eps)(r+1))-th smallest |S_i - mean_r|, undefined while that order exceeds r."""
+        rng = np.random.default_rng(3)
+        s = rng.integers(0, 12, 40)
+        j = np.full(40, 11)
+        rule = st.ConformalRule(epsilon=0.1)
+        q = rule.quantiles(j, s)
+        for r in range(1, 41):
+            order = math.ceil(round(0.9 * (r + 1), 9))
+            if order > r:
+                assert math.isnan(q[r - 1])
+            else:
+                scores = sorted(abs(float(v) - sum(s[:r]) / r) for v in s[:r])
+                assert q[r - 1] == pytest.approx(scores[order - 1])
+        assert np.isnan(q[:8]).all() and not np.isnan(q[8])
+
+    def test_patience_needs_consecutive_passes(self) -> None:
+        """A constant stream passes every defined check; with patience m it stops m - 1 checks later."""
+        j = np.full(30, 11)
+        s = np.full(30, 7)
+        first = st.ConformalRule(min_samples=10, patience=1).path(j, s).stop_at
+        third = st.ConformalRule(min_samples=10, patience=3).path(j, s).stop_at
+        assert first == 10 and third == 12
+
+    def test_score_scale_divides_by_judges(self) -> None:
+        """On S/k the quantile is the one on S divided by k when every item has k judges."""
+        rng = np.random.default_rng(5)
+        s = rng.integers(0, 11, 30)
+        j = np.full(30, 10)
+        q_s = st.ConformalRule(score_scale="S").quantiles(j, s)
+        q_k = st.ConformalRule(score_scale="S/k").quantiles(j, s)
+        np.testing.assert_allclose(q_k, q_s / 10)
+
+    @pytest.mark.parametrize("bad", [{"epsilon": 1.0}, {"xi": 0}, {"score_scale": "x"}, {"centre": "median"}, {"patience": 0}, {"min_samples": 1}])
+    def test_validation(self, bad: dict) -> None:
+        """Out-of-range options name the option."""
+        with pytest.raises(UsageError):
+            st.ConformalRule(**bad)
+
+    @pytest.mark.slow
+    def test_two_peak_counts_near_paper(self) -> None:
+        """Defaults reproduce Table 3's ~35 / ~50 / ~105 within 25% on two-peak data (60 seeded runs each)."""
+        rng = np.random.default_rng(11)
+        pool = two_peak(3000, rng)
+        j_all = np.array([it.judges for it in pool])
+        s_all = np.array([it.correct for it in pool])
+        for xi, paper in ((0.06, 35), (0.03, 50), (0.01, 105)):
+            rule = st.ConformalRule(xi=xi)
+            counts = []
+            for _ in range(60):
+                o = rng.permutation(len(pool))[:400]
+                counts.append(rule.path(j_all[o], s_all[o]).stop_at or 400)
+            assert abs(np.mean(counts) - paper) <= 0.25 * paper, (xi, np.mean(counts))
+
+
+class TestVarianceRule:
+    """RQ5's variance is the variance of a Beta(a, b)."""
+
+    def test_matches_scipy_beta(self) -> None:
+        """sd after r labels equals scipy.stats.beta(a, r - a).std()."""
+        j = np.full(12, 5)
+        s = np.array([5, 0, 4, 3, 1, 5, 5, 2, 4, 4, 0, 5])
+        sd = st.VarianceRule(xi=0.1).path(j, s).statistic
+        right = np.cumsum(s >= 3)
+        for r in (3, 7, 12):
+            a = right[r - 1]
+            assert sd[r - 1] == pytest.approx(scipy.stats.beta(a, r - a).std())
+
+
+class TestConfidenceSequence:
+    """The precision rule's confidence sequence."""
+
+    def test_shrinks_and_contains_sample_mean_region(self) -> None:
+        """Intervals are nested (running intersection) and lie in [0, 1]."""
+        x = np.random.default_rng(0).random(300)
+        lo, hi = st.confidence_sequence(x, 0.1)
+        assert (np.diff(lo) >= 0).all() and (np.diff(hi) <= 0).all()
+        assert (lo >= 0).all() and (hi <= 1).all() and (lo <= hi).all()
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("pool_size", [None, 300])
+    def test_time_uniform_coverage(self, pool_size: int | None) -> None:
+        """Simulated: the share of sequences that ever miss the true mean stays below alpha (+ 3 sd slack)."""
+        rng = np.random.default_rng(7)
+        alpha, reps, n = 0.1, 300, 300
+        misses = 0
+        pool = (rng.random(pool_size) < 0.25).astype(float) if pool_size else None
+        for _ in range(reps):
+            if pool is None:
+                x = (rng.random(n) < 0.25).astype(float)
+                mean = 0.25
+            else:
+                x = rng.permutation(pool)
+                mean = float(pool.mean())
+            lo, hi = st.confidence_sequence(x, alpha, pool_size, tune_half_width=0.05)
+            misses += bool(((lo > mean) | (hi < mean)).any())
+        assert misses / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+
+    def test_precision_rule_stops_when_half_width_reached(self) -> None:
+        """The stop r is the first r >= min_samples where the widest half-width is <= target."""
+        rng = np.random.default_rng(2)
+        items = two_peak(800, rng)
+        j = np.array([it.judges for it in items])
+        s = np.array([it.correct for it in items])
+        rule = st.PrecisionRule(target=0.1, ks=(1, 3, 11))
+        p = rule.path(j, s)
+        iv = rule.intervals(j, s)
+        widest = np.max([(hi - lo) / 2 for lo, hi in iv.values()], axis=0)
+        expected = int(np.argmax((widest <= 0.1) & (np.arange(1, 801) >= 10))) + 1
+        assert p.stop_at == expected
+
+
+class TestReplay:
+    """Replays on a labeled pool."""
+
+    def test_replay_margin_and_actual(self) -> None:
+        """actual at k = 1 is the pool's mean share of wrong judges; margin is the mean |est - actual| over odd k."""
+        rng = np.random.default_rng(4)
+        pool = two_peak(200, rng)
+        run = st.replay_one(st.ConformalRule(xi=0.06), pool, FitSettings(ks=(1, 2, 3)), np.random.default_rng(1))
+        assert run.actual[1] == pytest.approx(np.mean([1 - it.correct / it.judges for it in pool]))
+        est = {r.k: r.estimate for r in run.result.rows}
+        assert run.margin == pytest.approx(100 * (abs(est[1] - run.actual[1]) + abs(est[3] - run.actual[3])) / 2)
+        assert len(set(run.labeled_ids)) == run.samples
+        assert run.stopped and run.samples >= 10
+
+    def test_summary(self) -> None:
+        """Mean and sd of samples use ddof = 1."""
+        rng = np.random.default_rng(4)
+        pool = two_peak(150, rng)
+        runs = [st.replay_one(st.ConformalRule(xi=0.06), pool, FitSettings(ks=(1, 3)), rng, i) for i in range(3)]
+        s = st.summarize(runs)
+        assert s["samples"]["sd"] == pytest.approx(np.std([r.samples for r in runs], ddof=1))
+
+
+class TestIds:
+    """Ids of labeled items and pools."""
+
+    def test_duplicate_id(self) -> None:
+        """A duplicate id names the file and the line."""
+        items = [Item(3, 1, "a", None, 1), Item(3, 2, "a", None, 2)]
+        with pytest.raises(InputError, match="f.jsonl:2"):
+            st.check_ids(items, "f.jsonl")
+
+    def test_core_imports_no_cli(self) -> None:
+        """Importing the core leaves typer and rich out."""
+        import subprocess
+
+        code = "import sys, betaconform_cli.stopping; print('typer' in sys.modules or 'rich' in sys.modules)"
+        assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
