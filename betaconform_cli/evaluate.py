@@ -43,7 +43,7 @@ from . import __version__
 from .data import CountTable
 from .distributions import TIE_RULE, error_rates
 from .errors import FitWarning, UsageError
-from .fit import FitSettings, analyse, empirical_errors, fit_paper_em
+from .fit import FitSettings, analyse, empirical_errors, fit_binomial, fit_paper_em
 from .report import TableView
 
 ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
@@ -141,28 +141,30 @@ def estimate_draw(
     top = sample.max_judges
     pmf_bin = np.full(top + 1, np.nan)
     pmf_mix = np.full(top + 1, np.nan)
+    columns: dict[str, list[float]] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        if any(m != "paper" for m in settings.methods):
+        if {"default", "plugin", "beta_binomial"} & set(settings.methods):
             result = analyse(sample, settings.fit_settings(), rng)
-            columns = {
-                "default": [r.estimate for r in result.rows],
-                "plugin": [r.mixture for r in result.rows],
-                "binomial": [r.binomial for r in result.rows],
-                "beta_binomial": [r.beta_binomial for r in result.rows],
-                "empirical": [np.nan if r.empirical is None else r.empirical for r in result.rows],
-            }
-            for i, m in enumerate(settings.methods):
-                if m in columns:
-                    est[i] = columns[m]
+            columns["default"] = [r.estimate for r in result.rows]
+            columns["plugin"] = [r.mixture for r in result.rows]
+            columns["beta_binomial"] = [r.beta_binomial for r in result.rows]
             low = np.array([r.low for r in result.rows])
             high = np.array([r.high for r in result.rows])
-            pmf_bin = result.binomial.pmf(top)
             pmf_mix = result.fit.mixture.pmf(top)
         if "paper" in settings.methods:
             # the same numbers as analyse(method="paper").estimate, without its unused baselines and interval
             paper = error_rates(fit_paper_em(sample).mixture, ks)
-            est[settings.methods.index("paper")] = [paper[k] for k in ks]
+            columns["paper"] = [paper[k] for k in ks]
+    # the same numbers as analyse's binomial and empirical columns, without a mixture fit
+    binomial = fit_binomial(sample)
+    bin_err = error_rates(binomial, ks)
+    columns["binomial"] = [bin_err[k] for k in ks]
+    pmf_bin = binomial.pmf(top)
+    emp = empirical_errors(sample, ks)
+    columns["empirical"] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
+    for i, m in enumerate(settings.methods):
+        est[i] = columns[m]
     failures = sum(1 for w in caught if issubclass(w.category, FitWarning))
     return est, low, high, np.asarray(pmf_bin), np.asarray(pmf_mix), failures
 

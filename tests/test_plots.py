@@ -1,0 +1,83 @@
+"""Figures render headless (Agg) and draw the evaluation's numbers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from betaconform_cli.data import CountTable
+from betaconform_cli.errors import UsageError
+from betaconform_cli.evaluate import EvaluateSettings, evaluate
+from betaconform_cli.plots import evaluation_figure, plot_evaluation
+
+KS = tuple(range(1, 8))
+
+
+@pytest.fixture(scope="module")
+def ev():
+    hard = CountTable.from_histogram([5, 4, 3, 1, 1, 2, 1, 3])
+    easy = CountTable.from_histogram([0, 1, 1, 1, 2, 3, 6, 9])
+    return evaluate(
+        [("hard", hard), ("easy", easy)], EvaluateSettings(sizes=(6, 12), runs=3, ks=KS, n_draws=200), seed=0
+    )
+
+
+class TestEvaluationFigure:
+    """One row per dataset: distribution panel (Fig. 3) and error-vs-k panel (Fig. 4)."""
+
+    def test_layout_and_data(self, ev):
+        fig = evaluation_figure(ev)
+        axes = fig.get_axes()
+        assert len(axes) == 4
+        for row, name in enumerate(("hard", "easy")):
+            cell = ev.cell(name, 12)
+            hist_ax, err_ax = axes[2 * row], axes[2 * row + 1]
+            assert name in hist_ax.get_title() and "r = 12" in hist_ax.get_title()
+            heights = [p.get_height() for p in hist_ax.patches]
+            h = np.array(cell.histogram, dtype=float)
+            np.testing.assert_allclose(heights, h / h.sum())
+            actual = next(line for line in err_ax.get_lines() if line.get_label() == "actual")
+            np.testing.assert_allclose(actual.get_ydata(), 100 * cell.actual)
+            labels = {line.get_label() for line in err_ax.get_lines()}
+            assert {"default", "paper EM", "Binomial", "empirical"} <= labels
+
+    def test_chosen_size(self, ev):
+        fig = evaluation_figure(ev, size=6)
+        assert all("r = 6" in ax.get_title() for ax in fig.get_axes())
+        with pytest.raises(UsageError, match="nothing to draw"):
+            evaluation_figure(ev, size=99)
+
+
+class TestSave:
+    """PNG and SVG files are written atomically; bad names fail before any work."""
+
+    def test_png_and_svg(self, ev, tmp_path: Path):
+        png = plot_evaluation(ev, tmp_path / "figs" / "ev.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+        svg = plot_evaluation(ev, tmp_path / "ev.svg")
+        assert b"<svg" in svg.read_bytes()[:2000]
+        assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["ev.png", "ev.svg"]
+
+    def test_bad_extension(self, ev, tmp_path: Path):
+        with pytest.raises(UsageError, match=r"\.png, \.svg or \.pdf"):
+            plot_evaluation(ev, tmp_path / "ev.gif")
+
+
+def test_headless_in_a_fresh_process(tmp_path: Path):
+    """Without a display and with no backend configured the figure still renders (Agg canvas)."""
+    target = tmp_path / "x.png"
+    code = (
+        "import os; os.environ.pop('DISPLAY', None); os.environ.pop('MPLBACKEND', None);"
+        "from betaconform_cli.data import CountTable;"
+        "from betaconform_cli.evaluate import EvaluateSettings, evaluate;"
+        "from betaconform_cli.plots import plot_evaluation;"
+        "t = CountTable.from_histogram([2, 1, 1, 2, 4]);"
+        "ev = evaluate([('d', t)], EvaluateSettings(sizes=(5,), runs=2, ks=(1, 3), n_draws=100), 0);"
+        f"plot_evaluation(ev, {str(target)!r})"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    assert target.read_bytes()[:4] == b"\x89PNG"
