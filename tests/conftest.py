@@ -1,0 +1,53 @@
+"""Shared fixtures: a pinned terminal width so rich output is stable, a CLI runner, a JSONL writer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_data"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_blas_thread() -> Any:
+    """As the CLI does: tiny matrices, and spinning BLAS threads slow everything on 2 cores."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _stable_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
+    def write(name: str, rows: list[Any], raw: bool = False) -> Path:
+        p = tmp_path / name
+        p.write_text("".join((r if raw else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+        return p
+
+    return write
+
+
+def invoke(runner: CliRunner, *args: str) -> Any:
+    from betaconform_cli.cli import app
+
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
