@@ -514,12 +514,16 @@ def _pts(x: float | None, digits: int = 2) -> str:
     return "—" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}"
 
 
-def _pm(mean: float | None, se: float | None) -> str:
-    return f"{_pts(mean)} ± {_pts(se)}"
+def _pm(mean: float | None, se: float | None, compact: bool = False) -> str:
+    return f"{_pts(mean)}±{_pts(se)}" if compact else f"{_pts(mean)} ± {_pts(se)}"
 
 
-def margin_views(ev: Evaluation) -> list[TableView]:
-    """Per r: rows datasets (plus their average), columns estimators; cells 'mean ± SE' of the margin."""
+def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
+    """Per r: rows datasets (plus their average), columns estimators; cells 'mean ± SE' of the margin.
+
+    compact (terminal): no items column, no spaces around ±, no win counts.
+    """
+    pm = (lambda m, s: _pm(m, s, True)) if compact else _pm
     views = []
     methods = ev.settings.methods
     show_cov = "default" in methods
@@ -527,28 +531,33 @@ def margin_views(ev: Evaluation) -> list[TableView]:
         cells = [c for c in ev.cells if c.size == size]
         if not cells:
             continue
-        cols = ("dataset", "items") + tuple(ESTIMATOR_LABELS[m] for m in methods)
+        lead = ("dataset",) if compact else ("dataset", "items")
+        cols = lead + tuple(ESTIMATOR_LABELS[m] for m in methods)
         if show_cov:
-            cols += ("coverage", "width")
+            cols += ("cov.", "width") if compact else ("coverage", "width")
         rows = []
         for c in cells:
             sm = {s.method: s for s in c.summaries()}
-            row = (c.dataset, str(c.items)) + tuple(_pm(sm[m].margin_mean, sm[m].margin_se) for m in methods)
+            first = (c.dataset,) if compact else (c.dataset, str(c.items))
+            row = first + tuple(pm(sm[m].margin_mean, sm[m].margin_se) for m in methods)
             if show_cov:
                 d = sm["default"]
                 row += (_pts(d.coverage, 0) + "%", _pts(d.width_mean, 1))
             rows.append(row)
+        blank = () if compact else ("",)
         avg = ev.averages(size)
         if len(cells) > 1:
-            row = ("mean over datasets", "") + tuple(_pm(a.margin_mean, a.margin_se) for a in avg)
+            row = ("mean" if compact else "mean over datasets",) + blank + tuple(pm(a.margin_mean, a.margin_se) for a in avg)
             if show_cov:
                 covs = [c.summary("default").coverage for c in cells]
                 widths = [c.summary("default").width_mean for c in cells]
                 row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
             rows.append(row)
         if "default" in methods and len(methods) > 1:
-            row = ("minus default (paired)", "") + tuple(
-                "" if a.method == "default" else f"{_pm(a.diff_vs_default, a.diff_se)} ({a.default_wins}/{a.datasets})"
+            row = ("minus default" if compact else "minus default (paired)",) + blank + tuple(
+                ""
+                if a.method == "default"
+                else pm(a.diff_vs_default, a.diff_se) + ("" if compact else f" ({a.default_wins}/{a.datasets})")
                 for a in avg
             )
             if show_cov:
@@ -556,11 +565,12 @@ def margin_views(ev: Evaluation) -> list[TableView]:
             rows.append(row)
         runs = cells[0].runs
         caption = (
-            f"Error margin in points (mean ± SE over {runs} paired draws of r = {size} items), odd k; "
-            f"'minus default': paired difference, positive = default better, (datasets where default is better)"
+            f"Error margin in points, mean ± SE over {runs} paired draws of r = {size} items, odd k. "
+            "'minus default': paired difference, positive = default better"
+            + ("" if compact else " (datasets where the default is better)")
         )
         if show_cov:
-            caption += f"; coverage and mean width (points) of the default's {ev.settings.confidence_level:.0%} interval"
+            caption += f". Coverage and mean width (points) of the default's {ev.settings.confidence_level:.0%} interval"
         views.append(TableView(title=f"r = {size} labeled items", columns=cols, rows=tuple(rows), caption=caption))
     return views
 
