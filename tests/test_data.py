@@ -1,0 +1,146 @@
+"""Reading judgment files: the four shapes, paths, and one-line errors naming file, line and field."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from betaconform_cli.data import CountTable, InputSpec, expand_paths, read_dataset
+from betaconform_cli.errors import InputError
+
+
+class TestShapes:
+    """Each accepted shape gives the right (judges, correct) counts."""
+
+    def test_list_with_nulls_and_booleans(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"judgments": [1, 0, True, False, None]}, {"judgments": [1, 1, 1]}])
+        ds = read_dataset(p)
+        assert ds.table.counts[4, 2] == 1 and ds.table.counts[3, 3] == 1 and ds.n_items == 2
+
+    def test_object_keyed_by_judge(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"judgments": {"a": 1, "b": 0, "c": None}}])
+        assert read_dataset(p).table.counts[2, 1] == 1
+
+    def test_counts(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"correct": 7, "judges": 11}, {"correct": 0, "judges": 3}])
+        t = read_dataset(p).table
+        assert t.counts[11, 7] == 1 and t.counts[3, 0] == 1 and t.max_judges == 11 and t.min_judges == 3
+
+    def test_verdicts_equality_and_tolerance(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"verdicts": ["A", "B", "A", None], "label": "A"}])
+        assert read_dataset(p).table.counts[3, 2] == 1
+        q = write_jsonl("b.jsonl", [{"verdicts": [3, 4.5, 7, 5], "label": 4}])
+        assert read_dataset(q, InputSpec(tolerance=1.0)).table.counts[4, 3] == 1
+        assert read_dataset(q).table.counts[4, 0] == 1
+
+    def test_renamed_fields(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"votes": [1, 0, 1], "uid": "x", "prompt": "hello"}])
+        ds = read_dataset(p, InputSpec(judgments_field="votes", id_field="uid", text_field="prompt"), keep_items=True)
+        assert ds.items is not None and ds.items[0].id == "x" and ds.items[0].text == "hello" and ds.items[0].correct == 2
+
+    def test_gzip_and_blank_lines(self, tmp_path: Path) -> None:
+        p = tmp_path / "z.jsonl.gz"
+        with gzip.open(p, "wt") as fh:
+            fh.write('{"judgments": [1, 1]}\n\n{"judgments": [0, 1]}\n')
+        ds = read_dataset(p)
+        assert ds.n_items == 2 and ds.name == "z"
+
+
+class TestErrors:
+    """Bad input: an InputError whose one-line message names file, line and field."""
+
+    @pytest.mark.parametrize(
+        "lines,line,field,words",
+        [
+            (['{"judgments": [1, 0]}', "{not json"], 2, None, "malformed JSON"),
+            (['{"judgments": [1, 0]}', '{"judgments": [1, 2]}'], 2, "judgments[1]", "must be 1, 0"),
+            (['{"judgments": [1, 0]}', '{"judgments": "yes"}'], 2, "judgments", "must be a list"),
+            (['{"judgments": [null, null]}'], 1, "judgments", "no judges"),
+            (['{"judgments": []}'], 1, "judgments", "no judges"),
+            (['{"correct": 12, "judges": 11}'], 1, "correct", "exceeds judges"),
+            (['{"correct": -1, "judges": 11}'], 1, "correct", "negative"),
+            (['{"correct": 1.5, "judges": 11}'], 1, "correct", "integer"),
+            (['{"correct": 1}'], 1, "judges", "missing"),
+            (['{"judgments": [1, 0]}', '{"correct": 1, "judges": 2}'], 2, None, "mixed shapes"),
+            (['{"correct": 1, "judges": 2}', '{"judgments": [1]}'], 2, "correct", "missing"),
+            (['{"verdicts": ["A"]}'], 1, "label", "missing"),
+            (['{"foo": 1}'], 1, None, "no judgments"),
+            (["[1, 0, 1]"], 1, None, "JSON object"),
+        ],
+    )
+    def test_bad_lines(self, write_jsonl, lines: list[str], line: int, field: str | None, words: str) -> None:
+        p = write_jsonl("bad.jsonl", lines, raw=True)
+        with pytest.raises(InputError) as info:
+            read_dataset(p)
+        e = info.value
+        assert e.line == line and e.field == field and words in str(e)
+        assert str(e).startswith(f"{p}:{line}") and "\n" not in str(e)
+
+    def test_tolerance_needs_numbers(self, write_jsonl) -> None:
+        p = write_jsonl("a.jsonl", [{"verdicts": ["x", 2], "label": 2}])
+        with pytest.raises(InputError, match=r"verdicts\[0\].*number"):
+            read_dataset(p, InputSpec(tolerance=0.5))
+
+    def test_empty_file(self, write_jsonl) -> None:
+        with pytest.raises(InputError, match="empty file"):
+            read_dataset(write_jsonl("e.jsonl", ["", "  "], raw=True))
+
+    def test_skip_invalid_counts_lines(self, write_jsonl) -> None:
+        p = write_jsonl("s.jsonl", ['{"judgments": [1, 0]}', "oops", '{"judgments": [1, 7]}', '{"judgments": [1]}'], raw=True)
+        ds = read_dataset(p, InputSpec(skip_invalid=True))
+        assert ds.skipped == 2 and ds.n_items == 2
+
+    def test_skip_invalid_with_nothing_valid(self, write_jsonl) -> None:
+        with pytest.raises(InputError, match="no valid items"):
+            read_dataset(write_jsonl("s.jsonl", ["oops"], raw=True), InputSpec(skip_invalid=True))
+
+    def test_unreadable_path(self, tmp_path: Path) -> None:
+        with pytest.raises(InputError, match="no such file"):
+            expand_paths([str(tmp_path / "missing.jsonl")])
+
+    def test_invalid_utf8_is_a_line_error(self, tmp_path: Path) -> None:
+        p = tmp_path / "u.jsonl"
+        p.write_bytes(b'{"judgments": [1]}\n{"judgments": [1], "text": "\xff"}\n')
+        with pytest.raises(InputError) as info:
+            read_dataset(p)
+        assert info.value.line == 2
+
+
+class TestPaths:
+    """Files, directories and globs; each file is one dataset."""
+
+    def test_directory_and_glob(self, tmp_path: Path) -> None:
+        for name in ("b.jsonl", "a.jsonl", "c.txt"):
+            (tmp_path / name).write_text('{"judgments": [1]}\n')
+        assert [p.name for p in expand_paths([str(tmp_path)])] == ["a.jsonl", "b.jsonl"]
+        assert [p.name for p in expand_paths([str(tmp_path / "*.jsonl")])] == ["a.jsonl", "b.jsonl"]
+        with pytest.raises(InputError, match="matches no file"):
+            expand_paths([str(tmp_path / "*.nothing")])
+
+
+class TestNeverCrashes:
+    """Property: arbitrary JSON values on a line give counts or an InputError, never another exception."""
+
+    @given(st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
+                        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.sampled_from(["judgments", "correct", "judges", "verdicts", "label", "x"]), c, max_size=4),
+                        max_leaves=8))
+    @settings(max_examples=150, deadline=None)
+    def test_any_json_line(self, tmp_path_factory, value) -> None:
+        p = tmp_path_factory.mktemp("h") / "h.jsonl"
+        p.write_text(json.dumps(value) + "\n")
+        try:
+            ds = read_dataset(p)
+        except InputError:
+            return
+        assert ds.n_items == 1 and (np.asarray(ds.table.counts) >= 0).all()
+
+
+def test_count_table_from_pairs_validates() -> None:
+    with pytest.raises(ValueError):
+        CountTable(np.array([[0, 1], [0, 0]]))
