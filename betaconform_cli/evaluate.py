@@ -229,6 +229,20 @@ class Cell:
     pmf_binomial: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     pmf_mixture: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     not_converged: int = 0
+    condition: str = ""
+    samples: np.ndarray | None = field(default=None, repr=False)
+    stopped: int | None = None
+
+    @property
+    def key(self) -> str:
+        """'r=10' (fixed r) or the stopping rule's setting, e.g. 'xi=0.03' (adaptive)."""
+        return self.condition or f"r={self.size}"
+
+    @property
+    def title(self) -> str:
+        if self.samples is None:
+            return f"r = {self.size}"
+        return f"{self.condition.replace('=', ' = ')}, mean r = {float(np.mean(self.samples)):.0f}"
 
     @property
     def runs(self) -> int:
@@ -281,11 +295,22 @@ class Cell:
             "dataset": self.dataset,
             "items": self.items,
             "judges": self.judges,
-            "r": self.size,
+            "r": self.size if self.samples is None else None,
+            "condition": self.key,
             "runs": self.runs,
             "margin_ks": list(self.margin_ks),
             "actual": [_num(a) for a in self.actual],
             "not_converged_fits": self.not_converged,
+            **(
+                {}
+                if self.samples is None
+                else {
+                    "samples": [int(x) for x in self.samples],
+                    "samples_mean": float(np.mean(self.samples)),
+                    "samples_sd": float(np.std(self.samples, ddof=1)),
+                    "stopped": self.stopped,
+                }
+            ),
             "methods": [s.to_dict() for s in self.summaries()],
         }
         if per_run:
@@ -303,7 +328,7 @@ class AverageRow:
     """
 
     method: str
-    size: int
+    condition: str
     datasets: int
     margin_mean: float
     margin_se: float
@@ -314,7 +339,7 @@ class AverageRow:
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
-            "r": self.size,
+            "condition": self.condition,
             "datasets": self.datasets,
             "margin_mean": self.margin_mean,
             "margin_se": self.margin_se,
@@ -342,6 +367,14 @@ class Evaluation:
     seed: int
     cells: tuple[Cell, ...]
     skipped: tuple[Skipped, ...]
+    mode: str = "fixed-r"
+    conditions: tuple[str, ...] = ()
+    rule: dict[str, Any] | None = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The table groups in order: 'r=10', ... (fixed r) or the rule settings (adaptive)."""
+        return self.conditions if self.mode == "adaptive" else tuple(f"r={r}" for r in self.settings.sizes)
 
     @property
     def datasets(self) -> tuple[str, ...]:
@@ -352,11 +385,13 @@ class Evaluation:
             seen.setdefault(s.dataset, None)
         return tuple(seen)
 
-    def cell(self, dataset: str, size: int) -> Cell | None:
-        return next((c for c in self.cells if c.dataset == dataset and c.size == size), None)
+    def cell(self, dataset: str, key: int | str) -> Cell | None:
+        key = f"r={key}" if isinstance(key, int) else key
+        return next((c for c in self.cells if c.dataset == dataset and c.key == key), None)
 
-    def averages(self, size: int) -> tuple[AverageRow, ...]:
-        cells = [c for c in self.cells if c.size == size]
+    def averages(self, key: int | str) -> tuple[AverageRow, ...]:
+        key = f"r={key}" if isinstance(key, int) else key
+        cells = [c for c in self.cells if c.key == key]
         if not cells:
             return ()
         methods = self.settings.methods
@@ -374,7 +409,7 @@ class Evaluation:
             out.append(
                 AverageRow(
                     method=m,
-                    size=size,
+                    condition=key,
                     datasets=len(cells),
                     margin_mean=float(means.mean()),
                     margin_se=float(math.sqrt(float((ses**2).sum())) / len(cells)),
@@ -385,11 +420,15 @@ class Evaluation:
             )
         return tuple(out)
 
+    def settings_label(self) -> str:
+        return str(self.rule.get("rule", "stopping")) if self.rule else "stopping"
+
     def to_dict(self, per_run: bool = False) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "command": "evaluate",
-            "mode": "fixed-r",
+            "mode": self.mode,
+            **({} if self.rule is None else {"rule": self.rule}),
             "tool_version": __version__,
             "seed": self.seed,
             "settings": self.settings.to_dict(),
@@ -397,7 +436,7 @@ class Evaluation:
             "tie_rule": TIE_RULE,
             "interval": {"method": "default", "confidence_level": self.settings.confidence_level},
             "skipped": [s.to_dict() for s in self.skipped],
-            "averages": [a.to_dict() for r in self.settings.sizes for a in self.averages(r)],
+            "averages": [a.to_dict() for key in self.keys for a in self.averages(key)],
             "cells": [c.to_dict(per_run) for c in self.cells],
         }
 
@@ -527,14 +566,17 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
     views = []
     methods = ev.settings.methods
     show_cov = "default" in methods
-    for size in ev.settings.sizes:
-        cells = [c for c in ev.cells if c.size == size]
+    for key in ev.keys:
+        cells = [c for c in ev.cells if c.key == key]
         if not cells:
             continue
+        adaptive = cells[0].samples is not None
         lead = ("dataset",) if compact else ("dataset", "items")
         cols = lead + tuple(ESTIMATOR_LABELS[m] for m in methods)
         if show_cov:
             cols += ("cov.", "width") if compact else ("coverage", "width")
+        if adaptive:
+            cols += ("samples", "stopped")
         rows = []
         for c in cells:
             sm = {s.method: s for s in c.summaries()}
@@ -543,15 +585,19 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
             if show_cov:
                 d = sm["default"]
                 row += (_pts(d.coverage, 0) + "%", _pts(d.width_mean, 1))
+            if adaptive and c.samples is not None:
+                row += (f"{np.mean(c.samples):.1f} ± {np.std(c.samples, ddof=1):.1f}", f"{c.stopped}/{c.runs}")
             rows.append(row)
         blank = () if compact else ("",)
-        avg = ev.averages(size)
+        avg = ev.averages(key)
         if len(cells) > 1:
             row = ("mean" if compact else "mean over datasets",) + blank + tuple(pm(a.margin_mean, a.margin_se) for a in avg)
             if show_cov:
                 covs = [c.summary("default").coverage for c in cells]
                 widths = [c.summary("default").width_mean for c in cells]
                 row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
+            if adaptive:
+                row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")
             rows.append(row)
         if "default" in methods and len(methods) > 1:
             row = ("minus default" if compact else "minus default (paired)",) + blank + tuple(
@@ -562,16 +608,25 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
             )
             if show_cov:
                 row += ("", "")
+            if adaptive:
+                row += ("", "")
             rows.append(row)
         runs = cells[0].runs
+        if adaptive:
+            what = f"{runs} random orders, each labeled until the {ev.settings_label()} rule stops ({key})"
+        else:
+            what = f"{runs} paired draws of {key.replace('=', ' = ')} items"
         caption = (
-            f"Error margin in points, mean ± SE over {runs} paired draws of r = {size} items, odd k. "
+            f"Error margin in points, mean ± SE over {what}, odd k. "
             "'minus default': paired difference, positive = default better"
             + ("" if compact else " (datasets where the default is better)")
         )
         if show_cov:
             caption += f". Coverage and mean width (points) of the default's {ev.settings.confidence_level:.0%} interval"
-        views.append(TableView(title=f"r = {size} labeled items", columns=cols, rows=tuple(rows), caption=caption))
+        if adaptive:
+            caption += "; samples: labeled items used (mean ± sd); stopped: runs where the rule fired before the pool ran out"
+        title = f"{ev.settings_label()} rule, {key.replace('=', ' = ')}" if adaptive else f"{key.replace('=', ' = ')} labeled items"
+        views.append(TableView(title=title, columns=cols, rows=tuple(rows), caption=caption))
     return views
 
 
@@ -594,14 +649,16 @@ def to_csv(ev: Evaluation) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     ks = ev.settings.ks
-    w.writerow(CSV_COLUMNS + tuple(f"margin_k{k}" for k in ks))
+    w.writerow(CSV_COLUMNS + tuple(f"margin_k{k}" for k in ks) + ("condition", "samples_mean", "samples_sd"))
     for c in ev.cells:
         for s in c.summaries():
             w.writerow(
-                [c.dataset, c.items, c.size, c.runs, s.method]
+                [c.dataset, c.items, c.size if c.samples is None else "", c.runs, s.method]
                 + [f"{100 * x:.4f}" for x in (s.margin_mean, s.margin_sd, s.margin_se)]
                 + ["" if s.coverage is None else f"{s.coverage:.4f}", "" if s.width_mean is None else f"{100 * s.width_mean:.4f}"]
                 + ["" if x is None else f"{100 * x:.4f}" for x in s.margin_by_k]
+                + [c.key]
+                + (["", ""] if c.samples is None else [f"{np.mean(c.samples):.2f}", f"{np.std(c.samples, ddof=1):.2f}"])
             )
     return buf.getvalue()
 

@@ -256,3 +256,29 @@ def test_core_imports_no_cli_or_plotting_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+class TestAccuracyBenchmark:
+    """benchmarks/accuracy.py skips cleanly without data and rewrites only its own section of the doc."""
+
+    SCRIPT = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "benchmarks" / "accuracy.py")
+
+    def test_skips_without_data(self, tmp_path):
+        res = subprocess.run([sys.executable, self.SCRIPT, "--data", str(tmp_path / "absent")], capture_output=True, text=True)
+        assert res.returncode == 0 and "skipped" in res.stderr and res.stdout == ""
+
+    def test_updates_its_section(self, tmp_path):
+        sub = tmp_path / "data" / "group"
+        sub.mkdir(parents=True)
+        (sub / "small.jsonl").write_text("".join(json.dumps({"judgments": list(v)}) + "\n" for v in VECTORS))
+        doc = tmp_path / "B.md"
+        doc.write_text("# Benchmarks\n\n<!-- accuracy:start -->\nold\n<!-- accuracy:end -->\n\n## Speed\nkept\n")
+        res = subprocess.run(
+            [sys.executable, self.SCRIPT, "--data", str(tmp_path / "data"), "--r", "4,9", "--runs", "2", "--update-doc", str(doc)],
+            capture_output=True,
+            text=True,
+        )
+        assert res.returncode == 0, res.stderr
+        text = doc.read_text()
+        assert "old" not in text and text.endswith("## Speed\nkept\n")
+        assert "| 4 | 1 |" in text and "small (9 items) at r = 9" in text and "nproc" in text

@@ -1,0 +1,206 @@
+"""Accuracy benchmark: the numbers behind every accuracy claim in the README.
+
+For every dataset under ../shared/data (recursively, *.jsonl and *.jsonl.gz): 30 seeded paired draws of
+r = 10, 30 and 56 items (without replacement), every estimator against the whole dataset's exact majority
+error; error margin over odd k as METHOD.md defines it. A dataset with fewer than r + 1 items is skipped at
+that r and listed. Prints a Markdown section; --update-doc FILE replaces the section between the markers
+<!-- accuracy:start --> and <!-- accuracy:end --> in FILE (docs/BENCHMARKS.md).
+
+    .venv/bin/python benchmarks/accuracy.py --update-doc docs/BENCHMARKS.md
+
+Exits 0 with a message when the data folder is absent (the data is not part of the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import scipy  # noqa: E402
+
+from betaconform_cli import __version__  # noqa: E402
+from betaconform_cli.data import read_dataset  # noqa: E402
+from betaconform_cli.evaluate import (  # noqa: E402
+    ESTIMATOR_LABELS,
+    EvaluateSettings,
+    Evaluation,
+    evaluate,
+    margin_views,
+    markdown_table,
+    skipped_note,
+    to_json,
+)
+from betaconform_cli.params import atomic_write_text  # noqa: E402
+
+START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{os.cpu_count()} CPUs (nproc), {cpu}; Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}; betaconform {__version__}"
+    )
+
+
+def data_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+
+
+def f2(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.2f}"
+
+
+def summary_tables(ev: Evaluation) -> str:
+    methods = ev.settings.methods
+    head = "| r | datasets | " + " | ".join(ESTIMATOR_LABELS[m] for m in methods) + " |"
+    rule = "|---:|---:|" + "---:|" * len(methods)
+    lines = [
+        "**Mean error margin over datasets** (points, mean ± standard error from the draws; each dataset weighs the same)",
+        "",
+        head,
+        rule,
+    ]
+    diff_lines = [
+        "**Paired difference, estimator minus default** (points; positive = the default is better; ± standard error; "
+        "in brackets the datasets on which the default has the lower mean margin)",
+        "",
+        "| r | " + " | ".join(ESTIMATOR_LABELS[m] for m in methods if m != "default") + " |",
+        "|---:|" + "---:|" * (len(methods) - 1),
+    ]
+    verdicts = []
+    for size in ev.settings.sizes:
+        rows = ev.averages(size)
+        if not rows:
+            continue
+        lines.append(
+            f"| {size} | {rows[0].datasets} | " + " | ".join(f"{f2(a.margin_mean)} ± {f2(a.margin_se)}" for a in rows) + " |"
+        )
+        others = [a for a in rows if a.method != "default"]
+        diff_lines.append(
+            f"| {size} | "
+            + " | ".join(f"{f2(a.diff_vs_default)} ± {f2(a.diff_se)} ({a.default_wins}/{a.datasets})" for a in others)
+            + " |"
+        )
+        clear = [a for a in others if a.diff_vs_default is not None and a.diff_se and a.diff_vs_default > 2 * a.diff_se]
+        within = [a for a in others if a.diff_vs_default is not None and a not in clear and a.diff_vs_default > 0]
+        lost = [a for a in others if a.diff_vs_default is not None and a.diff_vs_default <= 0]
+
+        def names(rows: list) -> str:
+            return ", ".join(ESTIMATOR_LABELS[a.method] for a in rows)
+
+        text = f"- r = {size}: the default's mean margin is lower than every other estimator's" if not lost else (
+            f"- r = {size}: the default's mean margin is not lower than that of {names(lost)}"
+        )
+        parts = []
+        if clear:
+            parts.append(f"by more than two standard errors against {names(clear)}")
+        if within:
+            parts.append(f"within two standard errors against {names(within)}")
+        verdicts.append(text + ("; " + "; ".join(parts) if parts else "") + ".")
+    return "\n".join(lines) + "\n\n" + "\n".join(diff_lines) + "\n\n" + "\n".join(verdicts) + "\n"
+
+
+def section(ev: Evaluation, command: str, seconds: float, n_files: int) -> str:
+    s = ev.settings
+    parts = [
+        START,
+        "## Accuracy",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {machine()}  ",
+        f"Run time: {seconds:.0f} s for {n_files} datasets, {s.runs} draws at each r = {', '.join(map(str, s.sizes))} "
+        f"(seed {ev.seed}).",
+        "",
+        "Method: for each dataset and r, the same r items (drawn without replacement) go to every estimator; each is "
+        "compared with the whole dataset's exact majority error (mean over all sub-ensembles, a hypergeometric "
+        "probability). Error margin = mean over odd k = 1, 3, ..., 11 of |estimate - actual|, in percentage points. "
+        "A dataset with fewer than r + 1 items is skipped at that r (listed below), so the averages at different r "
+        "cover different sets of datasets. Estimators: default = Dirichlet posterior centred on the MAP "
+        "Beta-Binomial mixture (components by BIC); MAP mixture = that fit, plug-in; paper EM = the paper's EM as "
+        "printed; Binomial = pooled single-judge accuracy; single BB = one Beta-Binomial (MAP); empirical = the drawn "
+        "items' own exact majority error. Coverage and width: the default's "
+        f"{s.confidence_level:.0%} interval, over odd k.",
+        "",
+        summary_tables(ev),
+        skipped_note(ev) + ("." if ev.skipped else ""),
+        "",
+        "### Per dataset",
+        "",
+    ]
+    parts += [markdown_table(v) for v in margin_views(ev)]
+    parts.append(END)
+    return "\n".join(parts) + "\n"
+
+
+def update_doc(doc: Path, text: str) -> None:
+    old = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
+    if START in old and END in old:
+        new = old[: old.index(START)] + text.rstrip("\n") + old[old.index(END) + len(END) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    atomic_write_text(doc, new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of judgment files (searched recursively)")
+    ap.add_argument("--r", default="10,30,56", help="numbers of labeled items, comma-separated")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", type=Path, help="also write the full evaluation as JSON here")
+    ap.add_argument("--update-doc", type=Path, help="replace the accuracy section of this Markdown file")
+    args = ap.parse_args(argv)
+    if not args.data.is_dir():
+        print(f"accuracy benchmark skipped: no data folder at {args.data}", file=sys.stderr)
+        return 0
+    files = data_files(args.data)
+    if not files:
+        print(f"accuracy benchmark skipped: no *.jsonl files under {args.data}", file=sys.stderr)
+        return 0
+    datasets = [read_dataset(p) for p in files]
+    settings = EvaluateSettings(sizes=tuple(int(x) for x in args.r.split(",")), runs=args.runs)
+    total = settings.runs * len(settings.sizes) * len(datasets)
+    last = [0.0]
+
+    def progress(done: int, total_: int, label: str) -> None:
+        now = time.monotonic()
+        if now - last[0] > 10 or done == total_:
+            last[0] = now
+            print(f"  {done}/{total_} draws ({label})", file=sys.stderr)
+
+    t0 = time.monotonic()
+    ev = evaluate([(d.name, d.table) for d in datasets], settings, args.seed, progress)
+    seconds = time.monotonic() - t0
+    print(f"{total} draws in {seconds:.0f} s", file=sys.stderr)
+    rel = os.path.relpath(args.data, ROOT)
+    command = f".venv/bin/python benchmarks/accuracy.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
+    text = section(ev, command, seconds, len(datasets))
+    if args.json is not None:
+        atomic_write_text(args.json, to_json(ev, per_run=True))
+    if args.update_doc is not None:
+        update_doc(args.update_doc, text)
+        print(f"updated {args.update_doc}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
