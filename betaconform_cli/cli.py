@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import numpy as np
 import typer
@@ -15,7 +15,10 @@ from rich.table import Table
 from . import __version__, params, report
 from .data import Dataset, InputSpec, read_datasets
 from .errors import BetaConformError, FitWarning, UsageError
-from .fit import FitResult, FitSettings, Prior, analyse
+from .settings import FitSettings, Prior
+
+if TYPE_CHECKING:
+    from .fit import FitResult
 
 class _Group(typer.core.TyperGroup):
     """Turns the core's errors into one line on stderr and exit code 2, for every command."""
@@ -272,6 +275,8 @@ def _components(text: str) -> int | str:
 
 
 def fit_one(ds: Dataset, settings: FitSettings, seed: int) -> FitResult:
+    from .fit import analyse
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
         result = analyse(ds.table, settings, np.random.default_rng(seed))
@@ -479,8 +484,15 @@ def _int_list(text: str, option: str) -> tuple[int, ...]:
 @app.command()
 def evaluate(
     data: Annotated[list[str], typer.Argument(help="fully labeled judgment JSONL files, directories or globs")],
-    r: Annotated[str, typer.Option("--r", help="numbers of labeled items per draw, comma-separated")] = "10,30,56",
-    runs: Annotated[int, typer.Option("--runs", help="paired random draws per dataset and r")] = 30,
+    r: Annotated[Optional[str], typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)")] = None,
+    runs: Annotated[int, typer.Option("--runs", help="paired random draws (or random orders) per dataset and setting")] = 30,
+    rule: Annotated[Optional[str], typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires: conformal, variance or precision")] = None,
+    xi: Annotated[Optional[str], typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="adaptive, precision: interval half-widths, comma-separated (default 0.05,0.03)")] = None,
+    epsilon: Annotated[Optional[float], typer.Option("--epsilon", help="adaptive, conformal: quantile level 1 - eps (default 0.1)")] = None,
+    tau: Annotated[Optional[float], typer.Option("--tau", help="adaptive, conformal: Proposition 4.1 scale (default 25)")] = None,
+    patience: Annotated[Optional[int], typer.Option("--patience", help="adaptive: consecutive passing checks to stop")] = None,
+    min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="adaptive: never stop before this many labels (default 10)")] = None,
     methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)")] = "all",
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
@@ -501,20 +513,54 @@ def evaluate(
     skip_invalid: SkipOpt = False,
 ) -> None:
     """Replay the paper's experiments on fully labeled data: every estimator on paired random draws of r items
-    against the whole dataset's actual error (error margin over odd k, interval coverage), with figures."""
+    against the whole dataset's actual error (error margin over odd k, interval coverage), with figures.
+
+    With --rule, each run labels the data in a random order until the stopping rule fires and reports the
+    samples used as well (the paper's Tables 1 and 3, Fig. 6).
+    """
     from . import evaluate as ev_core
 
     fmt_ = resolve_format(fmt, output)
     chosen = ev_core.ESTIMATORS if methods.strip() == "all" else tuple(m.strip() for m in methods.split(",") if m.strip())
+    if rule is not None and r is not None:
+        raise UsageError("--r sets fixed-r mode and --rule adaptive mode: use one of them")
+    if rule is None and any(v is not None for v in (xi, target, epsilon, tau, patience, min_samples)):
+        raise UsageError("--xi, --target, --epsilon, --tau, --patience and --min-samples need --rule")
     settings = ev_core.EvaluateSettings(
-        sizes=_int_list(r, "--r"), runs=runs, methods=chosen, ks=parse_ks(ks), confidence_level=confidence_level
+        sizes=_int_list(r or "10,30,56", "--r"), runs=runs, methods=chosen, ks=parse_ks(ks), confidence_level=confidence_level
     )
+    rules: list[tuple[str, Any]] = []
+    rule_info: dict[str, Any] | None = None
+    if rule is not None:
+        from . import stopping
+
+        param = "target" if rule == "precision" else "xi"
+        if rule == "precision" and xi is not None:
+            raise UsageError("--rule precision takes --target, not --xi")
+        if rule != "precision" and target is not None:
+            raise UsageError(f"--rule {rule} takes --xi, not --target")
+        text = (target or "0.05,0.03") if param == "target" else (xi or "0.06,0.03,0.01")
+        try:
+            values = [float(v) for v in text.replace(" ", "").split(",") if v]
+        except ValueError:
+            raise UsageError(f"--{param}: cannot read {text!r}; use comma-separated numbers such as 0.06,0.03") from None
+        if not values:
+            raise UsageError(f"--{param}: give at least one value")
+        common: dict[str, Any] = dict(epsilon=epsilon, tau=tau, patience=patience, min_samples=min_samples)
+        if rule == "precision":
+            common.update(ks=settings.ks, confidence_level=confidence_level)
+        for v in values:
+            built = stopping.make_rule(rule, **{param: v}, **common)
+            rules.append((f"{param}={v:g}", built))
+        rule_info = {"rule": rule, "parameter": param, "values": values, **{k: v for k, v in built.describe().items() if k != param}}
     if seed < 0:
         raise UsageError(f"--seed must be a non-negative integer; got {seed}")
     if plot is not None:
         from .plots import figure_format
 
         figure_format(plot)
+    if plot_r is not None and rule is not None:
+        raise UsageError("--plot-r applies to fixed-r mode; adaptive figures use the setting with the most labels")
     if plot_r is not None and plot_r not in settings.sizes:
         raise UsageError(f"--plot-r {plot_r} is not among --r {','.join(map(str, settings.sizes))}")
     spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
@@ -526,7 +572,7 @@ def evaluate(
             err.print(f"{ds.source}: skipped {ds.skipped} invalid line(s)", markup=False)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    total = settings.runs * len(settings.sizes) * len(datasets)
+    total = settings.runs * (len(rules) or len(settings.sizes)) * len(datasets)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=True, disable=total < 20,
@@ -536,7 +582,11 @@ def evaluate(
         def advance(done: int, _total: int, label: str) -> None:
             progress.update(task, completed=done, description=label)
 
-        evaluation = ev_core.evaluate([(ds.name, ds.table) for ds in datasets], settings, seed, advance)
+        named = [(ds.name, ds.table) for ds in datasets]
+        if rules:
+            evaluation = ev_core.evaluate_adaptive(named, rules, settings, seed, advance, rule_info)
+        else:
+            evaluation = ev_core.evaluate(named, settings, seed, advance)
     for c in evaluation.cells:
         if c.not_converged:
             err.print(f"warning: {c.dataset} r={c.size}: {c.not_converged} fit(s) did not converge", markup=False)

@@ -347,8 +347,27 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
 
 
+def _fast_counts(obj: Any, field: str) -> tuple[int, int] | None:
+    """(judges, correct) of the common line -- a list of 1/0/true/false/null -- at C speed, else None.
+
+    list.count compares with ==, so 1, 1.0 and true count as correct; anything else in the list makes the
+    counts not add up and the line takes the careful path, which names the bad element.
+    """
+    j = obj.get(field) if type(obj) is dict else None
+    if type(j) is not list:
+        return None
+    ones = j.count(1)
+    judges = ones + j.count(0)
+    if judges == 0 or judges + j.count(None) != len(j):
+        return None
+    return judges, ones
+
+
 def read_dataset(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False) -> Dataset:
-    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field."""
+    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field.
+
+    Memory stays flat in the number of items unless keep_items: only the (judges, correct) counts are kept.
+    """
     path = Path(path)
     src = str(path)
     shape: str | None = None
@@ -357,39 +376,59 @@ def read_dataset(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bo
     skipped = 0
     loads = orjson.loads
     get = counts.get
-    for lineno, raw in iter_lines(path):
-        try:
-            try:
-                obj = loads(raw)
-            except orjson.JSONDecodeError as exc:
-                raise _LineError(None, f"malformed JSON ({exc})") from None
-            if shape is None:
-                if not isinstance(obj, dict):
-                    raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
-                line_shape = _detect_shape(obj, spec)
-            else:
-                line_shape = shape
-                if type(obj) is dict and spec.judgments_field not in obj and shape in ("list", "dict"):
-                    try:
-                        other = _detect_shape(obj, spec)
-                    except _LineError:
-                        other = None
-                    if other is not None and other != shape:
-                        raise _LineError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
-            key = _parse_item(obj, line_shape, spec)
-            if keep_items:
-                ident = obj.get(spec.id_field)
-                text = obj.get(spec.text_field)
-                if text is not None and not isinstance(text, str):
-                    raise _LineError(spec.text_field, f"must be a string, got {type(text).__name__}")
-                items.append(Item(key[0], key[1], None if ident is None else str(ident), text, lineno))
-        except _LineError as err:
-            if spec.skip_invalid:
-                skipped += 1
-                continue
-            raise InputError(src, err.message, line=lineno, field=err.field) from None
-        shape = line_shape
-        counts[key] = get(key, 0) + 1
+    field = spec.judgments_field
+    fast = False  # becomes True once the file's shape is known to be a list of judgments
+    lineno = 0
+    fh = _open(path)
+    try:
+        with fh:
+            for raw in fh:
+                lineno += 1
+                try:
+                    obj = loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    if not raw.strip():
+                        continue
+                    if spec.skip_invalid:
+                        skipped += 1
+                        continue
+                    raise InputError(src, f"malformed JSON ({exc})", line=lineno) from None
+                if fast:
+                    key = _fast_counts(obj, field)
+                    if key is not None:
+                        counts[key] = get(key, 0) + 1
+                        continue
+                try:
+                    if shape is None:
+                        if not isinstance(obj, dict):
+                            raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+                        line_shape = _detect_shape(obj, spec)
+                    else:
+                        line_shape = shape
+                        if type(obj) is dict and field not in obj and shape in ("list", "dict"):
+                            try:
+                                other = _detect_shape(obj, spec)
+                            except _LineError:
+                                other = None
+                            if other is not None and other != shape:
+                                raise _LineError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
+                    key = _parse_item(obj, line_shape, spec)
+                    if keep_items:
+                        ident = obj.get(spec.id_field)
+                        text = obj.get(spec.text_field)
+                        if text is not None and not isinstance(text, str):
+                            raise _LineError(spec.text_field, f"must be a string, got {type(text).__name__}")
+                        items.append(Item(key[0], key[1], None if ident is None else str(ident), text, lineno))
+                except _LineError as err:
+                    if spec.skip_invalid:
+                        skipped += 1
+                        continue
+                    raise InputError(src, err.message, line=lineno, field=err.field) from None
+                shape = line_shape
+                fast = shape == "list" and not keep_items
+                counts[key] = get(key, 0) + 1
+    except (OSError, EOFError) as exc:
+        raise InputError(src, f"read failed after line {lineno}: {exc}") from None
     if not counts:
         if skipped:
             raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 from scipy.special import betaln, gammaln
 
-TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
+from .settings import TIE_RULE  # noqa: E402,F401  (re-exported: the rule belongs with the error weights)
 
 
 def log_comb(n: np.ndarray | int, s: np.ndarray | int) -> np.ndarray:

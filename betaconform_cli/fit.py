@@ -30,20 +30,12 @@ from .distributions import (
     majority_error_weights,
 )
 from .errors import FitWarning, UsageError
+from .settings import TIE_RULE, INTERVAL_METHOD, METHOD_DESCRIPTIONS, METHODS, FitSettings, Prior, check_settings
+
+__all__ = ["INTERVAL_METHOD", "METHOD_DESCRIPTIONS", "METHODS", "FitSettings", "Prior", "check_settings"]
 
 LOG_BOUNDS = (-8.0, 10.0)
 LOGIT_BOUNDS = (-12.0, 12.0)
-
-
-@dataclass(frozen=True)
-class Prior:
-    """Weak prior of the MAP fit: N(0, sd^2) on each log alpha and log beta, Dirichlet(c, ..., c) on w."""
-
-    log_param_sd: float = 3.0
-    weight_concentration: float = 1.5
-
-    def to_dict(self) -> dict[str, float]:
-        return {"log_param_sd": self.log_param_sd, "weight_concentration": self.weight_concentration}
 
 
 @dataclass(frozen=True)
@@ -397,65 +389,6 @@ def cell_posterior(
 
 # --- one call: every estimator's error rates for k = ks ---------------------------------------------
 
-METHODS = ("default", "plugin", "paper")
-METHOD_DESCRIPTIONS = {
-    "default": "Dirichlet posterior over correct counts centred on the MAP Beta-Binomial mixture",
-    "plugin": "MAP Beta-Binomial mixture, plug-in",
-    "paper": "the paper's EM as printed (a mixture of two near-Binomials), plug-in",
-}
-INTERVAL_METHOD = (
-    "equal-tailed Dirichlet posterior interval over the (judges, correct) cells: centre from the default "
-    "estimate, spread from the labeled items plus one flat pseudo-item (never zero width at 0% or 100%)"
-)
-
-
-@dataclass(frozen=True)
-class FitSettings:
-    """Everything that decides a fit's numbers (the seed aside)."""
-
-    method: str = "default"
-    components: int | str = "auto"
-    ks: tuple[int, ...] = tuple(range(1, 12))
-    confidence_level: float = 0.9
-    prior: Prior = Prior()
-    strength: float = 20.0
-    flat: float = 1.0
-    n_draws: int = 4000
-
-    def __post_init__(self) -> None:
-        check_settings(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "components": self.components,
-            "ks": list(self.ks),
-            "confidence_level": self.confidence_level,
-            "prior": self.prior.to_dict(),
-            "strength": self.strength,
-            "flat": self.flat,
-            "n_draws": self.n_draws,
-        }
-
-
-def check_settings(s: FitSettings) -> None:
-    """Validate once, early; each message names the parameter and its allowed range."""
-    if s.method not in METHODS:
-        raise UsageError(f"method must be one of {', '.join(METHODS)}; got {s.method!r}")
-    if s.components not in (1, 2, 3, "auto"):
-        raise UsageError(f"components must be 1, 2, 3 or auto; got {s.components!r}")
-    if s.method == "paper" and s.components not in (2, "auto"):
-        raise UsageError("--method paper fits exactly two components; drop --components")
-    if not s.ks or any(not isinstance(k, int) or k < 1 or k > 201 for k in s.ks):
-        raise UsageError(f"ks must be integers between 1 and 201; got {list(s.ks)}")
-    if not 0.0 < s.confidence_level < 1.0:
-        raise UsageError(f"confidence level must be strictly between 0 and 1; got {s.confidence_level}")
-    if s.strength < 0 or s.flat <= 0:
-        raise UsageError("strength must be >= 0 and flat > 0")
-    if s.n_draws < 100:
-        raise UsageError(f"n_draws must be at least 100; got {s.n_draws}")
-
-
 @dataclass(frozen=True)
 class ErrorRow:
     """Majority-vote error at k judges by every estimator (fractions in [0, 1])."""
@@ -509,7 +442,7 @@ class FitResult:
                 "beta_binomial": self.beta_binomial.to_dict(),
             },
             "interval": {"confidence_level": self.settings.confidence_level, "method": INTERVAL_METHOD},
-            "tie_rule": "for even k a tie (k/2 correct) counts as half an error",
+            "tie_rule": TIE_RULE,
             "error_rates": [r.to_dict() for r in self.rows],
         }
 

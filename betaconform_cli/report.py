@@ -14,9 +14,13 @@ import numpy as np
 import orjson
 
 from . import __version__
+from typing import TYPE_CHECKING
+
 from .data import CountTable
-from .distributions import TIE_RULE, Mixture
-from .fit import FitResult
+from .settings import TIE_RULE
+
+if TYPE_CHECKING:
+    from .fit import FitResult
 
 SCHEMA = "betaconform/1"
 FORMATS = ("table", "json", "csv", "markdown")
@@ -201,6 +205,8 @@ def summary_view(docs: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 11)
 
 def histogram_bars(d: dict[str, Any], width: int = 40) -> tuple[str, list[tuple[int, int, float]]]:
     """Observed vs fitted counts of S at the most common number of judges: (title, [(s, observed, fitted)])."""
+    from .distributions import Mixture
+
     hist = {int(k): v for k, v in d["histogram"].items()}
     big_k = max(hist, key=lambda k: (sum(hist[k]), k))
     obs = hist[big_k]
