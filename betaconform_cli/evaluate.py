@@ -546,6 +546,109 @@ def evaluate(
     return Evaluation(settings=settings, seed=seed, cells=tuple(cells), skipped=tuple(skipped))
 
 
+# --- adaptive mode: the stopping rules on random orders (the paper's Tables 1 and 3, Fig. 6) ------------
+
+
+def evaluate_adaptive(
+    datasets: Sequence[tuple[str, CountTable]],
+    rules: Sequence[tuple[str, Any]],
+    settings: EvaluateSettings = EvaluateSettings(),
+    seed: int = 0,
+    progress: Progress | None = None,
+    rule_info: dict[str, Any] | None = None,
+) -> Evaluation:
+    """Each run labels the dataset in a random order until the rule stops (or the pool runs out), then every
+    estimator is fitted on the items labeled so far, as in fixed-r mode; the samples used are recorded.
+
+    rules: (condition label, rule) pairs, e.g. ('xi=0.03', ConformalRule(xi=0.03)); a rule is anything that
+    `stopping.rule_path` accepts. settings.sizes is not used. Run `run` of condition c uses
+    run_rng(seed, name, crc32(c), run) for the order, the rule and the fits.
+    """
+    from .stopping import rule_path
+
+    if seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {seed}")
+    if not rules:
+        raise UsageError("adaptive mode needs at least one rule setting")
+    labels = [c for c, _ in rules]
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"a stopping setting is given twice: {labels}")
+    names = [n for n, _ in datasets]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"two inputs are both named {dup!r}; rename one file")
+    ks = settings.ks
+    total = settings.runs * len(rules) * len(datasets)
+    done = 0
+    cells: list[Cell] = []
+    with single_threaded_blas():
+        for name, table in datasets:
+            judges, correct = item_arrays(table)
+            n = len(judges)
+            actual_d = empirical_errors(table, ks)
+            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+            top = table.max_judges
+            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
+            for label, rule in rules:
+                n_m, n_k = len(settings.methods), len(ks)
+                est = np.full((settings.runs, n_m, n_k), np.nan)
+                low = np.full((settings.runs, n_k), np.nan)
+                high = np.full((settings.runs, n_k), np.nan)
+                samples = np.zeros(settings.runs, dtype=np.int64)
+                pmf_b = np.zeros(top + 1)
+                pmf_m = np.zeros(top + 1)
+                stopped = failures = 0
+                for run in range(settings.runs):
+                    rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
+                    order = rng.permutation(n)
+                    j_run, c_run = judges[order], correct[order]
+                    path = rule_path(rule, j_run, c_run, rng, pool_size=n)
+                    r = int(path.stop_at) if path.stop_at is not None else n
+                    stopped += path.stop_at is not None
+                    samples[run] = r
+                    sample = CountTable.from_pairs(j_run[:r], c_run[:r])
+                    e, lo, hi, pb, pm, f = estimate_draw(sample, settings, rng)
+                    est[run], low[run], high[run] = e, lo, hi
+                    if len(pb) == top + 1:
+                        pmf_b += pb / settings.runs
+                        pmf_m += pm / settings.runs
+                    failures += f
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, f"{name} {label}")
+                cells.append(
+                    Cell(
+                        dataset=name,
+                        items=table.items,
+                        judges=top,
+                        size=int(round(float(samples.mean()))),
+                        methods=settings.methods,
+                        ks=ks,
+                        confidence_level=settings.confidence_level,
+                        actual=actual,
+                        estimates=est,
+                        low=low,
+                        high=high,
+                        histogram=histogram,
+                        pmf_binomial=pmf_b,
+                        pmf_mixture=pmf_m,
+                        not_converged=failures,
+                        condition=label,
+                        samples=samples,
+                        stopped=stopped,
+                    )
+                )
+    return Evaluation(
+        settings=settings,
+        seed=seed,
+        cells=tuple(cells),
+        skipped=(),
+        mode="adaptive",
+        conditions=tuple(labels),
+        rule=rule_info,
+    )
+
+
 # --- renderings ---------------------------------------------------------------------------------------
 
 
@@ -674,7 +777,9 @@ def markdown_table(view: TableView) -> str:
 
 def to_markdown(ev: Evaluation) -> str:
     parts = [
-        f"Evaluation (seed {ev.seed}, {ev.settings.runs} draws per dataset and r, betaconform {__version__}). "
+        f"Evaluation (seed {ev.seed}, {ev.settings.runs} "
+        + ("random orders per dataset and stopping setting" if ev.mode == "adaptive" else "draws per dataset and r")
+        + f", betaconform {__version__}). "
         + MARGIN_DEFINITION
         + ".\n"
     ]

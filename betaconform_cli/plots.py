@@ -3,7 +3,8 @@
 - Fig. 3: observed distribution of correct counts against the Binomial and the mixture fitted on r labeled
   items (mean pmf over the draws);
 - Fig. 4: majority-vote error against ensemble size k: actual, and each estimator's mean over the draws with
-  a +-1 sd band.
+  a +-1 sd band;
+- Fig. 6 (adaptive mode): labeled items used against the stopping threshold, with Proposition 4.1's curve.
 
 matplotlib is imported inside the functions (never on the `fit` path) and only through its object API with
 the Agg canvas: no pyplot, no global backend switch, works headless.
@@ -53,7 +54,7 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
-    ax.set_title(f"{cell.dataset}: distribution (fits on r = {cell.size})", fontsize=9)
+    ax.set_title(f"{cell.dataset}\ndistribution; fits on {cell.title}", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
 
@@ -74,34 +75,70 @@ def _error_panel(ax: Any, cell: Cell) -> None:
     ax.set_xlabel("ensemble size k (even k: ties count half)")
     ax.set_ylabel("majority-vote error (%)")
     ax.set_xticks(ks)
-    ax.set_title(f"{cell.dataset}: error vs k ({cell.runs} draws of r = {cell.size}, ±1 sd)", fontsize=9)
+    ax.set_title(f"{cell.dataset}\nerror vs k; {cell.runs} draws, {cell.title}, ±1 sd", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
 
-def evaluation_figure(ev: Evaluation, size: int | None = None, max_datasets: int = 20) -> Any:
+def _draw_size(cell: Cell) -> float:
+    return float(cell.size) if cell.samples is None else float(np.mean(cell.samples))
+
+
+def _samples_panel(ax: Any, ev: Evaluation) -> None:
+    """Fig. 6: labeled items used against the rule's threshold, per dataset (mean +- sd over runs), and
+    Proposition 4.1's curve for the conformal rule."""
+    info = ev.rule or {}
+    values = [float(v) for v in info.get("values", [])]
+    param = str(info.get("parameter", "threshold"))
+    for name in ev.datasets:
+        pts = []
+        for key, v in zip(ev.keys, values):
+            c = ev.cell(name, key)
+            if c is not None and c.samples is not None:
+                pts.append((v, float(np.mean(c.samples)), float(np.std(c.samples, ddof=1))))
+        if pts:
+            x, y, e = (np.array(t) for t in zip(*sorted(pts)))
+            ax.errorbar(x, y, yerr=e, marker="o", ms=3, lw=1, capsize=2, label=name)
+    if info.get("rule") == "conformal" and values:
+        from .stopping import theoretical_samples
+
+        tau = float(info.get("tau", 25.0))
+        grid = np.linspace(min(values), max(values), 60) if len(set(values)) > 1 else np.array(values)
+        ax.plot(grid, [theoretical_samples(float(g), tau) for g in grid], "k--", lw=1.5, label=f"Proposition 4.1 (tau = {tau:g})")
+    ax.set_xlabel(param)
+    ax.set_ylabel("labeled items used")
+    ax.set_title(f"{info.get('rule', 'stopping')} rule: samples against {param} ({ev.settings.runs} runs, ±1 sd)", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, ncol=2)
+
+
+def evaluation_figure(ev: Evaluation, size: int | str | None = None, max_datasets: int = 20) -> Any:
     """One row per dataset: Fig. 3 (left) and Fig. 4 (right) at r = size (default: the largest r evaluated
-    for that dataset)."""
+    for that dataset; adaptive mode: the setting that used the most labels), under a full-width Fig. 6 panel
+    in adaptive mode."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    key = f"r={size}" if isinstance(size, int) else size
     chosen: list[Cell] = []
     for name in ev.datasets:
-        cells = [c for c in ev.cells if c.dataset == name and (size is None or c.size == size)]
+        cells = [c for c in ev.cells if c.dataset == name and (key is None or c.key == key)]
         if cells:
-            chosen.append(max(cells, key=lambda c: c.size))
+            chosen.append(max(cells, key=_draw_size))
     if not chosen:
         raise UsageError(
             "--plot: nothing to draw"
-            + (f" at r = {size}" if size is not None else "")
+            + (f" at {key}" if key is not None else "")
             + " (every dataset was skipped: fewer than r + 1 items)"
         )
     chosen = chosen[:max_datasets]
-    fig = Figure(figsize=(10, 3.1 * len(chosen)), layout="constrained")
+    top = 1 if ev.mode == "adaptive" else 0
+    fig = Figure(figsize=(10, 3.3 * (len(chosen) + top)), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(len(chosen), 2, squeeze=False)
-    for row, cell in zip(axes, chosen):
-        _hist_panel(row[0], cell)
-        _error_panel(row[1], cell)
+    grid = fig.add_gridspec(len(chosen) + top, 2)
+    if top:
+        _samples_panel(fig.add_subplot(grid[0, :]), ev)
+    for i, cell in enumerate(chosen):
+        _hist_panel(fig.add_subplot(grid[i + top, 0]), cell)
+        _error_panel(fig.add_subplot(grid[i + top, 1]), cell)
     return fig
 
 
@@ -125,7 +162,8 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     return path
 
 
-def plot_evaluation(ev: Evaluation, path: str | Path, size: int | None = None) -> Path:
-    """Draw figures 3 and 4 of the paper for every evaluated dataset into `path` (.png, .svg or .pdf)."""
+def plot_evaluation(ev: Evaluation, path: str | Path, size: int | str | None = None) -> Path:
+    """Draw figures 3 and 4 of the paper for every evaluated dataset (and Fig. 6 in adaptive mode) into
+    `path` (.png, .svg or .pdf)."""
     figure_format(path)  # fail before the work
     return save_figure(evaluation_figure(ev, size), path)

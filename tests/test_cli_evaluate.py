@@ -102,6 +102,39 @@ class TestErrors:
         assert res.exit_code == 2 and "no such file" in res.stderr
 
 
+class TestAdaptive:
+    """--rule: random orders stopped by a stopping rule, samples reported; option conflicts fail early."""
+
+    def test_variance_rule_json_and_plot(self, files: list[str], tmp_path: Path) -> None:
+        png = tmp_path / "ad.png"
+        res = runner.invoke(
+            app,
+            ["evaluate", files[0], "--rule", "variance", "--xi", "0.2,0.1", "--min-samples", "4", "--runs", "2",
+             "--ks", "1-5", "--methods", "default,empirical", "-f", "json", "--plot", str(png)],
+        )
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        assert doc["mode"] == "adaptive" and doc["rule"]["rule"] == "variance" and doc["rule"]["values"] == [0.2, 0.1]
+        assert [c["condition"] for c in doc["cells"]] == ["xi=0.2", "xi=0.1"]
+        for c in doc["cells"]:
+            assert all(4 <= s <= 14 for s in c["samples"])
+        assert png.read_bytes()[:4] == b"\x89PNG"
+
+    @pytest.mark.parametrize(
+        ("args", "needle"),
+        [
+            (["--rule", "conformal", "--r", "10"], "use one of them"),
+            (["--xi", "0.03"], "need --rule"),
+            (["--rule", "precision", "--xi", "0.03"], "--target"),
+            (["--rule", "bogus"], "--rule"),
+            (["--rule", "conformal", "--xi", "abc"], "--xi"),
+        ],
+    )
+    def test_conflicts(self, files: list[str], args: list[str], needle: str) -> None:
+        res = runner.invoke(app, ["evaluate", files[0], *args])
+        assert res.exit_code == 2 and needle in res.stderr
+
+
 def test_help() -> None:
     """The command documents itself."""
     res = runner.invoke(app, ["evaluate", "--help"])

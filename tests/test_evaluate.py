@@ -282,3 +282,44 @@ class TestAccuracyBenchmark:
         text = doc.read_text()
         assert "old" not in text and text.endswith("## Speed\nkept\n")
         assert "| 4 | 1 |" in text and "small (9 items) at r = 9" in text and "nproc" in text
+
+
+class TestAdaptive:
+    """Adaptive mode: random orders stopped by a rule; samples and estimates checked on the reconstructed order."""
+
+    def test_always_passing_rule_stops_at_min_samples(self):
+        import zlib
+
+        from betaconform_cli.evaluate import evaluate_adaptive
+        from betaconform_cli.stopping import VarianceRule
+
+        rule = VarianceRule(xi=10.0, min_samples=5, patience=1)
+        ev = evaluate_adaptive(
+            [("small", table_of(VECTORS))], [("xi=10", rule)], EvaluateSettings(runs=3, ks=KS, n_draws=200), seed=2,
+            rule_info={"rule": "variance", "parameter": "xi", "values": [10.0]},
+        )
+        cell = ev.cell("small", "xi=10")
+        assert cell.samples.tolist() == [5, 5, 5] and cell.stopped == 3
+        order_items = sorted(VECTORS, key=lambda v: (len(v), sum(v)))
+        j = cell.methods.index("empirical")
+        for run in range(3):
+            perm = run_rng(2, "small", zlib.crc32(b"xi=10"), run).permutation(len(VECTORS))
+            first = [order_items[i] for i in perm[:5]]
+            for i, k in enumerate(KS):
+                assert cell.estimates[run, j, i] == pytest.approx(brute_error(first, k), abs=1e-12)
+        assert ev.to_dict()["mode"] == "adaptive" and "samples" in to_markdown(ev)
+
+    def test_never_passing_rule_uses_the_whole_pool(self):
+        from betaconform_cli.evaluate import evaluate_adaptive
+        from betaconform_cli.stopping import VarianceRule
+
+        ev = evaluate_adaptive(
+            [("small", table_of(VECTORS))],
+            [("xi=1e-09", VarianceRule(xi=1e-9))],
+            EvaluateSettings(runs=2, ks=KS, methods=("empirical", "binomial"), n_draws=200),
+            seed=0,
+        )
+        cell = ev.cell("small", "xi=1e-09")
+        assert cell.samples.tolist() == [9, 9] and cell.stopped == 0
+        # the whole pool's own error is the actual error: zero margin
+        assert cell.summary("empirical").margin_mean == pytest.approx(0.0, abs=1e-15)
