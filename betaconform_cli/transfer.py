@@ -1,0 +1,580 @@
+"""Prior transfer: borrow strength from fitted source datasets when a target has only a few labels.
+
+Pure core: no printing, no typer/rich; randomness through a numpy Generator. See docs/TRANSFER.md.
+
+Both methods start from the paper's transfer weight (eq. 14),
+
+    lambda_i = log(r_i) * sigmoid(a * (CosSim(E0, Ei) - b)),
+
+with index 0 the target itself (its own few labels; similarity to itself 1), and the Table 5 ablations as
+settings: `size_weight="linear"` (log r_i -> r_i), `similarity="inverse-euclidean"` (cosine -> 1 / |E0 - Ei|),
+`sigmoid=False` (lambda_i = size(r_i) * similarity).
+
+- `paper`: eq. 15, the lambda-weighted average of (w, alpha_j, beta_j) over the target's own fit and every
+  source's fit, each by the paper's two-component EM; the error table is the averaged mixture's, plug-in.
+- `default` (ours): Bayesian model averaging. Candidate 0 is no transfer: the target's own default estimate
+  (fit.analyse), whose evidence is the marginal likelihood of the labels under a vague Dirichlet over the
+  (judges, correct) cells. Candidate (i, kappa) puts a Dirichlet prior on the cells centred on source i's
+  fitted mixture with kappa pseudo-items (plus the flat pseudo-item), for each kappa in `strengths`. Each
+  candidate's prior weight is its lambda (eq. 14; split evenly over the kappas), its posterior weight is prior
+  times the Dirichlet-multinomial marginal likelihood of the target's labels: the labels, not the text, decide
+  which source to trust. The estimate is the posterior-weighted mean of the candidates' posterior means; the
+  interval is the quantile of the pooled posterior draws (candidate 0 with the no-transfer interval's spread).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, gammaln, logsumexp
+
+from .data import CountTable
+from .distributions import Mixture, error_rates, log_beta_binomial
+from .errors import EmbeddingError, ParamsError, UsageError
+from .fit import (
+    CellPosterior,
+    ErrorRow,
+    FitResult,
+    FitSettings,
+    MixtureFit,
+    analyse,
+    cell_posterior,
+    fit_paper_em,
+    mixture_log_likelihood,
+)
+
+METHODS = ("default", "paper")
+SIZE_WEIGHTS = ("log", "linear")
+SIMILARITIES = ("cosine", "inverse-euclidean")
+METHOD_DESCRIPTIONS = {
+    "default": "Bayesian transfer: each source a Dirichlet prior weighted by lambda_i times the marginal "
+    "likelihood of the target's labels, plus a no-transfer candidate",
+    "paper": "the paper's transfer (eq. 14-15): lambda-weighted average of the EM mixture parameters, plug-in",
+}
+
+
+@dataclass(frozen=True)
+class TransferSettings:
+    """Hyper-parameters of the transfer (configs/transfer.yaml documents each)."""
+
+    method: str = "default"
+    sigmoid_a: float = 10.0
+    sigmoid_b: float = 0.5
+    size_weight: str = "log"
+    similarity: str = "cosine"
+    sigmoid: bool = True
+    strengths: tuple[float, ...] = (10.0, 30.0, 100.0)
+    grid_means: int = 20
+    grid_concentrations: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
+    conflict_bayes_factor: float = 0.1
+    no_transfer_prior: float | None = 0.5
+    pool_prior: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise UsageError(f"transfer method must be one of {', '.join(METHODS)}; got {self.method!r}")
+        if self.size_weight not in SIZE_WEIGHTS:
+            raise UsageError(f"size_weight must be one of {', '.join(SIZE_WEIGHTS)}; got {self.size_weight!r}")
+        if self.similarity not in SIMILARITIES:
+            raise UsageError(f"similarity must be one of {', '.join(SIMILARITIES)}; got {self.similarity!r}")
+        if not math.isfinite(self.sigmoid_a) or not math.isfinite(self.sigmoid_b):
+            raise UsageError("sigmoid_a and sigmoid_b must be finite numbers")
+        if not self.strengths or any(not (s > 0 and math.isfinite(s)) for s in self.strengths):
+            raise UsageError(f"strengths must be a non-empty list of positive numbers; got {list(self.strengths)}")
+        if not isinstance(self.grid_means, int) or isinstance(self.grid_means, bool) or not 2 <= self.grid_means <= 1000:
+            raise UsageError(f"grid_means must be an integer between 2 and 1000; got {self.grid_means!r}")
+        if not self.grid_concentrations or any(not (c > 0 and math.isfinite(c)) for c in self.grid_concentrations):
+            raise UsageError(f"grid_concentrations must be positive numbers; got {list(self.grid_concentrations)}")
+        if self.no_transfer_prior is not None and not 0 < self.no_transfer_prior < 1:
+            raise UsageError(f"no_transfer_prior must be strictly between 0 and 1 (or null); got {self.no_transfer_prior}")
+        if not 0 <= self.pool_prior < 1:
+            raise UsageError(f"pool_prior must be in [0, 1); got {self.pool_prior}")
+        if not 0 < self.conflict_bayes_factor < 1:
+            raise UsageError(f"conflict_bayes_factor must be strictly between 0 and 1; got {self.conflict_bayes_factor}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["strengths"] = list(self.strengths)
+        d["grid_concentrations"] = list(self.grid_concentrations)
+        return d
+
+
+CONFIG_KEYS = {f.name for f in fields(TransferSettings)} - {"method"}
+
+
+def settings_from_config(config: Mapping[str, Any], where: str = "config", **overrides: Any) -> TransferSettings:
+    """TransferSettings from a configs/transfer.yaml mapping, then keyword overrides (None: keep)."""
+    if not isinstance(config, Mapping):
+        raise ParamsError(f"{where}: expected a mapping of transfer settings")
+    unknown = set(config) - CONFIG_KEYS
+    if unknown:
+        raise ParamsError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}; allowed: {', '.join(sorted(CONFIG_KEYS))}")
+    values: dict[str, Any] = {}
+    for k, v in config.items():
+        if k in ("strengths", "grid_concentrations"):
+            if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+                raise ParamsError(f"{where}: field '{k}': expected a list of numbers")
+            v = tuple(float(x) for x in v)
+        elif k == "grid_means" and (not isinstance(v, int) or isinstance(v, bool)):
+            raise ParamsError(f"{where}: field 'grid_means': expected an integer, got {v!r}")
+        elif k == "no_transfer_prior" and v is None:
+            pass
+        elif k in ("sigmoid_a", "sigmoid_b", "conflict_bayes_factor", "no_transfer_prior", "pool_prior"):
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise ParamsError(f"{where}: field '{k}': expected a number, got {v!r}")
+            v = float(v)
+        elif k == "sigmoid" and not isinstance(v, bool):
+            raise ParamsError(f"{where}: field 'sigmoid': expected true or false, got {v!r}")
+        values[k] = v
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return TransferSettings(**values)
+    except UsageError as exc:
+        raise ParamsError(f"{where}: {exc}") from None
+
+
+# --- sources ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """A fitted source dataset: its histogram, fitted mixture and mean text embedding."""
+
+    name: str
+    table: CountTable
+    mixture: Mixture
+    embedding: np.ndarray = field(repr=False)
+    model: str
+    origin: str = ""
+
+    @property
+    def items(self) -> int:
+        return self.table.items
+
+    @classmethod
+    def from_saved(cls, doc: Mapping[str, Any], origin: str) -> Source:
+        """From a validated saved fit (params.load_fit); it must carry an embedding (fit --save --embed)."""
+        emb = doc.get("embedding")
+        if emb is None:
+            raise EmbeddingError(f"{origin}: source has no text embedding; refit it with `fit DATA --save FILE --embed`")
+        hist = doc["histogram"]
+        top = max(int(k) for k in hist)
+        counts = np.zeros((top + 1, top + 1), dtype=np.int64)
+        for k, row in hist.items():
+            counts[int(k), : int(k) + 1] = row
+        if counts.sum() == 0:
+            raise ParamsError(f"{origin}: field 'histogram': no items")
+        return cls(
+            name=str(doc["dataset"]),
+            table=CountTable(counts),
+            mixture=Mixture.from_dict(doc["model"]),
+            embedding=np.asarray(emb["mean"], dtype=np.float64),
+            model=str(emb["model"]),
+            origin=origin,
+        )
+
+
+def check_embeddings(sources: Sequence[Source], model: str, dimension: int) -> None:
+    """Every source must be embedded by the same model, at the same dimension, as the targets."""
+    for s in sources:
+        if s.model != model or len(s.embedding) != dimension:
+            raise EmbeddingError(
+                f"{s.origin or s.name}: embedded with model {s.model!r} (dimension {len(s.embedding)}), but the targets use "
+                f"{model!r} (dimension {dimension}); refit the source with the same --embedding-model, or pass that model"
+            )
+
+
+# --- eq. 14: transfer weights -------------------------------------------------------------------------
+
+
+def similarities(target: np.ndarray, sources: Sequence[np.ndarray], kind: str) -> np.ndarray:
+    """CosSim(E0, Ei), or 1 / |E0 - Ei|_2 (Table 5 ablation)."""
+    e0 = np.asarray(target, dtype=float)
+    out = []
+    for e in sources:
+        e = np.asarray(e, dtype=float)
+        if kind == "cosine":
+            denom = float(np.linalg.norm(e0) * np.linalg.norm(e))
+            out.append(float(e0 @ e) / denom if denom > 0 else 0.0)
+        else:
+            d = float(np.linalg.norm(e0 - e))
+            out.append(1.0 / max(d, 1e-12))
+    return np.array(out)
+
+
+def self_similarity(source_similarities: np.ndarray, kind: str) -> float:
+    """Index 0's similarity to itself: 1 for cosine; for 1/distance (infinite) the largest source value."""
+    if kind == "cosine":
+        return 1.0
+    return float(source_similarities.max()) if len(source_similarities) else 1.0
+
+
+def transfer_weights(sizes: np.ndarray, sims: np.ndarray, settings: TransferSettings) -> np.ndarray:
+    """lambda_i = size(r_i) * sigmoid(a (sim_i - b))  (eq. 14); size = log r (or r); no sigmoid: size * sim."""
+    sizes = np.asarray(sizes, dtype=float)
+    size = np.log(np.maximum(sizes, 1.0)) if settings.size_weight == "log" else sizes
+    if settings.sigmoid:
+        g = expit(settings.sigmoid_a * (np.asarray(sims, dtype=float) - settings.sigmoid_b))
+    else:
+        g = np.maximum(np.asarray(sims, dtype=float), 0.0)
+    return np.asarray(size * g)
+
+
+# --- eq. 15: the paper's parameter averaging ----------------------------------------------------------
+
+
+def average_mixtures(mixtures: Sequence[Mixture], lambdas: np.ndarray) -> Mixture:
+    """w, alpha_j, beta_j averaged with weights lambda (eq. 15); components matched by their order (by mean)."""
+    lam = np.asarray(lambdas, dtype=float)
+    if lam.sum() <= 0:
+        raise UsageError("every transfer weight is zero: nothing to average")
+    c = mixtures[0].n_components
+    if any(m.n_components != c for m in mixtures):
+        raise UsageError("the paper's averaging needs mixtures with the same number of components")
+    lam = lam / lam.sum()
+    w = sum(l * np.asarray(m.weights) for l, m in zip(lam, mixtures))
+    a = sum(l * np.asarray(m.alphas) for l, m in zip(lam, mixtures))
+    b = sum(l * np.asarray(m.betas) for l, m in zip(lam, mixtures))
+    w = np.asarray(w) / np.sum(w)
+    return Mixture(tuple(map(float, w)), tuple(map(float, a)), tuple(map(float, b)))
+
+
+# --- the default: Bayesian model averaging over sources -----------------------------------------------
+
+
+def cell_counts(table: CountTable) -> np.ndarray:
+    """The table's counts in `cell_posterior`'s cell order (each K with items, then S = 0..K)."""
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    return np.concatenate([table.counts[int(k), : int(k) + 1] for k in rows]).astype(float)
+
+
+def no_transfer_log_evidence(table: CountTable, grid_means: int, grid_concentrations: Sequence[float]) -> float:
+    """log P(the labeled items, in order | no transfer): a single Beta-Binomial whose (mean, concentration) has
+    a uniform prior over a grid (means (i + 1/2) / grid_means, the given concentrations a + b).
+
+    A proper, vague model that adapts to the labels, as the no-transfer fit does; the sources must predict
+    the labels better than it to earn weight (its Occam factor is the grid's size).
+    """
+    big_k, s, n = table.cells()
+    m = (np.arange(grid_means) + 0.5) / grid_means
+    c = np.asarray(grid_concentrations, dtype=float)
+    a = (m[:, None] * c[None, :]).ravel()
+    b = ((1 - m)[:, None] * c[None, :]).ravel()
+    ll = log_beta_binomial(s[None, :], big_k[None, :], a[:, None], b[:, None])  # pmf of S, as the cells
+    per_grid = ll @ n.astype(float)
+    return float(logsumexp(per_grid) - math.log(len(per_grid)))
+
+
+def dirichlet_multinomial_log_ml(counts: np.ndarray, alpha: np.ndarray) -> float:
+    """log P(the labeled items, in order | Dirichlet(alpha) over cells): the Dirichlet-multinomial evidence.
+
+    log Gamma(A) - log Gamma(A + N) + sum_c [log Gamma(alpha_c + n_c) - log Gamma(alpha_c)].
+    """
+    n = np.asarray(counts, dtype=float)
+    a = np.asarray(alpha, dtype=float)
+    return float(gammaln(a.sum()) - gammaln(a.sum() + n.sum()) + np.sum(gammaln(a + n) - gammaln(a)))
+
+
+@dataclass(frozen=True)
+class SourceWeight:
+    """One source's place in a transfer."""
+
+    name: str
+    items: int
+    similarity: float
+    transfer_weight: float  # lambda_i (eq. 14)
+    prior_weight: float  # lambda_i / sum_j lambda_j, index 0 included
+    log_evidence: float | None  # default method: log marginal likelihood of the target's labels (best kappa)
+    weight: float  # final weight: posterior weight (default) or normalised lambda (paper)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "items": self.items,
+            "similarity": self.similarity,
+            "lambda": self.transfer_weight,
+            "prior_weight": self.prior_weight,
+            "log_evidence": self.log_evidence,
+            "weight": self.weight,
+        }
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    """The transferred estimate, the no-transfer estimate of the same labels, and how sources were weighted."""
+
+    settings: TransferSettings
+    result: FitResult
+    without: FitResult
+    sources: tuple[SourceWeight, ...]
+    target_weight: float  # final weight of index 0 (no transfer / the target's own fit)
+    target_prior_weight: float
+    conflict: bool
+    conflict_reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings.to_dict(),
+            "target_weight": self.target_weight,
+            "target_prior_weight": self.target_prior_weight,
+            "prior_conflict": self.conflict,
+            "prior_conflict_reason": self.conflict_reason,
+        }
+
+
+def _rows(
+    ks: tuple[int, ...], centre: np.ndarray, low: np.ndarray, high: np.ndarray, mixture: Mixture, base: FitResult
+) -> tuple[ErrorRow, ...]:
+    mix_err = error_rates(mixture, ks)
+    out = []
+    for i, k in enumerate(ks):
+        b = base.row(k)
+        out.append(
+            ErrorRow(
+                k=k,
+                estimate=float(centre[i]),
+                low=float(min(low[i], centre[i])),
+                high=float(max(high[i], centre[i])),
+                mixture=mix_err[k],
+                binomial=b.binomial,
+                beta_binomial=b.beta_binomial,
+                empirical=b.empirical,
+            )
+        )
+    return tuple(out)
+
+
+def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 1e-4) -> Mixture:
+    """sum_i weights_i * mixture_i as one mixture (components under `floor` dropped)."""
+    w, a, b = [], [], []
+    for m, p in zip(mixtures, weights):
+        for wj, aj, bj in zip(m.weights, m.alphas, m.betas):
+            if p * wj >= floor:
+                w.append(p * wj)
+                a.append(aj)
+                b.append(bj)
+    total = sum(w)
+    return Mixture(tuple(x / total for x in w), tuple(a), tuple(b)).sorted()
+
+
+def _weighted_quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    tail = (1 - level) / 2
+    return np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0)
+
+
+def transfer(
+    target: CountTable,
+    target_embedding: np.ndarray,
+    sources: Sequence[Source],
+    settings: TransferSettings = TransferSettings(),
+    fit_settings: FitSettings = FitSettings(),
+    rng: np.random.Generator | None = None,
+    without: FitResult | None = None,
+    source_fits: Mapping[str, Mixture] | None = None,
+) -> TransferResult:
+    """Transfer from `sources` to a target with a few labels (its histogram and mean text embedding).
+
+    `without`: the target's no-transfer fit when already computed; `source_fits`: the paper method's EM fit
+    of each source by name (computed here when missing; pass them to reuse across many targets).
+    """
+    rng = rng if rng is not None else np.random.default_rng(0)
+    if not sources:
+        raise UsageError("transfer needs at least one source")
+    if target.items < 1:
+        raise UsageError("the target has no labeled items")
+    ks = tuple(fit_settings.ks)
+    base_settings = replace(fit_settings, method="default")
+    without = without if without is not None else analyse(target, base_settings, rng)
+    sims = similarities(target_embedding, [s.embedding for s in sources], settings.similarity)
+    sizes = np.array([target.items] + [s.items for s in sources], dtype=float)
+    all_sims = np.concatenate(([self_similarity(sims, settings.similarity)], sims))
+    lam = transfer_weights(sizes, all_sims, settings)
+    prior = lam / lam.sum() if lam.sum() > 0 else np.full(len(lam), 1 / len(lam))
+    counts = cell_counts(target)
+    log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
+    flat = fit_settings.flat
+
+    # the evidence of each source (and kappa): also drives the conflict check of the paper method
+    posts: list[list[CellPosterior]] = []
+    log_mls = np.zeros((len(sources), len(settings.strengths)))
+    for i, s in enumerate(sources):
+        row = []
+        for j, kappa in enumerate(settings.strengths):
+            post = cell_posterior(target, s.mixture, ks, kappa, flat)
+            row.append(post)
+            log_mls[i, j] = dirichlet_multinomial_log_ml(counts, post.concentration - counts)
+        posts.append(row)
+    # prior predictive of the labels under the similarity-weighted sources, against the vague prior
+    src_prior = prior[1:] / prior[1:].sum() if prior[1:].sum() > 0 else np.full(len(sources), 1 / len(sources))
+    log_pred_sources = float(
+        np.log(np.sum(src_prior[:, None] / len(settings.strengths) * np.exp(log_mls - log_ml0)) + 1e-300)
+    )
+    conflict = log_pred_sources < math.log(settings.conflict_bayes_factor)
+    reason = (
+        f"the target's labels are {math.exp(-log_pred_sources):.3g} times more likely without the sources' prior "
+        f"than with it (similarity-weighted); the sources describe judges that behave differently here"
+        if conflict
+        else ""
+    )
+
+    if settings.method == "paper":
+        fits = dict(source_fits or {})
+        mixtures = [fit_paper_em(target).mixture]
+        for s in sources:
+            if s.name not in fits:
+                fits[s.name] = fit_paper_em(s.table).mixture
+            mixtures.append(fits[s.name])
+        avg = average_mixtures(mixtures, lam)
+        mix_err = error_rates(avg, ks)
+        centre = np.array([mix_err[k] for k in ks])
+        post = cell_posterior(target, avg, ks, fit_settings.strength, flat)
+        low, high = post.interval_scaled(rng, fit_settings.confidence_level, target.items + flat, fit_settings.n_draws)
+        fit = MixtureFit(avg, "paper-transfer", mixture_log_likelihood(target, avg), True, 0, 1, target.items)
+        result = FitResult(base_settings, fit, without.binomial, without.beta_binomial, _rows(ks, centre, low, high, avg, without))
+        weights = prior
+        src = tuple(
+            SourceWeight(s.name, s.items, float(sims[i]), float(lam[i + 1]), float(prior[i + 1]), None, float(weights[i + 1]))
+            for i, s in enumerate(sources)
+        )
+        return TransferResult(settings, result, without, src, float(weights[0]), float(prior[0]), conflict, reason)
+
+    # default: posterior weights over {no transfer} + {(source i, kappa)} + {(pool, kappa)}
+    n_k = len(settings.strengths)
+    if settings.no_transfer_prior is not None:
+        prior = np.concatenate(([settings.no_transfer_prior], (1 - settings.no_transfer_prior) * src_prior))
+    pool_mass = prior[1:].sum() * settings.pool_prior if len(sources) > 1 else 0.0
+    cand_prior = np.concatenate(([prior[0]], prior[1:] * (1 - pool_mass / max(prior[1:].sum(), 1e-300)), [pool_mass]))
+    pool = _combined([s.mixture for s in sources], list(src_prior))
+    pool_posts = [cell_posterior(target, pool, ks, kappa, flat) for kappa in settings.strengths]
+    posts.append(pool_posts)
+    log_mls = np.vstack((log_mls, [dirichlet_multinomial_log_ml(counts, p.concentration - counts) for p in pool_posts]))
+    log_post = np.concatenate(
+        ([math.log(cand_prior[0] + 1e-300) + log_ml0], (np.log(cand_prior[1:] + 1e-300)[:, None] - math.log(n_k) + log_mls).ravel())
+    )
+    pw = np.exp(log_post - log_post.max())
+    pw /= pw.sum()
+    means = [np.array([r.estimate for r in without.rows])]
+    for row in posts:
+        means.extend(p.mean() for p in row)
+    centre = np.sum(pw[:, None] * np.vstack(means), axis=0)
+    # interval: pooled posterior draws, each candidate drawn in proportion to its weight
+    own = cell_posterior(target, without.fit.mixture, ks, fit_settings.strength, flat)
+    alloc = rng.multinomial(fit_settings.n_draws, pw)
+    draws = []
+    if alloc[0]:
+        m0 = own.concentration / own.concentration.sum()
+        g = rng.gamma(m0 * (target.items + flat), size=(alloc[0], len(m0)))
+        draws.append((g / g.sum(axis=1, keepdims=True)) @ own.errors)
+    flat_posts = [p for row in posts for p in row]
+    for c, p in zip(alloc[1:], flat_posts):
+        if c:
+            draws.append(p.draws(rng, int(c)))
+    low, high = _weighted_quantiles(np.vstack(draws), fit_settings.confidence_level)
+    cand_w = pw[1:].reshape(len(sources) + 1, n_k).sum(axis=1)
+    # a source's final weight: its own candidates plus its share of the pool's
+    src_w = cand_w[:-1] + cand_w[-1] * src_prior
+    mixture = _combined([without.fit.mixture] + [s.mixture for s in sources], [pw[0]] + list(src_w))
+    fit = MixtureFit(mixture, "transfer", mixture_log_likelihood(target, mixture), True, 0, 1, target.items)
+    result = FitResult(base_settings, fit, without.binomial, without.beta_binomial, _rows(ks, centre, low, high, mixture, without))
+    src = tuple(
+        SourceWeight(s.name, s.items, float(sims[i]), float(lam[i + 1]), float(prior[i + 1]), float(log_mls[i].max()), float(src_w[i]))
+        for i, s in enumerate(sources)
+    )
+    return TransferResult(settings, result, without, src, float(pw[0]), float(prior[0]), conflict, reason)
+
+
+# --- many targets, documents and views ------------------------------------------------------------------
+
+
+def single_threaded_blas() -> Any:
+    """OpenBLAS limited to one thread: the fits are many tiny problems that slow down ~30x when BLAS threads
+    spin on a loaded 2-core machine (threadpoolctl ships with the scientific stack)."""
+    import contextlib
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - depends on the environment
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def transfer_many(
+    targets: Sequence[tuple[CountTable, np.ndarray]],
+    sources: Sequence[Source],
+    settings: TransferSettings = TransferSettings(),
+    fit_settings: FitSettings = FitSettings(),
+    seed: int = 0,
+) -> list[TransferResult]:
+    """`transfer` for each (table, mean embedding); source fits are shared; target i uses rng seed [seed, i]."""
+    with single_threaded_blas():
+        fits = {s.name: fit_paper_em(s.table).mixture for s in sources} if settings.method == "paper" else None
+        return [
+            transfer(t, e, sources, settings, fit_settings, np.random.default_rng([seed, i]), source_fits=fits)
+            for i, (t, e) in enumerate(targets)
+        ]
+
+
+def transfer_document(
+    name: str, source: str, table: CountTable, res: TransferResult, seed: int, skipped: int = 0
+) -> dict[str, Any]:
+    """The JSON object of one target: `fit`'s, plus "sources", "without_transfer" and "transfer"."""
+    from . import report
+
+    doc = report.fit_document("transfer", name, source, table, res.result, seed, skipped)
+    doc["method"] = f"transfer-{res.settings.method}"
+    doc["method_description"] = METHOD_DESCRIPTIONS[res.settings.method]
+    doc["sources"] = [s.to_dict() for s in res.sources]
+    doc["without_transfer"] = [r.to_dict() for r in res.without.rows]
+    doc["transfer"] = res.to_dict()
+    return doc
+
+
+def transfer_views(d: Mapping[str, Any]) -> list[Any]:
+    """Two TableViews: the sources (similarity, lambda, prior and final weight) and the error tables side by side."""
+    from .report import TableView, pct
+
+    t = d["transfer"]
+    src_rows = [
+        (
+            "(no transfer: target's own labels)",
+            str(d["items"]),
+            "1.000",
+            "—",
+            f"{t['target_prior_weight']:.3f}",
+            f"{t['target_weight']:.3f}",
+        )
+    ]
+    for s in d["sources"]:
+        src_rows.append(
+            (s["name"], str(s["items"]), f"{s['similarity']:.3f}", f"{s['lambda']:.3f}", f"{s['prior_weight']:.3f}", f"{s['weight']:.3f}")
+        )
+    sources_view = TableView(
+        title=f"{d['dataset']}: sources ({d['method']})",
+        columns=("source", "items", "similarity", "lambda (eq. 14)", "prior weight", "final weight"),
+        rows=tuple(src_rows),
+    )
+    cl = d.get("interval", {}).get("confidence_level", 0.9)
+    without = {r["k"]: r for r in d["without_transfer"]}
+    rows = []
+    for r in d["error_rates"]:
+        w = without[r["k"]]
+        rows.append(
+            (
+                f"{r['k']}{'*' if r['k'] % 2 == 0 else ''}",
+                f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
+                f"{pct(w['estimate'])} [{pct(w['low'])}, {pct(w['high'])}]",
+                pct(r["empirical"]),
+            )
+        )
+    errors_view = TableView(
+        title=f"{d['dataset']}: majority-vote error by number of judges k",
+        columns=("k", f"with transfer [{round(100 * cl)}%]", f"without transfer [{round(100 * cl)}%]", "empirical"),
+        rows=tuple(rows),
+        caption="* even k: a tie (k/2 correct) counts as half an error"
+        + ("; WARNING: prior conflict (see stderr)" if t["prior_conflict"] else ""),
+    )
+    return [sources_view, errors_view]
