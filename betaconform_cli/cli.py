@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__, params, report
-from .data import Dataset, InputSpec, read_datasets
+from .data import Dataset, InputSpec, begin_read, expand_paths, read_dataset, read_datasets
 from .errors import BetaConformError, FitWarning, UsageError
 from .settings import FitSettings, Prior
 
@@ -239,7 +239,10 @@ def fit(
     if embed and save is None and save_dir is None:
         raise UsageError("--embed adds the mean embedding to a saved fit: add --save FILE or --save-dir DIR")
     check_gate([], max_error, at_k, on)
-    datasets = read_datasets(data, spec, keep_items=embed)
+    paths = expand_paths(data)
+    first = begin_read(paths[0], spec, keep_items=embed)  # a big file's workers start counting now ...
+    from . import fit as _fit  # noqa: F401  ... while scipy is imported here
+    datasets = [first.result()] + [read_dataset(p, spec, keep_items=embed) for p in paths[1:]]
     if save is not None and len(datasets) > 1:
         raise UsageError(f"--save takes one input, got {len(datasets)}; use --save-dir DIR for many")
     docs = []
@@ -493,6 +496,10 @@ def evaluate(
     tau: Annotated[Optional[float], typer.Option("--tau", help="adaptive, conformal: Proposition 4.1 scale (default 25)")] = None,
     patience: Annotated[Optional[int], typer.Option("--patience", help="adaptive: consecutive passing checks to stop")] = None,
     min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="adaptive: never stop before this many labels (default 10)")] = None,
+    transfer_mode: Annotated[bool, typer.Option("--transfer", help="leave-one-out prior transfer: each dataset the target once, the other datasets of its folder the sources (default --r 10)")] = False,
+    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="transfer: local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="transfer: embedding cache directory")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="transfer: do not read or write the embedding cache")] = False,
     methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)")] = "all",
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
@@ -524,10 +531,16 @@ def evaluate(
     chosen = ev_core.ESTIMATORS if methods.strip() == "all" else tuple(m.strip() for m in methods.split(",") if m.strip())
     if rule is not None and r is not None:
         raise UsageError("--r sets fixed-r mode and --rule adaptive mode: use one of them")
+    if rule is not None and transfer_mode:
+        raise UsageError("--rule (adaptive mode) and --transfer are separate modes: use one of them")
+    if transfer_mode and methods.strip() != "all":
+        raise UsageError("--transfer always compares no transfer, transfer, paper transfer and empirical: drop --methods")
+    if not transfer_mode and any(v is not None for v in (embedding_model, cache_dir)):
+        raise UsageError("--embedding-model and --cache-dir need --transfer")
     if rule is None and any(v is not None for v in (xi, target, epsilon, tau, patience, min_samples)):
         raise UsageError("--xi, --target, --epsilon, --tau, --patience and --min-samples need --rule")
     settings = ev_core.EvaluateSettings(
-        sizes=_int_list(r or "10,30,56", "--r"), runs=runs, methods=chosen, ks=parse_ks(ks), confidence_level=confidence_level
+        sizes=_int_list(r or ("10" if transfer_mode else "10,30,56"), "--r"), runs=runs, methods=chosen, ks=parse_ks(ks), confidence_level=confidence_level
     )
     rules: list[tuple[str, Any]] = []
     rule_info: dict[str, Any] | None = None
@@ -566,10 +579,25 @@ def evaluate(
     spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
     if tolerance is not None and tolerance < 0:
         raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
-    datasets = read_datasets(data, spec)
+    datasets = read_datasets(data, spec, keep_items=transfer_mode)
     for ds in datasets:
         if ds.skipped:
             err.print(f"{ds.source}: skipped {ds.skipped} invalid line(s)", markup=False)
+    transfer_data = []
+    if transfer_mode:
+        from . import embeddings
+
+        embedder = embeddings.load_embedder(embedding_model, cache_dir=None if no_cache else embeddings.cache_path(cache_dir))
+        for ds in datasets:
+            items = ds.items or ()
+            vectors = np.asarray(embedder.embed(embeddings.item_texts(ds)), dtype=np.float64)
+            transfer_data.append(
+                ev_core.TransferData(
+                    ds.name, str(Path(ds.source).resolve().parent),
+                    np.array([it.judges for it in items], dtype=np.int64), np.array([it.correct for it in items], dtype=np.int64),
+                    vectors, embedder.name,
+                )
+            )
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     total = settings.runs * (len(rules) or len(settings.sizes)) * len(datasets)
@@ -583,7 +611,9 @@ def evaluate(
             progress.update(task, completed=done, description=label)
 
         named = [(ds.name, ds.table) for ds in datasets]
-        if rules:
+        if transfer_mode:
+            evaluation = ev_core.evaluate_transfer(transfer_data, settings, seed, advance)
+        elif rules:
             evaluation = ev_core.evaluate_adaptive(named, rules, settings, seed, advance, rule_info)
         else:
             evaluation = ev_core.evaluate(named, settings, seed, advance)
@@ -626,6 +656,118 @@ def evaluate(
 
         plot_evaluation(evaluation, plot, plot_r)
         err.print(f"wrote {plot}", markup=False)
+
+
+@app.command("transfer")
+def transfer_cmd(
+    targets: Annotated[list[str], typer.Argument(help="target judgment JSONL files (a few labeled items with text), directories or globs")],
+    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed): a directory, glob or files; repeatable")],
+    method: Annotated[str, typer.Option("--method", help="default (Bayesian: the target's labels weigh each source) or paper (eq. 14-15 averaging)")] = "default",
+    size_weight: Annotated[Optional[str], typer.Option("--size-weight", help="eq. 14 size term: log (log r_i) or linear (r_i, Table 5 ablation)")] = None,
+    similarity: Annotated[Optional[str], typer.Option("--similarity", help="cosine or inverse-euclidean (Table 5 ablation)")] = None,
+    sigmoid: Annotated[Optional[bool], typer.Option("--sigmoid/--no-sigmoid", help="eq. 14's sigmoid (--no-sigmoid: Table 5 ablation)")] = None,
+    sigmoid_a: Annotated[Optional[float], typer.Option("--sigmoid-a", help="eq. 14's a (default from configs/transfer.yaml: 10)")] = None,
+    sigmoid_b: Annotated[Optional[float], typer.Option("--sigmoid-b", help="eq. 14's b (default from configs/transfer.yaml: 0.5)")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="transfer hyper-parameters YAML (like configs/transfer.yaml)")] = None,
+    ks: KsOpt = "1-11",
+    confidence_level: ConfOpt = 0.9,
+    seed: SeedOpt = 0,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    save: Annotated[Optional[Path], typer.Option("--save", help="save the transferred fit as YAML (one target only); report reads it")] = None,
+    save_dir: Annotated[Optional[Path], typer.Option("--save-dir", help="save one <target>.yaml per target here")] = None,
+    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="embedding cache directory")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="do not read or write the embedding cache")] = False,
+    judgments_field: JudgmentsField = "judgments",
+    correct_field: CorrectField = "correct",
+    judges_field: JudgesField = "judges",
+    verdicts_field: VerdictsField = "verdicts",
+    label_field: LabelField = "label",
+    id_field: IdField = "id",
+    text_field: TextField = "text",
+    tolerance: ToleranceOpt = None,
+    skip_invalid: SkipOpt = False,
+) -> None:
+    """Borrow strength from fitted source datasets for targets with only a few labels."""
+    import yaml
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from . import embeddings, transfer
+    from .errors import ParamsError
+
+    fmt_ = resolve_format(fmt, output)
+    settings = FitSettings(ks=parse_ks(ks), confidence_level=confidence_level)
+    cfg: Any = {}
+    if config is not None:
+        try:
+            cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ParamsError(f"{config}: cannot read transfer config: {exc}") from None
+    tsettings = transfer.settings_from_config(
+        cfg, str(config or "config"), method=method, size_weight=size_weight, similarity=similarity,
+        sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
+    )
+    if save is not None and save_dir is not None:
+        raise UsageError("use --save FILE or --save-dir DIR, not both")
+    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+    source_paths = [p for arg in sources for p in _source_files(arg)]
+    srcs = [transfer.Source.from_saved(params.load_fit(p), str(p)) for p in source_paths]
+    datasets = read_datasets(targets, spec, keep_items=True)
+    if save is not None and len(datasets) > 1:
+        raise UsageError(f"--save takes one target, got {len(datasets)}; use --save-dir DIR for many")
+    texts = {ds.name: embeddings.item_texts(ds) for ds in datasets}  # a missing text fails before any model time
+    embedder = embeddings.load_embedder(embedding_model, cache_dir=None if no_cache else embeddings.cache_path(cache_dir))
+    transfer.check_embeddings(srcs, embedder.name, embedder.dimension)
+    with Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("embedding", total=None)
+        embedder.progress = lambda done, total: bar.update(task, completed=done, total=total)
+        target_vectors = {name: embeddings.mean_embedding(embedder, t) for name, t in texts.items()}
+    docs = []
+    results = transfer.transfer_many(
+        [(ds.table, target_vectors[ds.name]) for ds in datasets], srcs, tsettings, settings, seed
+    )
+    for ds, res in zip(datasets, results):
+        if ds.skipped:
+            err.print(f"{ds.source}: skipped {ds.skipped} invalid line(s)", markup=False)
+        doc = transfer.transfer_document(ds.name, ds.source, ds.table, res, seed, ds.skipped)
+        docs.append(doc)
+        if res.conflict:
+            err.print(f"warning: {ds.name}: prior conflict: {res.conflict_reason}", markup=False)
+        if save is not None or save_dir is not None:
+            target = save if save is not None else save_dir / f"{ds.name}.yaml"  # type: ignore[operator]
+            emb = {"model": embedder.name, "dimension": int(embedder.dimension), "texts": len(texts[ds.name]),
+                   "mean": [float(x) for x in target_vectors[ds.name]]}
+            params.dump_fit(target, report.saved_document(doc, emb))
+            err.print(f"saved {target}", markup=False)
+    if fmt_ == "table":
+        console = out if output is None else Console(file=None, record=True, width=110, highlight=False)
+        for d in docs:
+            for view in transfer.transfer_views(d):
+                console.print(rich_table(view))
+            console.print(report.describe(d), markup=False)
+            console.print()
+        if output is not None:
+            params.atomic_write_text(output, console.export_text())
+            err.print(f"wrote {output}", markup=False)
+        return
+    emit(docs, fmt_, output, [], chart=False)
+
+
+def _source_files(arg: str) -> list[Path]:
+    """--sources: a directory (every *.yaml / *.yml inside), a glob, or a file."""
+    import glob as _glob
+
+    p = Path(arg)
+    if p.is_dir():
+        found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix in (".yaml", ".yml"))
+    elif any(ch in arg for ch in "*?["):
+        found = sorted(Path(x) for x in _glob.glob(arg) if Path(x).is_file())
+    else:
+        found = [p]
+    if not found:
+        raise UsageError(f"--sources {arg}: no source YAML file found")
+    return found
 
 
 def version_callback(value: bool) -> None:

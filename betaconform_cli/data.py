@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import gzip
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -363,88 +364,222 @@ def _fast_counts(obj: Any, field: str) -> tuple[int, int] | None:
     return judges, ones
 
 
-def read_dataset(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False) -> Dataset:
-    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field.
+@dataclass
+class _Scan:
+    """What one pass over some lines found; errors are data here (local line numbers), raised by the caller."""
 
-    Memory stays flat in the number of items unless keep_items: only the (judges, correct) counts are kept.
-    """
-    path = Path(path)
-    src = str(path)
+    counts: dict[tuple[int, int], int]
+    items: list[Item]
+    skipped: int = 0
     shape: str | None = None
+    first_line: int = 0
+    lines: int = 0
+    error: tuple[int, str, str | None] | None = None
+
+
+def _scan(lines: Iterator[bytes], spec: InputSpec, keep_items: bool) -> _Scan:
+    """Count (judges, correct) over lines numbered from 1; stop at the first bad line unless skip_invalid."""
     counts: dict[tuple[int, int], int] = {}
-    items: list[Item] = []
-    skipped = 0
+    out = _Scan(counts, [])
+    items = out.items
     loads = orjson.loads
     get = counts.get
     field = spec.judgments_field
-    fast = False  # becomes True once the file's shape is known to be a list of judgments
+    shape: str | None = None
+    fast = False  # True once the shape is known to be a list of judgments
     lineno = 0
-    fh = _open(path)
-    try:
-        with fh:
-            for raw in fh:
-                lineno += 1
-                try:
-                    obj = loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    if not raw.strip():
-                        continue
-                    if spec.skip_invalid:
-                        skipped += 1
-                        continue
-                    raise InputError(src, f"malformed JSON ({exc})", line=lineno) from None
-                if fast:
-                    key = _fast_counts(obj, field)
-                    if key is not None:
-                        counts[key] = get(key, 0) + 1
-                        continue
-                try:
-                    if shape is None:
-                        if not isinstance(obj, dict):
-                            raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
-                        line_shape = _detect_shape(obj, spec)
-                    else:
-                        line_shape = shape
-                        if type(obj) is dict and field not in obj and shape in ("list", "dict"):
-                            try:
-                                other = _detect_shape(obj, spec)
-                            except _LineError:
-                                other = None
-                            if other is not None and other != shape:
-                                raise _LineError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
-                    key = _parse_item(obj, line_shape, spec)
-                    if keep_items:
-                        ident = obj.get(spec.id_field)
-                        text = obj.get(spec.text_field)
-                        if text is not None and not isinstance(text, str):
-                            raise _LineError(spec.text_field, f"must be a string, got {type(text).__name__}")
-                        items.append(Item(key[0], key[1], None if ident is None else str(ident), text, lineno))
-                except _LineError as err:
-                    if spec.skip_invalid:
-                        skipped += 1
-                        continue
-                    raise InputError(src, err.message, line=lineno, field=err.field) from None
-                shape = line_shape
-                fast = shape == "list" and not keep_items
+    for raw in lines:
+        lineno += 1
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if not raw.strip():
+                continue
+            if spec.skip_invalid:
+                out.skipped += 1
+                continue
+            out.error = (lineno, f"malformed JSON ({exc})", None)
+            break
+        if fast:
+            key = _fast_counts(obj, field)
+            if key is not None:
                 counts[key] = get(key, 0) + 1
-    except (OSError, EOFError) as exc:
-        raise InputError(src, f"read failed after line {lineno}: {exc}") from None
-    if not counts:
-        if skipped:
-            raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
-        raise InputError(src, "empty file: no items")
-    top = max(k for k, _ in counts)
-    arr = np.zeros((top + 1, top + 1), dtype=np.int64)
-    for (k, s), n in counts.items():
-        arr[k, s] = n
-    return Dataset(
-        name=dataset_name(path),
-        source=src,
-        table=CountTable(arr),
-        shape=shape or "list",
-        skipped=skipped,
-        items=tuple(items) if keep_items else None,
-    )
+                continue
+        try:
+            if shape is None:
+                if not isinstance(obj, dict):
+                    raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+                line_shape = _detect_shape(obj, spec)
+            else:
+                line_shape = shape
+                if type(obj) is dict and field not in obj and shape in ("list", "dict"):
+                    try:
+                        other = _detect_shape(obj, spec)
+                    except _LineError:
+                        other = None
+                    if other is not None and other != shape:
+                        raise _LineError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
+            key = _parse_item(obj, line_shape, spec)
+            if keep_items:
+                ident = obj.get(spec.id_field)
+                text = obj.get(spec.text_field)
+                if text is not None and not isinstance(text, str):
+                    raise _LineError(spec.text_field, f"must be a string, got {type(text).__name__}")
+                items.append(Item(key[0], key[1], None if ident is None else str(ident), text, lineno))
+        except _LineError as err:
+            if spec.skip_invalid:
+                out.skipped += 1
+                continue
+            out.error = (lineno, err.message, err.field)
+            break
+        if shape is None:
+            out.first_line = lineno
+        shape = line_shape
+        fast = shape == "list" and not keep_items
+        counts[key] = get(key, 0) + 1
+    out.shape = shape
+    out.lines = lineno
+    return out
+
+
+PARALLEL_MIN_BYTES = 32 << 20
+
+
+def _byte_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    """Split a file into `parts` ranges that start right after a newline."""
+    size = path.stat().st_size
+    starts = [0]
+    with open(path, "rb") as fh:
+        for i in range(1, parts):
+            fh.seek(size * i // parts)
+            fh.readline()
+            pos = fh.tell()
+            if starts[-1] < pos < size:
+                starts.append(pos)
+    return list(zip(starts, starts[1:] + [size]))
+
+
+def _scan_range(job: tuple[str, int, int, InputSpec]) -> _Scan:
+    path, start, end, spec = job
+
+    def lines() -> Iterator[bytes]:
+        pos = start
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            for raw in fh:
+                yield raw
+                pos += len(raw)
+                if pos >= end:
+                    return
+
+    return _scan(lines(), spec, False)
+
+
+def _workers(path: Path, keep_items: bool, workers: int | None) -> int:
+    """Worker processes for one file: several only for big plain files on Linux (fork), else one."""
+    if workers is not None:
+        return max(1, workers)
+    if keep_items or path.name.endswith(".gz") or sys.platform != "linux":
+        return 1
+    try:
+        big = path.stat().st_size >= PARALLEL_MIN_BYTES
+    except OSError:
+        return 1
+    return min(os.cpu_count() or 1, 4) if big else 1
+
+
+class PendingRead:
+    """A read that has started: for a big file the worker processes are already counting.
+
+    `begin_read` forks the workers and returns at once, so the caller can do other work (the CLI imports
+    scipy meanwhile); `result()` waits, merges the ranges and raises the first error in file order.
+    """
+
+    def __init__(self, path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None):
+        self.path = Path(path)
+        self.spec = spec
+        self.keep_items = keep_items
+        self._pool: Any = None
+        self._async: Any = None
+        n_workers = _workers(self.path, keep_items, workers)
+        if n_workers > 1 and not keep_items and not self.path.name.endswith(".gz"):
+            try:
+                jobs = [(str(self.path), a, b, spec) for a, b in _byte_ranges(self.path, n_workers)]
+            except OSError as exc:
+                raise InputError(str(self.path), f"cannot open: {exc.strerror or exc}") from None
+            if len(jobs) > 1:
+                import multiprocessing
+
+                self._pool = multiprocessing.get_context("fork").Pool(len(jobs))
+                self._async = self._pool.map_async(_scan_range, jobs)
+
+    def _scans(self) -> list[_Scan]:
+        if self._async is not None:
+            try:
+                return list(self._async.get())
+            finally:
+                self._pool.close()
+                self._pool.join()
+        with _open(self.path) as fh:
+            return [_scan(iter(fh), self.spec, self.keep_items)]
+
+    def result(self) -> Dataset:
+        src = str(self.path)
+        try:
+            scans = self._scans()
+        except (OSError, EOFError) as exc:
+            raise InputError(src, f"read failed: {exc}") from None
+        counts: dict[tuple[int, int], int] = {}
+        shape: str | None = None
+        skipped = offset = 0
+        for sc in scans:
+            if sc.error is not None:
+                line, message, field_name = sc.error
+                raise InputError(src, message, line=offset + line, field=field_name)
+            if sc.shape is not None:
+                if shape is not None and sc.shape != shape:
+                    raise InputError(
+                        src,
+                        f"mixed shapes in one file: this line is '{sc.shape}', the file's first item is '{shape}'",
+                        line=offset + sc.first_line,
+                    )
+                shape = sc.shape
+            for key, n in sc.counts.items():
+                counts[key] = counts.get(key, 0) + n
+            skipped += sc.skipped
+            offset += sc.lines
+        if not counts:
+            if skipped:
+                raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
+            raise InputError(src, "empty file: no items")
+        top = max(k for k, _ in counts)
+        arr = np.zeros((top + 1, top + 1), dtype=np.int64)
+        for (k, s), n in counts.items():
+            arr[k, s] = n
+        return Dataset(
+            name=dataset_name(self.path),
+            source=src,
+            table=CountTable(arr),
+            shape=shape or "list",
+            skipped=skipped,
+            items=tuple(scans[0].items) if self.keep_items else None,
+        )
+
+
+def begin_read(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None) -> PendingRead:
+    return PendingRead(path, spec, keep_items, workers)
+
+
+def read_dataset(
+    path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None
+) -> Dataset:
+    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field.
+
+    Memory stays flat in the number of items unless keep_items: only the (judges, correct) counts are kept.
+    Big plain files are split into byte ranges counted by `workers` processes (default: one per core, for
+    files of 32 MiB or more); line numbers in errors are the same as a single pass would give.
+    """
+    return PendingRead(path, spec, keep_items, workers).result()
 
 
 def read_datasets(arguments: list[str], spec: InputSpec = InputSpec(), keep_items: bool = False) -> list[Dataset]:

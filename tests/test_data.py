@@ -144,3 +144,38 @@ class TestNeverCrashes:
 def test_count_table_from_pairs_validates() -> None:
     with pytest.raises(ValueError):
         CountTable(np.array([[0, 1], [0, 0]]))
+
+
+class TestParallelRead:
+    """Reading a file in several byte ranges gives the same counts and the same error lines as one pass."""
+
+    def test_same_counts(self, write_jsonl) -> None:
+        rng = np.random.default_rng(0)
+        rows = [{"judgments": [int(v) for v in rng.random(int(rng.integers(1, 9))) < 0.6]} for _ in range(3000)]
+        p = write_jsonl("big.jsonl", rows)
+        one = read_dataset(p, workers=1).table.counts
+        for workers in (2, 3, 7):
+            np.testing.assert_array_equal(read_dataset(p, workers=workers).table.counts, one)
+
+    @pytest.mark.parametrize("bad_line", [1, 1500, 2999, 3000])
+    def test_same_error_line(self, write_jsonl, bad_line: int) -> None:
+        lines = ['{"judgments": [1, 0, 1]}'] * 3000
+        lines[bad_line - 1] = '{"judgments": [1, 5]}'
+        p = write_jsonl("bad.jsonl", lines, raw=True)
+        for workers in (1, 2, 3):
+            with pytest.raises(InputError) as info:
+                read_dataset(p, workers=workers)
+            assert info.value.line == bad_line and info.value.field == "judgments[1]"
+
+    def test_mixed_shapes_across_ranges(self, write_jsonl) -> None:
+        lines = ['{"judgments": [1, 0, 1]}'] * 1000 + ['{"correct": 1, "judges": 3}'] * 1000
+        p = write_jsonl("mixed.jsonl", lines, raw=True)
+        for workers in (1, 2):
+            with pytest.raises(InputError, match="mixed shapes") as info:
+                read_dataset(p, workers=workers)
+            assert info.value.line == 1001
+
+    def test_skipped_lines_add_up(self, write_jsonl) -> None:
+        lines = ['{"judgments": [1, 0, 1]}', "junk"] * 1000
+        p = write_jsonl("skip.jsonl", lines, raw=True)
+        assert read_dataset(p, InputSpec(skip_invalid=True), workers=3).skipped == 1000
