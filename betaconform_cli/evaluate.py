@@ -33,7 +33,7 @@ import math
 import warnings
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,10 @@ from .fit import FitSettings, analyse, empirical_errors, fit_binomial, fit_paper
 from .report import TableView
 
 ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
+TRANSFER_METHODS = ("default", "transfer", "paper_transfer", "empirical")
 ESTIMATOR_LABELS = {
+    "transfer": "transfer",
+    "paper_transfer": "paper transfer",
     "default": "default",
     "plugin": "MAP mixture",
     "paper": "paper EM",
@@ -83,7 +86,7 @@ class EvaluateSettings:
             raise UsageError(f"--runs must be an integer >= 2 (a standard error needs two draws); got {self.runs}")
         if not self.methods:
             raise UsageError("--methods: name at least one estimator")
-        bad = [m for m in self.methods if m not in ESTIMATORS]
+        bad = [m for m in self.methods if m not in ESTIMATORS and m not in TRANSFER_METHODS]
         if bad:
             raise UsageError(f"--methods: unknown estimator {bad[0]!r}; choose from {', '.join(ESTIMATORS)}")
         if len(set(self.methods)) != len(self.methods):
@@ -107,6 +110,12 @@ class EvaluateSettings:
             "confidence_level": self.confidence_level,
             "n_draws": self.n_draws,
         }
+
+
+def _check_plain_methods(settings: EvaluateSettings) -> None:
+    extra = [m for m in settings.methods if m not in ESTIMATORS]
+    if extra:
+        raise UsageError(f"--methods: {extra[0]} exists only in transfer mode (--transfer)")
 
 
 def run_rng(seed: int, dataset: str, size: int, run: int) -> np.random.Generator:
@@ -354,9 +363,14 @@ class Skipped:
     dataset: str
     items: int
     size: int
+    reason: str = ""
+
+    @property
+    def why(self) -> str:
+        return self.reason or "fewer than r + 1 items"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "items": self.items, "r": self.size, "reason": "fewer than r + 1 items"}
+        return {"dataset": self.dataset, "items": self.items, "r": self.size, "reason": self.why}
 
 
 @dataclass(frozen=True)
@@ -428,7 +442,7 @@ class Evaluation:
             "schema": SCHEMA,
             "command": "evaluate",
             "mode": self.mode,
-            **({} if self.rule is None else {"rule": self.rule}),
+            **({} if self.rule is None else {"transfer" if self.mode == "transfer" else "rule": self.rule}),
             "tool_version": __version__,
             "seed": self.seed,
             "settings": self.settings.to_dict(),
@@ -535,6 +549,7 @@ def evaluate(
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise UsageError(f"two inputs are both named {dup!r}; rename one file")
+    _check_plain_methods(settings)
     total = settings.runs * len(settings.sizes) * len(datasets)
     cells: list[Cell] = []
     skipped: list[Skipped] = []
@@ -566,6 +581,7 @@ def evaluate_adaptive(
     """
     from .stopping import rule_path
 
+    _check_plain_methods(settings)
     if seed < 0:
         raise UsageError(f"--seed must be a non-negative integer; got {seed}")
     if not rules:
@@ -649,6 +665,136 @@ def evaluate_adaptive(
     )
 
 
+# --- leave-one-out transfer (the paper's Table 2) --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TransferData:
+    """One fully labeled dataset for the transfer mode: its items' counts and text embeddings, and its group
+    (the datasets of a group are each other's sources: same judges, same domain)."""
+
+    name: str
+    group: str
+    judges: np.ndarray = field(repr=False)
+    correct: np.ndarray = field(repr=False)
+    embeddings: np.ndarray = field(repr=False)
+    model: str = ""
+
+    @property
+    def table(self) -> CountTable:
+        return CountTable.from_pairs(self.judges, self.correct)
+
+
+def evaluate_transfer(
+    datasets: Sequence[TransferData],
+    settings: EvaluateSettings = EvaluateSettings(sizes=(10,)),
+    seed: int = 0,
+    progress: Progress | None = None,
+    transfer_settings: Any = None,
+) -> Evaluation:
+    """Leave-one-out transfer: each dataset of a group is the target once, the group's other datasets (fitted
+    on all their items by the default fit, embedded by the mean of their texts) are its sources.
+
+    Per target and r, `runs` draws of r items (as in fixed-r mode); the target's embedding is the mean over the
+    drawn items' texts. Estimators: default (no transfer), transfer (the default transfer: Bayesian model
+    averaging over sources), paper_transfer (eq. 14-15), empirical. Coverage and width: the no-transfer
+    interval. A dataset alone in its group is skipped and listed (reason: no source).
+    """
+    from .transfer import Source, TransferSettings, transfer
+
+    if seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {seed}")
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"two inputs are both named {dup!r}; rename one file")
+    base = transfer_settings if transfer_settings is not None else TransferSettings()
+    ours = replace(base, method="default")
+    paper = replace(base, method="paper")
+    fit_settings = settings.fit_settings()
+    ks = settings.ks
+    methods = TRANSFER_METHODS
+    total = settings.runs * len(settings.sizes) * len(datasets)
+    done = 0
+    cells: list[Cell] = []
+    skipped: list[Skipped] = []
+    with single_threaded_blas():
+        sources: dict[str, Any] = {}
+        em: dict[str, Any] = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitWarning)
+            for d in datasets:
+                table = d.table
+                fitted = analyse(table, fit_settings, np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8"))]))
+                sources[d.name] = Source(d.name, table, fitted.fit.mixture, d.embeddings.mean(axis=0), d.model)
+                em[d.name] = fit_paper_em(table).mixture
+        for d in datasets:
+            table = d.table
+            n = len(d.judges)
+            group_sources = [sources[o.name] for o in datasets if o.group == d.group and o.name != d.name]
+            actual_d = empirical_errors(table, ks)
+            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+            top = table.max_judges
+            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
+            for size in settings.sizes:
+                if not group_sources or n < size + 1:
+                    skipped.append(Skipped(d.name, n, size, "no other dataset in its group" if not group_sources else ""))
+                    done += settings.runs
+                    if progress is not None:
+                        progress(done, total, f"{d.name} r={size} skipped")
+                    continue
+                est = np.full((settings.runs, len(methods), len(ks)), np.nan)
+                low = np.full((settings.runs, len(ks)), np.nan)
+                high = np.full((settings.runs, len(ks)), np.nan)
+                failures = 0
+                for run in range(settings.runs):
+                    rng = run_rng(seed, d.name, size, run)
+                    pick = rng.choice(n, size=size, replace=False)
+                    sample = CountTable.from_pairs(d.judges[pick], d.correct[pick])
+                    e0 = d.embeddings[pick].mean(axis=0)
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", FitWarning)
+                        without = analyse(sample, fit_settings, rng)
+                        ours_r = transfer(sample, e0, group_sources, ours, fit_settings, rng, without, em)
+                        paper_r = transfer(sample, e0, group_sources, paper, fit_settings, rng, without, em)
+                    failures += sum(1 for w in caught if issubclass(w.category, FitWarning))
+                    emp = empirical_errors(sample, ks)
+                    est[run, 0] = [r.estimate for r in without.rows]
+                    est[run, 1] = [r.estimate for r in ours_r.result.rows]
+                    est[run, 2] = [r.estimate for r in paper_r.result.rows]
+                    est[run, 3] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
+                    low[run] = [r.low for r in without.rows]
+                    high[run] = [r.high for r in without.rows]
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, f"{d.name} r={size}")
+                cells.append(
+                    Cell(
+                        dataset=d.name,
+                        items=n,
+                        judges=top,
+                        size=size,
+                        methods=methods,
+                        ks=ks,
+                        confidence_level=settings.confidence_level,
+                        actual=actual,
+                        estimates=est,
+                        low=low,
+                        high=high,
+                        histogram=histogram,
+                        not_converged=failures,
+                    )
+                )
+    return Evaluation(
+        settings=replace(settings, methods=methods),
+        seed=seed,
+        cells=tuple(cells),
+        skipped=tuple(skipped),
+        mode="transfer",
+        rule={"transfer": base.to_dict(), "groups": sorted({d.group for d in datasets})},
+    )
+
+
 # --- renderings ---------------------------------------------------------------------------------------
 
 
@@ -658,6 +804,10 @@ def _pts(x: float | None, digits: int = 2) -> str:
 
 def _pm(mean: float | None, se: float | None, compact: bool = False) -> str:
     return f"{_pts(mean)}±{_pts(se)}" if compact else f"{_pts(mean)} ± {_pts(se)}"
+
+
+def _label(ev: Evaluation, method: str) -> str:
+    return "no transfer" if ev.mode == "transfer" and method == "default" else ESTIMATOR_LABELS[method]
 
 
 def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
@@ -675,7 +825,7 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
             continue
         adaptive = cells[0].samples is not None
         lead = ("dataset",) if compact else ("dataset", "items")
-        cols = lead + tuple(ESTIMATOR_LABELS[m] for m in methods)
+        cols = lead + tuple(_label(ev, m) for m in methods)
         if show_cov:
             cols += ("cov.", "width") if compact else ("coverage", "width")
         if adaptive:
@@ -703,7 +853,7 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
                 row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")
             rows.append(row)
         if "default" in methods and len(methods) > 1:
-            row = ("minus default" if compact else "minus default (paired)",) + blank + tuple(
+            row = (f"minus {_label(ev, 'default')}" + ("" if compact else " (paired)"),) + blank + tuple(
                 ""
                 if a.method == "default"
                 else pm(a.diff_vs_default, a.diff_se) + ("" if compact else f" ({a.default_wins}/{a.datasets})")
@@ -721,14 +871,16 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
             what = f"{runs} paired draws of {key.replace('=', ' = ')} items"
         caption = (
             f"Error margin in points, mean ± SE over {what}, odd k. "
-            "'minus default': paired difference, positive = default better"
-            + ("" if compact else " (datasets where the default is better)")
+            f"'minus {_label(ev, 'default')}': paired difference, positive = {_label(ev, 'default')} better"
+            + ("" if compact else f" (datasets where {_label(ev, 'default')} is better)")
         )
         if show_cov:
-            caption += f". Coverage and mean width (points) of the default's {ev.settings.confidence_level:.0%} interval"
+            caption += f". Coverage and mean width (points) of the {_label(ev, 'default')} estimate's {ev.settings.confidence_level:.0%} interval"
         if adaptive:
             caption += "; samples: labeled items used (mean ± sd); stopped: runs where the rule fired before the pool ran out"
         title = f"{ev.settings_label()} rule, {key.replace('=', ' = ')}" if adaptive else f"{key.replace('=', ' = ')} labeled items"
+        if ev.mode == "transfer":
+            title += " of the target; the other datasets of its group are the sources (leave-one-out)"
         views.append(TableView(title=title, columns=cols, rows=tuple(rows), caption=caption))
     return views
 
@@ -736,8 +888,10 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
 def skipped_note(ev: Evaluation) -> str:
     if not ev.skipped:
         return ""
-    parts = [f"{s.dataset} ({s.items} items) at r = {s.size}" for s in ev.skipped]
-    return "skipped, fewer than r + 1 items: " + "; ".join(parts)
+    groups: dict[str, list[str]] = {}
+    for s in ev.skipped:
+        groups.setdefault(s.why, []).append(f"{s.dataset} ({s.items} items) at r = {s.size}")
+    return ". ".join(f"skipped, {why}: " + "; ".join(parts) for why, parts in groups.items())
 
 
 def to_json(ev: Evaluation, per_run: bool = False) -> str:

@@ -23,7 +23,7 @@ from .errors import UsageError
 from .evaluate import ESTIMATOR_LABELS, Cell, Evaluation
 
 FIGURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
-CURVE_METHODS = ("default", "paper", "binomial", "empirical")
+CURVE_METHODS = ("default", "paper", "binomial", "empirical", "transfer", "paper_transfer")
 COLOURS = {
     "actual": "#000000",
     "default": "#1f77b4",
@@ -32,6 +32,8 @@ COLOURS = {
     "binomial": "#d62728",
     "beta_binomial": "#9467bd",
     "empirical": "#2ca02c",
+    "transfer": "#8c564b",
+    "paper_transfer": "#e377c2",
 }
 
 
@@ -54,7 +56,8 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
-    ax.set_title(f"{cell.dataset}\ndistribution; fits on {cell.title}", fontsize=9)
+    fitted = len(cell.pmf_binomial) == len(h)
+    ax.set_title(f"{cell.dataset}\n" + (f"distribution; fits on {cell.title}" if fitted else "distribution of all items"), fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
 
@@ -69,7 +72,8 @@ def _error_panel(ax: Any, cell: Cell) -> None:
         e = cell.estimates[:, j, :]
         mean = np.nanmean(e, axis=0) if np.isfinite(e).any() else np.full(len(ks), np.nan)
         sd = np.nanstd(e, axis=0, ddof=1) if e.shape[0] > 1 else np.zeros(len(ks))
-        ax.plot(ks, 100 * mean, "-", color=COLOURS[m], lw=1.3, label=ESTIMATOR_LABELS[m])
+        label = "no transfer" if m == "default" and "transfer" in cell.methods else ESTIMATOR_LABELS[m]
+        ax.plot(ks, 100 * mean, "-", color=COLOURS[m], lw=1.3, label=label)
         ax.fill_between(ks, 100 * (mean - sd), 100 * (mean + sd), color=COLOURS[m], alpha=0.15, lw=0)
     ax.plot(ks, 100 * actual, "o-", color=COLOURS["actual"], ms=3, lw=1.6, label="actual")
     ax.set_xlabel("ensemble size k (even k: ties count half)")

@@ -139,3 +139,38 @@ def test_help() -> None:
     """The command documents itself."""
     res = runner.invoke(app, ["evaluate", "--help"])
     assert res.exit_code == 0 and "paired random draws" in res.stdout and "--plot" in res.stdout
+
+
+class TestTransfer:
+    """--transfer: datasets of one folder are each other's sources; the embedder is a deterministic fake."""
+
+    def test_leave_one_out(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        import hashlib
+
+        from betaconform_cli import embeddings
+
+        class Fake:
+            name = "fake"
+            dimension = 4
+
+            def embed(self, texts: list[str]) -> np.ndarray:
+                return np.array([[b / 255 for b in hashlib.sha256(t.encode()).digest()[:4]] for t in texts])
+
+        monkeypatch.setattr(embeddings, "load_embedder", lambda *a, **k: Fake())
+        folder = tmp_path / "collection"
+        folder.mkdir()
+        for name, seed in (("one", 1), ("two", 2)):
+            path = write_data(folder / f"{name}.jsonl", 12, seed)
+            rows = [json.loads(x) | {"text": f"{name} question {i}"} for i, x in enumerate(path.read_text().splitlines())]
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        res = runner.invoke(app, ["evaluate", str(folder), "--transfer", "--r", "5", "--runs", "2", "--ks", "1-5", "-f", "json"])
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        assert doc["mode"] == "transfer" and [c["dataset"] for c in doc["cells"]] == ["one", "two"]
+        assert [m["method"] for m in doc["cells"][0]["methods"]] == ["default", "transfer", "paper_transfer", "empirical"]
+
+    def test_conflicts(self, files: list[str]) -> None:
+        res = runner.invoke(app, ["evaluate", files[0], "--transfer", "--rule", "conformal"])
+        assert res.exit_code == 2 and "separate modes" in res.stderr
+        res = runner.invoke(app, ["evaluate", files[0], "--methods", "transfer"])
+        assert res.exit_code == 2 and "only in transfer mode" in res.stderr

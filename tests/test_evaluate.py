@@ -323,3 +323,51 @@ class TestAdaptive:
         assert cell.samples.tolist() == [9, 9] and cell.stopped == 0
         # the whole pool's own error is the actual error: zero margin
         assert cell.summary("empirical").margin_mean == pytest.approx(0.0, abs=1e-15)
+
+
+class FakeEmbedder:
+    """Deterministic stand-in for the sentence-transformers model."""
+
+    name = "fake"
+    dimension = 4
+
+    def embed(self, texts):
+        import hashlib
+
+        return np.array([[b / 255 for b in hashlib.sha256(t.encode()).digest()[:4]] for t in texts])
+
+
+class TestTransfer:
+    """Leave-one-out transfer: paired draws, lone datasets skipped, the no-transfer and empirical columns checked."""
+
+    def _data(self, name, group, vectors):
+        from betaconform_cli.evaluate import TransferData
+
+        order = sorted(vectors, key=lambda v: (len(v), sum(v)))
+        texts = [f"{name} item {i}" for i in range(len(order))]
+        return TransferData(
+            name, group, np.array([len(v) for v in order]), np.array([sum(v) for v in order]), FakeEmbedder().embed(texts), "fake"
+        ), order
+
+    def test_columns_and_skips(self):
+        from betaconform_cli.evaluate import evaluate_transfer
+
+        a, a_items = self._data("a", "g1", VECTORS)
+        b, _ = self._data("b", "g1", [(1, 1, 0, 0, 1)] * 6 + [(0, 0, 0, 1, 1)] * 4)
+        lone, _ = self._data("lone", "g2", VECTORS)
+        ev = evaluate_transfer([a, b, lone], EvaluateSettings(sizes=(4,), runs=2, ks=KS, n_draws=200), seed=1)
+        assert ev.mode == "transfer" and ev.cell("lone", 4) is None
+        assert [(s.dataset, s.why) for s in ev.skipped] == [("lone", "no other dataset in its group")]
+        cell = ev.cell("a", 4)
+        assert cell.methods == ("default", "transfer", "paper_transfer", "empirical")
+        for run in range(2):
+            rng = run_rng(1, "a", 4, run)
+            pick = rng.choice(len(a_items), size=4, replace=False)
+            drawn = [a_items[i] for i in pick]
+            for i, k in enumerate(KS):
+                assert cell.estimates[run, 3, i] == pytest.approx(brute_error(drawn, k), abs=1e-12)
+            own = analyse(table_of(drawn), FitSettings(ks=KS, n_draws=200), rng)
+            assert cell.estimates[run, 0] == pytest.approx([r.estimate for r in own.rows], abs=1e-12)
+        assert np.isfinite(cell.estimates[:, 1:3]).all()
+        doc = json.loads(to_json(ev))
+        assert doc["mode"] == "transfer" and "transfer" in doc and "no transfer" in to_markdown(ev)
