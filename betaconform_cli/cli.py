@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from pathlib import Path
+
+# Every matrix here is tiny; OpenBLAS threads that spin on a busy 2-core machine made fits 5-10x slower.
+# Set before numpy/scipy load their BLAS (scipy is imported lazily, after main() could pin it at run time).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import numpy as np

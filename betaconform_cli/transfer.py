@@ -67,7 +67,7 @@ class TransferSettings:
     size_weight: str = "log"
     similarity: str = "cosine"
     sigmoid: bool = True
-    strengths: tuple[float, ...] = (10.0, 30.0, 100.0)
+    strengths: tuple[float, ...] = (5.0, 20.0, 100.0)
     grid_means: int = 20
     grid_concentrations: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
     conflict_bayes_factor: float = 0.1
@@ -509,13 +509,15 @@ def transfer_many(
     fit_settings: FitSettings = FitSettings(),
     seed: int = 0,
 ) -> list[TransferResult]:
-    """`transfer` for each (table, mean embedding); source fits are shared; target i uses rng seed [seed, i]."""
+    """`transfer` for each (table, mean embedding); source fits are shared; target i draws with seed [seed, i]."""
     with single_threaded_blas():
         fits = {s.name: fit_paper_em(s.table).mixture for s in sources} if settings.method == "paper" else None
-        return [
-            transfer(t, e, sources, settings, fit_settings, np.random.default_rng([seed, i]), source_fits=fits)
-            for i, (t, e) in enumerate(targets)
-        ]
+        out = []
+        for i, (t, e) in enumerate(targets):
+            # the no-transfer fit with `fit --seed seed`'s generator: identical to what `fit` prints
+            without = analyse(t, replace(fit_settings, method="default"), np.random.default_rng(seed))
+            out.append(transfer(t, e, sources, settings, fit_settings, np.random.default_rng([seed, i]), without, fits))
+        return out
 
 
 def transfer_document(
@@ -540,7 +542,7 @@ def transfer_views(d: Mapping[str, Any]) -> list[Any]:
     t = d["transfer"]
     src_rows = [
         (
-            "(no transfer: target's own labels)",
+            "(no transfer)",
             str(d["items"]),
             "1.000",
             "—",
@@ -554,7 +556,7 @@ def transfer_views(d: Mapping[str, Any]) -> list[Any]:
         )
     sources_view = TableView(
         title=f"{d['dataset']}: sources ({d['method']})",
-        columns=("source", "items", "similarity", "lambda (eq. 14)", "prior weight", "final weight"),
+        columns=("source", "items", "similarity", "lambda", "prior", "weight"),
         rows=tuple(src_rows),
     )
     cl = d.get("interval", {}).get("confidence_level", 0.9)
