@@ -77,7 +77,7 @@ class EvaluateSettings:
     methods: tuple[str, ...] = ESTIMATORS
     ks: tuple[int, ...] = tuple(range(1, 12))
     confidence_level: float = 0.9
-    n_draws: int = 2000
+    n_draws: int = FitSettings().n_draws  # the same interval as `fit`
 
     def __post_init__(self) -> None:
         if not self.sizes or any(not isinstance(r, int) or r < 2 for r in self.sizes):
