@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI does, before numpy loads
+
 import json
 from collections.abc import Callable
 from pathlib import Path

@@ -1,0 +1,159 @@
+"""Speed and scale benchmarks. Prints a Markdown report (paste into docs/BENCHMARKS.md).
+
+    .venv/bin/python benchmarks/speed.py [--quick]
+
+Measures, each as the median of a few repeats on this machine:
+1. analyse() (fit with its intervals, default method) against the number of items, 10^3 .. 10^6
+   (the fit runs on the histogram, so its cost should not grow with the items);
+2. the paper's EM run per item (vectorised numpy, as a direct implementation would) against the same;
+3. end-to-end `betaconform fit` of a 10^6-item JSONL file against a bare orjson parse of the same file;
+4. start-up: `betaconform --help` and a fit of sample_data/qa_judges.jsonl;
+5. a batch of 100 files of 100 items in one `betaconform fit DIR` call;
+6. peak memory (max RSS) of the 10^6-item fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import orjson
+from threadpoolctl import threadpool_limits
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from betaconform_cli.data import CountTable  # noqa: E402
+from betaconform_cli.distributions import Mixture  # noqa: E402
+from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
+
+BIN = Path(sys.executable).parent / "betaconform"
+MIX = Mixture((0.3, 0.7), (1.0, 8.0), (6.0, 1.5))
+
+
+def simulate(n: int, seed: int, judges: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    comp = rng.choice(2, size=n, p=MIX.weights)
+    p = rng.beta(np.array(MIX.alphas)[comp], np.array(MIX.betas)[comp])
+    return np.full(n, judges), rng.binomial(judges, p)
+
+
+def timed(fn, repeats: int) -> float:
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def per_item_paper_em(s: np.ndarray, big_k: np.ndarray, iters: int = 200) -> None:
+    """The paper's EM on the item arrays (the way the paper states it), fixed iteration count."""
+    from scipy.special import betaln
+
+    p = np.clip(s / big_k, 1e-3, 1 - 1e-3)
+    gamma = (p < 0.5).astype(float)
+    for _ in range(iters):
+        g = np.vstack((gamma, 1 - gamma))
+        a = np.maximum((g * s).sum(1), 1e-3)
+        b = np.maximum((g * (big_k - s)).sum(1), 1e-3)
+        w = g[0].mean()
+        lp = (a[:, None] - 1) * np.log(p) + (b[:, None] - 1) * np.log1p(-p) - betaln(a, b)[:, None]
+        lp += np.log([w, 1 - w])[:, None]
+        gamma = np.exp(lp[0] - np.logaddexp(lp[0], lp[1]))
+
+
+def run(cmd: list[str], repeats: int) -> tuple[float, int]:
+    """Median wall time and the largest max-RSS (KiB) of the child over repeats."""
+    ts, rss = [], 0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ts.append(time.perf_counter() - t)
+        rss = max(rss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    return statistics.median(ts), rss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, 10^5 instead of 10^6 items end to end")
+    args = ap.parse_args()
+    reps = 2 if args.quick else 5
+    big_n = 100_000 if args.quick else 1_000_000
+    out = ["## Speed and scale", ""]
+    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    out += [f"Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()}.", ""]
+    out += [f"Command: `.venv/bin/python benchmarks/speed.py{' --quick' if args.quick else ''}` (medians of {reps} runs).", ""]
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        out += ["### Fit with intervals against items", "", "| items | analyse(), default method | paper EM per item (200 iterations) |", "|---|---|---|"]
+        for n in (1_000, 10_000, 100_000, 1_000_000):
+            big_k, s = simulate(n, 1)
+            table = CountTable.from_pairs(big_k, s)
+            t_fit = timed(lambda: analyse(table, FitSettings(), np.random.default_rng(0)), reps)
+            t_em = timed(lambda: per_item_paper_em(s.astype(float), big_k.astype(float)), 1 if n >= 100_000 else reps)
+            out.append(f"| {n:,} | {t_fit * 1000:.0f} ms | {t_em * 1000:.0f} ms |")
+        out.append("")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        big = tmp_path / "big.jsonl"
+        big_k, s = simulate(big_n, 2)
+        rng = np.random.default_rng(3)
+        with open(big, "wb") as fh:
+            for i in range(big_n):
+                judgments = [1] * int(s[i]) + [0] * int(11 - s[i])
+                rng.shuffle(judgments)
+                fh.write(orjson.dumps({"id": f"item-{i}", "text": "Which response follows the instruction better?", "judgments": judgments}) + b"\n")
+        parse_code = (
+            "import orjson\n"
+            f"with open({str(big)!r}, 'rb') as f:\n"
+            "    for line in f:\n"
+            "        orjson.loads(line)\n"
+        )
+        t_parse, _ = run([sys.executable, "-c", parse_code], reps)
+        t_fit, rss = run([str(BIN), "fit", str(big), "--format", "json"], reps)
+        size_mb = big.stat().st_size / 1e6
+        out += [
+            f"### End to end: {big_n:,} items ({size_mb:.0f} MB JSONL)",
+            "",
+            "| what | time |",
+            "|---|---|",
+            f"| bare parse: `python -c` looping `orjson.loads` over the lines | {t_parse:.2f} s |",
+            f"| `betaconform fit FILE --format json` (start-up, read, fit, intervals, output) | {t_fit:.2f} s ({t_fit / t_parse:.2f}x) |",
+            f"| peak memory of that fit (max RSS) | {rss / 1024:.0f} MiB |",
+            "",
+        ]
+        small = ROOT / "sample_data" / "qa_judges.jsonl"
+        t_help, _ = run([str(BIN), "--help"], reps)
+        t_small, _ = run([str(BIN), "fit", str(small), "--format", "json"], reps)
+        batch = tmp_path / "batch"
+        batch.mkdir()
+        for i in range(100):
+            bk, bs = simulate(100, 100 + i)
+            (batch / f"bench_{i:03d}.jsonl").write_text("".join(f'{{"correct": {int(c)}, "judges": {int(k)}}}\n' for k, c in zip(bk, bs)))
+        t_batch, _ = run([str(BIN), "fit", str(batch), "--format", "json"], max(1, reps // 2))
+        out += [
+            "### Start-up and batches",
+            "",
+            "| what | time |",
+            "|---|---|",
+            f"| `betaconform --help` | {t_help:.2f} s |",
+            f"| `betaconform fit sample_data/qa_judges.jsonl --format json` (120 items) | {t_small:.2f} s |",
+            f"| `betaconform fit DIR --format json`, 100 files of 100 items | {t_batch:.2f} s |",
+            "",
+        ]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
