@@ -155,3 +155,20 @@ class TestValidation:
             tr.check_embeddings([s], "fake", 2)
         with pytest.raises(EmbeddingError, match="dimension"):
             tr.check_embeddings([source("t", [1, 2, 3], [1.0, 0.0])], "fake", 3)
+
+
+class TestShippedPriors:
+    """configs/priors: loadable sources with provenance and licence, and nothing but aggregates."""
+
+    def test_priors_load(self) -> None:
+        from betaconform_cli import params
+
+        files = sorted((ROOT / "configs" / "priors").glob("*.yaml"))
+        assert len(files) >= 15
+        for f in files:
+            doc = params.load_fit(f)
+            src = tr.Source.from_saved(doc, str(f))
+            assert src.model == "all-MiniLM-L6-v2" and len(src.embedding) == 384
+            assert doc["provenance"]["licence"] and doc["provenance"]["source"]
+            assert "items" not in str(doc.get("provenance", {}).get("contains", "x")).replace("no texts or items", "")
+            assert not any(key in doc for key in ("texts", "item_texts", "ids"))
