@@ -130,7 +130,7 @@ def render_text(docs: list[dict[str, Any]], gate_lines: list[str], chart: bool =
 def show_tables(docs: list[dict[str, Any]], console: Console, chart: bool = True) -> None:
     for d in docs:
         console.print(rich_table(report.error_view(d)))
-        console.print(report.describe(d) + "; " + report.interval_note(d), markup=False)
+        console.print(report.describe(d), markup=False)
         if chart:
             console.print()
             for line in report.bar_chart_lines(d):

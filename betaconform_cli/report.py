@@ -139,11 +139,10 @@ def to_markdown(docs: list[dict[str, Any]], gate_lines: list[str] | None = None)
 
 def describe(d: dict[str, Any]) -> str:
     m = d["model"]
-    comps = ", ".join(f"w={c['weight']:.2f} mean={c['mean']:.2f}" for c in m["components"])
-    return (
-        f"{d['items']} labeled items, up to {d['judges']} judges; method {d['method']}; "
-        f"{len(m['components'])} component(s): {comps}"
-    )
+    comps = ", ".join(f"{100 * c['weight']:.0f}% of items at mean accuracy {c['mean']:.2f}" for c in m["components"])
+    n = len(m["components"])
+    kind = "single Beta-Binomial" if n == 1 else f"{n}-component Beta-Binomial mixture"
+    return f"{d['items']} labeled items, up to {d['judges']} judges; {kind}: {comps}"
 
 
 def interval_note(d: dict[str, Any]) -> str:
@@ -176,7 +175,8 @@ def error_view(d: dict[str, Any]) -> TableView:
 def diagnostics_view(d: dict[str, Any]) -> TableView:
     m = d["model"]
     rows = [
-        ("method", f"{d['method']} ({d.get('method_description', '')})"),
+        ("method", d["method"]),
+        ("estimate", d.get("method_description", "")),
         ("items / most judges", f"{d['items']} / {d['judges']}"),
         ("log-likelihood", f"{m.get('log_likelihood', float('nan')):.3f}"),
         ("converged", str(m.get("converged"))),
@@ -186,7 +186,7 @@ def diagnostics_view(d: dict[str, Any]) -> TableView:
         rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
     if d.get("skipped_lines"):
         rows.append(("skipped lines", str(d["skipped_lines"])))
-    return TableView(title="fit diagnostics", columns=("", ""), rows=tuple(rows), align="ll")
+    return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll")
 
 
 def summary_view(docs: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 11)) -> TableView:
