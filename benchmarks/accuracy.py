@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -117,7 +118,17 @@ def summary_tables(ev: Evaluation) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(diff_lines) + "\n\n" + "\n".join(verdicts) + "\n"
 
 
-def section(ev: Evaluation, command: str, seconds: float, n_files: int) -> str:
+def time_cli(path: Path, runs: int, sizes: str, seed: int) -> tuple[str, float]:
+    """Wall time of the whole `betaconform evaluate FILE` command (start-up, reading, fits, output)."""
+    cmd = [sys.executable, "-m", "betaconform_cli", "evaluate", str(path), "--r", sizes, "--runs", str(runs),
+           "--seed", str(seed), "--format", "json"]
+    t0 = time.monotonic()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    shown = f"betaconform evaluate {os.path.relpath(path, ROOT)} --r {sizes} --runs {runs} --seed {seed} --format json"
+    return shown, time.monotonic() - t0
+
+
+def section(ev: Evaluation, command: str, seconds: float, n_files: int, cli: tuple[str, float] | None = None) -> str:
     s = ev.settings
     parts = [
         START,
@@ -126,7 +137,8 @@ def section(ev: Evaluation, command: str, seconds: float, n_files: int) -> str:
         f"Command: `{command}`  ",
         f"Machine: {machine()}  ",
         f"Run time: {seconds:.0f} s for {n_files} datasets, {s.runs} draws at each r = {', '.join(map(str, s.sizes))} "
-        f"(seed {ev.seed}).",
+        f"(seed {ev.seed})."
+        + (f"  \nOne dataset end to end: `{cli[0]}` took {cli[1]:.1f} s (quality bar: under 30 s)." if cli else ""),
         "",
         "Method: for each dataset and r, the same r items (drawn without replacement) go to every estimator; each is "
         "compared with the whole dataset's exact majority error (mean over all sub-ensembles, a hypergeometric "
@@ -166,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="also write the full evaluation as JSON here")
     ap.add_argument("--update-doc", type=Path, help="replace the accuracy section of this Markdown file")
+    ap.add_argument("--no-cli-timing", action="store_true", help="skip timing the CLI on the largest dataset")
     args = ap.parse_args(argv)
     if not args.data.is_dir():
         print(f"accuracy benchmark skipped: no data folder at {args.data}", file=sys.stderr)
@@ -189,9 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     ev = evaluate([(d.name, d.table) for d in datasets], settings, args.seed, progress)
     seconds = time.monotonic() - t0
     print(f"{total} draws in {seconds:.0f} s", file=sys.stderr)
+    cli = None
+    if not args.no_cli_timing:
+        largest = max(zip(datasets, files), key=lambda df: df[0].n_items)[1]
+        cli = time_cli(largest, args.runs, args.r, args.seed)
+        print(f"CLI on {largest.name}: {cli[1]:.1f} s", file=sys.stderr)
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/accuracy.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
-    text = section(ev, command, seconds, len(datasets))
+    text = section(ev, command, seconds, len(datasets), cli)
     if args.json is not None:
         atomic_write_text(args.json, to_json(ev, per_run=True))
     if args.update_doc is not None:

@@ -20,6 +20,11 @@ Randomness: draw `run` of dataset `name` at size r uses `numpy.random.default_rn
 for the draw, the fit's random starts and the interval, so a dataset's numbers do not depend on which other
 datasets or sizes are evaluated with it.
 
+Adaptive mode (`evaluate_adaptive`, the paper's Tables 1 and 3 and Fig. 6): each run labels the dataset in a
+random order until a stopping rule (`stopping.py`) fires, then the same estimators on the labeled items; the
+samples used are recorded. Transfer mode (`evaluate_transfer`, Table 2): leave-one-out inside each group of
+datasets, no transfer against the default and the paper's transfer (`transfer.py`).
+
 Pure: no printing; progress is reported through a callback. Also the format-neutral renderings (table views,
 JSON, CSV, Markdown) of an `Evaluation`.
 """

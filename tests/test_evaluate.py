@@ -274,7 +274,7 @@ class TestAccuracyBenchmark:
         doc = tmp_path / "B.md"
         doc.write_text("# Benchmarks\n\n<!-- accuracy:start -->\nold\n<!-- accuracy:end -->\n\n## Speed\nkept\n")
         res = subprocess.run(
-            [sys.executable, self.SCRIPT, "--data", str(tmp_path / "data"), "--r", "4,9", "--runs", "2", "--update-doc", str(doc)],
+            [sys.executable, self.SCRIPT, "--data", str(tmp_path / "data"), "--r", "4,9", "--runs", "2", "--update-doc", str(doc), "--no-cli-timing"],
             capture_output=True,
             text=True,
         )
