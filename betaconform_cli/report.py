@@ -197,7 +197,8 @@ def summary_view(docs: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 11)
         cells = [pct(by_k[k]["estimate"]) if k in by_k else "—" for k in shown]
         rows.append((d["dataset"], str(d["items"]), str(d["judges"]), *cells))
     return TableView(
-        title="summary: estimated majority-vote error (intervals in each dataset's table)",
+        title="summary: estimated majority-vote error",
+        caption="intervals: in each dataset's table",
         columns=("dataset", "items", "judges", *[f"k={k}" for k in shown]),
         rows=tuple(rows),
     )
