@@ -433,6 +433,8 @@ def sample(
     pool_size = len(pool_items) if pool_items is not None else None
     decision = stopping.decide(the_rule, items, rng, pool_size)
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
+    from .fit import analyse
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
         result = analyse(table, settings, np.random.default_rng(seed))
