@@ -13,13 +13,15 @@ settings: `size_weight="linear"` (log r_i -> r_i), `similarity="inverse-euclidea
 - `paper`: eq. 15, the lambda-weighted average of (w, alpha_j, beta_j) over the target's own fit and every
   source's fit, each by the paper's two-component EM; the error table is the averaged mixture's, plug-in.
 - `default` (ours): Bayesian model averaging. Candidate 0 is no transfer: the target's own default estimate
-  (fit.analyse), whose evidence is the marginal likelihood of the labels under a vague Dirichlet over the
-  (judges, correct) cells. Candidate (i, kappa) puts a Dirichlet prior on the cells centred on source i's
-  fitted mixture with kappa pseudo-items (plus the flat pseudo-item), for each kappa in `strengths`. Each
-  candidate's prior weight is its lambda (eq. 14; split evenly over the kappas), its posterior weight is prior
-  times the Dirichlet-multinomial marginal likelihood of the target's labels: the labels, not the text, decide
-  which source to trust. The estimate is the posterior-weighted mean of the candidates' posterior means; the
-  interval is the quantile of the pooled posterior draws (candidate 0 with the no-transfer interval's spread).
+  (fit.analyse), whose evidence is the marginal likelihood of the labels under a vague, adaptive model (one
+  Beta-Binomial with (mean, concentration) uniform on a grid). Candidate (i, kappa) puts a Dirichlet prior on
+  the (judges, correct) cells centred on source i's fitted mixture with kappa pseudo-items (plus the flat
+  pseudo-item), for each kappa in `strengths`; candidate (pool, kappa) does the same with the lambda-weighted
+  mixture of all sources. Prior weights: `no_transfer_prior` for no transfer, the rest split by lambda_i
+  (eq. 14; `pool_prior` of it to the pool) and evenly over the kappas. Posterior weight = prior times the
+  Dirichlet-multinomial evidence of the target's labels: the labels, not the text, decide which source to
+  trust and how much. The estimate is the posterior-weighted mean of the candidates' posterior means; the
+  interval the quantiles of the pooled posterior draws (candidate 0 with the no-transfer interval's spread).
 """
 
 from __future__ import annotations
@@ -69,10 +71,10 @@ class TransferSettings:
     sigmoid: bool = True
     strengths: tuple[float, ...] = (5.0, 20.0, 100.0)
     grid_means: int = 20
-    grid_concentrations: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
+    grid_concentrations: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
     conflict_bayes_factor: float = 0.1
-    no_transfer_prior: float | None = 0.5
-    pool_prior: float = 0.5
+    no_transfer_prior: float | None = 0.6
+    pool_prior: float = 0.7
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
