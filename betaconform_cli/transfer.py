@@ -350,15 +350,13 @@ def _rows(
     return tuple(out)
 
 
-def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 1e-4) -> Mixture:
-    """sum_i weights_i * mixture_i as one mixture (components under `floor` dropped)."""
-    w, a, b = [], [], []
-    for m, p in zip(mixtures, weights):
-        for wj, aj, bj in zip(m.weights, m.alphas, m.betas):
-            if p * wj >= floor:
-                w.append(p * wj)
-                a.append(aj)
-                b.append(bj)
+def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 0.01) -> Mixture:
+    """sum_i weights_i * mixture_i as one mixture (components under `floor` dropped; the largest always kept)."""
+    parts = [(p * wj, aj, bj) for m, p in zip(mixtures, weights) for wj, aj, bj in zip(m.weights, m.alphas, m.betas)]
+    kept = [c for c in parts if c[0] >= floor] or [max(parts)]
+    w = [c[0] for c in kept]
+    a = [c[1] for c in kept]
+    b = [c[2] for c in kept]
     total = sum(w)
     return Mixture(tuple(x / total for x in w), tuple(a), tuple(b)).sorted()
 
@@ -450,7 +448,7 @@ def transfer(
         prior = np.concatenate(([settings.no_transfer_prior], (1 - settings.no_transfer_prior) * src_prior))
     pool_mass = prior[1:].sum() * settings.pool_prior if len(sources) > 1 else 0.0
     cand_prior = np.concatenate(([prior[0]], prior[1:] * (1 - pool_mass / max(prior[1:].sum(), 1e-300)), [pool_mass]))
-    pool = _combined([s.mixture for s in sources], list(src_prior))
+    pool = _combined([s.mixture for s in sources], list(src_prior), floor=1e-4)
     pool_posts = [cell_posterior(target, pool, ks, kappa, flat) for kappa in settings.strengths]
     posts.append(pool_posts)
     log_mls = np.vstack((log_mls, [dirichlet_multinomial_log_ml(counts, p.concentration - counts) for p in pool_posts]))
