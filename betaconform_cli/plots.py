@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     ax.bar(s, observed, color="#bbbbbb", edgecolor="#777777", label="observed (all items)")
     if len(cell.pmf_binomial) == len(h):
         ax.plot(s, cell.pmf_binomial, "o-", color=COLOURS["binomial"], ms=3, lw=1.2, label="Binomial")
-        ax.plot(s, cell.pmf_mixture, "s-", color=COLOURS["plugin"], ms=3, lw=1.2, label="BB mixture")
+        ax.plot(s, cell.pmf_mixture, "s-", color=COLOURS["plugin"], ms=3, lw=1.2, label="MAP mixture")
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
@@ -70,8 +71,13 @@ def _error_panel(ax: Any, cell: Cell) -> None:
             continue
         j = cell.methods.index(m)
         e = cell.estimates[:, j, :]
-        mean = np.nanmean(e, axis=0) if np.isfinite(e).any() else np.full(len(ks), np.nan)
-        sd = np.nanstd(e, axis=0, ddof=1) if e.shape[0] > 1 else np.zeros(len(ks))
+        if not np.isfinite(e).any():
+            continue
+        # NaN columns: k larger than some drawn item's number of judges (empirical estimator)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(e, axis=0)
+            sd = np.nanstd(e, axis=0, ddof=1) if e.shape[0] > 1 else np.zeros(len(ks))
         label = "no transfer" if m == "default" and "transfer" in cell.methods else ESTIMATOR_LABELS[m]
         ax.plot(ks, 100 * mean, "-", color=COLOURS[m], lw=1.3, label=label)
         ax.fill_between(ks, 100 * (mean - sd), 100 * (mean + sd), color=COLOURS[m], alpha=0.15, lw=0)

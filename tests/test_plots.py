@@ -81,3 +81,17 @@ def test_headless_in_a_fresh_process(tmp_path: Path):
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
     assert target.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_mixed_judge_counts_draw_without_warnings(tmp_path: Path):
+    """Items with different numbers of judges leave the empirical estimate undefined at large k: no warning."""
+    import warnings
+
+    t = CountTable.from_pairs([5] * 8 + [3] * 4, [5, 4, 4, 3, 2, 1, 5, 0, 3, 2, 1, 3])
+    ev = evaluate([("mixed", t)], EvaluateSettings(sizes=(6,), runs=3, ks=(1, 2, 3, 4, 5), n_draws=200), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = evaluation_figure(ev)
+    err_ax = fig.get_axes()[1]
+    empirical = next(line for line in err_ax.get_lines() if line.get_label() == "empirical")
+    assert np.isnan(empirical.get_ydata()[3:]).all() and np.isfinite(empirical.get_ydata()[:3]).all()
