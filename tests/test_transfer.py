@@ -172,3 +172,17 @@ class TestShippedPriors:
             assert doc["provenance"]["licence"] and doc["provenance"]["source"]
             assert "items" not in str(doc.get("provenance", {}).get("contains", "x")).replace("no texts or items", "")
             assert not any(key in doc for key in ("texts", "item_texts", "ids"))
+
+
+class TestBenchmarkScript:
+    """The benchmark skips cleanly without ../shared/data."""
+
+    def test_skips_without_data(self, tmp_path: Path) -> None:
+        import subprocess
+        import sys
+
+        res = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "transfer.py"), "--data", str(tmp_path / "none")],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert res.returncode == 0 and "skipped" in res.stderr
