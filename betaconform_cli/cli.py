@@ -530,7 +530,8 @@ def evaluate(
     against the whole dataset's actual error (error margin over odd k, interval coverage), with figures.
 
     With --rule, each run labels the data in a random order until the stopping rule fires and reports the
-    samples used as well (the paper's Tables 1 and 3, Fig. 6).
+    samples used as well (the paper's Tables 1 and 3, Fig. 6). With --transfer, each dataset is the target once
+    and the other datasets of its folder are its sources (Table 2).
     """
     from . import evaluate as ev_core
 
