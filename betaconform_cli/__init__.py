@@ -1,8 +1,5 @@
 """BetaConform: majority-vote error of an LLM-judge ensemble for k = 1..11 judges from a few labels."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("betaconform-cli")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.0.0+unknown"
+# A literal (importlib.metadata costs ~20 ms at every start); tests/test_cli.py checks it matches the
+# installed package metadata.
+__version__ = "0.1.0"

@@ -19,8 +19,10 @@ import glob
 import gzip
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -377,17 +379,17 @@ class _Scan:
     error: tuple[int, str, str | None] | None = None
 
 
-def _scan(lines: Iterator[bytes], spec: InputSpec, keep_items: bool) -> _Scan:
-    """Count (judges, correct) over lines numbered from 1; stop at the first bad line unless skip_invalid."""
+def _scan(lines: Iterator[bytes], spec: InputSpec, keep_items: bool, shape: str | None = None, line0: int = 0) -> _Scan:
+    """The careful path: count (judges, correct) over lines numbered line0 + 1, ...; stop at the first bad
+    line unless skip_invalid. `shape` is the file's shape when earlier lines fixed it."""
     counts: dict[tuple[int, int], int] = {}
     out = _Scan(counts, [])
     items = out.items
     loads = orjson.loads
     get = counts.get
     field = spec.judgments_field
-    shape: str | None = None
-    fast = False  # True once the shape is known to be a list of judgments
-    lineno = 0
+    fast = shape == "list" and not keep_items  # True once the shape is known to be a list of judgments
+    lineno = line0
     for raw in lines:
         lineno += 1
         try:
@@ -438,20 +440,23 @@ def _scan(lines: Iterator[bytes], spec: InputSpec, keep_items: bool) -> _Scan:
         fast = shape == "list" and not keep_items
         counts[key] = get(key, 0) + 1
     out.shape = shape
-    out.lines = lineno
+    out.lines = lineno - line0
     return out
 
 
 PARALLEL_MIN_BYTES = 32 << 20
 
 
-def _byte_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
-    """Split a file into `parts` ranges that start right after a newline."""
+def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
+    """Split a file into consecutive ranges of about the given shares, each starting right after a newline."""
     size = path.stat().st_size
+    total = sum(shares)
     starts = [0]
+    cum = 0.0
     with open(path, "rb") as fh:
-        for i in range(1, parts):
-            fh.seek(size * i // parts)
+        for share in shares[:-1]:
+            cum += share
+            fh.seek(int(size * cum / total))
             fh.readline()
             pos = fh.tell()
             if starts[-1] < pos < size:
@@ -459,20 +464,115 @@ def _byte_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     return list(zip(starts, starts[1:] + [size]))
 
 
+BLOCK_BYTES = 4 << 20
+PATTERN_CACHE_MAX = 1 << 16
+
+
+def _blocks(fh: BinaryIO, remaining: int | None) -> Iterator[bytes]:
+    """Blocks of about BLOCK_BYTES that end at a line end, up to `remaining` bytes (None: to the end)."""
+    while remaining is None or remaining > 0:
+        buf = fh.read(BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining))
+        if not buf:
+            return
+        if not buf.endswith(b"\n"):
+            buf += fh.readline()  # complete the last line; ranges end at line starts, so this never overshoots
+        if remaining is not None:
+            remaining -= len(buf)
+        yield buf
+
+
+def _fast_decoder(field: str) -> Any:
+    """A msgspec decoder that keeps only the raw bytes of the judgments field (None without msgspec)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
+        return None
+    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw)], rename={"judgments": field})
+    return msgspec.json.Decoder(item)
+
+
+def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field: str) -> dict[tuple[int, int], int] | None:
+    """Counts of a block of list-shaped lines, or None when anything needs the careful path.
+
+    msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
+    hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
+    distinct array is validated once by the careful code. No Python code runs per line.
+    """
+    import msgspec
+
+    try:
+        lines = decoder.decode_lines(buf)
+        buf.decode("utf-8")  # msgspec does not check the text of fields it skips; orjson does
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        return None
+    tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
+    counts: dict[tuple[int, int], int] = {}
+    for raw, n in tally.items():
+        key = cache.get(raw, False)
+        if key is False:
+            try:
+                value = orjson.loads(raw)
+                key = _count_values(value, field) if type(value) is list else None
+            except (orjson.JSONDecodeError, _LineError):
+                key = None
+            if key is not None and key[0] == 0:
+                key = None
+            if len(cache) < PATTERN_CACHE_MAX:
+                cache[raw] = key
+        if key is None:
+            return None
+        counts[key] = counts.get(key, 0) + n  # type: ignore[index]
+    return counts
+
+
+_JUDGMENTS = attrgetter("judgments")
+
+
+def _scan_blocks(blocks: Iterator[bytes], spec: InputSpec, keep_items: bool) -> _Scan:
+    """Scan a file (or a byte range of it) block by block: the careful path until the shape is known to be
+    a list of judgments, then the fast path for each block that it accepts (the careful path otherwise,
+    which also finds the exact line and field of an error)."""
+    total = _Scan({}, [])
+    shape: str | None = None
+    line0 = 0
+    decoder: Any = None
+    cache: dict[bytes, tuple[int, int] | None] = {}
+    for buf in blocks:
+        n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+        if shape == "list" and not keep_items:
+            if decoder is None:
+                decoder = _fast_decoder(spec.judgments_field) or False
+            got = _fast_block(buf, decoder, cache, spec.judgments_field) if decoder else None
+            if got is not None:
+                for key, n in got.items():
+                    total.counts[key] = total.counts.get(key, 0) + n
+                line0 += n_lines
+                continue
+        lines = buf.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        sc = _scan(iter(lines), spec, keep_items, shape, line0)
+        for key, n in sc.counts.items():
+            total.counts[key] = total.counts.get(key, 0) + n
+        total.items.extend(sc.items)
+        total.skipped += sc.skipped
+        if shape is None and sc.shape is not None:
+            total.first_line = sc.first_line
+        shape = sc.shape or shape
+        if sc.error is not None:
+            total.error = sc.error
+            break
+        line0 += n_lines
+    total.shape = shape
+    total.lines = line0
+    return total
+
+
 def _scan_range(job: tuple[str, int, int, InputSpec]) -> _Scan:
     path, start, end, spec = job
-
-    def lines() -> Iterator[bytes]:
-        pos = start
-        with open(path, "rb") as fh:
-            fh.seek(start)
-            for raw in fh:
-                yield raw
-                pos += len(raw)
-                if pos >= end:
-                    return
-
-    return _scan(lines(), spec, False)
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        return _scan_blocks(_blocks(fh, end - start), spec, False)
 
 
 def _workers(path: Path, keep_items: bool, workers: int | None) -> int:
@@ -489,39 +589,52 @@ def _workers(path: Path, keep_items: bool, workers: int | None) -> int:
 
 
 class PendingRead:
-    """A read that has started: for a big file the worker processes are already counting.
+    """A read that has started: for a big file, forked workers are already counting the later byte ranges.
 
-    `begin_read` forks the workers and returns at once, so the caller can do other work (the CLI imports
-    scipy meanwhile); `result()` waits, merges the ranges and raises the first error in file order.
+    `begin_read` forks the workers and returns at once, so the caller can do other work first (the CLI
+    imports scipy meanwhile); `result()` counts the first range in this process, collects the workers'
+    counts and raises the first error in file order. `parent_share` is the first range's size relative to
+    each worker's: below 1 when the caller has other work to do before `result()`.
     """
 
-    def __init__(self, path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        spec: InputSpec = InputSpec(),
+        keep_items: bool = False,
+        workers: int | None = None,
+        parent_share: float = 1.0,
+    ):
         self.path = Path(path)
         self.spec = spec
         self.keep_items = keep_items
         self._pool: Any = None
         self._async: Any = None
+        self._first: tuple[str, int, int, InputSpec] | None = None
         n_workers = _workers(self.path, keep_items, workers)
         if n_workers > 1 and not keep_items and not self.path.name.endswith(".gz"):
             try:
-                jobs = [(str(self.path), a, b, spec) for a, b in _byte_ranges(self.path, n_workers)]
+                ranges = _byte_ranges(self.path, [parent_share] + [1.0] * (n_workers - 1))
             except OSError as exc:
                 raise InputError(str(self.path), f"cannot open: {exc.strerror or exc}") from None
-            if len(jobs) > 1:
+            if len(ranges) > 1:
                 import multiprocessing
 
-                self._pool = multiprocessing.get_context("fork").Pool(len(jobs))
-                self._async = self._pool.map_async(_scan_range, jobs)
+                jobs = [(str(self.path), a, b, spec) for a, b in ranges]
+                self._first = jobs[0]
+                self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1)
+                self._async = self._pool.map_async(_scan_range, jobs[1:])
 
     def _scans(self) -> list[_Scan]:
-        if self._async is not None:
+        if self._async is not None and self._first is not None:
             try:
-                return list(self._async.get())
+                first = _scan_range(self._first)
+                return [first, *self._async.get()]
             finally:
                 self._pool.close()
                 self._pool.join()
         with _open(self.path) as fh:
-            return [_scan(iter(fh), self.spec, self.keep_items)]
+            return [_scan_blocks(_blocks(fh, None), self.spec, self.keep_items)]
 
     def result(self) -> Dataset:
         src = str(self.path)
@@ -566,8 +679,10 @@ class PendingRead:
         )
 
 
-def begin_read(path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None) -> PendingRead:
-    return PendingRead(path, spec, keep_items, workers)
+def begin_read(
+    path: str | Path, spec: InputSpec = InputSpec(), keep_items: bool = False, workers: int | None = None, parent_share: float = 1.0
+) -> PendingRead:
+    return PendingRead(path, spec, keep_items, workers, parent_share)
 
 
 def read_dataset(

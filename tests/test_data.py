@@ -179,3 +179,64 @@ class TestParallelRead:
         lines = ['{"judgments": [1, 0, 1]}', "junk"] * 1000
         p = write_jsonl("skip.jsonl", lines, raw=True)
         assert read_dataset(p, InputSpec(skip_invalid=True), workers=3).skipped == 1000
+
+
+class TestFastPath:
+    """The block fast path (msgspec + cached arrays) gives exactly what the careful line-by-line path gives."""
+
+    @pytest.fixture(params=[64, 1000, 1 << 22])
+    def block(self, request, monkeypatch: pytest.MonkeyPatch) -> int:
+        import betaconform_cli.data as data_module
+
+        monkeypatch.setattr(data_module, "BLOCK_BYTES", request.param)
+        return request.param
+
+    def test_counts_match_a_direct_count(self, write_jsonl, block: int) -> None:
+        rng = np.random.default_rng(1)
+        rows, direct = [], {}
+        for i in range(800):
+            j = [None if rng.random() < 0.1 else int(v) for v in rng.random(int(rng.integers(1, 12))) < 0.7]
+            j = j if any(v is not None for v in j) else [1]
+            if i % 7 == 0:
+                j = [bool(v) if v is not None else None for v in j]
+            rows.append({"id": i, "text": "é" * (i % 3), "judgments": j})
+            key = (sum(v is not None for v in j), sum(1 for v in j if v))
+            direct[key] = direct.get(key, 0) + 1
+        p = write_jsonl("fast.jsonl", rows)
+        t = read_dataset(p).table
+        assert {(int(k), int(s)): int(t.counts[k, s]) for k, s in zip(*np.nonzero(t.counts))} == direct
+
+    @pytest.mark.parametrize(
+        "bad,field,words",
+        [
+            ('{"judgments": [1, 2]}', "judgments[1]", "must be 1, 0"),
+            ('{"judgments": [null]}', "judgments", "no judges"),
+            ('{"judgments": 1}', "judgments", "must be a list"),
+            ('{"judgments": [1, 0], "text": "\\u00e9", oops}', None, "malformed JSON"),
+            ('{"correct": 1, "judges": 2}', None, "mixed shapes"),
+        ],
+    )
+    def test_errors_name_the_same_line(self, write_jsonl, block: int, bad: str, field, words: str) -> None:
+        lines = ['{"id": 1, "text": "a longer text to fill blocks", "judgments": [1, 0, 1, 1]}'] * 300
+        lines[211] = bad
+        p = write_jsonl("bad.jsonl", lines, raw=True)
+        with pytest.raises(InputError, match=words) as info:
+            read_dataset(p)
+        assert info.value.line == 212 and info.value.field == field
+
+    def test_invalid_utf8_in_an_unused_field_is_caught(self, tmp_path: Path, block: int) -> None:
+        p = tmp_path / "u.jsonl"
+        p.write_bytes(b'{"judgments": [1, 0], "text": "ok"}\n' * 100 + b'{"judgments": [1], "text": "\xff"}\n')
+        with pytest.raises(InputError) as info:
+            read_dataset(p)
+        assert info.value.line == 101
+
+    def test_skip_invalid_and_blank_lines(self, write_jsonl, block: int) -> None:
+        lines = ['{"judgments": [1, 0]}', "", '{"judgments": [1, "x"]}', "   ", '{"judgments": [0]}'] * 50
+        p = write_jsonl("s.jsonl", lines, raw=True)
+        ds = read_dataset(p, InputSpec(skip_invalid=True))
+        assert ds.skipped == 50 and ds.n_items == 100
+
+    def test_renamed_field(self, write_jsonl, block: int) -> None:
+        p = write_jsonl("r.jsonl", [{"votes": [1, 0, 1]}] * 200)
+        assert read_dataset(p, InputSpec(judgments_field="votes")).table.counts[3, 2] == 200
