@@ -20,7 +20,7 @@ from rich.table import Table
 from . import __version__, params, report
 from .data import Dataset, InputSpec, begin_read, expand_paths, read_dataset, read_datasets
 from .errors import BetaConformError, FitWarning, UsageError
-from .settings import FitSettings, Prior
+from .settings import FitSettings
 
 if TYPE_CHECKING:
     from .fit import FitResult
@@ -327,10 +327,13 @@ def sample(
     tau: Annotated[Optional[float], typer.Option("--tau", help="Proposition 4.1 scale (default 25)")] = None,
     score_scale: Annotated[Optional[str], typer.Option("--score-scale", help="conformal: scores on S (default) or S/k")] = None,
     centre: Annotated[Optional[str], typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'")] = None,
+    xi_units: Annotated[Optional[str], typer.Option("--xi-units", help="conformal: xi on the scale of S (default, the paper's) or 'sd': xi * sd of S so far / --reference-sd (scale-free)")] = None,
+    reference_sd: Annotated[Optional[float], typer.Option("--reference-sd", help="conformal, --xi-units sd: the sd of S at which xi means the paper's xi (default 3.5, two-peak data)")] = None,
     min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="never stop before this many labels (default 10)")] = None,
     patience: Annotated[Optional[int], typer.Option("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)")] = None,
     target: Annotated[Optional[float], typer.Option("--target", help="precision: largest interval half-width (default 0.03)")] = None,
     at_k: Annotated[Optional[int], typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)")] = None,
+    precision_method: Annotated[Optional[str], typer.Option("--precision-method", help="precision: 'calibrated' (default; fit's interval, honest by benchmark) or 'sequential' (always-valid confidence sequence, more labels)")] = None,
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
     method: Annotated[str, typer.Option("--method", help="fit method: default, plugin or paper")] = "default",
@@ -360,7 +363,8 @@ def sample(
         raise UsageError(f"sample writes table or json; got --format {fmt_}")
     settings = FitSettings(method=method, components=_components(components), ks=parse_ks(ks), confidence_level=confidence_level)
     options: dict[str, Any] = dict(xi=xi, epsilon=epsilon, tau=tau, score_scale=score_scale, centre=centre,
-                                   min_samples=min_samples, patience=patience, target=target, at_k=at_k)
+                                   xi_units=xi_units, reference_sd=reference_sd, min_samples=min_samples,
+                                   patience=patience, target=target, at_k=at_k, method=precision_method)
     if rule == "precision":
         options.update(ks=settings.ks, confidence_level=confidence_level)
     the_rule = stopping.make_rule(rule, **options)

@@ -17,14 +17,14 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import EmbeddingError, InputError
+from .errors import EmbeddingError, InputError, ParamsError
+from .params import atomic_write
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -77,21 +77,11 @@ class EmbeddingCache:
         return v
 
     def put(self, text: str, vector: np.ndarray) -> None:
-        f = self._file(text_hash(text))
+        data = np.asarray(vector, dtype=np.float32)
         try:
-            f.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{f.stem[:8]}.", suffix=".tmp", dir=f.parent)
-        except OSError:
-            return  # an unwritable cache only costs time
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.save(fh, np.asarray(vector, dtype=np.float32), allow_pickle=False)
-            os.replace(tmp, f)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False), sync=False)
+        except (OSError, ParamsError):
+            pass  # an unwritable cache only costs time
 
 
 class CachedEmbedder:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -43,20 +44,22 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
 ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over the target."""
+def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: str = ".tmp", sync: bool = True) -> None:
+    """Call write(fh) on a temporary file in the target's directory, fsync, then rename it over the target:
+    readers see the old file or the new one, never half of one; on any failure the old file is kept."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=directory)
     except OSError as exc:
         raise ParamsError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -64,6 +67,12 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write UTF-8 text atomically (see `atomic_write`)."""
+    data = text.encode("utf-8")
+    atomic_write(path, lambda fh: fh.write(data))
 
 
 def _plain(obj: Any) -> Any:

@@ -12,8 +12,6 @@ the Agg canvas: no pyplot, no global backend switch, works headless.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -153,22 +151,12 @@ def evaluation_figure(ev: Evaluation, size: int | str | None = None, max_dataset
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Save atomically: a temporary file in the same directory, then os.replace."""
+    """Save atomically (params.atomic_write: a temporary file in the same directory, then os.replace)."""
+    from .params import atomic_write
+
     path = Path(path)
     fmt = figure_format(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp.{fmt}", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=110)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, dpi=110), suffix=f".tmp.{fmt}")
     return path
 
 
