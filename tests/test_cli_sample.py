@@ -97,6 +97,35 @@ class TestBadInput:
         assert res.exit_code == 2 and "does not take --xi" in res.stderr
 
 
+class TestPrecisionMethods:
+    """--precision-method picks the interval and says which promise it keeps."""
+
+    @pytest.mark.parametrize("method,word", [("calibrated", "calibration benchmark"), ("sequential", "theorem")])
+    def test_promise_named(self, tmp_path: Path, method: str, word: str) -> None:
+        write_pool(tmp_path / "pool.jsonl", 60)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--rule", "precision", "--precision-method", method, "-f", "json"])
+        assert res.exit_code in (0, 1), res.output
+        doc = json.loads(res.stdout)
+        assert doc["rule_settings"]["method"] == method and word in doc["rule_settings"]["promise"]
+
+    def test_sequential_needs_more_labels(self, tmp_path: Path) -> None:
+        """Replayed on one pool with one seed, the confidence sequence stops later than the calibrated interval."""
+        write_pool(tmp_path / "pool.jsonl", 300)
+        n = {}
+        for m in ("calibrated", "sequential"):
+            res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay", "--rule", "precision", "--target", "0.05",
+                                      "--ks", "1,3", "--precision-method", m, "-f", "json"])
+            assert res.exit_code == 0, res.output
+            n[m] = json.loads(res.stdout.splitlines()[-1])["summary"]["samples"]["mean"]
+        assert n["calibrated"] < n["sequential"]
+
+    def test_xi_units_sd_accepted(self, tmp_path: Path) -> None:
+        write_pool(tmp_path / "pool.jsonl", 150)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--xi-units", "sd", "-f", "json"])
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["rule_settings"]["xi_units"] == "sd"
+
+
 class TestReplay:
     """--replay on a fully labeled pool."""
 

@@ -102,6 +102,37 @@ class TestConformalRule:
             assert abs(np.mean(counts) - paper) <= 0.25 * paper, (xi, np.mean(counts))
 
 
+class TestXiUnitsSd:
+    """--xi-units sd: the threshold follows the running sd of the scores."""
+
+    def test_threshold_is_xi_times_numpy_sd(self) -> None:
+        """threshold_r = xi * np.std(S[:r], ddof=1) / reference_sd."""
+        rng = np.random.default_rng(8)
+        s = rng.integers(0, 12, 50)
+        j = np.full(50, 11)
+        rule = st.ConformalRule(xi=0.03, xi_units="sd", reference_sd=3.5)
+        thr = rule.path(j, s).extra["threshold"]
+        for r in (2, 10, 37, 50):
+            assert thr[r - 1] == pytest.approx(0.03 * np.std(s[:r], ddof=1) / 3.5)
+
+    def test_scale_free(self) -> None:
+        """With units sd, scores on S and on S/k stop at the same r (the rule ignores the scale of S)."""
+        rng = np.random.default_rng(9)
+        pool = two_peak(400, rng)
+        j = np.array([it.judges for it in pool])
+        s = np.array([it.correct for it in pool])
+        for xi in (0.06, 0.01):
+            a = st.ConformalRule(xi=xi, xi_units="sd", score_scale="S").path(j, s).stop_at
+            b = st.ConformalRule(xi=xi, xi_units="sd", score_scale="S/k").path(j, s).stop_at
+            assert a == b
+
+    def test_validation(self) -> None:
+        with pytest.raises(UsageError):
+            st.ConformalRule(xi_units="z")
+        with pytest.raises(UsageError):
+            st.ConformalRule(xi_units="sd", reference_sd=0)
+
+
 class TestVarianceRule:
     """RQ5's variance is the variance of a Beta(a, b)."""
 
@@ -157,6 +188,67 @@ class TestConfidenceSequence:
         widest = np.max([(hi - lo) / 2 for lo, hi in iv.values()], axis=0)
         expected = int(np.argmax((widest <= 0.1) & (np.arange(1, 801) >= 10))) + 1
         assert p.stop_at == expected
+
+
+class TestCalibratedPrecision:
+    """--precision-method calibrated: the normal approximation of fit's interval."""
+
+    def test_matches_fits_dirichlet_interval(self) -> None:
+        """Half-width ~ that of fit's Dirichlet interval (strength 0, flat 1), simulated with 40000 draws."""
+        from betaconform_cli.data import CountTable
+        from betaconform_cli.fit import Prior, cell_posterior, fit_mixture
+
+        rng = np.random.default_rng(12)
+        pool = two_peak(150, rng)
+        j = np.array([it.judges for it in pool])
+        s = np.array([it.correct for it in pool])
+        table = CountTable.from_pairs(j, s)
+        mix = fit_mixture(table, 1, Prior(), n_init=1, rng=rng).mixture
+        post = cell_posterior(table, mix, (1, 3, 11), strength=0.0, flat=1.0)
+        lo, hi = post.interval_scaled(np.random.default_rng(0), 0.9, 151.0, n_draws=40000)
+        rule = st.PrecisionRule(ks=(1, 3, 11))
+        iv = rule.intervals(j, s)
+        for i, k in enumerate((1, 3, 11)):
+            l_, h_ = iv[k]
+            assert (h_[-1] - l_[-1]) / 2 == pytest.approx((hi[i] - lo[i]) / 2, rel=0.06), k
+
+    def test_finite_pool_correction(self) -> None:
+        """With the pool size N known the half-width shrinks by sqrt((N - r) / (N - 1)); it is 0 at r = N."""
+        x = np.random.default_rng(1).random(40)
+        fm = np.full(40, 0.5)
+        fs = np.full(40, 1 / 3)
+        free = st.calibrated_half_width(x, fm, fs, 0.9)
+        pool = st.calibrated_half_width(x, fm, fs, 0.9, pool_size=40)
+        r = np.arange(1, 41)
+        np.testing.assert_allclose(pool, free * np.sqrt((40 - r) / 39))
+        assert pool[-1] == 0
+
+    @pytest.mark.slow
+    def test_running_mean_within_target_at_stop(self) -> None:
+        """Seeded replays of a two-peak pool: at the stop, the mean of x is within the target of the pool's mean
+        at each checked k in >= 90% of 100 random orders (checked after every label; 2 Monte Carlo sd slack)."""
+        from betaconform_cli.distributions import item_error_table
+
+        rng = np.random.default_rng(21)
+        pool = two_peak(1000, rng)
+        j = np.array([it.judges for it in pool])
+        s = np.array([it.correct for it in pool])
+        ks = (1, 3, 11)
+        xs = {k: np.array([item_error_table(11, k)[int(v)] for v in s]) for k in ks}
+        rule = st.PrecisionRule(target=0.03, ks=ks)
+        ok = []
+        for _ in range(100):
+            o = rng.permutation(len(pool))
+            r = rule.path(j[o], s[o], pool_size=len(pool)).stop_at
+            ok.append([abs(xs[k][o][:r].mean() - xs[k].mean()) <= 0.03 for k in ks])
+        per_k = np.mean(np.array(ok), axis=0)
+        assert per_k.min() >= 0.9 - 2 * math.sqrt(0.09 / 100), per_k
+
+    def test_method_validation(self) -> None:
+        with pytest.raises(UsageError):
+            st.PrecisionRule(method="bayes")
+        with pytest.raises(UsageError, match="--precision-method"):
+            st.make_rule("conformal", method="sequential")
 
 
 class TestReplay:
