@@ -132,7 +132,7 @@ def curve_part(all_pools: list[tuple[str, list[Item]]], runs: int, seed: int) ->
             conf.append((b["samples"]["mean"], b["margin"]["mean"]))
             print(f"| {name} | conformal xi={xi} | {b['samples']['mean']:.1f} | {b['exhausted']}/{runs} | {b['margin']['mean']:.2f} |", flush=True)
         for tg in CURVE_TARGETS:
-            b = cached(name, f"precision calibrated target={tg}", st.PrecisionRule(target=tg, ks=ks_of(items)), items, runs, seed)
+            b = cached(name, f"precision calibrated target={tg}", st.PrecisionRule(target=tg, ks=ks_of(items), method="calibrated"), items, runs, seed)
             print(f"| {name} | precision calibrated target={tg} | {b['samples']['mean']:.1f} | {b['exhausted']}/{runs} | {b['margin']['mean']:.2f} |", flush=True)
             need = interpolate_labels(conf, b["margin"]["mean"])
             summary.append((name, tg, b["samples"]["mean"], b["margin"]["mean"], need))
@@ -149,7 +149,7 @@ def calibration_part(all_pools: list[tuple[str, list[Item]]], runs: int, seed: i
     print("|---|---|---|---|---|---|")
     for name, items in all_pools:
         for tg in CAL_TARGETS:
-            b = cached(name, f"precision calibrated target={tg}", st.PrecisionRule(target=tg, ks=ks_of(items)), items, runs, seed)
+            b = cached(name, f"precision calibrated target={tg}", st.PrecisionRule(target=tg, ks=ks_of(items), method="calibrated"), items, runs, seed)
             print(f"| {name} | {tg} | {b['samples']['mean']:.1f} ({b['samples']['sd']:.1f}) | {b['margin']['mean']:.2f} | "
                   f"{100 * b['within']:.0f}% | {100 * b['within_k']:.0f}% |", flush=True)
 
@@ -172,7 +172,7 @@ def main() -> None:
         ("conformal xi=0.03, xi-units sd", st.ConformalRule(xi=0.03, xi_units="sd"), None),
         ("conformal xi=0.01, xi-units sd", st.ConformalRule(xi=0.01, xi_units="sd"), None),
         ("variance xi=0.03", st.VarianceRule(xi=0.03), None),
-        ("precision calibrated target=0.03", st.PrecisionRule(target=0.03), None),
+        ("precision calibrated target=0.03", st.PrecisionRule(target=0.03, method="calibrated"), None),
         ("precision sequential target=0.03", st.PrecisionRule(target=0.03, method="sequential"), None),
     ]
     if "main" not in parts:

@@ -206,7 +206,7 @@ class TestCalibratedPrecision:
         mix = fit_mixture(table, 1, Prior(), n_init=1, rng=rng).mixture
         post = cell_posterior(table, mix, (1, 3, 11), strength=0.0, flat=1.0)
         lo, hi = post.interval_scaled(np.random.default_rng(0), 0.9, 151.0, n_draws=40000)
-        rule = st.PrecisionRule(ks=(1, 3, 11))
+        rule = st.PrecisionRule(ks=(1, 3, 11), method="calibrated")
         iv = rule.intervals(j, s)
         for i, k in enumerate((1, 3, 11)):
             l_, h_ = iv[k]
@@ -235,7 +235,7 @@ class TestCalibratedPrecision:
         s = np.array([it.correct for it in pool])
         ks = (1, 3, 11)
         xs = {k: np.array([item_error_table(11, k)[int(v)] for v in s]) for k in ks}
-        rule = st.PrecisionRule(target=0.03, ks=ks)
+        rule = st.PrecisionRule(target=0.03, ks=ks, method="calibrated")
         ok = []
         for _ in range(100):
             o = rng.permutation(len(pool))
