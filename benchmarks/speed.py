@@ -173,7 +173,31 @@ def main() -> None:
             f"| `betaconform fit DIR --format json`, 100 files of 100 items | {t_batch:.2f} s |",
             "",
         ]
+    out += embedding_section(reps)
     print("\n".join(out))
+
+
+def embedding_section(reps: int) -> list[str]:
+    """`fit --save --embed` of the 460 sample_data texts: cold (model load + embedding) against cached."""
+    rows = ["### Embeddings: cold against cached", ""]
+    try:
+        from betaconform_cli.embeddings import default_model_path  # noqa: F401
+    except ImportError:
+        return rows + ["(embedding backend unavailable)", ""]
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        cmd = [str(BIN), "fit", str(ROOT / "sample_data"), "--save-dir", str(Path(tmp) / "fits"), "--embed", "--cache-dir", str(cache), "--no-chart", "-f", "json"]
+        t_cold, _ = run(cmd, 1)
+        t_warm, _ = run(cmd, reps)
+        t_plain, _ = run([str(BIN), "fit", str(ROOT / "sample_data"), "--save-dir", str(Path(tmp) / "plain"), "--no-chart", "-f", "json"], reps)
+    return rows + [
+        "| `betaconform fit sample_data/ --save-dir D --embed` (460 texts) | time |",
+        "|---|---|",
+        f"| cold: empty cache (loads torch and the model, embeds every text) | {t_cold:.2f} s |",
+        f"| cached: same texts again (never loads the model) | {t_warm:.2f} s |",
+        f"| the same fit without --embed | {t_plain:.2f} s |",
+        "",
+    ]
 
 
 if __name__ == "__main__":
