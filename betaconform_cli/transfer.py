@@ -73,8 +73,12 @@ class TransferSettings:
     grid_means: int = 20
     grid_concentrations: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
     conflict_bayes_factor: float = 0.1
-    no_transfer_prior: float | None = 0.6
-    pool_prior: float = 0.7
+    no_transfer_prior: float | None = 0.5
+    pool_prior: float = 0.4
+    pair_prior: float = 0.3
+    interpolation: tuple[float, ...] = (0.25, 0.5, 0.75)
+    histogram_smoothing: float | None = 1.0
+    similarity_power: float = 3.0
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -95,6 +99,14 @@ class TransferSettings:
             raise UsageError(f"no_transfer_prior must be strictly between 0 and 1 (or null); got {self.no_transfer_prior}")
         if not 0 <= self.pool_prior < 1:
             raise UsageError(f"pool_prior must be in [0, 1); got {self.pool_prior}")
+        if not 0 <= self.pair_prior < 1 or self.pool_prior + self.pair_prior >= 1:
+            raise UsageError(f"pair_prior must be in [0, 1) with pool_prior + pair_prior < 1; got {self.pair_prior}")
+        if any(not 0 < t < 1 for t in self.interpolation):
+            raise UsageError(f"interpolation points must lie strictly between 0 and 1; got {list(self.interpolation)}")
+        if self.histogram_smoothing is not None and not (self.histogram_smoothing >= 0 and math.isfinite(self.histogram_smoothing)):
+            raise UsageError(f"histogram_smoothing must be a non-negative number (or null); got {self.histogram_smoothing}")
+        if not (self.similarity_power >= 0 and math.isfinite(self.similarity_power)):
+            raise UsageError(f"similarity_power must be a non-negative number; got {self.similarity_power}")
         if not 0 < self.conflict_bayes_factor < 1:
             raise UsageError(f"conflict_bayes_factor must be strictly between 0 and 1; got {self.conflict_bayes_factor}")
 
@@ -102,6 +114,7 @@ class TransferSettings:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["strengths"] = list(self.strengths)
         d["grid_concentrations"] = list(self.grid_concentrations)
+        d["interpolation"] = list(self.interpolation)
         return d
 
 
@@ -117,15 +130,16 @@ def settings_from_config(config: Mapping[str, Any], where: str = "config", **ove
         raise ParamsError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}; allowed: {', '.join(sorted(CONFIG_KEYS))}")
     values: dict[str, Any] = {}
     for k, v in config.items():
-        if k in ("strengths", "grid_concentrations"):
+        if k in ("strengths", "grid_concentrations", "interpolation"):
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
                 raise ParamsError(f"{where}: field '{k}': expected a list of numbers")
             v = tuple(float(x) for x in v)
         elif k == "grid_means" and (not isinstance(v, int) or isinstance(v, bool)):
             raise ParamsError(f"{where}: field 'grid_means': expected an integer, got {v!r}")
-        elif k == "no_transfer_prior" and v is None:
+        elif k in ("no_transfer_prior", "histogram_smoothing") and v is None:
             pass
-        elif k in ("sigmoid_a", "sigmoid_b", "conflict_bayes_factor", "no_transfer_prior", "pool_prior"):
+        elif k in ("sigmoid_a", "sigmoid_b", "conflict_bayes_factor", "no_transfer_prior", "pool_prior", "pair_prior",
+                   "histogram_smoothing", "similarity_power"):
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 raise ParamsError(f"{where}: field '{k}': expected a number, got {v!r}")
             v = float(v)
@@ -397,21 +411,17 @@ def transfer(
     counts = cell_counts(target)
     log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
     flat = fit_settings.flat
+    kappas = np.asarray(settings.strengths, dtype=float)
+    n_k = len(kappas)
+    u = _flat_cells(target)
 
-    # the evidence of each source (and kappa): also drives the conflict check of the paper method
-    posts: list[list[CellPosterior]] = []
-    log_mls = np.zeros((len(sources), len(settings.strengths)))
-    for i, s in enumerate(sources):
-        row = []
-        for j, kappa in enumerate(settings.strengths):
-            post = cell_posterior(target, s.mixture, ks, kappa, flat)
-            row.append(post)
-            log_mls[i, j] = dirichlet_multinomial_log_ml(counts, post.concentration - counts)
-        posts.append(row)
+    # every source as a centre over the target's cells (its fitted pmf, or its histogram smoothed by it)
+    centres = [_source_cells(target, s, ks, settings.histogram_smoothing) for s in sources]
+    log_mls = np.array([[dirichlet_multinomial_log_ml(counts, k * q + flat * u) for k in kappas] for q, _ in centres])
     # prior predictive of the labels under the similarity-weighted sources, against the vague prior
     src_prior = prior[1:] / prior[1:].sum() if prior[1:].sum() > 0 else np.full(len(sources), 1 / len(sources))
     log_pred_sources = float(
-        np.log(np.sum(src_prior[:, None] / len(settings.strengths) * np.exp(log_mls - log_ml0)) + 1e-300)
+        np.log(np.sum(src_prior[:, None] / n_k * np.exp(log_mls - log_ml0)) + 1e-300)
     )
     conflict = log_pred_sources < math.log(settings.conflict_bayes_factor)
     reason = (
@@ -442,24 +452,48 @@ def transfer(
         )
         return TransferResult(settings, result, without, src, float(weights[0]), float(prior[0]), conflict, reason)
 
-    # default: posterior weights over {no transfer} + {(source i, kappa)} + {(pool, kappa)}
-    n_k = len(settings.strengths)
+    # default: posterior weights over {no transfer} + {(centre c, kappa)}; centres: each source, points between
+    # two sources (t q_i + (1 - t) q_j), and the similarity-weighted pool of all sources
     if settings.no_transfer_prior is not None:
         prior = np.concatenate(([settings.no_transfer_prior], (1 - settings.no_transfer_prior) * src_prior))
-    pool_mass = prior[1:].sum() * settings.pool_prior if len(sources) > 1 else 0.0
-    cand_prior = np.concatenate(([prior[0]], prior[1:] * (1 - pool_mass / max(prior[1:].sum(), 1e-300)), [pool_mass]))
-    pool = _combined([s.mixture for s in sources], list(src_prior), floor=1e-4)
-    pool_posts = [cell_posterior(target, pool, ks, kappa, flat) for kappa in settings.strengths]
-    posts.append(pool_posts)
-    log_mls = np.vstack((log_mls, [dirichlet_multinomial_log_ml(counts, p.concentration - counts) for p in pool_posts]))
-    log_post = np.concatenate(
-        ([math.log(cand_prior[0] + 1e-300) + log_ml0], (np.log(cand_prior[1:] + 1e-300)[:, None] - math.log(n_k) + log_mls).ravel())
-    )
+    share = src_prior ** settings.similarity_power
+    share = share / share.sum() if share.sum() > 0 else np.full(len(sources), 1 / len(sources))
+    n = len(sources)
+    pair_mass = settings.pair_prior if n > 1 and settings.interpolation else 0.0
+    pool_mass = settings.pool_prior if n > 1 else 0.0
+    src_mass = prior[1:].sum()
+    # membership[c, i]: how much of centre c is source i (for the sources' final weights)
+    cand_prior = list((1 - pair_mass - pool_mass) * share)
+    qs = [q for q, _ in centres]
+    errs = [e for _, e in centres]
+    membership = list(np.eye(n))
+    if pair_mass:
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        pw = np.array([share[i] * share[j] for i, j in pairs])
+        pw = pw / pw.sum() if pw.sum() > 0 else np.full(len(pairs), 1 / len(pairs))
+        for (i, j), w in zip(pairs, pw):
+            for t in settings.interpolation:
+                cand_prior.append(pair_mass * w / len(settings.interpolation))
+                qs.append(t * qs[i] + (1 - t) * qs[j])
+                errs.append(t * errs[i] + (1 - t) * errs[j])
+                m = np.zeros(n)
+                m[i], m[j] = t, 1 - t
+                membership.append(m)
+    if pool_mass:
+        cand_prior.append(pool_mass)
+        qs.append(np.sum(share[:, None] * np.array(qs[:n]), axis=0))
+        errs.append(np.sum(share[:, None, None] * np.array(errs[:n]), axis=0))
+        membership.append(share.copy())
+    cp = np.asarray(cand_prior) * src_mass
+    alphas = kappas[None, :, None] * np.array(qs)[:, None, :] + flat * u[None, None, :]  # centre x kappa x cell
+    lml = np.array([[dirichlet_multinomial_log_ml(counts, a) for a in row] for row in alphas])
+    log_post = np.concatenate(([math.log(prior[0] + 1e-300) + log_ml0], (np.log(cp + 1e-300)[:, None] - math.log(n_k) + lml).ravel()))
     pw = np.exp(log_post - log_post.max())
     pw /= pw.sum()
+    post_conc = (alphas + counts[None, None, :]).reshape(-1, len(counts))
+    cand_errs = [e for e in errs for _ in range(n_k)]
     means = [np.array([r.estimate for r in without.rows])]
-    for row in posts:
-        means.extend(p.mean() for p in row)
+    means.extend((c / c.sum()) @ e for c, e in zip(post_conc, cand_errs))
     centre = np.sum(pw[:, None] * np.vstack(means), axis=0)
     # interval: pooled posterior draws, each candidate drawn in proportion to its weight
     own = cell_posterior(target, without.fit.mixture, ks, fit_settings.strength, flat)
@@ -469,14 +503,12 @@ def transfer(
         m0 = own.concentration / own.concentration.sum()
         g = rng.gamma(m0 * (target.items + flat), size=(alloc[0], len(m0)))
         draws.append((g / g.sum(axis=1, keepdims=True)) @ own.errors)
-    flat_posts = [p for row in posts for p in row]
-    for c, p in zip(alloc[1:], flat_posts):
-        if c:
-            draws.append(p.draws(rng, int(c)))
+    for c in np.nonzero(alloc[1:])[0]:
+        g = rng.gamma(post_conc[c], size=(int(alloc[c + 1]), len(counts)))
+        draws.append((g / g.sum(axis=1, keepdims=True)) @ cand_errs[c])
     low, high = _weighted_quantiles(np.vstack(draws), fit_settings.confidence_level)
-    cand_w = pw[1:].reshape(len(sources) + 1, n_k).sum(axis=1)
-    # a source's final weight: its own candidates plus its share of the pool's
-    src_w = cand_w[:-1] + cand_w[-1] * src_prior
+    cand_w = pw[1:].reshape(len(qs), n_k).sum(axis=1)
+    src_w = cand_w @ np.array(membership)  # a source's final weight: its share of every centre's weight
     mixture = _combined([without.fit.mixture] + [s.mixture for s in sources], [pw[0]] + list(src_w))
     fit = MixtureFit(mixture, "transfer", mixture_log_likelihood(target, mixture), True, 0, 1, target.items)
     result = FitResult(base_settings, fit, without.binomial, without.beta_binomial, _rows(ks, centre, low, high, mixture, without))
@@ -485,6 +517,38 @@ def transfer(
         for i, s in enumerate(sources)
     )
     return TransferResult(settings, result, without, src, float(pw[0]), float(prior[0]), conflict, reason)
+
+
+def _flat_cells(table: CountTable) -> np.ndarray:
+    """`cell_posterior`'s flat pseudo-item per cell: uniform over S = 0..K, weighted by the share of items with K judges."""
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    share = table.counts.sum(axis=1)[rows] / table.items
+    return np.concatenate([np.full(int(k) + 1, sh / (int(k) + 1)) for k, sh in zip(rows, share)])
+
+
+def _source_cells(
+    table: CountTable, source: Source, ks: tuple[int, ...], smoothing: float | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A source as a centre over the target's cells: q (sums to 1; each K weighted by the target's share of
+    items with K judges) and each cell's majority error at each k (the source's mixture predicts missing judges).
+
+    smoothing None: q at K is the source's fitted mixture pmf. A number m: the source's own histogram at K
+    smoothed by m pseudo-items of that pmf, (h + m pmf) / (n_K + m); the pmf alone where the source has no
+    items with K judges.
+    """
+    post = cell_posterior(table, source.mixture, ks, 0.0, 0.0)
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    share = table.counts.sum(axis=1)[rows] / table.items
+    parts = []
+    for k, sh in zip(rows, share):
+        k = int(k)
+        q = np.asarray(source.mixture.pmf(k), dtype=float)
+        hist = source.table.counts
+        if smoothing is not None and k < hist.shape[0] and hist[k].sum() > 0:
+            h = hist[k, : k + 1].astype(float)
+            q = (h + smoothing * q) / (h.sum() + smoothing)
+        parts.append(sh * q)
+    return np.concatenate(parts), post.errors
 
 
 # --- many targets, documents and views ------------------------------------------------------------------
