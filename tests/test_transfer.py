@@ -128,6 +128,76 @@ class TestBehaviour:
         assert res.sources[0].similarity == pytest.approx(0.6)
 
 
+class TestCandidates:
+    """The default's posterior over candidates (no transfer, each source, points between two sources, the pool)
+    recomputed by hand: Dirichlet-multinomial evidence by a Polya urn, the centres from the raw histograms."""
+
+    @staticmethod
+    def polya_log(seq: list[int], alpha: np.ndarray) -> float:
+        seen, lp = np.zeros(len(alpha)), 0.0
+        for t, c in enumerate(seq):
+            lp += math.log((alpha[c] + seen[c]) / (alpha.sum() + t))
+            seen[c] += 1
+        return lp
+
+    def test_weights_and_estimate_by_hand(self) -> None:
+        a = source("a", [10, 20, 30, 40], [1.0, 0.0])
+        b = source("b", [40, 30, 20, 10], [1.0, 0.0])
+        target = CountTable.from_histogram([1, 2, 2, 1])
+        st = tr.TransferSettings(strengths=(10.0,), interpolation=(0.5,), pair_prior=0.3, pool_prior=0.2,
+                                 histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5)
+        res = tr.transfer(target, np.array([1.0, 0.0]), [a, b], st, FAST, np.random.default_rng(0))
+        seq = [0, 1, 1, 2, 2, 3]
+        u = np.full(4, FAST.flat / 4)
+        qa, qb = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.4, 0.3, 0.2, 0.1])
+        mid = 0.5 * qa + 0.5 * qb  # the pair point and the (equal-share) pool coincide here
+        cands = [(0.5 * 0.5 * 0.5, qa), (0.5 * 0.5 * 0.5, qb), (0.5 * 0.3, mid), (0.5 * 0.2, mid)]
+        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        logs = [math.log(p) + self.polya_log(seq, 10 * q + u) for p, q in cands]
+        w = np.exp(np.array([log0, *logs]) - max(log0, *logs))
+        w /= w.sum()
+        assert res.target_weight == pytest.approx(w[0], rel=1e-9)
+        got = {s.name: s.weight for s in res.sources}
+        assert got["a"] == pytest.approx(w[1] + 0.5 * w[3] + 0.5 * w[4], rel=1e-9)
+        assert got["b"] == pytest.approx(w[2] + 0.5 * w[3] + 0.5 * w[4], rel=1e-9)
+        # k = 1: an item with s of 3 correct errs with probability 1 - s/3
+        e1 = 1 - np.arange(4) / 3
+        n = np.array([1, 2, 2, 1])
+        means = [res.without.row(1).estimate] + [float((10 * q + u + n) @ e1 / (10 + FAST.flat + 6)) for _, q in cands]
+        assert res.result.row(1).estimate == pytest.approx(float(w @ np.array(means)), rel=1e-9)
+
+    def test_histogram_smoothing(self) -> None:
+        s = source("s", [5, 0, 10, 15], [1.0, 0.0])
+        t = CountTable.from_histogram([0, 1, 1, 0])
+        pmf = np.asarray(s.mixture.pmf(3))
+        q, _ = tr._source_cells(t, s, (1, 3), 2.0)
+        np.testing.assert_allclose(q, (np.array([5, 0, 10, 15]) + 2 * pmf) / 32)
+        q_fit, _ = tr._source_cells(t, s, (1, 3), None)
+        np.testing.assert_allclose(q_fit, pmf)
+
+    def test_between_sources_beats_either(self) -> None:
+        """A target halfway between two sources: the pair points earn weight, and the estimate is closer to
+        the truth than with single sources only (simulated once, fixed seed)."""
+        qa = betabinom.pmf(np.arange(8), 7, 8.0, 2.0)
+        qb = betabinom.pmf(np.arange(8), 7, 2.0, 2.0)
+        a = source("a", list(np.round(400 * qa).astype(int)), [1.0, 0.0])
+        b = source("b", list(np.round(400 * qb).astype(int)), [1.0, 0.0])
+        rng = np.random.default_rng(3)
+        truth = error_rates(Mixture((0.5, 0.5), (8.0, 2.0), (2.0, 2.0)), (1, 3, 5, 7))
+        err = {}
+        for name, pair in (("pairs", 0.3), ("singles", 0.0)):
+            st = tr.TransferSettings(pair_prior=pair, pool_prior=0.0)
+            tot = 0.0
+            for d in range(6):
+                hist = np.bincount(rng.choice(8, size=10, p=0.5 * qa + 0.5 * qb), minlength=8)
+                res = tr.transfer(CountTable.from_histogram(list(hist)), np.array([1.0, 0.0]), [a, b], st, FAST,
+                                  np.random.default_rng(d))
+                tot += sum(abs(res.result.row(k).estimate - truth[k]) for k in truth)
+            err[name] = tot
+            rng = np.random.default_rng(3)
+        assert err["pairs"] < err["singles"]
+
+
 class TestValidation:
     """Settings, config file and sources fail early with clear messages."""
 
@@ -135,11 +205,19 @@ class TestValidation:
         cfg = yaml.safe_load((ROOT / "configs" / "transfer.yaml").read_text())
         assert tr.settings_from_config(cfg) == tr.TransferSettings()
 
+    def test_new_config_keys(self) -> None:
+        st = tr.settings_from_config({"histogram_smoothing": None, "interpolation": [0.5], "pair_prior": 0.2, "similarity_power": 0})
+        assert st.histogram_smoothing is None and st.interpolation == (0.5,) and st.similarity_power == 0.0
+        with pytest.raises(ParamsError, match="interpolation"):
+            tr.settings_from_config({"interpolation": 0.5})
+
     def test_unknown_config_key(self) -> None:
         with pytest.raises(ParamsError, match="unknown key"):
             tr.settings_from_config({"sigmoid_c": 1})
 
-    @pytest.mark.parametrize("kw", [{"method": "magic"}, {"strengths": ()}, {"no_transfer_prior": 1.5}, {"similarity": "l1"}])
+    @pytest.mark.parametrize("kw", [{"method": "magic"}, {"strengths": ()}, {"no_transfer_prior": 1.5}, {"similarity": "l1"},
+                                    {"pair_prior": 0.7, "pool_prior": 0.4}, {"interpolation": (0.0, 0.5)},
+                                    {"histogram_smoothing": -1.0}, {"similarity_power": -1.0}])
     def test_bad_settings(self, kw) -> None:
         with pytest.raises(UsageError):
             tr.TransferSettings(**kw)
