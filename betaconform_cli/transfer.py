@@ -14,14 +14,16 @@ settings: `size_weight="linear"` (log r_i -> r_i), `similarity="inverse-euclidea
   source's fit, each by the paper's two-component EM; the error table is the averaged mixture's, plug-in.
 - `default` (ours): Bayesian model averaging. Candidate 0 is no transfer: the target's own default estimate
   (fit.analyse), whose evidence is the marginal likelihood of the labels under a vague, adaptive model (one
-  Beta-Binomial with (mean, concentration) uniform on a grid). Candidate (i, kappa) puts a Dirichlet prior on
-  the (judges, correct) cells centred on source i's fitted mixture with kappa pseudo-items (plus the flat
-  pseudo-item), for each kappa in `strengths`; candidate (pool, kappa) does the same with the lambda-weighted
-  mixture of all sources. Prior weights: `no_transfer_prior` for no transfer, the rest split by lambda_i
-  (eq. 14; `pool_prior` of it to the pool) and evenly over the kappas. Posterior weight = prior times the
-  Dirichlet-multinomial evidence of the target's labels: the labels, not the text, decide which source to
-  trust and how much. The estimate is the posterior-weighted mean of the candidates' posterior means; the
-  interval the quantiles of the pooled posterior draws (candidate 0 with the no-transfer interval's spread).
+  Beta-Binomial with (mean, concentration) uniform on a grid). Candidate (q, kappa) puts a Dirichlet prior with
+  mean q and kappa pseudo-items (plus the flat pseudo-item) on the (judges, correct) cells, for each kappa in
+  `strengths`. The centres q: each source (its histogram smoothed by `histogram_smoothing` pseudo-items of its
+  fitted pmf, or the pmf alone), points t q_i + (1 - t) q_j between two sources (`interpolation`, `pair_prior`
+  of the sources' mass), and the pool of all sources (`pool_prior`). Prior weights: `no_transfer_prior` for no
+  transfer, the rest split over sources by lambda_i ** `similarity_power` (eq. 14) and evenly over the kappas.
+  Posterior weight = prior times the Dirichlet-multinomial evidence of the target's labels: the labels, not the
+  text, decide which source to trust and how much. The estimate is the posterior-weighted mean of the
+  candidates' posterior means; the interval the quantiles of the pooled posterior draws (candidate 0 with the
+  no-transfer interval's spread). Hyper-parameters chosen by benchmarks/transfer.py --tune (docs/TRANSFER.md).
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from .data import CountTable
 from .distributions import Mixture, error_rates, log_beta_binomial
 from .errors import EmbeddingError, ParamsError, UsageError
 from .fit import (
-    CellPosterior,
     ErrorRow,
     FitResult,
     FitSettings,
