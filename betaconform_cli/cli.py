@@ -675,7 +675,7 @@ def evaluate(
 @app.command("transfer")
 def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="target judgment JSONL files (a few labeled items with text), directories or globs")],
-    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed): a directory, glob or files; repeatable")],
+    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed): a directory, a quoted glob or a file; repeat the flag for more")],
     method: Annotated[str, typer.Option("--method", help="default (Bayesian: the target's labels weigh each source) or paper (eq. 14-15 averaging)")] = "default",
     size_weight: Annotated[Optional[str], typer.Option("--size-weight", help="eq. 14 size term: log (log r_i) or linear (r_i, Table 5 ablation)")] = None,
     similarity: Annotated[Optional[str], typer.Option("--similarity", help="cosine or inverse-euclidean (Table 5 ablation)")] = None,
@@ -704,6 +704,12 @@ def transfer_cmd(
     skip_invalid: SkipOpt = False,
 ) -> None:
     """Borrow strength from fitted source datasets for targets with only a few labels."""
+    yaml_targets = [t for t in targets if t.endswith((".yaml", ".yml"))]
+    if yaml_targets:
+        raise UsageError(
+            f"{yaml_targets[0]}: a target must be judgment JSONL; this looks like a saved fit. "
+            "Give each source its own --sources flag, or one quoted glob: --sources 'fits/*.yaml'"
+        )
     import yaml
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -154,3 +154,15 @@ class TestCacheThroughCli:
         for _ in range(2):
             assert invoke(runner, "transfer", target, "--sources", sources, "--cache-dir", tmp_path / "c", "--format", "json").exit_code == 0
         assert fake_model[-2].model_texts == 5 and fake_model[-1].model_texts == 0
+
+
+def test_source_files_given_as_targets_get_a_hint(tmp_path: Path) -> None:
+    """`--sources a.yaml b.yaml` makes b.yaml a target: say how to pass several sources instead."""
+    from typer.testing import CliRunner
+
+    from betaconform_cli.cli import app
+
+    target = tmp_path / "t.jsonl"
+    target.write_text('{"text": "x", "judgments": [1, 0]}\n')
+    res = CliRunner().invoke(app, ["transfer", str(target), "--sources", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")])
+    assert res.exit_code == 2 and "--sources" in res.stderr and "b.yaml" in res.stderr
