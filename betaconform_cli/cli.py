@@ -80,6 +80,16 @@ ToleranceOpt = Annotated[
 SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="skip bad lines (and say how many) instead of stopping")]
 
 
+def input_spec(
+    judgments_field: str, correct_field: str, judges_field: str, verdicts_field: str, label_field: str,
+    id_field: str, text_field: str, tolerance: float | None, skip_invalid: bool,
+) -> InputSpec:
+    """The input options every reading command shares, validated once."""
+    if tolerance is not None and tolerance < 0:
+        raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
+    return InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+
+
 def parse_ks(text: str) -> tuple[int, ...]:
     try:
         ks: list[int] = []
@@ -236,9 +246,7 @@ def fit(
         ks=parse_ks(ks),
         confidence_level=confidence_level,
     )
-    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
-    if tolerance is not None and tolerance < 0:
-        raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
+    spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
     if save is not None and save_dir is not None:
         raise UsageError("use --save FILE or --save-dir DIR, not both")
     if embed and save is None and save_dir is None:
@@ -376,7 +384,7 @@ def sample(
         raise UsageError("--replay takes the labeled pool as its argument: drop --pool and --batch")
     if not replay and runs != 1:
         raise UsageError("--runs needs --replay")
-    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, False)
+    spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, False)
     ds = read_dataset(labeled, spec, keep_items=True)
     items = list(ds.items or ())
     stopping.check_ids(items, str(labeled), need_ids=replay or pool is not None)
@@ -590,9 +598,7 @@ def evaluate(
         raise UsageError("--plot-r applies to fixed-r mode; adaptive figures use the setting with the most labels")
     if plot_r is not None and plot_r not in settings.sizes:
         raise UsageError(f"--plot-r {plot_r} is not among --r {','.join(map(str, settings.sizes))}")
-    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
-    if tolerance is not None and tolerance < 0:
-        raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
+    spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
     datasets = read_datasets(data, spec, keep_items=transfer_mode)
     for ds in datasets:
         if ds.skipped:
@@ -730,7 +736,7 @@ def transfer_cmd(
     )
     if save is not None and save_dir is not None:
         raise UsageError("use --save FILE or --save-dir DIR, not both")
-    spec = InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+    spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
     source_paths = [p for arg in sources for p in _source_files(arg)]
     srcs = [transfer.Source.from_saved(params.load_fit(p), str(p)) for p in source_paths]
     datasets = read_datasets(targets, spec, keep_items=True)

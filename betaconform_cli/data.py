@@ -258,8 +258,19 @@ def _count_values(values: list[Any] | Any, field: str, keys: list[str] | None = 
     return judges, correct
 
 
+MAX_JUDGES = 1000  # per item: the (judges, correct) table is (K+1)^2 cells
+
+
 def _parse_item(obj: Any, shape: str, spec: InputSpec) -> tuple[int, int]:
-    """(judges, correct) of one decoded line, or _LineError."""
+    """(judges, correct) of one decoded line, or _LineError (also for more than MAX_JUDGES judges)."""
+    key = _parse_item_unchecked(obj, shape, spec)
+    if key[0] > MAX_JUDGES:
+        where = {"counts": spec.judges_field, "verdicts": spec.verdicts_field}.get(shape, spec.judgments_field)
+        raise _LineError(where, f"{key[0]} judges on one item; at most {MAX_JUDGES} are supported")
+    return key
+
+
+def _parse_item_unchecked(obj: Any, shape: str, spec: InputSpec) -> tuple[int, int]:
     if not isinstance(obj, dict):
         raise _LineError(None, f"each line must be a JSON object, got {type(obj).__name__}")
     if shape == "list" or shape == "dict":
@@ -404,7 +415,7 @@ def _scan(lines: Iterator[bytes], spec: InputSpec, keep_items: bool, shape: str 
             break
         if fast:
             key = _fast_counts(obj, field)
-            if key is not None:
+            if key is not None and key[0] <= MAX_JUDGES:
                 counts[key] = get(key, 0) + 1
                 continue
         try:
@@ -515,7 +526,7 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
                 key = _count_values(value, field) if type(value) is list else None
             except (orjson.JSONDecodeError, _LineError):
                 key = None
-            if key is not None and key[0] == 0:
+            if key is not None and not 0 < key[0] <= MAX_JUDGES:
                 key = None
             if len(cache) < PATTERN_CACHE_MAX:
                 cache[raw] = key

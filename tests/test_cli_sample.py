@@ -40,7 +40,7 @@ class TestLive:
 
     def test_stop_prints_table(self, tmp_path: Path) -> None:
         """Many labels of a stable stream: exit 0, 'stop: enough labels (r = n)', JSON with the required keys."""
-        rows = write_pool(tmp_path / "pool.jsonl", 150)
+        write_pool(tmp_path / "pool.jsonl", 150)
         res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--xi", "0.06", "-f", "json"])
         assert res.exit_code == 0, res.output
         doc = json.loads(res.stdout)

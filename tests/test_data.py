@@ -67,6 +67,8 @@ class TestErrors:
             (['{"correct": -1, "judges": 11}'], 1, "correct", "negative"),
             (['{"correct": 1.5, "judges": 11}'], 1, "correct", "integer"),
             (['{"correct": 1}'], 1, "judges", "missing"),
+            (['{"correct": 0, "judges": 1000000000}'], 1, "judges", "at most 1000"),
+            (['{"judgments": [1]}', '{"judgments": [' + ", ".join(["1"] * 1001) + ']}'], 2, "judgments", "at most 1000"),
             (['{"judgments": [1, 0]}', '{"correct": 1, "judges": 2}'], 2, None, "mixed shapes"),
             (['{"correct": 1, "judges": 2}', '{"judgments": [1]}'], 2, "correct", "missing"),
             (['{"verdicts": ["A"]}'], 1, "label", "missing"),
