@@ -341,7 +341,7 @@ def sample(
     patience: Annotated[Optional[int], typer.Option("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)")] = None,
     target: Annotated[Optional[float], typer.Option("--target", help="precision: largest interval half-width (default 0.03)")] = None,
     at_k: Annotated[Optional[int], typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)")] = None,
-    precision_method: Annotated[Optional[str], typer.Option("--precision-method", help="precision: 'sequential' (default; always-valid confidence sequence) or 'calibrated' (fit's interval: fewer labels, honest only by benchmark)")] = None,
+    precision_method: Annotated[Optional[str], typer.Option("--precision-method", help="precision: 'calibrated' (default; fit's interval checked at a stricter level, honest by a calibration benchmark) or 'sequential' (an always-valid confidence sequence: a theorem, more labels)")] = None,
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
     method: Annotated[str, typer.Option("--method", help="fit method: default, plugin or paper")] = "default",

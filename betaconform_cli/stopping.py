@@ -11,9 +11,9 @@ first ``r`` at which the rule fires:
 - `VarianceRule` -- the RQ5 baseline, read as: the posterior standard deviation of the majority-vote accuracy,
   ``sqrt(a b / ((a+b)^2 (a+b+1)))`` with ``a`` items whose majority is right and ``b = r - a``, is at most ``xi``.
 - `PrecisionRule` -- ours: stop when an interval for the pool's majority error at ``at_k`` (default: the widest
-  over ``ks``) has half-width at most ``target``. ``method="sequential"`` (default) uses an always-valid confidence
-  sequence for the pool's majority error; ``method="calibrated"`` uses the normal approximation of fit's own
-  interval and is honest by a calibration benchmark only. The sequence is the
+  over ``ks``) has half-width at most ``target``. ``method="sequential"`` uses an always-valid confidence
+  sequence for the pool's majority error; ``method="calibrated"`` (default) uses the normal approximation of fit's
+  own interval, checked at a stricter level, and is honest by a calibration benchmark only. The sequence is the
   predictable-plug-in empirical-Bernstein one of Waudby-Smith & Ramdas (JRSSB 2024, Thm 2), in its
   sampling-without-replacement form (Waudby-Smith & Ramdas 2020, "Confidence sequences for sampling without
   replacement") when the pool size is known. Because it holds uniformly over time, checking after every label
@@ -323,17 +323,17 @@ def calibrated_half_width(
 class PrecisionRule:
     """Stop when the interval for the majority error at `at_k` (None: widest over ks) is at most `target` half-wide.
 
-    method "sequential" (default): the always-valid confidence sequence (`confidence_sequence`), honest by
-    theorem. method "calibrated": the normal approximation of fit's own interval (`calibrated_half_width`),
-    fewer labels, honest only as far as the calibration benchmark goes (it falls short of 90% for all k at once
-    on two real pools, docs/STOPPING.md).
+    method "calibrated" (default): the normal approximation of fit's own interval (`calibrated_half_width`) at
+    `monitoring_level`, checked after every label; honest by the calibration benchmark (docs/STOPPING.md), not by
+    a theorem. method "sequential": the always-valid confidence sequence (`confidence_sequence`), honest by
+    theorem, at the cost of more labels.
     """
 
     target: float = 0.03
     at_k: int | None = None
     ks: tuple[int, ...] = tuple(range(1, 12))
     confidence_level: float = 0.9
-    method: str = "sequential"
+    method: str = "calibrated"
     min_samples: int = 10
     patience: int = 1
     name: str = "precision"
@@ -348,6 +348,16 @@ class PrecisionRule:
         if self.method not in PRECISION_METHODS:
             raise UsageError(f"--precision-method must be calibrated or sequential; got {self.method!r}")
         _check_common(self.min_samples, self.patience)
+
+    @property
+    def monitoring_level(self) -> float:
+        """calibrated: the level of the interval checked after every label, 1 - (1 - level) / 2 (0.95 for 0.9).
+
+        Checking a fixed-sample interval after every label stops on a lucky narrow stretch more often than its
+        level says; halving the miss rate pays for that. Measured (benchmarks/stopping.py, calibration): at the
+        stop the estimate was within the target in at least the promised share of replays on the pools there.
+        """
+        return 1 - (1 - self.confidence_level) / 2
 
     def theoretical_samples(self) -> int | None:
         return None
@@ -372,7 +382,7 @@ class PrecisionRule:
             fm = np.array([per_k[int(j)].mean() for j in judges])
             fs = np.array([(per_k[int(j)] ** 2).mean() for j in judges])
             r = np.arange(1, len(x) + 1)
-            half = calibrated_half_width(x, np.cumsum(fm) / r, np.cumsum(fs) / r, self.confidence_level, pool_size)
+            half = calibrated_half_width(x, np.cumsum(fm) / r, np.cumsum(fs) / r, self.monitoring_level, pool_size)
             centre = np.cumsum(x) / r
             out[k] = (np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1))
         return out
@@ -402,9 +412,9 @@ class PrecisionRule:
             )
         else:
             d["promise"] = (
-                "calibration benchmark (docs/STOPPING.md), not a theorem: at the stop the fit's estimate was within the "
-                f"target of the pool's majority error, for each checked k, in about {self.confidence_level:g} of replays "
-                "on the pools measured there (all k at once: less)"
+                "calibration benchmark (docs/STOPPING.md), not a theorem: checked after every label at level "
+                f"{self.monitoring_level:g}; at the stop the fit's estimate was within the target of the pool's majority "
+                f"error, at every checked k, in at least {self.confidence_level:g} of replays on the pools measured there"
             )
         return d
 
