@@ -55,6 +55,7 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: st
     except OSError as exc:
         raise ParamsError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
+        os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600; give the file the mode a plain open() would
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
@@ -67,6 +68,16 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: st
         except OSError:
             pass
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The existing file's permissions, else 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -48,6 +48,20 @@ class TestRoundTrip:
         assert [q.name for q in tmp_path.iterdir()] == ["fit.yaml"]
 
 
+    def test_new_file_gets_the_umask_mode_and_existing_keeps_its_own(self, tmp_path: Path) -> None:
+        old = os.umask(0o022)
+        try:
+            params.atomic_write_text(tmp_path / "new.txt", "x")
+            assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
+            kept = tmp_path / "kept.txt"
+            kept.write_text("old")
+            kept.chmod(0o600)
+            params.atomic_write_text(kept, "new")
+            assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_text() == "new"
+        finally:
+            os.umask(old)
+
+
 class TestRefusals:
     """Unsafe or malformed files give one clear ParamsError."""
 
