@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench sample-data clean
+.PHONY: install run test lint bench sample-data clean
 
 install: $(STAMP)
 
@@ -21,6 +21,9 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check betaconform_cli tests benchmarks sample_data
 
 bench: install
 	$(BIN)/python benchmarks/accuracy.py

@@ -44,7 +44,7 @@ def main() -> None:
     margins: dict[tuple[str, int], list[float]] = {}
     cover: dict[tuple[str, int], list[float]] = {}
     width: dict[tuple[str, int], list[float]] = {}
-    for name, mix in SHAPES.items():
+    for mix in SHAPES.values():
         rng = np.random.default_rng(5)
         comp = rng.choice(mix.n_components, 3000, p=mix.weights)
         s_all = rng.binomial(11, rng.beta(np.array(mix.alphas)[comp], np.array(mix.betas)[comp]))

@@ -109,8 +109,8 @@ def main() -> None:
         for n in (1_000, 10_000, 100_000, 1_000_000):
             big_k, s = simulate(n, 1)
             table = CountTable.from_pairs(big_k, s)
-            t_fit = timed(lambda: analyse(table, FitSettings(), np.random.default_rng(0)), reps)
-            t_em = timed(lambda: per_item_paper_em(s.astype(float), big_k.astype(float)), 1 if n >= 100_000 else reps)
+            t_fit = timed(lambda table=table: analyse(table, FitSettings(), np.random.default_rng(0)), reps)
+            t_em = timed(lambda s=s, big_k=big_k: per_item_paper_em(s.astype(float), big_k.astype(float)), 1 if n >= 100_000 else reps)
             out.append(f"| {n:,} | {t_fit * 1000:.0f} ms | {t_em * 1000:.0f} ms |")
         out.append("")
 

@@ -190,7 +190,7 @@ def main() -> int:
                 e0 = vecs[ti][pick].mean(axis=0)
                 without = analyse(table, fit_settings, np.random.default_rng([args.seed, d]))
 
-                def score(name: str, rows_: tuple) -> None:
+                def score(name: str, rows_: tuple, odd=odd, truth=truth, margins=margins, cover=cover) -> None:
                     est = np.array([rows_[i].estimate for i in odd])
                     lo = np.array([rows_[i].low for i in odd])
                     hi = np.array([rows_[i].high for i in odd])

@@ -10,7 +10,7 @@ from pathlib import Path
 # Every matrix here is tiny; OpenBLAS threads that spin on a busy 2-core machine made fits 5-10x slower.
 # Set before numpy/scipy load their BLAS (scipy is imported lazily, after main() could pin it at run time).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -58,11 +58,11 @@ def fail(message: str, code: int = 2) -> None:
 # --- shared option types ------------------------------------------------------------------------------
 
 FormatOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--format", "-f", help="table, json, csv or markdown (default: from -o's extension, else table)"),
 ]
 OutputOpt = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="write the result to FILE (atomically); format from its extension")
+    Path | None, typer.Option("--output", "-o", help="write the result to FILE (atomically); format from its extension")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="seed for every random draw (intervals, starts); written to the output")]
 KsOpt = Annotated[str, typer.Option("--ks", help="ensemble sizes k: '1-11', '1,3,5' or '1..21'")]
@@ -75,7 +75,7 @@ LabelField = Annotated[str, typer.Option("--label-field", help="field with the g
 IdField = Annotated[str, typer.Option("--id-field", help="field with the item id")]
 TextField = Annotated[str, typer.Option("--text-field", help="field with the item text")]
 ToleranceOpt = Annotated[
-    Optional[float], typer.Option("--tolerance", help="scoring judges: a verdict is correct when |verdict - label| <= T")
+    float | None, typer.Option("--tolerance", help="scoring judges: a verdict is correct when |verdict - label| <= T")
 ]
 SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="skip bad lines (and say how many) instead of stopping")]
 
@@ -218,14 +218,14 @@ def fit(
     seed: SeedOpt = 0,
     fmt: FormatOpt = None,
     output: OutputOpt = None,
-    save: Annotated[Optional[Path], typer.Option("--save", help="save the fit as YAML (one input only)")] = None,
-    save_dir: Annotated[Optional[Path], typer.Option("--save-dir", help="save one <dataset>.yaml per input here")] = None,
+    save: Annotated[Path | None, typer.Option("--save", help="save the fit as YAML (one input only)")] = None,
+    save_dir: Annotated[Path | None, typer.Option("--save-dir", help="save one <dataset>.yaml per input here")] = None,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit")] = False,
-    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="embedding cache directory")] = None,
+    embedding_model: Annotated[str | None, typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="embedding cache directory")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="do not read or write the embedding cache")] = False,
-    max_error: Annotated[Optional[float], typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X (a fraction)")] = None,
-    at_k: Annotated[Optional[int], typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
+    max_error: Annotated[float | None, typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X (a fraction)")] = None,
+    at_k: Annotated[int | None, typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
     on: Annotated[str, typer.Option("--on", help="gate on the 'upper' interval bound (default) or the 'estimate'")] = "upper",
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and diagnostics")] = True,
     judgments_field: JudgmentsField = "judgments",
@@ -309,8 +309,8 @@ def report_cmd(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and diagnostics")] = True,
-    max_error: Annotated[Optional[float], typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X")] = None,
-    at_k: Annotated[Optional[int], typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
+    max_error: Annotated[float | None, typer.Option("--max-error", help="gate: exit 1 when the error at --at-k exceeds X")] = None,
+    at_k: Annotated[int | None, typer.Option("--at-k", help="gate: the ensemble size k to check")] = None,
     on: Annotated[str, typer.Option("--on", help="gate on the 'upper' bound (default) or the 'estimate'")] = "upper",
 ) -> None:
     """Print the error tables of saved fits, several side by side."""
@@ -325,30 +325,30 @@ def report_cmd(
 @app.command()
 def sample(
     labeled: Annotated[Path, typer.Argument(help="labeled items in labeling order (live), or the fully labeled pool (--replay)")],
-    pool: Annotated[Optional[Path], typer.Option("--pool", help="live: JSONL of all items to label (with ids); the next ones go to -o")] = None,
+    pool: Annotated[Path | None, typer.Option("--pool", help="live: JSONL of all items to label (with ids); the next ones go to -o")] = None,
     replay: Annotated[bool, typer.Option("--replay", help="replay the rule on a fully labeled pool in random orders")] = False,
     runs: Annotated[int, typer.Option("--runs", help="replay: number of random orders")] = 1,
-    batch: Annotated[Optional[int], typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)")] = None,
+    batch: Annotated[int | None, typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)")] = None,
     rule: Annotated[str, typer.Option("--rule", help="conformal (the paper's), variance (RQ5 baseline) or precision (recommended)")] = "conformal",
-    xi: Annotated[Optional[float], typer.Option("--xi", help="conformal/variance threshold (default 0.03)")] = None,
-    epsilon: Annotated[Optional[float], typer.Option("--epsilon", help="conformal: quantile level 1 - eps (default 0.1)")] = None,
-    tau: Annotated[Optional[float], typer.Option("--tau", help="Proposition 4.1 scale (default 25)")] = None,
-    score_scale: Annotated[Optional[str], typer.Option("--score-scale", help="conformal: scores on S (default) or S/k")] = None,
-    centre: Annotated[Optional[str], typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'")] = None,
-    xi_units: Annotated[Optional[str], typer.Option("--xi-units", help="conformal: xi on the scale of S (default, the paper's) or 'sd': xi * sd of S so far / --reference-sd (scale-free)")] = None,
-    reference_sd: Annotated[Optional[float], typer.Option("--reference-sd", help="conformal, --xi-units sd: the sd of S at which xi means the paper's xi (default 3.5, two-peak data)")] = None,
-    min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="never stop before this many labels (default 10)")] = None,
-    patience: Annotated[Optional[int], typer.Option("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)")] = None,
-    target: Annotated[Optional[float], typer.Option("--target", help="precision: largest interval half-width (default 0.03)")] = None,
-    at_k: Annotated[Optional[int], typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)")] = None,
-    precision_method: Annotated[Optional[str], typer.Option("--precision-method", help="precision: 'calibrated' (default; fit's interval checked at a stricter level, honest by a calibration benchmark) or 'sequential' (an always-valid confidence sequence: a theorem, more labels)")] = None,
+    xi: Annotated[float | None, typer.Option("--xi", help="conformal/variance threshold (default 0.03)")] = None,
+    epsilon: Annotated[float | None, typer.Option("--epsilon", help="conformal: quantile level 1 - eps (default 0.1)")] = None,
+    tau: Annotated[float | None, typer.Option("--tau", help="Proposition 4.1 scale (default 25)")] = None,
+    score_scale: Annotated[str | None, typer.Option("--score-scale", help="conformal: scores on S (default) or S/k")] = None,
+    centre: Annotated[str | None, typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'")] = None,
+    xi_units: Annotated[str | None, typer.Option("--xi-units", help="conformal: xi on the scale of S (default, the paper's) or 'sd': xi * sd of S so far / --reference-sd (scale-free)")] = None,
+    reference_sd: Annotated[float | None, typer.Option("--reference-sd", help="conformal, --xi-units sd: the sd of S at which xi means the paper's xi (default 3.5, two-peak data)")] = None,
+    min_samples: Annotated[int | None, typer.Option("--min-samples", help="never stop before this many labels (default 10)")] = None,
+    patience: Annotated[int | None, typer.Option("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)")] = None,
+    target: Annotated[float | None, typer.Option("--target", help="precision: largest interval half-width (default 0.03)")] = None,
+    at_k: Annotated[int | None, typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)")] = None,
+    precision_method: Annotated[str | None, typer.Option("--precision-method", help="precision: 'calibrated' (default; fit's interval checked at a stricter level, honest by a calibration benchmark) or 'sequential' (an always-valid confidence sequence: a theorem, more labels)")] = None,
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
     method: Annotated[str, typer.Option("--method", help="fit method: default, plugin or paper")] = "default",
     components: Annotated[str, typer.Option("--components", help="mixture components: 1, 2, 3 or auto")] = "auto",
     seed: SeedOpt = 0,
     fmt: FormatOpt = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="live: write the next items (JSONL) here; replay: the results")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="live: write the next items (JSONL) here; replay: the results")] = None,
     judgments_field: JudgmentsField = "judgments",
     correct_field: CorrectField = "correct",
     judges_field: JudgesField = "judges",
@@ -508,18 +508,18 @@ def _int_list(text: str, option: str) -> tuple[int, ...]:
 @app.command()
 def evaluate(
     data: Annotated[list[str], typer.Argument(help="fully labeled judgment JSONL files, directories or globs")],
-    r: Annotated[Optional[str], typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)")] = None,
+    r: Annotated[str | None, typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)")] = None,
     runs: Annotated[int, typer.Option("--runs", help="paired random draws (or random orders) per dataset and setting")] = 30,
-    rule: Annotated[Optional[str], typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires: conformal, variance or precision")] = None,
-    xi: Annotated[Optional[str], typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)")] = None,
-    target: Annotated[Optional[str], typer.Option("--target", help="adaptive, precision: interval half-widths, comma-separated (default 0.05,0.03)")] = None,
-    epsilon: Annotated[Optional[float], typer.Option("--epsilon", help="adaptive, conformal: quantile level 1 - eps (default 0.1)")] = None,
-    tau: Annotated[Optional[float], typer.Option("--tau", help="adaptive, conformal: Proposition 4.1 scale (default 25)")] = None,
-    patience: Annotated[Optional[int], typer.Option("--patience", help="adaptive: consecutive passing checks to stop")] = None,
-    min_samples: Annotated[Optional[int], typer.Option("--min-samples", help="adaptive: never stop before this many labels (default 10)")] = None,
+    rule: Annotated[str | None, typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires: conformal, variance or precision")] = None,
+    xi: Annotated[str | None, typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)")] = None,
+    target: Annotated[str | None, typer.Option("--target", help="adaptive, precision: interval half-widths, comma-separated (default 0.05,0.03)")] = None,
+    epsilon: Annotated[float | None, typer.Option("--epsilon", help="adaptive, conformal: quantile level 1 - eps (default 0.1)")] = None,
+    tau: Annotated[float | None, typer.Option("--tau", help="adaptive, conformal: Proposition 4.1 scale (default 25)")] = None,
+    patience: Annotated[int | None, typer.Option("--patience", help="adaptive: consecutive passing checks to stop")] = None,
+    min_samples: Annotated[int | None, typer.Option("--min-samples", help="adaptive: never stop before this many labels (default 10)")] = None,
     transfer_mode: Annotated[bool, typer.Option("--transfer", help="leave-one-out prior transfer: each dataset the target once, the other datasets of its folder the sources (default --r 10)")] = False,
-    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="transfer: local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="transfer: embedding cache directory")] = None,
+    embedding_model: Annotated[str | None, typer.Option("--embedding-model", help="transfer: local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="transfer: embedding cache directory")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="transfer: do not read or write the embedding cache")] = False,
     methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)")] = "all",
     ks: KsOpt = "1-11",
@@ -527,8 +527,8 @@ def evaluate(
     seed: SeedOpt = 0,
     fmt: FormatOpt = None,
     output: OutputOpt = None,
-    plot: Annotated[Optional[Path], typer.Option("--plot", help="draw the paper's figures 3 and 4 on this data into FILE.png, .svg or .pdf")] = None,
-    plot_r: Annotated[Optional[int], typer.Option("--plot-r", help="the r drawn in the figures (default: the largest evaluated)")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="draw the paper's figures 3 and 4 on this data into FILE.png, .svg or .pdf")] = None,
+    plot_r: Annotated[int | None, typer.Option("--plot-r", help="the r drawn in the figures (default: the largest evaluated)")] = None,
     per_run: Annotated[bool, typer.Option("--per-run", help="json: include every draw's margin")] = False,
     judgments_field: JudgmentsField = "judgments",
     correct_field: CorrectField = "correct",
@@ -683,21 +683,21 @@ def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="target judgment JSONL files (a few labeled items with text), directories or globs")],
     sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed): a directory, a quoted glob or a file; repeat the flag for more")],
     method: Annotated[str, typer.Option("--method", help="default (Bayesian: the target's labels weigh each source) or paper (eq. 14-15 averaging)")] = "default",
-    size_weight: Annotated[Optional[str], typer.Option("--size-weight", help="eq. 14 size term: log (log r_i) or linear (r_i, Table 5 ablation)")] = None,
-    similarity: Annotated[Optional[str], typer.Option("--similarity", help="cosine or inverse-euclidean (Table 5 ablation)")] = None,
-    sigmoid: Annotated[Optional[bool], typer.Option("--sigmoid/--no-sigmoid", help="eq. 14's sigmoid (--no-sigmoid: Table 5 ablation)")] = None,
-    sigmoid_a: Annotated[Optional[float], typer.Option("--sigmoid-a", help="eq. 14's a (default from configs/transfer.yaml: 10)")] = None,
-    sigmoid_b: Annotated[Optional[float], typer.Option("--sigmoid-b", help="eq. 14's b (default from configs/transfer.yaml: 0.5)")] = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="transfer hyper-parameters YAML (like configs/transfer.yaml)")] = None,
+    size_weight: Annotated[str | None, typer.Option("--size-weight", help="eq. 14 size term: log (log r_i) or linear (r_i, Table 5 ablation)")] = None,
+    similarity: Annotated[str | None, typer.Option("--similarity", help="cosine or inverse-euclidean (Table 5 ablation)")] = None,
+    sigmoid: Annotated[bool | None, typer.Option("--sigmoid/--no-sigmoid", help="eq. 14's sigmoid (--no-sigmoid: Table 5 ablation)")] = None,
+    sigmoid_a: Annotated[float | None, typer.Option("--sigmoid-a", help="eq. 14's a (default from configs/transfer.yaml: 10)")] = None,
+    sigmoid_b: Annotated[float | None, typer.Option("--sigmoid-b", help="eq. 14's b (default from configs/transfer.yaml: 0.5)")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="transfer hyper-parameters YAML (like configs/transfer.yaml)")] = None,
     ks: KsOpt = "1-11",
     confidence_level: ConfOpt = 0.9,
     seed: SeedOpt = 0,
     fmt: FormatOpt = None,
     output: OutputOpt = None,
-    save: Annotated[Optional[Path], typer.Option("--save", help="save the transferred fit as YAML (one target only); report reads it")] = None,
-    save_dir: Annotated[Optional[Path], typer.Option("--save-dir", help="save one <target>.yaml per target here")] = None,
-    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="embedding cache directory")] = None,
+    save: Annotated[Path | None, typer.Option("--save", help="save the transferred fit as YAML (one target only); report reads it")] = None,
+    save_dir: Annotated[Path | None, typer.Option("--save-dir", help="save one <target>.yaml per target here")] = None,
+    embedding_model: Annotated[str | None, typer.Option("--embedding-model", help="local sentence-transformers model (default: the bundled all-MiniLM-L6-v2)")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="embedding cache directory")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="do not read or write the embedding cache")] = False,
     judgments_field: JudgmentsField = "judgments",
     correct_field: CorrectField = "correct",

@@ -30,7 +30,7 @@ from .distributions import (
     majority_error_weights,
 )
 from .errors import FitWarning, UsageError
-from .settings import TIE_RULE, INTERVAL_METHOD, METHOD_DESCRIPTIONS, METHODS, FitSettings, Prior, check_settings
+from .settings import INTERVAL_METHOD, METHOD_DESCRIPTIONS, METHODS, TIE_RULE, FitSettings, Prior, check_settings
 
 __all__ = ["INTERVAL_METHOD", "METHOD_DESCRIPTIONS", "METHODS", "FitSettings", "Prior", "check_settings"]
 
@@ -254,7 +254,7 @@ def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, cli
     converged = False
     it = 0
     prev = None
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (it is the iteration count reported after the loop)
         g = np.vstack((gamma, 1 - gamma)) * n
         alphas = np.maximum((g * s).sum(axis=1), floor)
         betas = np.maximum((g * (big_k - s)).sum(axis=1), floor)

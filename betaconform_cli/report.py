@@ -8,14 +8,12 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
 from . import __version__
-from typing import TYPE_CHECKING
-
 from .data import CountTable
 from .settings import TIE_RULE
 

@@ -617,9 +617,9 @@ class PoolItem:
 
 def read_pool(path: str, id_field: str = "id") -> list[PoolItem]:
     """Every non-blank line of `path` as (id, raw line). Malformed lines, missing and duplicate ids: InputError."""
-    import orjson
-
     from pathlib import Path as _P
+
+    import orjson
 
     from .data import iter_lines
     from .errors import InputError

@@ -253,9 +253,9 @@ def average_mixtures(mixtures: Sequence[Mixture], lambdas: np.ndarray) -> Mixtur
     if any(m.n_components != c for m in mixtures):
         raise UsageError("the paper's averaging needs mixtures with the same number of components")
     lam = lam / lam.sum()
-    w = sum(l * np.asarray(m.weights) for l, m in zip(lam, mixtures))
-    a = sum(l * np.asarray(m.alphas) for l, m in zip(lam, mixtures))
-    b = sum(l * np.asarray(m.betas) for l, m in zip(lam, mixtures))
+    w = sum(li * np.asarray(m.weights) for li, m in zip(lam, mixtures))
+    a = sum(li * np.asarray(m.alphas) for li, m in zip(lam, mixtures))
+    b = sum(li * np.asarray(m.betas) for li, m in zip(lam, mixtures))
     w = np.asarray(w) / np.sum(w)
     return Mixture(tuple(map(float, w)), tuple(map(float, a)), tuple(map(float, b)))
 

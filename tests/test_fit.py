@@ -10,7 +10,7 @@ from scipy import stats
 from scipy.optimize import approx_fprime
 
 from betaconform_cli.data import CountTable
-from betaconform_cli.distributions import Mixture, error_rates
+from betaconform_cli.distributions import Mixture, error_rates, log_comb
 from betaconform_cli.errors import UsageError
 from betaconform_cli.fit import (
     FitSettings,
@@ -25,7 +25,6 @@ from betaconform_cli.fit import (
     fit_paper_em,
     mixture_log_likelihood,
 )
-from betaconform_cli.distributions import log_comb
 
 
 def simulate(mix: Mixture, n: int, judges: int | np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -290,4 +290,4 @@ class TestIds:
         import subprocess
 
         code = "import sys, betaconform_cli.stopping; print('typer' in sys.modules or 'rich' in sys.modules)"
-        assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+        assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
