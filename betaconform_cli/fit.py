@@ -421,6 +421,9 @@ class ErrorRow:
             "binomial": self.binomial,
             "beta_binomial": self.beta_binomial,
             "empirical": self.empirical,
+            # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
+            # carries the items' sampling uncertainty but not the mixture's own
+            "extrapolated": self.empirical is None,
         }
 
 

@@ -155,7 +155,7 @@ def error_view(d: dict[str, Any]) -> TableView:
         k = r["k"]
         rows.append(
             (
-                f"{k}{'*' if k % 2 == 0 else ''}",
+                f"{k}{'*' if k % 2 == 0 else ''}{'†' if r.get('empirical', 0) is None else ''}",
                 f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
                 pct(r["binomial"]),
                 pct(r["beta_binomial"]),
@@ -166,7 +166,12 @@ def error_view(d: dict[str, Any]) -> TableView:
         title=f"{d['dataset']}: majority-vote error by number of judges k",
         columns=("k", f"estimate [{round(100 * cl)}% interval]", "binomial", "beta-binomial", "empirical"),
         rows=tuple(rows),
-        caption="* even k: " + TIE_RULE.replace("for even k ", ""),
+        caption="* even k: " + TIE_RULE.replace("for even k ", "")
+        + (
+            "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
+            if any(r.get("empirical", 0) is None for r in d["error_rates"])
+            else ""
+        ),
     )
 
 
