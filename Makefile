@@ -1,12 +1,13 @@
 # make install: .venv with everything (CPU torch first, so sentence-transformers does not pull a CUDA build)
 # make run:     the main job on sample_data/
 # make test:    the whole test suite
+# make typecheck: mypy (strict, configured in pyproject.toml) over the package
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench sample-data clean
+.PHONY: install run test lint typecheck bench sample-data clean
 
 install: $(STAMP)
 
@@ -24,6 +25,9 @@ test: install
 
 lint: install
 	$(BIN)/ruff check betaconform_cli tests benchmarks sample_data
+
+typecheck: install
+	$(BIN)/mypy betaconform_cli
 
 bench: install
 	$(BIN)/python benchmarks/accuracy.py

@@ -412,15 +412,17 @@ def sample(
             d = {"schema": report.SCHEMA, "command": "sample", "mode": "replay", "dataset": ds.name, "source": ds.source,
                  "pool_items": len(items), "seed": seed, **rule_doc, **r.to_dict()}
             docs.append(d)
-        summary = {"schema": report.SCHEMA, "command": "sample", "mode": "replay", "summary": stopping.summarize(results),
-                   "dataset": ds.name, **rule_doc, "seed": seed}
+        summary: dict[str, Any] = {"schema": report.SCHEMA, "command": "sample", "mode": "replay",
+                                   "summary": stopping.summarize(results), "dataset": ds.name, **rule_doc, "seed": seed}
+        text: str | None
         if fmt_ == "json":
             text = "".join(_jsonl(d) for d in docs + [summary])
         else:
             view = report.TableView(
                 title=f"{ds.name}: {runs} replay(s) of the {the_rule.name} rule ({len(items)} items in the pool)",
-                columns=["run", "stopped", "samples", "margin (pts)"],
-                rows=[[str(r.run), "yes" if r.stopped else "pool exhausted", str(r.samples), "—" if r.margin is None else f"{r.margin:.2f}"] for r in results],
+                columns=("run", "stopped", "samples", "margin (pts)"),
+                rows=tuple((str(r.run), "yes" if r.stopped else "pool exhausted", str(r.samples),
+                            "—" if r.margin is None else f"{r.margin:.2f}") for r in results),
             )
             s = summary["summary"]
             lines = [f"samples: mean {s['samples']['mean']:.1f}, sd {s['samples']['sd']:.1f}"]
@@ -574,11 +576,13 @@ def evaluate(
             raise UsageError("--rule precision takes --target, not --xi")
         if rule != "precision" and target is not None:
             raise UsageError(f"--rule {rule} takes --xi, not --target")
-        text = (target or "0.05,0.03") if param == "target" else (xi or "0.06,0.03,0.01")
+        values_text = (target or "0.05,0.03") if param == "target" else (xi or "0.06,0.03,0.01")
         try:
-            values = [float(v) for v in text.replace(" ", "").split(",") if v]
+            values = [float(v) for v in values_text.replace(" ", "").split(",") if v]
         except ValueError:
-            raise UsageError(f"--{param}: cannot read {text!r}; use comma-separated numbers such as 0.06,0.03") from None
+            raise UsageError(
+                f"--{param}: cannot read {values_text!r}; use comma-separated numbers such as 0.06,0.03"
+            ) from None
         if not values:
             raise UsageError(f"--{param}: give at least one value")
         common: dict[str, Any] = dict(epsilon=epsilon, tau=tau, patience=patience, min_samples=min_samples)

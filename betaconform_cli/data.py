@@ -284,8 +284,8 @@ def _parse_item_unchecked(obj: Any, shape: str, spec: InputSpec) -> tuple[int, i
         else:
             if not isinstance(j, dict):
                 raise _LineError(spec.judgments_field, f"must be an object like the file's first item, got {type(j).__name__}")
-            keys = list(j)
-            judges, correct = _count_values(list(j.values()), spec.judgments_field, keys)
+            judge_keys = list(j)
+            judges, correct = _count_values(list(j.values()), spec.judgments_field, judge_keys)
         if judges == 0:
             raise _LineError(spec.judgments_field, "item has no judges (empty or all null)")
         return judges, correct
@@ -519,8 +519,10 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
     tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
     counts: dict[tuple[int, int], int] = {}
     for raw, n in tally.items():
-        key = cache.get(raw, False)
-        if key is False:
+        key: tuple[int, int] | None
+        if raw in cache:
+            key = cache[raw]
+        else:
             try:
                 value = orjson.loads(raw)
                 key = _count_values(value, field) if type(value) is list else None
@@ -532,7 +534,7 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
                 cache[raw] = key
         if key is None:
             return None
-        counts[key] = counts.get(key, 0) + n  # type: ignore[index]
+        counts[key] = counts.get(key, 0) + n
     return counts
 
 

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 from scipy.special import betaln, gammaln
 
-from .settings import TIE_RULE  # noqa: E402,F401  (re-exported: the rule belongs with the error weights)
+from .settings import TIE_RULE as TIE_RULE  # noqa: E402,F401  (re-exported: the rule belongs with the error weights)
 
 
 def log_comb(n: np.ndarray | int, s: np.ndarray | int) -> np.ndarray:
@@ -27,20 +27,25 @@ def log_comb(n: np.ndarray | int, s: np.ndarray | int) -> np.ndarray:
     valid = (s >= 0) & (s <= n)
     with np.errstate(invalid="ignore"):
         out = gammaln(n + 1) - gammaln(np.where(valid, s, 0) + 1) - gammaln(np.where(valid, n - s, 0) + 1)
-    return np.where(valid, out, -np.inf)
+    result: np.ndarray = np.where(valid, out, -np.inf)
+    return result
 
 
-def log_beta_binomial(s: np.ndarray, n: np.ndarray, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+def log_beta_binomial(
+    s: np.ndarray, n: np.ndarray | int, a: np.ndarray | float, b: np.ndarray | float
+) -> np.ndarray:
     """log BB(s | n, a, b) = log C(n, s) + log B(s + a, n - s + b) - log B(a, b) (broadcasting)."""
     s = np.asarray(s, dtype=float)
     n = np.asarray(n, dtype=float)
-    return log_comb(n, s) + betaln(s + a, n - s + b) - betaln(a, b)
+    result: np.ndarray = log_comb(n, s) + betaln(s + a, n - s + b) - betaln(a, b)
+    return result
 
 
 def beta_binomial_pmf(n: int, a: float, b: float) -> np.ndarray:
     """pmf of BB(n, a, b) over s = 0..n."""
     s = np.arange(n + 1)
-    return np.exp(log_beta_binomial(s, n, a, b))
+    pmf: np.ndarray = np.exp(log_beta_binomial(s, n, a, b))
+    return pmf
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:
@@ -49,7 +54,8 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         logp = log_comb(n, s) + np.where(s > 0, s * np.log(p) if p > 0 else -np.inf, 0.0)
         logp = logp + np.where(n - s > 0, (n - s) * np.log1p(-p) if p < 1 else -np.inf, 0.0)
-    return np.exp(logp)
+    pmf: np.ndarray = np.exp(logp)
+    return pmf
 
 
 @lru_cache(maxsize=512)
@@ -63,14 +69,15 @@ def thinning_matrix(big_n: int, k: int) -> np.ndarray:
     S = np.arange(big_n + 1)[:, None]
     s = np.arange(k + 1)[None, :]
     logh = log_comb(S, s) + log_comb(big_n - S, k - s) - log_comb(big_n, k)
-    h = np.exp(logh)
+    h: np.ndarray = np.exp(logh)
     h.setflags(write=False)
     return h
 
 
 def thin(pmf: np.ndarray, k: int) -> np.ndarray:
     """Thin a pmf over S at N judges to a pmf at k <= N judges (hypergeometric)."""
-    return np.asarray(pmf) @ thinning_matrix(len(pmf) - 1, k)
+    thinned: np.ndarray = np.asarray(pmf) @ thinning_matrix(len(pmf) - 1, k)
+    return thinned
 
 
 @lru_cache(maxsize=512)
@@ -90,7 +97,7 @@ def majority_error(pmf_k: np.ndarray) -> float:
 @lru_cache(maxsize=512)
 def item_error_table(big_n: int, k: int) -> np.ndarray:
     """t[S] = exact majority error of k judges drawn at random from an item with S of N = big_n correct."""
-    t = thinning_matrix(big_n, k) @ majority_error_weights(k)
+    t: np.ndarray = thinning_matrix(big_n, k) @ majority_error_weights(k)
     t.setflags(write=False)
     return t
 
@@ -150,7 +157,8 @@ class Mixture:
     def pmf(self, n: int) -> np.ndarray:
         s = np.arange(n + 1)
         comp = np.exp(self.component_log_pmf(s, np.full_like(s, n)))
-        return np.asarray(self.weights) @ comp
+        pmf: np.ndarray = np.asarray(self.weights) @ comp
+        return pmf
 
     def sorted(self) -> Mixture:
         order = np.argsort(self.means, kind="stable")

@@ -33,8 +33,11 @@ ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
 class Embedder(Protocol):
     """Turns texts into vectors of a fixed dimension."""
 
-    name: str
-    dimension: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -69,7 +72,7 @@ class EmbeddingCache:
     def get(self, text: str) -> np.ndarray | None:
         f = self._file(text_hash(text))
         try:
-            v = np.load(f, allow_pickle=False)
+            v: np.ndarray = np.load(f, allow_pickle=False)
         except (OSError, ValueError):
             return None
         if v.shape != (self.dimension,):
@@ -238,7 +241,8 @@ def item_texts(ds: Any) -> list[str]:
 def mean_embedding(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     if not texts:
         raise EmbeddingError("no texts to embed")
-    return np.asarray(embedder.embed(list(texts)), dtype=np.float64).mean(axis=0)
+    mean: np.ndarray = np.asarray(embedder.embed(list(texts)), dtype=np.float64).mean(axis=0)
+    return mean
 
 
 def dataset_embedding(embedder: Embedder, ds: Any) -> dict[str, Any]:

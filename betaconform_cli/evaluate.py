@@ -273,7 +273,8 @@ class Cell:
     def margins(self) -> np.ndarray:
         """margins[run, method]: the error margin of each draw (a fraction)."""
         odd = self._odd()
-        return np.abs(self.estimates[:, :, odd] - self.actual[odd]).mean(axis=2)
+        margins: np.ndarray = np.abs(self.estimates[:, :, odd] - self.actual[odd]).mean(axis=2)
+        return margins
 
     def summary(self, method: str) -> MethodSummary:
         j = self.methods.index(method)
@@ -538,7 +539,8 @@ def single_threaded_blas() -> contextlib.AbstractContextManager[Any]:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - depends on the environment
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    limits: contextlib.AbstractContextManager[Any] = threadpool_limits(limits=1, user_api="blas")
+    return limits
 
 
 def evaluate(
@@ -807,6 +809,13 @@ def _pts(x: float | None, digits: int = 2) -> str:
     return "—" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}"
 
 
+def _known(x: float | None) -> float:
+    """x where it cannot be None: the default method's summary always has coverage and width."""
+    if x is None:
+        raise AssertionError("internal error: the default method's summary lacks coverage or width")
+    return x
+
+
 def _pm(mean: float | None, se: float | None, compact: bool = False) -> str:
     return f"{_pts(mean)}±{_pts(se)}" if compact else f"{_pts(mean)} ± {_pts(se)}"
 
@@ -851,8 +860,8 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
         if len(cells) > 1:
             row = ("mean" if compact else "mean over datasets",) + blank + tuple(pm(a.margin_mean, a.margin_se) for a in avg)
             if show_cov:
-                covs = [c.summary("default").coverage for c in cells]
-                widths = [c.summary("default").width_mean for c in cells]
+                covs = [_known(c.summary("default").coverage) for c in cells]
+                widths = [_known(c.summary("default").width_mean) for c in cells]
                 row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
             if adaptive:
                 row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")

@@ -42,7 +42,7 @@ def logsumexp(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     dominated the optimiser's objective."""
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
-    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    out: np.ndarray = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out.squeeze(axis=axis) if axis is not None else out.reshape(())
 LOGIT_BOUNDS = (-12.0, 12.0)
 
@@ -144,13 +144,13 @@ def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) ->
         out.append(theta)
     if c > 1:
         # the paper's two-peak picture: one hard and one easy component
-        means = np.linspace(0.15, 0.85, c)
-        out.append(np.concatenate((np.zeros(c - 1), np.log(means * 3), np.log((1 - means) * 3))))
+        peaks = np.linspace(0.15, 0.85, c)
+        out.append(np.concatenate((np.zeros(c - 1), np.log(peaks * 3), np.log((1 - peaks) * 3))))
     while len(out) < n_init:
-        means = np.sort(rng.uniform(0.02, 0.98, c))
-        conc = np.exp(rng.uniform(np.log(0.5), np.log(60.0), c))
+        rand_means = np.sort(rng.uniform(0.02, 0.98, c))
+        rand_conc = np.exp(rng.uniform(np.log(0.5), np.log(60.0), c))
         eta = rng.normal(0, 1, c - 1)
-        out.append(np.concatenate((eta, np.log(means * conc), np.log((1 - means) * conc))))
+        out.append(np.concatenate((eta, np.log(rand_means * rand_conc), np.log((1 - rand_means) * rand_conc))))
     return out[: max(n_init, 1)]
 
 
@@ -318,12 +318,14 @@ class CellPosterior:
     errors: np.ndarray = field(repr=False)
 
     def mean(self) -> np.ndarray:
-        return (self.concentration / self.concentration.sum()) @ self.errors
+        mean: np.ndarray = (self.concentration / self.concentration.sum()) @ self.errors
+        return mean
 
     def draws(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
         g = rng.gamma(self.concentration, size=(n_draws, len(self.concentration)))
         g /= g.sum(axis=1, keepdims=True)
-        return g @ self.errors
+        draws: np.ndarray = g @ self.errors
+        return draws
 
     def interval(self, rng: np.random.Generator, confidence_level: float, n_draws: int = 4000) -> tuple[np.ndarray, np.ndarray]:
         d = self.draws(rng, n_draws)
@@ -372,8 +374,8 @@ def cell_posterior(
     rows = np.nonzero(table.counts.sum(axis=1))[0]
     share = table.counts.sum(axis=1)[rows] / table.items
     judges, correct, conc, errs = [], [], [], []
-    for big_k, sh in zip(rows, share):
-        big_k = int(big_k)
+    for row, sh in zip(rows, share):
+        big_k = int(row)
         s = np.arange(big_k + 1)
         q = mixture.pmf(big_k)
         judges.append(np.full(big_k + 1, big_k))

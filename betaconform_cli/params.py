@@ -83,7 +83,11 @@ def _mode_for(path: Path) -> int:
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write UTF-8 text atomically (see `atomic_write`)."""
     data = text.encode("utf-8")
-    atomic_write(path, lambda fh: fh.write(data))
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(data)
+
+    atomic_write(path, write)
 
 
 def _plain(obj: Any) -> Any:

@@ -31,7 +31,8 @@ import numpy as np
 from .data import CountTable, Item
 from .distributions import item_error_table
 from .errors import UsageError
-from .fit import FitResult, FitSettings, analyse, empirical_errors  # noqa: F401 (empirical_errors: re-exported)
+from .fit import FitResult, FitSettings, analyse
+from .fit import empirical_errors as empirical_errors  # re-exported: cli calls stopping.empirical_errors
 
 RULES = ("conformal", "variance", "precision")
 SCORE_SCALES = ("S", "S/k")
@@ -171,7 +172,8 @@ class ConformalRule:
             return np.full(n, self.xi)
         x = correct.astype(float) / (judges if self.score_scale == "S/k" else 1.0)
         sd = np.sqrt(_running_var(x))
-        return self.xi * sd / self.reference_sd
+        bound: np.ndarray = self.xi * sd / self.reference_sd
+        return bound
 
     def more_needed(self, p: Path) -> int:
         """Labels still needed: Proposition 4.1 with tau fitted to the recent |q_r - q_{r-1}| (the trend)."""
@@ -241,7 +243,8 @@ class VarianceRule:
 
 
 def _psi_e(lam: np.ndarray) -> np.ndarray:
-    return (-np.log1p(-lam) - lam) / 4
+    psi: np.ndarray = (-np.log1p(-lam) - lam) / 4
+    return psi
 
 
 def confidence_sequence(
@@ -549,7 +552,7 @@ def replay_one(
         actual = empirical_errors(full_table, settings.ks)
     p = rule_path(rule, judges, correct, rng, pool_size=n_pool)
     stopped = p.stop_at is not None
-    r = p.stop_at if stopped else n_pool
+    r = p.stop_at if p.stop_at is not None else n_pool  # p.stop_at is not None exactly when stopped
     table = CountTable.from_pairs(judges[:r], correct[:r])
     result = analyse(table, settings, rng)
     est = {row.k: row.estimate for row in result.rows}
@@ -590,7 +593,11 @@ def summarize(runs: list[ReplayRun]) -> dict[str, Any]:
 
 def make_rule(name: str, **options: Any) -> Rule:
     """Build a rule from CLI-style options; options a rule does not take are ignored only when None."""
-    classes = {"conformal": ConformalRule, "variance": VarianceRule, "precision": PrecisionRule}
+    classes: dict[str, type[ConformalRule] | type[VarianceRule] | type[PrecisionRule]] = {
+        "conformal": ConformalRule,
+        "variance": VarianceRule,
+        "precision": PrecisionRule,
+    }
     if name not in classes:
         raise UsageError(f"--rule must be one of {', '.join(RULES)}; got {name!r}")
     cls = classes[name]
@@ -600,7 +607,7 @@ def make_rule(name: str, **options: Any) -> Rule:
     if extra:
         flags = ["--precision-method" if e == "method" else "--" + e.replace("_", "-") for e in extra]
         raise UsageError(f"--rule {name} does not take {', '.join(flags)}")
-    return cls(**given)  # type: ignore[arg-type]
+    return cls(**given)
 
 
 # --- the unlabeled pool (live mode) ------------------------------------------------------------------------

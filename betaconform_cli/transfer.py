@@ -541,8 +541,8 @@ def _source_cells(
     rows = np.nonzero(table.counts.sum(axis=1))[0]
     share = table.counts.sum(axis=1)[rows] / table.items
     parts = []
-    for k, sh in zip(rows, share):
-        k = int(k)
+    for row, sh in zip(rows, share):
+        k = int(row)
         q = np.asarray(source.mixture.pmf(k), dtype=float)
         hist = source.table.counts
         if smoothing is not None and k < hist.shape[0] and hist[k].sum() > 0:
