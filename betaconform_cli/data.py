@@ -480,7 +480,11 @@ PATTERN_CACHE_MAX = 1 << 16
 
 
 def _blocks(fh: BinaryIO, remaining: int | None) -> Iterator[bytes]:
-    """Blocks of about BLOCK_BYTES that end at a line end, up to `remaining` bytes (None: to the end)."""
+    """Blocks of about BLOCK_BYTES that end at a line end, up to `remaining` bytes (None: to the end).
+
+    A UTF-8 byte order mark at the very start of the file (as some Windows editors write) is dropped.
+    """
+    at_start = fh.tell() == 0
     while remaining is None or remaining > 0:
         buf = fh.read(BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining))
         if not buf:
@@ -489,6 +493,9 @@ def _blocks(fh: BinaryIO, remaining: int | None) -> Iterator[bytes]:
             buf += fh.readline()  # complete the last line; ranges end at line starts, so this never overshoots
         if remaining is not None:
             remaining -= len(buf)
+        if at_start and buf.startswith(b"\xef\xbb\xbf"):
+            buf = buf[3:]
+        at_start = False
         yield buf
 
 

@@ -44,6 +44,12 @@ class TestShapes:
         ds = read_dataset(p, InputSpec(judgments_field="votes", id_field="uid", text_field="prompt"), keep_items=True)
         assert ds.items is not None and ds.items[0].id == "x" and ds.items[0].text == "hello" and ds.items[0].correct == 2
 
+    def test_byte_order_mark_and_crlf(self, tmp_path: Path) -> None:
+        p = tmp_path / "bom.jsonl"
+        p.write_bytes(b'\xef\xbb\xbf{"judgments": [1, 0, 1]}\r\n{"judgments": [1, 1, 1]}\r\n')
+        t = read_dataset(p).table
+        assert t.counts[3, 2] == 1 and t.counts[3, 3] == 1
+
     def test_gzip_and_blank_lines(self, tmp_path: Path) -> None:
         p = tmp_path / "z.jsonl.gz"
         with gzip.open(p, "wt") as fh:
