@@ -355,6 +355,8 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     try:
         with fh:
             for lineno, raw in enumerate(fh, start=1):
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]  # a UTF-8 byte order mark, as in _blocks
                 if raw.strip():
                     yield lineno, raw
     except (OSError, EOFError) as exc:
