@@ -487,45 +487,58 @@ def evaluate_table(
             if progress is not None:
                 progress(done, total, f"{name} r={size} skipped")
             continue
-        n_m, n_k = len(settings.methods), len(ks)
-        est = np.full((settings.runs, n_m, n_k), np.nan)
-        low = np.full((settings.runs, n_k), np.nan)
-        high = np.full((settings.runs, n_k), np.nan)
-        pmf_b = np.zeros(top + 1)
-        pmf_m = np.zeros(top + 1)
-        failures = 0
+        draws = _Draws(settings, top)
         for run in range(settings.runs):
             rng = run_rng(seed, name, size, run)
-            sample = draw_table(judges, correct, size, rng)
-            e, lo, hi, pb, pm, f = estimate_draw(sample, settings, rng)
-            est[run], low[run], high[run] = e, lo, hi
-            if len(pb) == top + 1:
-                pmf_b += pb / settings.runs
-                pmf_m += pm / settings.runs
-            failures += f
+            draws.add(run, draw_table(judges, correct, size, rng), rng)
             done += 1
             if progress is not None:
                 progress(done, total, f"{name} r={size}")
-        cells.append(
-            Cell(
-                dataset=name,
-                items=table.items,
-                judges=top,
-                size=size,
-                methods=settings.methods,
-                ks=ks,
-                confidence_level=settings.confidence_level,
-                actual=actual,
-                estimates=est,
-                low=low,
-                high=high,
-                histogram=histogram,
-                pmf_binomial=pmf_b,
-                pmf_mixture=pmf_m,
-                not_converged=failures,
-            )
-        )
+        cells.append(draws.cell(name, table.items, size, actual, histogram))
     return cells, skipped
+
+
+class _Draws:
+    """The runs of one (dataset, size or stopping rule) cell as they are estimated; `cell` freezes them."""
+
+    def __init__(self, settings: EvaluateSettings, top: int):
+        runs, n_m, n_k = settings.runs, len(settings.methods), len(settings.ks)
+        self.settings = settings
+        self.top = top
+        self.est = np.full((runs, n_m, n_k), np.nan)
+        self.low = np.full((runs, n_k), np.nan)
+        self.high = np.full((runs, n_k), np.nan)
+        self.pmf_b = np.zeros(top + 1)
+        self.pmf_m = np.zeros(top + 1)
+        self.failures = 0
+
+    def add(self, run: int, sample: CountTable, rng: np.random.Generator) -> None:
+        e, lo, hi, pb, pm, f = estimate_draw(sample, self.settings, rng)
+        self.est[run], self.low[run], self.high[run] = e, lo, hi
+        if len(pb) == self.top + 1:
+            self.pmf_b += pb / self.settings.runs
+            self.pmf_m += pm / self.settings.runs
+        self.failures += f
+
+    def cell(self, name: str, items: int, size: int, actual: np.ndarray, histogram: tuple[int, ...], **extra: Any) -> Cell:
+        return Cell(
+            dataset=name,
+            items=items,
+            judges=self.top,
+            size=size,
+            methods=self.settings.methods,
+            ks=self.settings.ks,
+            confidence_level=self.settings.confidence_level,
+            actual=actual,
+            estimates=self.est,
+            low=self.low,
+            high=self.high,
+            histogram=histogram,
+            pmf_binomial=self.pmf_b,
+            pmf_mixture=self.pmf_m,
+            not_converged=self.failures,
+            **extra,
+        )
 
 
 def single_threaded_blas() -> contextlib.AbstractContextManager[Any]:
@@ -613,14 +626,9 @@ def evaluate_adaptive(
             top = table.max_judges
             histogram = tuple(int(v) for v in table.counts[top, : top + 1])
             for label, rule in rules:
-                n_m, n_k = len(settings.methods), len(ks)
-                est = np.full((settings.runs, n_m, n_k), np.nan)
-                low = np.full((settings.runs, n_k), np.nan)
-                high = np.full((settings.runs, n_k), np.nan)
+                draws = _Draws(settings, top)
                 samples = np.zeros(settings.runs, dtype=np.int64)
-                pmf_b = np.zeros(top + 1)
-                pmf_m = np.zeros(top + 1)
-                stopped = failures = 0
+                stopped = 0
                 for run in range(settings.runs):
                     rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
                     order = rng.permutation(n)
@@ -629,36 +637,14 @@ def evaluate_adaptive(
                     r = int(path.stop_at) if path.stop_at is not None else n
                     stopped += path.stop_at is not None
                     samples[run] = r
-                    sample = CountTable.from_pairs(j_run[:r], c_run[:r])
-                    e, lo, hi, pb, pm, f = estimate_draw(sample, settings, rng)
-                    est[run], low[run], high[run] = e, lo, hi
-                    if len(pb) == top + 1:
-                        pmf_b += pb / settings.runs
-                        pmf_m += pm / settings.runs
-                    failures += f
+                    draws.add(run, CountTable.from_pairs(j_run[:r], c_run[:r]), rng)
                     done += 1
                     if progress is not None:
                         progress(done, total, f"{name} {label}")
                 cells.append(
-                    Cell(
-                        dataset=name,
-                        items=table.items,
-                        judges=top,
-                        size=int(round(float(samples.mean()))),
-                        methods=settings.methods,
-                        ks=ks,
-                        confidence_level=settings.confidence_level,
-                        actual=actual,
-                        estimates=est,
-                        low=low,
-                        high=high,
-                        histogram=histogram,
-                        pmf_binomial=pmf_b,
-                        pmf_mixture=pmf_m,
-                        not_converged=failures,
-                        condition=label,
-                        samples=samples,
-                        stopped=stopped,
+                    draws.cell(
+                        name, table.items, int(round(float(samples.mean()))), actual, histogram,
+                        condition=label, samples=samples, stopped=stopped,
                     )
                 )
     return Evaluation(
