@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import __version__, params, report
@@ -120,12 +121,17 @@ def resolve_format(fmt: str | None, output: Path | None) -> str:
 
 
 def rich_table(view: report.TableView) -> Table:
-    t = Table(title=view.title, caption=view.caption or None, title_justify="left", caption_justify="left")
+    """A rich Table of a view; every string is escaped, so '[90% interval]' or a dataset named '[x]' is text,
+    not rich markup."""
+    t = Table(
+        title=escape(view.title), caption=escape(view.caption) if view.caption else None,
+        title_justify="left", caption_justify="left",
+    )
     align = view.align or "l" + "r" * (len(view.columns) - 1)
     for i, c in enumerate(view.columns):
-        t.add_column(c, justify="left" if align[i] == "l" else "right", no_wrap=i == 0)
+        t.add_column(escape(c), justify="left" if align[i] == "l" else "right", no_wrap=i == 0)
     for row in view.rows:
-        t.add_row(*row)
+        t.add_row(*(escape(cell) for cell in row))
     return t
 
 
@@ -149,6 +155,8 @@ def show_tables(docs: list[dict[str, Any]], console: Console, chart: bool = True
             console.print(rich_table(report.diagnostics_view(d)))
         console.print()
     if len(docs) > 1:
+        if len(docs) <= report.SIDE_BY_SIDE_MAX:
+            console.print(rich_table(report.side_by_side_view(docs)))
         console.print(rich_table(report.summary_view(docs)))
 
 

@@ -166,7 +166,7 @@ def expand_paths(arguments: list[str]) -> list[Path]:
             if not found:
                 raise InputError(arg, "directory holds no *.jsonl or *.jsonl.gz file")
             out.extend(found)
-        elif any(ch in arg for ch in "*?["):
+        elif any(ch in arg for ch in "*?[") and not p.exists():  # a real file named "a[1].jsonl" is taken as is
             found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
             if not found:
                 raise InputError(arg, "pattern matches no file")

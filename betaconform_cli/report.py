@@ -207,6 +207,24 @@ def summary_view(docs: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 11)
     )
 
 
+SIDE_BY_SIDE_MAX = 4
+
+
+def side_by_side_view(docs: list[dict[str, Any]]) -> TableView:
+    """Rows k, one column per dataset (estimate [interval]): for comparing a few fits directly."""
+    ks = sorted({r["k"] for d in docs for r in d["error_rates"]})
+    by = [{r["k"]: r for r in d["error_rates"]} for d in docs]
+    rows = []
+    for k in ks:
+        cells = [f"{pct(b[k]['estimate'])} [{pct(b[k]['low'])}, {pct(b[k]['high'])}]" if k in b else "—" for b in by]
+        rows.append((f"{k}{'*' if k % 2 == 0 else ''}", *cells))
+    return TableView(
+        title="side by side: estimated majority-vote error [interval] by k",
+        columns=("k", *[d["dataset"] for d in docs]),
+        rows=tuple(rows),
+    )
+
+
 def histogram_bars(d: dict[str, Any], width: int = 40) -> tuple[str, list[tuple[int, int, float]]]:
     """Observed vs fitted counts of S at the most common number of judges: (title, [(s, observed, fitted)])."""
     from .distributions import Mixture

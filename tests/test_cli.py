@@ -135,7 +135,8 @@ class TestSaveAndReport:
         names = sorted(p.name for p in (tmp_path / "fits").iterdir())
         assert names == ["code_review.yaml", "counts_only.yaml", "pairwise_verdicts.yaml", "qa_judges.yaml"]
         both = invoke(runner, "report", *sorted((tmp_path / "fits").iterdir()), "--no-chart")
-        assert "summary" in both.stdout
+        assert "summary" in both.stdout and "side by side" in both.stdout
+        assert both.stdout.count("code_review") >= 3  # its own table, a side-by-side column, a summary row
 
     def test_save_refuses_many_inputs(self, runner, tmp_path: Path) -> None:
         res = invoke(runner, "fit", SAMPLE, "--save", tmp_path / "x.yaml")

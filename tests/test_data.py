@@ -131,6 +131,11 @@ class TestPaths:
         with pytest.raises(InputError, match="matches no file"):
             expand_paths([str(tmp_path / "*.nothing")])
 
+    def test_file_name_with_glob_characters(self, tmp_path: Path) -> None:
+        literal = tmp_path / "run[1].jsonl"
+        literal.write_text('{"judgments": [1]}\n')
+        assert expand_paths([str(literal)]) == [literal]
+
 
 class TestNeverCrashes:
     """Property: arbitrary JSON values on a line give counts or an InputError, never another exception."""
