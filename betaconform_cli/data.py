@@ -19,6 +19,7 @@ import glob
 import gzip
 import os
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -359,7 +360,7 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     raw = raw[3:]  # a UTF-8 byte order mark, as in _blocks
                 if raw.strip():
                     yield lineno, raw
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
 
 
@@ -662,7 +663,7 @@ class PendingRead:
         src = str(self.path)
         try:
             scans = self._scans()
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
             raise InputError(src, f"read failed: {exc}") from None
         counts: dict[tuple[int, int], int] = {}
         shape: str | None = None

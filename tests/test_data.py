@@ -112,6 +112,16 @@ class TestErrors:
         with pytest.raises(InputError, match="no such file"):
             expand_paths([str(tmp_path / "missing.jsonl")])
 
+    def test_corrupt_gzip_is_a_read_error_not_a_zlib_traceback(self, tmp_path: Path) -> None:
+        from betaconform_cli.stopping import read_pool
+
+        data = gzip.compress("".join(json.dumps({"id": f"i{i}", "judgments": [i % 2, 1, 0]}) + "\n" for i in range(500)).encode())
+        p = tmp_path / "c.jsonl.gz"
+        p.write_bytes(data[:20] + b"\0" * 50 + data[70:])  # a damaged deflate stream raises zlib.error, not OSError
+        for read in (lambda: read_dataset(p), lambda: read_dataset(p, keep_items=True), lambda: read_pool(str(p))):
+            with pytest.raises(InputError, match="read failed"):
+                read()
+
     def test_invalid_utf8_is_a_line_error(self, tmp_path: Path) -> None:
         p = tmp_path / "u.jsonl"
         p.write_bytes(b'{"judgments": [1]}\n{"judgments": [1], "text": "\xff"}\n')
