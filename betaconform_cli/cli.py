@@ -21,7 +21,7 @@ from rich.table import Table
 from . import __version__, params, report
 from .data import Dataset, InputSpec, begin_read, expand_paths, read_dataset, read_datasets
 from .errors import BetaConformError, FitWarning, UsageError
-from .settings import FitSettings
+from .settings import MAX_K, FitSettings
 
 if TYPE_CHECKING:
     from .fit import FitResult
@@ -86,9 +86,15 @@ def input_spec(
     id_field: str, text_field: str, tolerance: float | None, skip_invalid: bool,
 ) -> InputSpec:
     """The input options every reading command shares, validated once."""
-    if tolerance is not None and tolerance < 0:
-        raise UsageError(f"--tolerance must be >= 0; got {tolerance}")
+    if tolerance is not None and not 0 <= tolerance < float("inf"):  # NaN would silently score every verdict wrong
+        raise UsageError(f"--tolerance must be a finite number >= 0; got {tolerance}")
     return InputSpec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+
+
+def check_seed(seed: int) -> None:
+    """numpy's generators take only non-negative seeds; say so instead of a ValueError traceback."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {seed}")
 
 
 def parse_ks(text: str) -> tuple[int, ...]:
@@ -100,6 +106,8 @@ def parse_ks(text: str) -> tuple[int, ...]:
             sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
             if sep:
                 lo, hi = part.split(sep)
+                if int(hi) > MAX_K:  # before the range is built: '1-300000000' must not fill the memory
+                    raise UsageError(f"--ks: ensemble sizes must be between 1 and {MAX_K}; got {text!r}")
                 ks.extend(range(int(lo), int(hi) + 1))
             else:
                 ks.append(int(part))
@@ -255,6 +263,7 @@ def fit(
         confidence_level=confidence_level,
     )
     spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)
+    check_seed(seed)
     if save is not None and save_dir is not None:
         raise UsageError("use --save FILE or --save-dir DIR, not both")
     if embed and save is None and save_dir is None:
@@ -384,6 +393,7 @@ def sample(
     if rule == "precision":
         options.update(ks=settings.ks, confidence_level=confidence_level)
     the_rule = stopping.make_rule(rule, **options)
+    check_seed(seed)
     if runs < 1:
         raise UsageError(f"--runs must be at least 1; got {runs}")
     if batch is not None and batch < 1:
@@ -600,8 +610,7 @@ def evaluate(
             built = stopping.make_rule(rule, **{param: v}, **common)
             rules.append((f"{param}={v:g}", built))
         rule_info = {"rule": rule, "parameter": param, "values": values, **{k: v for k, v in built.describe().items() if k != param}}
-    if seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer; got {seed}")
+    check_seed(seed)
     if plot is not None:
         from .plots import figure_format
 
@@ -746,6 +755,7 @@ def transfer_cmd(
         cfg, str(config or "config"), method=method, size_weight=size_weight, similarity=similarity,
         sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
     )
+    check_seed(seed)
     if save is not None and save_dir is not None:
         raise UsageError("use --save FILE or --save-dir DIR, not both")
     spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, skip_invalid)

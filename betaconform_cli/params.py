@@ -49,6 +49,8 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: st
     readers see the old file or the new one, never half of one; on any failure the old file is kept."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ParamsError(f"{path}: cannot write: is a directory (give a file name)")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=directory)
@@ -62,11 +64,13 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: st
             if sync:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # a full disk, a path that became a directory: the old file is kept
+            raise ParamsError(f"{path}: cannot write: {exc.strerror or exc}") from None
         raise
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from .errors import UsageError
 
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
+MAX_K = 201  # the largest ensemble size k
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,8 @@ def check_settings(s: FitSettings) -> None:
         raise UsageError(f"components must be 1, 2, 3 or auto; got {s.components!r}")
     if s.method == "paper" and s.components not in (2, "auto"):
         raise UsageError("--method paper fits exactly two components; drop --components")
-    if not s.ks or any(not isinstance(k, int) or k < 1 or k > 201 for k in s.ks):
-        raise UsageError(f"ks must be integers between 1 and 201; got {list(s.ks)}")
+    if not s.ks or any(not isinstance(k, int) or k < 1 or k > MAX_K for k in s.ks):
+        raise UsageError(f"ks must be integers between 1 and {MAX_K}; got {list(s.ks)}")
     if not 0.0 < s.confidence_level < 1.0:
         raise UsageError(f"confidence level must be strictly between 0 and 1; got {s.confidence_level}")
     if s.strength < 0 or s.flat <= 0:

@@ -105,10 +105,17 @@ class TestBadInput:
         assert res.exit_code == 2
         assert res.stderr.strip() == f"error: {p}:2: field 'judgments[1]': must be 1, 0, true, false or null, got \"x\""
 
-    @pytest.mark.parametrize("args", [["--method", "magic"], ["--components", "7"], ["--ks", "a-b"], ["--confidence-level", "1.5"], ["--format", "xml"]])
+    @pytest.mark.parametrize("args", [["--method", "magic"], ["--components", "7"], ["--ks", "a-b"], ["--confidence-level", "1.5"], ["--format", "xml"],
+                                      ["--ks", "3-300000000"], ["--seed", "-1"], ["--tolerance", "nan"]])
     def test_bad_options(self, runner, args) -> None:
         res = invoke(runner, "fit", SAMPLE / "qa_judges.jsonl", *args)
         assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
+
+    @pytest.mark.parametrize("option", ["-o", "--save"])
+    def test_output_to_a_directory_is_a_one_line_error(self, runner, tmp_path: Path, option: str) -> None:
+        res = invoke(runner, "fit", SAMPLE / "qa_judges.jsonl", "--no-chart", option, tmp_path)
+        assert res.exit_code == 2 and res.stderr.strip().splitlines()[-1] == f"error: {tmp_path}: cannot write: is a directory (give a file name)"
+        assert list(tmp_path.iterdir()) == [] and not list(tmp_path.parent.glob(f".{tmp_path.name}.*"))
 
     def test_skip_invalid_reports_count(self, runner, write_jsonl) -> None:
         p = write_jsonl("s.jsonl", ['{"judgments": [1, 0]}', "nope", '{"judgments": [1, 1]}'], raw=True)

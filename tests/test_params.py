@@ -42,10 +42,17 @@ class TestRoundTrip:
             raise OSError("disk full")
 
         monkeypatch.setattr(os, "fsync", boom)
-        with pytest.raises(OSError):
+        with pytest.raises(ParamsError, match="fit.yaml: cannot write: disk full"):  # one line for the CLI, no traceback
             params.atomic_write_text(p, "new")
         assert p.read_text() == "precious\n"
         assert [q.name for q in tmp_path.iterdir()] == ["fit.yaml"]
+
+    def test_a_directory_as_the_target_is_a_one_line_error(self, tmp_path: Path) -> None:
+        (tmp_path / "out").mkdir()
+        for target in (tmp_path / "out", Path("")):
+            with pytest.raises(ParamsError, match="cannot write: is a directory"):
+                params.atomic_write_text(target, "new")
+        assert list(tmp_path.iterdir()) == [tmp_path / "out"] and not list((tmp_path / "out").iterdir())
 
 
     def test_new_file_gets_the_umask_mode_and_existing_keeps_its_own(self, tmp_path: Path) -> None:
