@@ -405,7 +405,11 @@ def sample(
     spec = input_spec(judgments_field, correct_field, judges_field, verdicts_field, label_field, id_field, text_field, tolerance, False)
     ds = read_dataset(labeled, spec, keep_items=True)
     items = list(ds.items or ())
-    stopping.check_ids(items, str(labeled), need_ids=replay or pool is not None)
+    stopping.check_ids(items, str(labeled), need_ids=replay or pool is not None, id_field=id_field)
+    # the pool is read and checked before anything is printed, so that bad input gives one line on stderr
+    pool_items = stopping.read_pool(str(pool), id_field) if pool is not None else None
+    if pool_items is not None:
+        stopping.check_labeled_in_pool(items, pool_items, str(labeled), id_field)
     theory = the_rule.theoretical_samples()
     rng = np.random.default_rng(seed)
     rule_doc = {"rule": the_rule.name, "rule_settings": the_rule.describe(), "theoretical_samples": theory}
@@ -461,9 +465,6 @@ def sample(
             sys.stdout.write(text)
         return
 
-    pool_items = stopping.read_pool(str(pool), id_field) if pool is not None else None
-    if pool_items is not None:
-        stopping.check_labeled_in_pool(items, pool_items, str(labeled), id_field)
     pool_size = len(pool_items) if pool_items is not None else None
     decision = stopping.decide(the_rule, items, rng, pool_size)
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])

@@ -45,12 +45,18 @@ REFERENCE_SD = 3.5  # sd of S on the 11-judge two-peak pool (3.55 in benchmarks/
 # --- Proposition 4.1 ---------------------------------------------------------------------------------------
 
 
+MAX_THEORETICAL = 1e12  # labels; far below where 1/sqrt(r-1) - 1/sqrt(r) loses its float precision
+
+
 def theoretical_samples(xi: float, tau: float = 25.0) -> int:
     """Smallest r >= 2 with tau (1/sqrt(r-1) - 1/sqrt(r)) <= xi (Proposition 4.1, eq. sample_number)."""
-    if xi <= 0 or tau <= 0:
-        raise UsageError(f"Proposition 4.1 needs xi > 0 and tau > 0; got xi={xi}, tau={tau}")
+    if not (0 < xi < math.inf and 0 < tau < math.inf):
+        raise UsageError(f"Proposition 4.1 needs finite xi > 0 and tau > 0; got xi={xi}, tau={tau}")
     # the left side ~ tau / (2 r^1.5): start just below the asymptotic root and walk up
-    r = max(2, int((tau / (2 * xi)) ** (2 / 3)) - 5)
+    root = (tau / (2 * xi)) ** (2 / 3)
+    if not root < MAX_THEORETICAL:  # beyond float precision the walk below never ends (xi = 1e-300)
+        raise UsageError(f"--xi {xi:g} is too small for --tau {tau:g}: Proposition 4.1 would ask for more than {MAX_THEORETICAL:.0e} labels")
+    r = max(2, int(root) - 5)
     while tau * (1 / math.sqrt(r - 1) - 1 / math.sqrt(r)) > xi:
         r += 1
     while r > 2 and tau * (1 / math.sqrt(r - 2) - 1 / math.sqrt(r - 1)) <= xi:
@@ -119,18 +125,19 @@ class ConformalRule:
     def __post_init__(self) -> None:
         if not 0 < self.epsilon < 1:
             raise UsageError(f"--epsilon must be strictly between 0 and 1; got {self.epsilon}")
-        if self.xi <= 0:
-            raise UsageError(f"--xi must be > 0; got {self.xi}")
-        if self.tau <= 0:
-            raise UsageError(f"--tau must be > 0; got {self.tau}")
+        if not 0 < self.xi < math.inf:  # written so that NaN fails too
+            raise UsageError(f"--xi must be a finite number > 0; got {self.xi}")
+        if not 0 < self.tau < math.inf:
+            raise UsageError(f"--tau must be a finite number > 0; got {self.tau}")
         if self.score_scale not in SCORE_SCALES:
             raise UsageError(f"--score-scale must be S or S/k; got {self.score_scale!r}")
         if self.centre not in CENTRES:
             raise UsageError(f"--centre must be mean or fitted; got {self.centre!r}")
         if self.xi_units not in XI_UNITS:
             raise UsageError(f"--xi-units must be S or sd; got {self.xi_units!r}")
-        if self.reference_sd <= 0:
-            raise UsageError(f"--reference-sd must be > 0; got {self.reference_sd}")
+        if not 0 < self.reference_sd < math.inf:
+            raise UsageError(f"--reference-sd must be a finite number > 0; got {self.reference_sd}")
+        self.theoretical_samples()  # a too small xi is refused now, not in the middle of a run
         _check_common(self.min_samples, self.patience)
 
     def theoretical_samples(self) -> int:
@@ -210,8 +217,8 @@ class VarianceRule:
     name: str = "variance"
 
     def __post_init__(self) -> None:
-        if self.xi <= 0:
-            raise UsageError(f"--xi must be > 0; got {self.xi}")
+        if not 0 < self.xi < math.inf:  # written so that NaN fails too
+            raise UsageError(f"--xi must be a finite number > 0; got {self.xi}")
         _check_common(self.min_samples, self.patience)
 
     def theoretical_samples(self) -> int | None:
@@ -457,7 +464,7 @@ def rule_path(rule: Rule, judges: np.ndarray, correct: np.ndarray, rng: np.rando
 # --- live decision and replay ------------------------------------------------------------------------------
 
 
-def check_ids(items: tuple[Item, ...] | list[Item], source: str, need_ids: bool = True) -> None:
+def check_ids(items: tuple[Item, ...] | list[Item], source: str, need_ids: bool = True, id_field: str = "id") -> None:
     """Duplicate or missing ids are an InputError naming the file and line."""
     from .errors import InputError
 
@@ -465,10 +472,10 @@ def check_ids(items: tuple[Item, ...] | list[Item], source: str, need_ids: bool 
     for it in items:
         if it.id is None:
             if need_ids:
-                raise InputError(source, "item has no id (every item needs one; set --id-field)", line=it.line, field="id")
+                raise InputError(source, "item has no id (every item needs one; set --id-field)", line=it.line, field=id_field)
             continue
         if it.id in seen:
-            raise InputError(source, f"duplicate id {it.id!r} (first on line {seen[it.id]})", line=it.line, field="id")
+            raise InputError(source, f"duplicate id {it.id!r} (first on line {seen[it.id]})", line=it.line, field=id_field)
         seen[it.id] = it.line
 
 

@@ -91,6 +91,35 @@ class TestBadInput:
         res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay"])
         assert res.exit_code == 2 and "pool.jsonl:1" in res.stderr and "no id" in res.stderr
 
+    @pytest.mark.parametrize("pool_text", ['{"text": "no id"}\n', "", '{"id": "a"}\n{"id": "a"}\n', "not json\n"])
+    def test_a_bad_pool_is_the_only_line_on_stderr(self, tmp_path: Path, pool_text: str) -> None:
+        """The conformal rule's 'Proposition 4.1: r >= ...' line used to be printed before the pool was read."""
+        rows = write_pool(tmp_path / "all.jsonl", 20)
+        (tmp_path / "lab.jsonl").write_text(json.dumps(rows[0]) + "\n")
+        (tmp_path / "pool.jsonl").write_text(pool_text)
+        res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
+        lines = res.stderr.strip().splitlines()
+        assert res.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and "pool.jsonl" in lines[0]
+
+    def test_a_labeled_id_missing_from_the_pool_is_the_only_line(self, tmp_path: Path) -> None:
+        write_pool(tmp_path / "pool.jsonl", 20)
+        (tmp_path / "lab.jsonl").write_text(json.dumps({"id": "zz", "judgments": [1, 0, 1]}) + "\n")
+        res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
+        assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path / 'lab.jsonl'}:1: field 'id': labeled id 'zz' is not in the pool"
+
+    def test_missing_id_names_the_id_field_in_use(self, tmp_path: Path) -> None:
+        write_pool(tmp_path / "pool.jsonl", 20)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay", "--id-field", "key"])
+        assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path / 'pool.jsonl'}:1: field 'key': item has no id (every item needs one; set --id-field)"
+
+    @pytest.mark.parametrize("args", [["--xi", "nan"], ["--tau", "nan"], ["--xi", "inf"], ["--xi", "1e-300"], ["--xi", "5e-324"],
+                                      ["--xi-units", "sd", "--reference-sd", "nan"], ["--rule", "variance", "--xi", "nan"], ["--seed", "-1"]])
+    def test_bad_rule_numbers_are_one_line_errors(self, tmp_path: Path, args: list[str]) -> None:
+        """NaN used to crash in int(), and xi = 1e-300 looped forever in Proposition 4.1's walk."""
+        write_pool(tmp_path / "pool.jsonl", 20)
+        res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay", *args])
+        assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: ")
+
     def test_option_of_another_rule(self, tmp_path: Path) -> None:
         write_pool(tmp_path / "pool.jsonl", 20)
         res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--rule", "precision", "--xi", "0.03"])
