@@ -20,6 +20,7 @@ Schema ``betaconform/fit/1``::
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Callable
@@ -42,6 +43,7 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "error_rates": list,
 }
 ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
+MAX_JUDGES = 1000  # as data.MAX_JUDGES (not imported: data pulls in numpy, this module stays light)
 
 
 def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], suffix: str = ".tmp", sync: bool = True) -> None:
@@ -129,6 +131,8 @@ def load_fit(path: str | Path) -> dict[str, Any]:
         where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
         raise ParamsError(f"{where}: malformed YAML ({getattr(exc, 'problem', exc)})") from None
     validate(doc, str(p))
+    for c in doc["model"]["components"]:  # a hand-written prior may leave out each component's mean accuracy
+        c.setdefault("mean", c["alpha"] / (c["alpha"] + c["beta"]))
     return doc  # type: ignore[no-any-return]
 
 
@@ -143,9 +147,11 @@ def validate(doc: Any, where: str) -> None:
             raise ParamsError(f"{where}: field '{key}': missing")
         if not isinstance(doc[key], typ) or isinstance(doc[key], bool):
             raise ParamsError(f"{where}: field '{key}': expected {getattr(typ, '__name__', typ)}, got {type(doc[key]).__name__}")
+    if not doc["histogram"]:
+        raise ParamsError(f"{where}: field 'histogram': expected at least one entry")
     for k, counts in doc["histogram"].items():
-        if not isinstance(k, int) or not isinstance(counts, list) or len(counts) != k + 1:
-            raise ParamsError(f"{where}: field 'histogram': entry {k!r} must list K + 1 counts")
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_JUDGES or not isinstance(counts, list) or len(counts) != k + 1:
+            raise ParamsError(f"{where}: field 'histogram': entry {k!r} must be a number of judges K from 1 to {MAX_JUDGES} listing K + 1 counts")
         if any(not isinstance(c, int) or c < 0 for c in counts):
             raise ParamsError(f"{where}: field 'histogram[{k}]': counts must be non-negative integers")
     comps = doc["model"].get("components")
@@ -154,14 +160,35 @@ def validate(doc: Any, where: str) -> None:
     for i, c in enumerate(comps):
         for name in ("weight", "alpha", "beta"):
             v = c.get(name) if isinstance(c, dict) else None
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0 or (name != "weight" and v == 0):
+            if not _number(v) or not 0 <= v < math.inf or (name != "weight" and v == 0):
                 raise ParamsError(f"{where}: field 'model.components[{i}].{name}': expected a positive number, got {v!r}")
+        if "mean" in c and not (_number(c["mean"]) and 0 <= c["mean"] <= 1):
+            raise ParamsError(f"{where}: field 'model.components[{i}].mean': expected a number from 0 to 1, got {c['mean']!r}")
+    if not sum(c["weight"] for c in comps) > 0:
+        raise ParamsError(f"{where}: field 'model.components': the weights must not all be 0")
+    for name in ("log_likelihood", "bic"):
+        if name in doc["model"] and not _number(doc["model"][name]):
+            raise ParamsError(f"{where}: field 'model.{name}': expected a number, got {doc['model'][name]!r}")
     for i, row in enumerate(doc["error_rates"]):
         if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
             raise ParamsError(f"{where}: field 'error_rates[{i}]': expected keys {', '.join(ROW_KEYS)}")
+        if not isinstance(row["k"], int) or isinstance(row["k"], bool) or row["k"] < 1:
+            raise ParamsError(f"{where}: field 'error_rates[{i}].k': expected a positive integer, got {row['k']!r}")
+        for key in (*ROW_KEYS[1:], "mixture"):
+            if row.get(key) is not None and not (_number(row[key]) and -1e-9 <= row[key] <= 1 + 1e-9):
+                raise ParamsError(f"{where}: field 'error_rates[{i}].{key}': expected a fraction from 0 to 1 or null, got {row[key]!r}")
+    for name in ("settings", "interval"):
+        if doc.get(name) is not None and not isinstance(doc[name], dict):
+            raise ParamsError(f"{where}: field '{name}': expected a mapping, got {type(doc[name]).__name__}")
     emb = doc.get("embedding")
     if emb is not None:
         if not isinstance(emb, dict) or not isinstance(emb.get("mean"), list) or not isinstance(emb.get("model"), str):
             raise ParamsError(f"{where}: field 'embedding': expected a mapping with 'model' and 'mean'")
         if emb.get("dimension") != len(emb["mean"]):
             raise ParamsError(f"{where}: field 'embedding.dimension': does not match the length of 'mean'")
+        if not emb["mean"] or any(not _number(v) or not math.isfinite(v) for v in emb["mean"]):
+            raise ParamsError(f"{where}: field 'embedding.mean': expected a non-empty list of finite numbers")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)

@@ -155,6 +155,28 @@ class TestSaveAndReport:
         res = invoke(runner, "report", p)
         assert res.exit_code == 2 and "refused" in res.stderr and "pwned" not in res.stdout
 
+    @pytest.mark.parametrize("edit,field", [
+        (lambda d: d["error_rates"][0].update(estimate="x"), "error_rates[0].estimate"),
+        (lambda d: d["error_rates"][0].update(k="x"), "error_rates[0].k"),
+        (lambda d: d["model"]["components"][0].update(mean="x"), "model.components[0].mean"),
+    ])
+    def test_report_on_a_hand_edited_fit_is_one_line(self, runner, tmp_path: Path, edit, field: str) -> None:
+        """These passed the schema check and then raised ValueError/TypeError in the table code."""
+        doc = yaml.safe_load((ROOT / "configs" / "priors" / "snow_rte_rc.yaml").read_text())
+        edit(doc)
+        p = tmp_path / "edited.yaml"
+        p.write_text(yaml.safe_dump(doc))
+        res = invoke(runner, "report", p, "--no-chart")
+        assert res.exit_code == 2 and res.stderr.strip().startswith(f"error: {p}: field '{field}'") and len(res.stderr.strip().splitlines()) == 1
+
+    def test_report_fills_in_a_missing_component_mean(self, runner, tmp_path: Path) -> None:
+        doc = yaml.safe_load((ROOT / "configs" / "priors" / "snow_rte_rc.yaml").read_text())
+        for c in doc["model"]["components"]:
+            c.pop("mean")
+        p = tmp_path / "prior.yaml"
+        p.write_text(yaml.safe_dump(doc))
+        assert invoke(runner, "report", p).exit_code == 0
+
 
 class TestGolden:
     """sample_data fits are pinned: any change in the numbers is a visible diff in tests/golden/."""

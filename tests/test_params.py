@@ -88,6 +88,18 @@ class TestRefusals:
             (lambda d: d["error_rates"][0].pop("low"), "error_rates[0]"),
             (lambda d: d.update(histogram={2: [1, 1]}), "histogram"),
             (lambda d: d.update(embedding={"model": "m", "dimension": 3, "mean": [0.1]}), "embedding.dimension"),
+            # each of these passed validation and then crashed `report` or `transfer` with a traceback
+            (lambda d: d.update(embedding={"model": "m", "dimension": 2, "mean": ["a", "b"]}), "embedding.mean"),
+            (lambda d: d.update(histogram={}), "histogram"),
+            (lambda d: d.update(histogram={0: [1]}), "histogram"),
+            (lambda d: d.update(histogram={-1: []}), "histogram"),
+            (lambda d: d["model"]["components"][0].update(alpha=float("inf")), "alpha"),
+            (lambda d: d["model"]["components"][0].update(weight=0), "model.components"),
+            (lambda d: d["model"]["components"][0].update(mean="x"), r"components[0].mean"),
+            (lambda d: d["model"].update(bic="x"), "model.bic"),
+            (lambda d: d["error_rates"][0].update(k="x"), "error_rates[0].k"),
+            (lambda d: d["error_rates"][0].update(estimate="x"), "error_rates[0].estimate"),
+            (lambda d: d.update(settings="x"), "settings"),
         ],
     )
     def test_schema_errors_name_the_field(self, tmp_path: Path, mutate, field: str) -> None:
@@ -97,6 +109,15 @@ class TestRefusals:
         p.write_text(yaml.safe_dump(doc))
         with pytest.raises(ParamsError, match=field.replace("[", r"\[").replace("]", r"\]")):
             params.load_fit(p)
+
+    def test_a_missing_component_mean_is_filled_in(self, tmp_path: Path) -> None:
+        doc = {"schema": params.SCHEMA, **minimal()}
+        for c in doc["model"]["components"]:
+            c.pop("mean", None)
+        p = tmp_path / "prior.yaml"
+        p.write_text(yaml.safe_dump(doc))
+        c = params.load_fit(p)["model"]["components"][0]
+        assert c["mean"] == c["alpha"] / (c["alpha"] + c["beta"])
 
     def test_malformed_yaml_names_the_line(self, tmp_path: Path) -> None:
         p = tmp_path / "bad.yaml"
