@@ -160,7 +160,7 @@ def validate(doc: Any, where: str) -> None:
     for i, c in enumerate(comps):
         for name in ("weight", "alpha", "beta"):
             v = c.get(name) if isinstance(c, dict) else None
-            if not _number(v) or not 0 <= v < math.inf or (name != "weight" and v == 0):
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v < math.inf or (name != "weight" and v == 0):
                 raise ParamsError(f"{where}: field 'model.components[{i}].{name}': expected a positive number, got {v!r}")
         if "mean" in c and not (_number(c["mean"]) and 0 <= c["mean"] <= 1):
             raise ParamsError(f"{where}: field 'model.components[{i}].mean': expected a number from 0 to 1, got {c['mean']!r}")
