@@ -750,8 +750,12 @@ def transfer_cmd(
     if config is not None:
         try:
             cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError) as exc:  # a binary file is not an OSError
             raise ParamsError(f"{config}: cannot read transfer config: {exc}") from None
+        except yaml.YAMLError as exc:  # str(exc) spans several lines (the snippet and a caret): keep one
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{config}:{mark.line + 1}" if mark is not None else str(config)
+            raise ParamsError(f"{where}: malformed transfer config ({getattr(exc, 'problem', None) or exc})") from None
     tsettings = transfer.settings_from_config(
         cfg, str(config or "config"), method=method, size_weight=size_weight, similarity=similarity,
         sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,

@@ -140,6 +140,18 @@ class TestErrors:
         res = invoke(runner, "transfer", src, "--sources", tmp_path / "s.yaml")
         assert res.exit_code == 2 and "--embed" in res.stderr
 
+    @pytest.mark.parametrize("content,expected", [
+        (b"\x8e\xff\x00binary", "cannot read transfer config"),
+        (b"sigmoid_a: [1,\n", "cfg.yaml:2: malformed transfer config"),
+    ])
+    def test_unreadable_config_is_one_line(self, runner, sources: Path, write_jsonl, tmp_path: Path, content: bytes, expected: str) -> None:
+        """A binary config raised UnicodeDecodeError; a malformed one printed PyYAML's several-line message."""
+        target = write_jsonl("t.jsonl", rows(HARD, [2, 3, 1, 4]))
+        cfg = tmp_path / "cfg.yaml"
+        cfg.write_bytes(content)
+        res = invoke(runner, "transfer", target, "--sources", sources, "--config", cfg)
+        assert res.exit_code == 2 and expected in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
     def test_no_sources_found(self, runner, write_jsonl, tmp_path: Path) -> None:
         src = write_jsonl("s.jsonl", rows(EASY, [8, 9, 7]))
         res = invoke(runner, "transfer", src, "--sources", str(tmp_path / "nothing*.yaml"))
