@@ -118,7 +118,14 @@ def parse_ks(text: str) -> tuple[int, ...]:
     return tuple(sorted(set(ks)))
 
 
+def check_output(option: str, path: Path | None) -> None:
+    """Refuse a directory as an output file before any work (the write would fail only at the end)."""
+    if path is not None and path.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file name")
+
+
 def resolve_format(fmt: str | None, output: Path | None) -> str:
+    check_output("-o", output)
     if fmt is not None:
         if fmt not in report.FORMATS:
             raise UsageError(f"--format must be one of {', '.join(report.FORMATS)}; got {fmt!r}")
@@ -383,6 +390,7 @@ def sample(
     from . import stopping
     from .data import CountTable, read_dataset
 
+    check_output("-o", output)
     fmt_ = resolve_format(fmt, output if replay else None)
     if fmt_ not in ("table", "json"):
         raise UsageError(f"sample writes table or json; got --format {fmt_}")
@@ -615,6 +623,7 @@ def evaluate(
     if plot is not None:
         from .plots import figure_format
 
+        check_output("--plot", plot)
         figure_format(plot)
     if plot_r is not None and rule is not None:
         raise UsageError("--plot-r applies to fixed-r mode; adaptive figures use the setting with the most labels")

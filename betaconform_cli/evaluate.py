@@ -73,6 +73,9 @@ MARGIN_DEFINITION = (
 Progress = Callable[[int, int, str], None]
 
 
+MAX_RUNS = 100_000  # draws per dataset and setting (the paper uses 30)
+
+
 @dataclass(frozen=True)
 class EvaluateSettings:
     """Everything that decides the numbers of an evaluation (the seed aside)."""
@@ -89,6 +92,8 @@ class EvaluateSettings:
             raise UsageError(f"--r: numbers of labeled items must be integers >= 2; got {list(self.sizes)}")
         if not isinstance(self.runs, int) or self.runs < 2:
             raise UsageError(f"--runs must be an integer >= 2 (a standard error needs two draws); got {self.runs}")
+        if self.runs > MAX_RUNS:  # the per-run arrays are allocated up front: 1e11 runs asked numpy for 48 TiB
+            raise UsageError(f"--runs must be at most {MAX_RUNS}; got {self.runs}")
         if not self.methods:
             raise UsageError("--methods: name at least one estimator")
         bad = [m for m in self.methods if m not in ESTIMATORS and m not in TRANSFER_METHODS]

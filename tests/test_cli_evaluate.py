@@ -90,12 +90,19 @@ class TestErrors:
             (["--plot", "x.png", "--plot-r", "7"], "--plot-r"),
             (["--seed", "-1"], "--seed"),
             (["--format", "yaml"], "--format"),
+            (["--runs", "100000000000"], "--runs must be at most"),  # was a numpy MemoryError traceback (48 TiB)
+            (["--rule", "conformal", "--xi", "nan"], "--xi must be a finite number"),  # ran to the end with NaN rules
         ],
     )
     def test_usage(self, files: list[str], args: list[str], needle: str) -> None:
         res = runner.invoke(app, ["evaluate", files[0], *args])
         assert res.exit_code == 2
         assert needle in res.stderr and res.stderr.startswith("error:")
+
+    def test_output_to_a_directory_is_one_line(self, files: list[str], tmp_path: Path) -> None:
+        """Refused before the draws (the write at the end used to raise IsADirectoryError after all the work)."""
+        res = runner.invoke(app, ["evaluate", files[0], "--r", "10", "--runs", "2", "-o", str(tmp_path)])
+        assert res.exit_code == 2 and res.stderr.strip() == f"error: -o {tmp_path}: is a directory; give a file name"
 
     def test_missing_file(self, tmp_path: Path) -> None:
         res = runner.invoke(app, ["evaluate", str(tmp_path / "nope.jsonl")])
