@@ -277,6 +277,9 @@ def fit(
         raise UsageError("--embed adds the mean embedding to a saved fit: add --save FILE or --save-dir DIR")
     check_gate([], max_error, at_k, on)
     paths = expand_paths(data)
+    saved = next((p for p in paths if p.suffix in (".yaml", ".yml")), None)
+    if saved is not None:
+        raise UsageError(f"{saved}: this looks like a saved fit, not judgment JSONL; show it with `betaconform report {saved}`")
     # A big file's workers start counting now, while this process imports scipy (~0.2 s), then counts a
     # smaller first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s).
     first = begin_read(paths[0], spec, keep_items=embed, parent_share=0.2)

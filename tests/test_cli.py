@@ -120,6 +120,12 @@ class TestBadInput:
         )
         assert list(tmp_path.iterdir()) == [] and not list(tmp_path.parent.glob(f".{tmp_path.name}.*"))
 
+    def test_saved_fit_given_to_fit_points_to_report(self, runner, tmp_path: Path) -> None:
+        y = tmp_path / "qa.yaml"
+        invoke(runner, "fit", SAMPLE / "qa_judges.jsonl", "--save", y, "--no-chart")
+        res = invoke(runner, "fit", y)
+        assert res.exit_code == 2 and "betaconform report" in res.stderr
+
     def test_skip_invalid_reports_count(self, runner, write_jsonl) -> None:
         p = write_jsonl("s.jsonl", ['{"judgments": [1, 0]}', "nope", '{"judgments": [1, 1]}'], raw=True)
         res = invoke(runner, "fit", p, "--skip-invalid", "-f", "json")
