@@ -65,6 +65,11 @@ def main() -> None:
                     "paper EM": error_rates(fit_paper_em(t).mixture, ODD),
                     "empirical": empirical_errors(t, ODD),
                 }
+                plain = cell_posterior(t, auto.mixture, ODD, 20.0, 1.0)
+                lo, hi = plain.interval(np.random.default_rng(run), 0.9, 2000)
+                key_plain = "c = 20, pseudo-counts counted as data"
+                cover.setdefault((key_plain, r), []).append(float(np.mean((actual >= lo) & (actual <= hi))))
+                width.setdefault((key_plain, r), []).append(float(np.mean(hi - lo)))
                 for c in STRENGTHS:
                     post = cell_posterior(t, auto.mixture, ODD, c, 1.0)
                     key = f"default, c = {c:g}"
@@ -85,6 +90,8 @@ def main() -> None:
     for c in STRENGTHS:
         key = f"default, c = {c:g}"
         print(f"| {c:g} | " + " | ".join(f"{np.mean(cover[(key, r)]):.2f} / {100 * np.mean(width[(key, r)]):.1f}" for r in (10, 30, 56)) + " |")
+    key = "c = 20, pseudo-counts counted as data"
+    print(f"| {key} | " + " | ".join(f"{np.mean(cover[(key, r)]):.2f} / {100 * np.mean(width[(key, r)]):.1f}" for r in (10, 30, 56)) + " |")
 
 
 if __name__ == "__main__":
