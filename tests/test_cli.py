@@ -150,9 +150,12 @@ class TestSaveAndReport:
         assert res.exit_code == 0
         names = sorted(p.name for p in (tmp_path / "fits").iterdir())
         assert names == ["code_review.yaml", "counts_only.yaml", "pairwise_verdicts.yaml", "qa_judges.yaml"]
-        both = invoke(runner, "report", *sorted((tmp_path / "fits").iterdir()), "--no-chart")
-        assert "summary" in both.stdout and "side by side" in both.stdout
-        assert both.stdout.count("code_review") >= 3  # its own table, a side-by-side column, a summary row
+        fits = sorted((tmp_path / "fits").iterdir())
+        both = invoke(runner, "report", *fits, "--no-chart")
+        assert "summary" in both.stdout and "side by side" not in both.stdout  # four: too wide to put side by side
+        three = invoke(runner, "report", *fits[:3], "--no-chart")
+        assert "side by side" in three.stdout
+        assert three.stdout.count("code_review") >= 3  # its own table, a side-by-side column, a summary row
 
     def test_save_refuses_many_inputs(self, runner, tmp_path: Path) -> None:
         res = invoke(runner, "fit", SAMPLE, "--save", tmp_path / "x.yaml")
