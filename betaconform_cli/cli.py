@@ -51,11 +51,6 @@ out = Console(highlight=False, soft_wrap=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"error: {message}", markup=False)
-    raise typer.Exit(code)
-
-
 # --- shared option types ------------------------------------------------------------------------------
 
 FormatOpt = Annotated[

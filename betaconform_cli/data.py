@@ -32,8 +32,6 @@ import orjson
 
 from .errors import InputError
 
-SHAPES = ("list", "dict", "counts", "verdicts")
-
 
 @dataclass(frozen=True)
 class InputSpec:

@@ -186,10 +186,3 @@ class Mixture:
             tuple(float(c["alpha"]) for c in comps),
             tuple(float(c["beta"]) for c in comps),
         )
-
-
-def model_from_dict(d: dict[str, object]) -> Binomial | Mixture:
-    """Inverse of `to_dict` for the model families."""
-    if d.get("family") == "binomial":
-        return Binomial(float(d["p"]))  # type: ignore[arg-type]
-    return Mixture.from_dict(d)

@@ -24,6 +24,7 @@ from .data import CountTable
 from .distributions import (
     Binomial,
     Mixture,
+    error_rates,
     item_error_table,
     log_beta_binomial,
     log_comb,
@@ -488,8 +489,6 @@ def analyse(
         bb = fit if (fit.components == 1 and fit.method == "map") else fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
     binomial = fit_binomial(table)
     # every model's pmf at max(ks), thinned to each k by one routine
-    from .distributions import error_rates
-
     mix_err = error_rates(fit.mixture, ks)
     bin_err = error_rates(binomial, ks)
     bb_err = error_rates(bb.mixture, ks)

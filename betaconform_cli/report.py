@@ -40,10 +40,6 @@ def pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 
 
-def histogram_dict(table: CountTable) -> dict[int, list[int]]:
-    return table.histogram_by_judges()
-
-
 def fit_document(
     command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0
 ) -> dict[str, Any]:
@@ -58,7 +54,7 @@ def fit_document(
         "judges": table.max_judges,
         "skipped_lines": skipped,
         "seed": seed,
-        "histogram": histogram_dict(table),
+        "histogram": table.histogram_by_judges(),
         **result.to_dict(),
     }
 
