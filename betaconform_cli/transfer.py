@@ -18,7 +18,9 @@ settings: `size_weight="linear"` (log r_i -> r_i), `similarity="inverse-euclidea
   mean q and kappa pseudo-items (plus the flat pseudo-item) on the (judges, correct) cells, for each kappa in
   `strengths`. The centres q: each source (its histogram smoothed by `histogram_smoothing` pseudo-items of its
   fitted pmf, or the pmf alone), points t q_i + (1 - t) q_j between two sources (`interpolation`, `pair_prior`
-  of the sources' mass), and the pool of all sources (`pool_prior`). Prior weights: `no_transfer_prior` for no
+  of the sources' mass), the pool of all sources (`pool_prior`), and each source at another location
+  (`shift_prior` of the sources' mass): its mixture with every judge's log-odds moved by delta, for delta on a
+  grid (the labels estimate delta; the source lends its shape). Prior weights: `no_transfer_prior` for no
   transfer, the rest split over sources by lambda_i ** `similarity_power` (eq. 14) and evenly over the kappas.
   Posterior weight = prior times the Dirichlet-multinomial evidence of the target's labels: the labels, not the
   text, decide which source to trust and how much. The estimate is the posterior-weighted mean of the
@@ -31,13 +33,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, gammaln, logsumexp
+from scipy.special import betainc, expit, gammaln, logsumexp, xlog1py, xlogy
 
 from .data import CountTable
-from .distributions import Mixture, error_rates, log_beta_binomial
+from .distributions import Mixture, error_rates, item_error_table, log_beta_binomial, log_comb, majority_error_weights
 from .errors import EmbeddingError, ParamsError, UsageError
 from .fit import (
     ErrorRow,
@@ -74,7 +77,10 @@ class TransferSettings:
     grid_means: int = 20
     grid_concentrations: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
     conflict_bayes_factor: float = 0.1
-    no_transfer_prior: float | None = 0.5
+    no_transfer_prior: float | None = 0.1
+    shift_prior: float = 0.5
+    shift_max: float = 4.0
+    shift_step: float = 0.25
     pool_prior: float = 0.4
     pair_prior: float = 0.3
     interpolation: tuple[float, ...] = (0.25, 0.5, 0.75)
@@ -98,6 +104,12 @@ class TransferSettings:
             raise UsageError(f"grid_concentrations must be positive numbers; got {list(self.grid_concentrations)}")
         if self.no_transfer_prior is not None and not 0 < self.no_transfer_prior < 1:
             raise UsageError(f"no_transfer_prior must be strictly between 0 and 1 (or null); got {self.no_transfer_prior}")
+        if not 0 <= self.shift_prior < 1:
+            raise UsageError(f"shift_prior must be in [0, 1); got {self.shift_prior}")
+        if not (math.isfinite(self.shift_max) and math.isfinite(self.shift_step) and 0 < self.shift_step <= self.shift_max <= 10):
+            raise UsageError(f"shift_step and shift_max must satisfy 0 < shift_step <= shift_max <= 10; got {self.shift_step}, {self.shift_max}")
+        if self.shift_max / self.shift_step > 200:
+            raise UsageError(f"shift_max / shift_step must be at most 200 (grid points per side); got {self.shift_max / self.shift_step:g}")
         if not 0 <= self.pool_prior < 1:
             raise UsageError(f"pool_prior must be in [0, 1); got {self.pool_prior}")
         if not 0 <= self.pair_prior < 1 or self.pool_prior + self.pair_prior >= 1:
@@ -140,7 +152,7 @@ def settings_from_config(config: Mapping[str, Any], where: str = "config", **ove
         elif k in ("no_transfer_prior", "histogram_smoothing") and v is None:
             pass
         elif k in ("sigmoid_a", "sigmoid_b", "conflict_bayes_factor", "no_transfer_prior", "pool_prior", "pair_prior",
-                   "histogram_smoothing", "similarity_power"):
+                   "histogram_smoothing", "similarity_power", "shift_prior", "shift_max", "shift_step"):
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 raise ParamsError(f"{where}: field '{k}': expected a number, got {v!r}")
             v = float(v)
@@ -307,6 +319,7 @@ class SourceWeight:
     prior_weight: float  # lambda_i / sum_j lambda_j, index 0 included
     log_evidence: float | None  # default method: log marginal likelihood of the target's labels (best kappa)
     weight: float  # final weight: posterior weight (default) or normalised lambda (paper)
+    shift: float | None = None  # default method: the labels' estimate of delta (posterior mean over its shifted centres)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -317,6 +330,7 @@ class SourceWeight:
             "prior_weight": self.prior_weight,
             "log_evidence": self.log_evidence,
             "weight": self.weight,
+            "shift": self.shift,
         }
 
 
@@ -365,15 +379,28 @@ def _rows(
     return tuple(out)
 
 
-def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 0.01) -> Mixture:
-    """sum_i weights_i * mixture_i as one mixture (components under `floor` dropped; the largest always kept)."""
+def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 0.01, max_components: int = 3) -> Mixture:
+    """sum_i weights_i * mixture_i summarised as one mixture of at most `max_components` Betas: components under
+    `floor` dropped (the largest always kept), then the two with the closest means merged, keeping the mean and
+    variance of p of the pair, until few enough remain. A description for tables and saved fits; the estimates
+    never use it."""
     parts = [(p * wj, aj, bj) for m, p in zip(mixtures, weights) for wj, aj, bj in zip(m.weights, m.alphas, m.betas)]
     kept = [c for c in parts if c[0] >= floor] or [max(parts)]
-    w = [c[0] for c in kept]
-    a = [c[1] for c in kept]
-    b = [c[2] for c in kept]
-    total = sum(w)
-    return Mixture(tuple(x / total for x in w), tuple(a), tuple(b)).sorted()
+    comps = sorted(kept, key=lambda c: c[1] / (c[1] + c[2]))
+    while len(comps) > max_components:
+        means = [a / (a + b) for _, a, b in comps]
+        i = int(np.argmin(np.diff(means)))
+        (w1, a1, b1), (w2, a2, b2) = comps[i], comps[i + 1]
+        w = w1 + w2
+        m1, m2 = means[i], means[i + 1]
+        v1 = m1 * (1 - m1) / (a1 + b1 + 1)
+        v2 = m2 * (1 - m2) / (a2 + b2 + 1)
+        mean = (w1 * m1 + w2 * m2) / w
+        var = (w1 * (v1 + m1**2) + w2 * (v2 + m2**2)) / w - mean**2
+        conc = max(mean * (1 - mean) / max(var, 1e-12) - 1, 1e-6)
+        comps[i : i + 2] = [(w, mean * conc, (1 - mean) * conc)]
+    total = sum(c[0] for c in comps)
+    return Mixture(tuple(c[0] / total for c in comps), tuple(c[1] for c in comps), tuple(c[2] for c in comps)).sorted()
 
 
 def _weighted_quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -485,9 +512,21 @@ def transfer(
         qs.append(np.sum(share[:, None] * np.array(qs[:n]), axis=0))
         errs.append(np.sum(share[:, None, None] * np.array(errs[:n]), axis=0))
         membership.append(share.copy())
+    # every source's shape at another location: its judges' log-odds shifted by delta (uniform over the grid)
+    n_unshifted = len(qs)
+    deltas = shift_grid(settings) if settings.shift_prior > 0 else ()
+    cand_prior = [(1 - settings.shift_prior) * c for c in cand_prior] if deltas else cand_prior
+    for i, s in enumerate(sources):
+        if not deltas:
+            break
+        q_i, e_i = _shifted_source_cells(target, s.mixture, deltas, ks)
+        cand_prior.extend([settings.shift_prior * share[i] / len(deltas)] * len(deltas))
+        qs.extend(q_i)
+        errs.extend(e_i)
+        membership.extend([np.eye(n)[i]] * len(deltas))
     cp = np.asarray(cand_prior) * src_mass
     alphas = kappas[None, :, None] * np.array(qs)[:, None, :] + flat * u[None, None, :]  # centre x kappa x cell
-    lml = np.array([[dirichlet_multinomial_log_ml(counts, a) for a in row] for row in alphas])
+    lml = _dirichlet_multinomial_log_ml_many(counts, alphas)
     log_post = np.concatenate(([math.log(prior[0] + 1e-300) + log_ml0], (np.log(cp + 1e-300)[:, None] - math.log(n_k) + lml).ravel()))
     pw = np.exp(log_post - log_post.max())
     pw /= pw.sum()
@@ -510,14 +549,130 @@ def transfer(
     low, high = _weighted_quantiles(np.vstack(draws), fit_settings.confidence_level)
     cand_w = pw[1:].reshape(len(qs), n_k).sum(axis=1)
     src_w = cand_w @ np.array(membership)  # a source's final weight: its share of every centre's weight
-    mixture = _combined([without.fit.mixture] + [s.mixture for s in sources], [pw[0]] + list(src_w))
+    # the labels' estimate of each source's shift, and the weight of its shifted and unshifted centres
+    shifts: list[float | None] = [None] * n
+    shifted_w = np.zeros(n)
+    if deltas:
+        by_source = cand_w[n_unshifted:].reshape(n, len(deltas))
+        shifted_w = by_source.sum(axis=1)
+        shifts = [float(row @ np.asarray(deltas) / row.sum()) if row.sum() > 0 else 0.0 for row in by_source]
+    unshifted_w = cand_w[:n_unshifted] @ np.array(membership[:n_unshifted])
+    summary = [without.fit.mixture] + [s.mixture for s in sources]
+    summary_w = [pw[0], *unshifted_w]
+    if deltas:
+        summary += [shifted_mixture(s.mixture, float(d or 0.0)) for s, d in zip(sources, shifts)]
+        summary_w += list(shifted_w)
+    mixture = _combined(summary, summary_w)
     fit = MixtureFit(mixture, "transfer", mixture_log_likelihood(target, mixture), True, 0, 1, target.items)
     result = FitResult(base_settings, fit, without.binomial, without.beta_binomial, _rows(ks, centre, low, high, mixture, without))
     src = tuple(
-        SourceWeight(s.name, s.items, float(sims[i]), float(lam[i + 1]), float(prior[i + 1]), float(log_mls[i].max()), float(src_w[i]))
+        SourceWeight(
+            s.name, s.items, float(sims[i]), float(lam[i + 1]), float(prior[i + 1]), float(log_mls[i].max()), float(src_w[i]),
+            shifts[i],
+        )
         for i, s in enumerate(sources)
     )
     return TransferResult(settings, result, without, src, float(pw[0]), float(prior[0]), conflict, reason)
+
+
+def _dirichlet_multinomial_log_ml_many(counts: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """`dirichlet_multinomial_log_ml` for every Dirichlet parameter along the last axis of `alphas`."""
+    n = np.asarray(counts, dtype=float)
+    total = alphas.sum(axis=-1)
+    out: np.ndarray = gammaln(total) - gammaln(total + n.sum()) + np.sum(gammaln(alphas + n) - gammaln(alphas), axis=-1)
+    return out
+
+
+def _shifted_source_cells(
+    table: CountTable, mixture: Mixture, deltas: tuple[float, ...], ks: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """`shifted_cells` over the target's cells (each K weighted by the target's share of items with K judges):
+    q[d, cell] and errors[d, cell, i], in `cell_posterior`'s cell order."""
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    share = table.counts.sum(axis=1)[rows] / table.items
+    parts = [shifted_cells(mixture, deltas, int(k), ks) for k in rows]
+    q = np.concatenate([sh * p[0] for sh, p in zip(share, parts)], axis=1)
+    errors = np.concatenate([p[1] for p in parts], axis=1)
+    return q, errors
+
+
+# --- a source's shape at another location: its judges' log-odds shifted by delta ------------------------
+
+# bins of u = logit(p) for the shifted densities: 600 of width 0.04 on [-12, 12], and the two tails (p = 0, 1)
+_EDGES = np.concatenate(([-np.inf], np.linspace(-12.0, 12.0, 601), [np.inf]))
+_P = np.concatenate(([0.0], expit(0.5 * (_EDGES[1:-2] + _EDGES[2:-1])), [1.0]))
+
+
+def shift_grid(settings: TransferSettings) -> tuple[float, ...]:
+    """The shifts delta: -shift_max..shift_max in steps of shift_step (0 included)."""
+    n = int(math.floor(settings.shift_max / settings.shift_step + 1e-9))
+    return tuple(float(i * settings.shift_step) for i in range(-n, n + 1))
+
+
+def _binomial_matrix(n: int, p: np.ndarray) -> np.ndarray:
+    """B[i, s] = Bin(s | n, p_i), exact at p = 0 and p = 1."""
+    s = np.arange(n + 1)[None, :]
+    pp = np.asarray(p, dtype=float)[:, None]
+    out: np.ndarray = np.exp(log_comb(n, s) + xlogy(s, pp) + xlog1py(n - s, -pp))
+    return out
+
+
+def _component_masses(alpha: float, beta: float, shifts: np.ndarray) -> np.ndarray:
+    """masses[d, bin] = P(logit(p) + shifts[d] in bin) for p ~ Beta(alpha, beta): exact bin masses (the
+    regularised incomplete beta function at the shifted edges)."""
+    cdf = betainc(alpha, beta, expit(_EDGES[None, :] - np.asarray(shifts, dtype=float)[:, None]))
+    out: np.ndarray = np.maximum(np.diff(cdf, axis=1), 0.0)
+    return out
+
+
+@lru_cache(maxsize=64)
+def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The source mixture with every judge's log-odds of being correct moved by delta, for each delta in shifts:
+
+    q[d, s]: P(S = s of big_k correct), and errors[d, s, i]: majority error at ks[i] of an item with s of big_k
+    correct (hypergeometric thinning for k <= big_k; for k > big_k the k - big_k missing judges drawn from the
+    item's posterior under the shifted density). The density of u = logit(p) is discretised into fine bins with
+    their exact masses; delta = 0 is the source's mixture itself (to the bins' precision; tested).
+    """
+    d = np.asarray(shifts, dtype=float)
+    masses = sum(w * _component_masses(a, b, d) for w, a, b in zip(mixture.weights, mixture.alphas, mixture.betas))
+    masses = np.asarray(masses) / np.asarray(masses).sum(axis=1, keepdims=True)
+    lik = _binomial_matrix(big_k, _P)  # bin x s
+    q = masses @ lik
+    errors = np.empty((len(d), big_k + 1, len(ks)))
+    post = masses[:, :, None] * lik[None, :, :]  # delta x bin x s, unnormalised posterior of the bin given s
+    total = post.sum(axis=1)  # delta x s  (= q)
+    for i, k in enumerate(ks):
+        if k <= big_k:
+            errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]
+            continue
+        m = k - big_k
+        e = majority_error_weights(k)
+        extra = _binomial_matrix(m, _P)  # bin x x: the missing judges
+        per_bin = extra @ np.array([[e[s + x] for s in range(big_k + 1)] for x in range(m + 1)])  # bin x s
+        num = np.einsum("dbs,bs->ds", post, per_bin)
+        errors[:, :, i] = np.where(total > 0, num / np.maximum(total, 1e-300), per_bin.mean(axis=0)[None, :])
+    q.setflags(write=False)
+    errors.setflags(write=False)
+    return q, errors
+
+
+def shifted_mixture(mixture: Mixture, shift: float) -> Mixture:
+    """A Beta mixture that summarises the shifted density: each component's shifted density moment-matched
+    by a Beta (for the transferred fit's mixture column and saved model; the estimate never uses it)."""
+    if shift == 0:
+        return mixture
+    alphas, betas = [], []
+    for a, b in zip(mixture.alphas, mixture.betas):
+        w = _component_masses(a, b, np.array([shift]))[0]
+        w = w / w.sum()
+        mean = float(w @ _P)
+        var = max(float(w @ _P**2) - mean**2, 1e-12)
+        mean = min(max(mean, 1e-9), 1 - 1e-9)
+        conc = max(mean * (1 - mean) / var - 1, 1e-6)
+        alphas.append(mean * conc)
+        betas.append((1 - mean) * conc)
+    return Mixture(mixture.weights, tuple(alphas), tuple(betas)).sorted()
 
 
 def _flat_cells(table: CountTable) -> np.ndarray:
@@ -613,16 +768,21 @@ def transfer_views(d: Mapping[str, Any]) -> list[Any]:
             "—",
             f"{t['target_prior_weight']:.3f}",
             f"{t['target_weight']:.3f}",
+            "—",
         )
     ]
     for s in d["sources"]:
+        shift = s.get("shift")
         src_rows.append(
-            (s["name"], str(s["items"]), f"{s['similarity']:.3f}", f"{s['lambda']:.3f}", f"{s['prior_weight']:.3f}", f"{s['weight']:.3f}")
+            (s["name"], str(s["items"]), f"{s['similarity']:.3f}", f"{s['lambda']:.3f}", f"{s['prior_weight']:.3f}", f"{s['weight']:.3f}",
+             "—" if shift is None else f"{shift:+.2f}")
         )
     sources_view = TableView(
         title=f"{d['dataset']}: sources ({d['method']})",
-        columns=("source", "items", "similarity", "lambda", "prior", "weight"),
+        columns=("source", "items", "similarity", "lambda", "prior", "weight", "shift"),
         rows=tuple(src_rows),
+        caption="shift: how much higher (+) or lower (-) a judge's log-odds of being right are here than in the "
+        "source, as the labels estimate it",
     )
     cl = d.get("interval", {}).get("confidence_level", 0.9)
     without = {r["k"]: r for r in d["without_transfer"]}

@@ -89,14 +89,30 @@ class TestBehaviour:
     def test_conflicting_source_is_ignored(self) -> None:
         target = CountTable.from_histogram([0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5])  # judges nearly always right
         bad = source("bad", [40, 30, 20, 10, 5, 0, 0, 0, 0, 0, 0, 0], [1.0, 0.0])  # same text, judges mostly wrong
-        res = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings(), FAST, np.random.default_rng(0))
-        assert res.conflict and res.sources[0].weight < 0.01
+        st = tr.TransferSettings(shift_prior=0.0)  # the source as it is, without shifted copies
+        res = tr.transfer(target, np.array([1.0, 0.0]), [bad], st, FAST, np.random.default_rng(0))
+        assert res.conflict and res.sources[0].weight < 0.01 and res.sources[0].shift is None
         est = np.array([r.estimate for r in res.result.rows])
         no = np.array([r.estimate for r in res.without.rows])
         assert np.max(np.abs(est - no)) < 0.01
         width = np.array([r.high - r.low for r in res.result.rows])
         width0 = np.array([r.high - r.low for r in res.without.rows])
         assert np.all(width >= 0.8 * width0 - 0.01)  # no narrower just because a source was on offer
+
+    def test_conflicting_source_only_lends_its_shape(self) -> None:
+        """With shifted copies (the default) the far source can only help at the labels' own location: its
+        unshifted centres get no weight, the labels put its shift far to the right, and the estimate stays with
+        the labels."""
+        target = CountTable.from_histogram([0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5])
+        bad = source("bad", [40, 30, 20, 10, 5, 0, 0, 0, 0, 0, 0, 0], [1.0, 0.0])
+        res = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings(), FAST, np.random.default_rng(0))
+        plain = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings(shift_prior=0.0), FAST,
+                            np.random.default_rng(0))
+        assert res.conflict  # the warning is about the sources as they are
+        assert res.sources[0].shift is not None and res.sources[0].shift > 2.5
+        # k = 1: 10 items, 103 of 110 judgments correct; the estimate stays near the labels' 6.4% error
+        assert abs(res.result.row(1).estimate - 7 / 110) < 0.03
+        assert abs(res.result.row(1).estimate - plain.result.row(1).estimate) < 0.03
 
     def test_matching_source_is_used(self) -> None:
         hist = [0, 1, 2, 4, 8, 12, 16, 20, 16, 12, 6, 3]
@@ -145,7 +161,7 @@ class TestCandidates:
         b = source("b", [40, 30, 20, 10], [1.0, 0.0])
         target = CountTable.from_histogram([1, 2, 2, 1])
         st = tr.TransferSettings(strengths=(10.0,), interpolation=(0.5,), pair_prior=0.3, pool_prior=0.2,
-                                 histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5)
+                                 histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5, shift_prior=0.0)
         res = tr.transfer(target, np.array([1.0, 0.0]), [a, b], st, FAST, np.random.default_rng(0))
         seq = [0, 1, 1, 2, 2, 3]
         u = np.full(4, FAST.flat / 4)
@@ -264,3 +280,141 @@ class TestBenchmarkScript:
             capture_output=True, text=True, timeout=120, check=False,
         )
         assert res.returncode == 0 and "skipped" in res.stderr
+
+
+class TestShiftedSources:
+    """A source's shape at another location, checked against numerical integration (scipy.integrate.quad) of
+    the shifted Beta density, independent of the binning the code uses."""
+
+    MIX = Mixture((0.3, 0.7), (0.8, 6.0), (3.0, 1.5))
+
+    @staticmethod
+    def shifted_integral(mix: Mixture, delta: float, f) -> float:
+        """E[f(p')] with p ~ mix's Beta mixture and logit(p') = logit(p) + delta."""
+        from scipy.integrate import quad
+        from scipy.special import expit, logit
+        from scipy.stats import beta as beta_dist
+
+        total = 0.0
+        for w, a, b in zip(mix.weights, mix.alphas, mix.betas):
+            val, _ = quad(lambda x, a=a, b=b: beta_dist.pdf(x, a, b) * f(expit(logit(x) + delta)), 0, 1, limit=200,
+                          points=[1e-6, 1e-3, 0.5, 1 - 1e-3])
+            total += w * val
+        return total
+
+    def test_zero_shift_is_the_mixture(self) -> None:
+        q, errors = tr.shifted_cells(self.MIX, (-1.0, 0.0, 1.0), 7, tuple(range(1, 12)))
+        np.testing.assert_allclose(q[1], self.MIX.pmf(7), atol=2e-5)
+        # k > 7 judges: the missing judges' predictive matches the analytic Beta-Binomial path of cell_posterior
+        from betaconform_cli.fit import cell_posterior
+
+        t = CountTable.from_histogram([1] * 8)
+        post = cell_posterior(t, self.MIX, tuple(range(1, 12)), 0.0, 1.0)
+        np.testing.assert_allclose(errors[1], post.errors, atol=2e-5)
+
+    @pytest.mark.parametrize("delta", [-2.0, 0.75, 3.0])
+    def test_shifted_pmf_and_predictive_by_quadrature(self, delta: float) -> None:
+        from scipy.stats import binom
+
+        big_k, k = 5, 9
+        q, errors = tr.shifted_cells(self.MIX, (delta,), big_k, (3, k))
+        for s in range(big_k + 1):
+            exact = self.shifted_integral(self.MIX, delta, lambda p, s=s: binom.pmf(s, big_k, p))
+            assert q[0, s] == pytest.approx(exact, abs=2e-5)
+            # the 4 missing judges: majority of 9 wrong when fewer than 5 are correct in all
+            num = self.shifted_integral(self.MIX, delta, lambda p, s=s: binom.pmf(s, big_k, p) * binom.cdf(4 - s, 4, p))
+            assert errors[0, s, 1] == pytest.approx(num / exact, abs=1e-3)
+        np.testing.assert_allclose(errors[0, :, 0], [1, 1, 0.7, 0.3, 0, 0])  # k = 3 of 5: hypergeometric
+
+    def test_shifted_mixture_matches_moments(self) -> None:
+        assert tr.shifted_mixture(self.MIX, 0.0) == self.MIX
+        m = tr.shifted_mixture(Mixture((1.0,), (2.0,), (5.0,)), 1.0)
+        mean = self.shifted_integral(Mixture((1.0,), (2.0,), (5.0,)), 1.0, lambda p: p)
+        second = self.shifted_integral(Mixture((1.0,), (2.0,), (5.0,)), 1.0, lambda p: p * p)
+        a, b = m.alphas[0], m.betas[0]
+        assert a / (a + b) == pytest.approx(mean, abs=1e-4)
+        assert a * b / ((a + b) ** 2 * (a + b + 1)) == pytest.approx(second - mean**2, rel=1e-3)
+
+    def test_shift_grid(self) -> None:
+        assert tr.shift_grid(tr.TransferSettings(shift_max=1.0, shift_step=0.5)) == (-1.0, -0.5, 0.0, 0.5, 1.0)
+        assert len(tr.shift_grid(tr.TransferSettings())) == 33
+
+    def test_weights_by_hand(self) -> None:
+        """One source, shifts {-1, 0, 1}, no pairs or pool: posterior weights and the k = 1 estimate from the
+        quadrature pmfs and a Polya urn."""
+        src = source("a", [10, 20, 30, 40], [1.0, 0.0])
+        target = CountTable.from_histogram([1, 2, 2, 1])
+        st = tr.TransferSettings(strengths=(10.0,), pair_prior=0.0, pool_prior=0.0, histogram_smoothing=0.0,
+                                 no_transfer_prior=0.5, shift_prior=0.4, shift_max=1.0, shift_step=1.0)
+        res = tr.transfer(target, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(0))
+        from scipy.stats import binom
+
+        seq = [0, 1, 1, 2, 2, 3]
+        u = np.full(4, FAST.flat / 4)
+        cands = [(0.5 * 0.6, np.array([0.1, 0.2, 0.3, 0.4]))]
+        for d in (-1.0, 0.0, 1.0):
+            q = np.array([self.shifted_integral(src.mixture, d, lambda p, s=s: binom.pmf(s, 3, p)) for s in range(4)])
+            cands.append((0.5 * 0.4 / 3, q))
+        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        logs = [math.log(p) + TestCandidates.polya_log(seq, 10 * q + u) for p, q in cands]
+        w = np.exp(np.array([log0, *logs]) - max(log0, *logs))
+        w /= w.sum()
+        assert res.target_weight == pytest.approx(w[0], rel=1e-3)
+        assert res.sources[0].weight == pytest.approx(1 - w[0], rel=1e-3)
+        assert res.sources[0].shift == pytest.approx((w[4] - w[2]) / w[2:5].sum(), abs=1e-3)  # deltas -1, 0, 1
+        e1 = 1 - np.arange(4) / 3
+        n = np.array([1, 2, 2, 1])
+        means = [res.without.row(1).estimate] + [float((10 * q + u + n) @ e1 / (10 + FAST.flat + 6)) for _, q in cands]
+        assert res.result.row(1).estimate == pytest.approx(float(w @ np.array(means)), abs=1e-5)
+
+    def test_shifted_source_helps_a_target_at_another_location(self) -> None:
+        """The target's judges share the source's two-peaked shape but are more accurate (log-odds + 1.5).
+        Shifted copies alone (the source's shape, the labels' location) beat no transfer, and the default
+        (half of the sources' mass shifted) beats the sources as they are (simulated, fixed seed; truth by
+        quadrature). The default need not beat no transfer here: its unshifted half is wrong by design."""
+        from scipy.special import expit, logit
+        from scipy.stats import binom
+
+        src_mix = Mixture((0.4, 0.6), (2.0, 9.0), (6.0, 3.0))
+        hist = np.round(300 * np.asarray(src_mix.pmf(7))).astype(int)
+        src = tr.Source("s", CountTable.from_histogram(list(hist)), src_mix, np.array([1.0, 0.0]), "fake")
+        ks = (1, 3, 5, 7)
+        truth = {k: self.shifted_integral(src_mix, 1.5, lambda p, k=k: binom.cdf((k - 1) // 2, k, p)) for k in ks}
+        settings = {
+            "shifted only": tr.TransferSettings(shift_prior=0.99, no_transfer_prior=0.01),
+            "default": tr.TransferSettings(),
+            "unshifted": tr.TransferSettings(shift_prior=0.0),
+        }
+        rng = np.random.default_rng(11)
+        err = dict.fromkeys([*settings, "none"], 0.0)
+        for d in range(30):
+            comp = rng.choice(2, size=10, p=src_mix.weights)
+            p = expit(logit(rng.beta(np.take(src_mix.alphas, comp), np.take(src_mix.betas, comp))) + 1.5)
+            table = CountTable.from_histogram(list(np.bincount(rng.binomial(7, p), minlength=8)))
+            for name, st in settings.items():
+                res = tr.transfer(table, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(d))
+                err[name] += sum(abs(res.result.row(k).estimate - truth[k]) for k in ks)
+            err["none"] += sum(abs(res.without.row(k).estimate - truth[k]) for k in ks)
+        assert err["shifted only"] < err["none"]
+        assert err["default"] < err["unshifted"]
+
+
+def test_summary_mixture_keeps_the_first_two_moments() -> None:
+    """The transferred fit's summary mixture: at most three components, with the mean and variance of p of the
+    full weighted mixture (computed with scipy.stats.beta)."""
+    from scipy.stats import beta as beta_dist
+
+    mixtures = [Mixture((1.0,), (7.0,), (3.0,)), Mixture((0.4, 0.6), (2.0, 9.0), (6.0, 2.0)), Mixture((1.0,), (15.0,), (4.0,))]
+    weights = [0.2, 0.5, 0.3]
+    comps = [(p * w, a, b) for m, p in zip(mixtures, weights) for w, a, b in zip(m.weights, m.alphas, m.betas)]
+
+    def moments(cs: list[tuple[float, float, float]]) -> tuple[float, float]:
+        tot = sum(w for w, _, _ in cs)
+        m1 = sum(w * beta_dist.mean(a, b) for w, a, b in cs) / tot
+        m2 = sum(w * (beta_dist.var(a, b) + beta_dist.mean(a, b) ** 2) for w, a, b in cs) / tot
+        return m1, m2 - m1**2
+
+    out = tr._combined(mixtures, weights)
+    assert out.n_components == 3
+    np.testing.assert_allclose(moments(list(zip(out.weights, out.alphas, out.betas))), moments(comps), rtol=1e-9)
+    assert tr._combined(mixtures, weights, max_components=4).n_components == 4
