@@ -96,8 +96,12 @@ def peak_rss(cmd: list[str]) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 10^5 instead of 10^6 items end to end")
+    ap.add_argument("--only-transfer", action="store_true", help="only the transfer timing (100 ten-item targets)")
     args = ap.parse_args()
     reps = 2 if args.quick else 5
+    if args.only_transfer:
+        print("\n".join(transfer_section(reps)))
+        return
     big_n = 100_000 if args.quick else 1_000_000
     out = ["## Speed and scale", ""]
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
