@@ -190,6 +190,7 @@ class SentenceTransformerEmbedder:
         if self._model is None:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' "Loading weights" bar; ours shows progress
             try:
                 from sentence_transformers import SentenceTransformer
 
