@@ -640,12 +640,14 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
     lik = _binomial_matrix(big_k, _P)  # bin x s
     q = masses @ lik
     errors = np.empty((len(d), big_k + 1, len(ks)))
-    post = masses[:, :, None] * lik[None, :, :]  # delta x bin x s, unnormalised posterior of the bin given s
-    total = post.sum(axis=1)  # delta x s  (= q)
+    post = None
     for i, k in enumerate(ks):
         if k <= big_k:
             errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]
             continue
+        if post is None:  # only for k > big_k: delta x bin x s, the unnormalised posterior of the bin given s
+            post = masses[:, :, None] * lik[None, :, :]
+            total = post.sum(axis=1)  # delta x s  (= q)
         m = k - big_k
         e = majority_error_weights(k)
         extra = _binomial_matrix(m, _P)  # bin x x: the missing judges

@@ -418,3 +418,17 @@ def test_summary_mixture_keeps_the_first_two_moments() -> None:
     assert out.n_components == 3
     np.testing.assert_allclose(moments(list(zip(out.weights, out.alphas, out.betas))), moments(comps), rtol=1e-9)
     assert tr._combined(mixtures, weights, max_components=4).n_components == 4
+
+
+def test_mixed_judges_and_many_judges() -> None:
+    """A target whose items have 2 to 7 judges, k up to 11: every estimate finite, inside its interval, weights
+    summing to one; a source shifted at K = 1000 judges stays small (no bin x delta x S array for k <= K)."""
+    t = CountTable.from_pairs([3, 3, 5, 5, 5, 7, 7, 7, 7, 2], [2, 1, 4, 3, 5, 6, 7, 2, 5, 1])
+    src = source("s", [1, 2, 5, 10, 20, 30, 20, 12], [1.0, 0.0])
+    res = tr.transfer(t, np.array([1.0, 0.0]), [src], tr.TransferSettings(), FAST, np.random.default_rng(0))
+    for r in res.result.rows:
+        assert 0 <= r.low <= r.estimate <= r.high <= 1
+    assert res.target_weight + sum(s.weight for s in res.sources) == pytest.approx(1.0)
+    q, errors = tr.shifted_cells(src.mixture, (0.0, 1.0), 1000, (1, 3))
+    np.testing.assert_allclose(q.sum(axis=1), 1.0, atol=1e-9)
+    assert errors.shape == (2, 1001, 2)
