@@ -303,9 +303,7 @@ def dirichlet_multinomial_log_ml(counts: np.ndarray, alpha: np.ndarray) -> float
 
     log Gamma(A) - log Gamma(A + N) + sum_c [log Gamma(alpha_c + n_c) - log Gamma(alpha_c)].
     """
-    n = np.asarray(counts, dtype=float)
-    a = np.asarray(alpha, dtype=float)
-    return float(gammaln(a.sum()) - gammaln(a.sum() + n.sum()) + np.sum(gammaln(a + n) - gammaln(a)))
+    return float(_dirichlet_multinomial_log_ml_many(counts, np.asarray(alpha, dtype=float)))
 
 
 @dataclass(frozen=True)
@@ -396,11 +394,16 @@ def _combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: floa
         v1 = m1 * (1 - m1) / (a1 + b1 + 1)
         v2 = m2 * (1 - m2) / (a2 + b2 + 1)
         mean = (w1 * m1 + w2 * m2) / w
-        var = (w1 * (v1 + m1**2) + w2 * (v2 + m2**2)) / w - mean**2
-        conc = max(mean * (1 - mean) / max(var, 1e-12) - 1, 1e-6)
-        comps[i : i + 2] = [(w, mean * conc, (1 - mean) * conc)]
+        comps[i : i + 2] = [(w, *_beta_from_moments(mean, (w1 * (v1 + m1**2) + w2 * (v2 + m2**2)) / w - mean**2))]
     total = sum(c[0] for c in comps)
     return Mixture(tuple(c[0] / total for c in comps), tuple(c[1] for c in comps), tuple(c[2] for c in comps)).sorted()
+
+
+def _beta_from_moments(mean: float, var: float) -> tuple[float, float]:
+    """(alpha, beta) of the Beta with this mean and variance (clipped to a valid Beta)."""
+    mean = min(max(mean, 1e-9), 1 - 1e-9)
+    conc = max(mean * (1 - mean) / max(var, 1e-12) - 1, 1e-6)
+    return mean * conc, (1 - mean) * conc
 
 
 def _weighted_quantiles(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -669,11 +672,9 @@ def shifted_mixture(mixture: Mixture, shift: float) -> Mixture:
         w = _component_masses(a, b, np.array([shift]))[0]
         w = w / w.sum()
         mean = float(w @ _P)
-        var = max(float(w @ _P**2) - mean**2, 1e-12)
-        mean = min(max(mean, 1e-9), 1 - 1e-9)
-        conc = max(mean * (1 - mean) / var - 1, 1e-6)
-        alphas.append(mean * conc)
-        betas.append((1 - mean) * conc)
+        a_new, b_new = _beta_from_moments(mean, float(w @ _P**2) - mean**2)
+        alphas.append(a_new)
+        betas.append(b_new)
     return Mixture(mixture.weights, tuple(alphas), tuple(betas)).sorted()
 
 
