@@ -10,6 +10,7 @@ margin is the mean over odd k <= K of |estimate - actual| in points, the actual 
     .venv/bin/python benchmarks/transfer.py                # the table in docs/TRANSFER.md
     .venv/bin/python benchmarks/transfer.py --ablations    # plus the paper's Table 5 ablations
     .venv/bin/python benchmarks/transfer.py --tune         # the hyper-parameter grid, chosen leave-one-collection-out
+    .venv/bin/python benchmarks/transfer.py --across       # sources from every collection (other judges too)
 
 --tune: every setting of a small grid of the default method's hyper-parameters (TUNE_GRID) is scored on every
 dataset. The rule that picks a setting from scores: the lowest mean margin relative to no transfer among those
@@ -142,6 +143,8 @@ def main() -> int:
     ap.add_argument("--pool", type=float, default=None, help="override pool_prior")
     ap.add_argument("--shift", type=float, default=None, help="override shift_prior")
     ap.add_argument("--ablations", action="store_true")
+    ap.add_argument("--across", action="store_true",
+                    help="sources: every other dataset of every collection (other judges too), as with --sources configs/priors/")
     ap.add_argument("--tune", action="store_true", help="score TUNE_GRID and pick leave-one-collection-out")
     ap.add_argument("--embedding-model", default=None)
     ap.add_argument("--cache-dir", default=None)
@@ -158,7 +161,8 @@ def main() -> int:
     fit_settings = FitSettings(ks=KS)
     t0 = time.time()
     rows = []
-    for ci, (collection, files) in enumerate(load_collections(data_dir).items()):
+    prepared = []
+    for collection, files in load_collections(data_dir).items():
         dsets = [read_dataset(f, keep_items=True) for f in files]
         vecs = [np.asarray(embedder.embed(embeddings.item_texts(d)), dtype=float) for d in dsets]
         full = [analyse(d.table, fit_settings, np.random.default_rng(args.seed)) for d in dsets]
@@ -166,9 +170,15 @@ def main() -> int:
             transfer.Source(d.name, d.table, f.fit.mixture, v.mean(axis=0), embedder.name)
             for d, f, v in zip(dsets, full, vecs)
         ]
+        prepared.append((collection, dsets, vecs, srcs))
+    every_source = [s for _, _, _, srcs in prepared for s in srcs]
+    for ci, (collection, dsets, vecs, srcs) in enumerate(prepared):
         em = {d.name: fit_paper_em(d.table).mixture for d in dsets}
+        if args.across:
+            em.update({s.name: fit_paper_em(s.table).mixture for s in every_source if s.name not in em})
         for ti, target in enumerate(dsets):
-            sources = [s for j, s in enumerate(srcs) if j != ti]
+            pool = every_source if args.across else srcs
+            sources = [s for s in pool if s.name != target.name]
             big_k = target.table.min_judges
             odd = [i for i, k in enumerate(KS) if k % 2 == 1 and k <= big_k]
             truth_d = empirical_errors(target.table, KS)
