@@ -172,10 +172,8 @@ def main() -> int:
         ]
         prepared.append((collection, dsets, vecs, srcs))
     every_source = [s for _, _, _, srcs in prepared for s in srcs]
+    em = {s.name: fit_paper_em(s.table).mixture for s in every_source}  # the paper method's source fits, once
     for ci, (collection, dsets, vecs, srcs) in enumerate(prepared):
-        em = {d.name: fit_paper_em(d.table).mixture for d in dsets}
-        if args.across:
-            em.update({s.name: fit_paper_em(s.table).mixture for s in every_source if s.name not in em})
         for ti, target in enumerate(dsets):
             pool = every_source if args.across else srcs
             sources = [s for s in pool if s.name != target.name]

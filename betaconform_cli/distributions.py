@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
-from scipy.special import betaln, gammaln
+from scipy.special import betaln, gammaln, xlog1py, xlogy
 
 from .settings import TIE_RULE as TIE_RULE  # noqa: E402,F401  (re-exported: the rule belongs with the error weights)
 
@@ -48,13 +48,11 @@ def beta_binomial_pmf(n: int, a: float, b: float) -> np.ndarray:
     return pmf
 
 
-def binomial_pmf(n: int, p: float) -> np.ndarray:
-    """pmf of Bin(n, p) over s = 0..n (exact at p = 0 and p = 1)."""
+def binomial_pmf(n: int, p: float | np.ndarray) -> np.ndarray:
+    """pmf of Bin(n, p) over s = 0..n (exact at p = 0 and p = 1); for an array of p, one row per p."""
     s = np.arange(n + 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logp = log_comb(n, s) + np.where(s > 0, s * np.log(p) if p > 0 else -np.inf, 0.0)
-        logp = logp + np.where(n - s > 0, (n - s) * np.log1p(-p) if p < 1 else -np.inf, 0.0)
-    pmf: np.ndarray = np.exp(logp)
+    pp = np.asarray(p, dtype=float)[..., None]
+    pmf: np.ndarray = np.exp(log_comb(n, s) + xlogy(s, pp) + xlog1py(n - s, -pp))
     return pmf
 
 

@@ -37,10 +37,17 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, expit, gammaln, logsumexp, xlog1py, xlogy
+from scipy.special import betainc, expit, gammaln, logsumexp
 
 from .data import CountTable
-from .distributions import Mixture, error_rates, item_error_table, log_beta_binomial, log_comb, majority_error_weights
+from .distributions import (
+    Mixture,
+    binomial_pmf,
+    error_rates,
+    item_error_table,
+    log_beta_binomial,
+    majority_error_weights,
+)
 from .errors import EmbeddingError, ParamsError, UsageError
 from .fit import (
     ErrorRow,
@@ -612,14 +619,6 @@ def shift_grid(settings: TransferSettings) -> tuple[float, ...]:
     return tuple(float(i * settings.shift_step) for i in range(-n, n + 1))
 
 
-def _binomial_matrix(n: int, p: np.ndarray) -> np.ndarray:
-    """B[i, s] = Bin(s | n, p_i), exact at p = 0 and p = 1."""
-    s = np.arange(n + 1)[None, :]
-    pp = np.asarray(p, dtype=float)[:, None]
-    out: np.ndarray = np.exp(log_comb(n, s) + xlogy(s, pp) + xlog1py(n - s, -pp))
-    return out
-
-
 def _component_masses(alpha: float, beta: float, shifts: np.ndarray) -> np.ndarray:
     """masses[d, bin] = P(logit(p) + shifts[d] in bin) for p ~ Beta(alpha, beta): exact bin masses (the
     regularised incomplete beta function at the shifted edges)."""
@@ -640,7 +639,7 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
     d = np.asarray(shifts, dtype=float)
     masses = sum(w * _component_masses(a, b, d) for w, a, b in zip(mixture.weights, mixture.alphas, mixture.betas))
     masses = np.asarray(masses) / np.asarray(masses).sum(axis=1, keepdims=True)
-    lik = _binomial_matrix(big_k, _P)  # bin x s
+    lik = binomial_pmf(big_k, _P)  # bin x s
     q = masses @ lik
     errors = np.empty((len(d), big_k + 1, len(ks)))
     post = None
@@ -653,8 +652,8 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
             total = post.sum(axis=1)  # delta x s  (= q)
         m = k - big_k
         e = majority_error_weights(k)
-        extra = _binomial_matrix(m, _P)  # bin x x: the missing judges
-        per_bin = extra @ np.array([[e[s + x] for s in range(big_k + 1)] for x in range(m + 1)])  # bin x s
+        extra = binomial_pmf(m, _P)  # bin x x: the missing judges
+        per_bin = extra @ e[np.arange(m + 1)[:, None] + np.arange(big_k + 1)[None, :]]  # bin x s: error of s + x correct
         num = np.einsum("dbs,bs->ds", post, per_bin)
         errors[:, :, i] = np.where(total > 0, num / np.maximum(total, 1e-300), per_bin.mean(axis=0)[None, :])
     q.setflags(write=False)
