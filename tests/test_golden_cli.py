@@ -1,0 +1,167 @@
+"""Every command pinned end to end: exact stdout, stderr and exit code on sample_data/ at a fixed width and seed.
+
+A change in any byte is a visible diff in tests/golden/cli/. Regenerate after an intended change (and name the
+change in the commit):
+
+    BETACONFORM_REGEN_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_cli.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from betaconform_cli import embeddings
+
+from .conftest import SAMPLE, invoke
+from .test_embeddings import LetterEmbedder
+
+GOLDEN = Path(__file__).parent / "golden" / "cli"
+Q = "sample_data/qa_judges.jsonl"
+C = "sample_data/code_review.jsonl"
+
+
+def _labels_and_pool(root: Path) -> None:
+    """labels.jsonl: the first 15 items of Q; pool.jsonl: all of Q without the labels (ids kept)."""
+    lines = (root / Q).read_text(encoding="utf-8").splitlines()
+    (root / "labels.jsonl").write_text("\n".join(lines[:15]) + "\n", encoding="utf-8")
+    (root / "labels40.jsonl").write_text("\n".join(lines[:40]) + "\n", encoding="utf-8")
+    pool = [json.dumps({"id": json.loads(x)["id"]}) for x in lines]
+    (root / "pool.jsonl").write_text("\n".join(pool) + "\n", encoding="utf-8")
+
+
+def _saved(root: Path) -> None:
+    from typer.testing import CliRunner
+
+    res = invoke(CliRunner(), "fit", Q, C, "--save-dir", "fits")
+    assert res.exit_code == 0, res.output
+
+
+def _bad(root: Path) -> None:
+    (root / "bad.jsonl").write_text('{"judgments": [1, 0, 1]}\n{"judgments": [1, "x", 1]}\n', encoding="utf-8")
+    (root / "empty.jsonl").write_text("", encoding="utf-8")
+    (root / "notjson.jsonl").write_text("{not json\n", encoding="utf-8")
+    (root / "broken.yaml").write_text("schema: betaconform/fit/1\ndataset: [\n", encoding="utf-8")
+    (root / "python.yaml").write_text("!!python/object/apply:os.system ['true']\n", encoding="utf-8")
+
+
+def _sources(root: Path) -> None:
+    from typer.testing import CliRunner
+
+    rng = np.random.default_rng(1)
+    for name, text, p in (("hard", "why does the trick question fool every judge", 0.3), ("easy", "a plain easy task", 0.9)):
+        rows = [{"id": f"i{i}", "text": f"{text} {i}", "correct": int(c), "judges": 9} for i, c in enumerate(rng.binomial(9, p, 120))]
+        (root / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    target = [{"id": f"t{i}", "text": f"why does the trick question fool every judge {i}", "correct": c, "judges": 9}
+              for i, c in enumerate([2, 3, 1, 4, 2, 3, 2, 5, 3, 2])]
+    (root / "target.jsonl").write_text("".join(json.dumps(r) + "\n" for r in target), encoding="utf-8")
+    res = invoke(CliRunner(), "fit", "hard.jsonl", "easy.jsonl", "--save-dir", "src", "--embed", "-f", "csv")
+    assert res.exit_code == 0, res.output
+
+
+Setup = Callable[[Path], None] | None
+
+CASES: dict[str, tuple[list[str], Setup]] = {
+    # fit
+    "fit_table": (["fit", Q], None),
+    "fit_dir_table": (["fit", "sample_data/"], None),
+    "fit_json": (["fit", Q, "-f", "json"], None),
+    "fit_dir_json": (["fit", "sample_data/", "-f", "json"], None),
+    "fit_csv": (["fit", "sample_data/", "-f", "csv"], None),
+    "fit_markdown": (["fit", "sample_data/", "-f", "markdown"], None),
+    "fit_gate_fail": (["fit", Q, "--max-error", "0.2", "--at-k", "5", "-f", "markdown"], None),
+    "fit_gate_pass": (["fit", Q, "--max-error", "0.3", "--at-k", "5", "--on", "estimate", "--no-chart"], None),
+    "fit_options": (["fit", C, "--ks", "1,3,5", "--confidence-level", "0.95", "--components", "1", "--seed", "3"], None),
+    "fit_paper": (["fit", Q, "--method", "paper", "--no-chart"], None),
+    "fit_plugin_json": (["fit", Q, "--method", "plugin", "-f", "json", "--ks", "1-13"], None),
+    "fit_counts": (["fit", "sample_data/counts_only.jsonl", "--no-chart"], None),
+    "fit_output_md": (["fit", Q, "-o", "out.md"], None),
+    # report
+    "report_table": (["report", "fits/qa_judges.yaml"], _saved),
+    "report_side_by_side": (["report", "fits/qa_judges.yaml", "fits/code_review.yaml", "--no-chart"], _saved),
+    "report_json_gate": (["report", "fits/qa_judges.yaml", "-f", "json", "--max-error", "0.1", "--at-k", "3"], _saved),
+    # sample
+    "sample_replay": (["sample", Q, "--replay", "--runs", "5"], None),
+    "sample_replay_json": (["sample", Q, "--replay", "--runs", "2", "-f", "json"], None),
+    "sample_replay_precision": (["sample", Q, "--replay", "--runs", "3", "--rule", "precision", "--target", "0.08"], None),
+    "sample_live_continue": (["sample", "labels.jsonl", "--pool", "pool.jsonl", "--batch", "4"], _labels_and_pool),
+    "sample_live_next_file": (["sample", "labels.jsonl", "--pool", "pool.jsonl", "-o", "next.jsonl"], _labels_and_pool),
+    "sample_live_stop": (["sample", "labels40.jsonl", "--rule", "variance", "--xi", "0.1"], _labels_and_pool),
+    "sample_live_json": (["sample", "labels40.jsonl", "--rule", "precision", "--target", "0.2", "-f", "json"], _labels_and_pool),
+    # evaluate
+    "evaluate_table": (["evaluate", "sample_data/", "--r", "10,30", "--runs", "3"], None),
+    "evaluate_json": (["evaluate", C, Q, "--r", "10", "--runs", "2", "-f", "json"], None),
+    "evaluate_csv": (["evaluate", C, Q, "--r", "10", "--runs", "2", "-f", "csv"], None),
+    "evaluate_markdown": (["evaluate", "sample_data/", "--r", "10", "--runs", "2", "-f", "markdown"], None),
+    "evaluate_adaptive": (["evaluate", Q, "--rule", "conformal", "--xi", "0.06,0.03", "--runs", "3"], None),
+    "evaluate_methods": (["evaluate", Q, "--r", "20", "--runs", "3", "--methods", "default,binomial", "--ks", "1,3,5"], None),
+    # transfer (fake embedder)
+    "transfer_table": (["transfer", "target.jsonl", "--sources", "src"], _sources),
+    "transfer_json": (["transfer", "target.jsonl", "--sources", "src", "-f", "json"], _sources),
+    "transfer_paper": (["transfer", "target.jsonl", "--sources", "src", "--method", "paper", "--ks", "1,3,5"], _sources),
+    # bad input and usage: one line on stderr, exit 2
+    "bad_line": (["fit", "bad.jsonl"], _bad),
+    "bad_empty": (["fit", "empty.jsonl"], _bad),
+    "bad_json": (["fit", "notjson.jsonl"], _bad),
+    "bad_missing": (["fit", "nope.jsonl"], None),
+    "bad_yaml": (["report", "broken.yaml"], _bad),
+    "bad_python_tag": (["report", "python.yaml"], _bad),
+    "bad_format": (["fit", Q, "--format", "xml"], None),
+    "bad_ks": (["fit", Q, "--ks", "0"], None),
+    "bad_gate_half": (["fit", Q, "--max-error", "0.2"], None),
+    "bad_gate_k": (["fit", Q, "--max-error", "0.2", "--at-k", "40"], None),
+    "bad_confidence": (["fit", Q, "--confidence-level", "1.5"], None),
+    "bad_seed": (["fit", Q, "--seed", "-1"], None),
+    "bad_components": (["fit", Q, "--components", "7"], None),
+    "bad_tolerance": (["fit", Q, "--tolerance", "nan"], None),
+    "bad_rule": (["sample", Q, "--replay", "--rule", "magic"], None),
+    "bad_runs": (["evaluate", Q, "--runs", "1"], None),
+    "bad_r_and_rule": (["evaluate", Q, "--r", "10", "--rule", "conformal"], None),
+    "bad_save_both": (["fit", Q, "--save", "a.yaml", "--save-dir", "d"], None),
+    "bad_embed_nosave": (["fit", Q, "--embed"], None),
+    "bad_sample_ids": (["sample", "sample_data/counts_only.jsonl", "--pool", "pool.jsonl"], _labels_and_pool),
+}
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(SAMPLE, tmp_path / "sample_data", ignore=shutil.ignore_patterns("*.py"))
+    monkeypatch.chdir(tmp_path)
+
+    def load(model=None, cache_dir=None):  # type: ignore[no-untyped-def]
+        return embeddings.CachedEmbedder(LetterEmbedder(), None)
+
+    monkeypatch.setattr(embeddings, "load_embedder", load)
+    return tmp_path
+
+
+def _render(res: object, root: Path) -> str:
+    stdout = res.stdout  # type: ignore[attr-defined]
+    stderr = res.stderr  # type: ignore[attr-defined]
+    written = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in (".md", ".txt", ".csv", ".json") or p.name == "next.jsonl")
+    parts = [f"exit: {res.exit_code}", "--- stdout", stdout, "--- stderr", stderr]  # type: ignore[attr-defined]
+    for p in written:
+        parts += [f"--- file {p.name}", p.read_text(encoding="utf-8")]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_cli(name: str, workdir: Path) -> None:
+    from typer.testing import CliRunner
+
+    args, setup = CASES[name]
+    if setup is not None:
+        setup(workdir)
+    res = CliRunner().invoke(__import__("betaconform_cli.cli", fromlist=["app"]).app, args, catch_exceptions=False)
+    got = _render(res, workdir)
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("BETACONFORM_REGEN_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+    assert got == path.read_text(encoding="utf-8"), f"{name}: output differs from {path}"
