@@ -28,18 +28,11 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
 from betaconform_cli import __version__  # noqa: E402
-from betaconform_cli.data import read_dataset  # noqa: E402
-from betaconform_cli.evaluate import (  # noqa: E402
-    ESTIMATOR_LABELS,
-    EvaluateSettings,
-    Evaluation,
-    evaluate,
-    margin_views,
-    markdown_table,
-    skipped_note,
-    to_json,
-)
-from betaconform_cli.params import atomic_write_text  # noqa: E402
+from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
+from betaconform_cli.evaluate import ESTIMATOR_LABELS, EvaluateSettings, Evaluation, evaluate  # noqa: E402
+from betaconform_cli.inputs import read_dataset  # noqa: E402
+from betaconform_cli.report.evaluate import EvaluationReport, margin_views, skipped_note  # noqa: E402
+from betaconform_cli.report.render import markdown_table  # noqa: E402
 
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -186,7 +179,7 @@ def section(ev: Evaluation, command: str, seconds: float, n_files: int, cli: tup
         "### Per dataset",
         "",
     ]
-    parts += [markdown_table(v) for v in margin_views(ev)]
+    parts += [markdown_table(v) + "\n" for v in margin_views(ev)]
     parts.append(END)
     return "\n".join(parts) + "\n"
 
@@ -241,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     command = f".venv/bin/python benchmarks/accuracy.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     text = section(ev, command, seconds, len(datasets), cli)
     if args.json is not None:
-        atomic_write_text(args.json, to_json(ev, per_run=True))
+        atomic_write_text(args.json, EvaluationReport(ev, per_run=True).json())
     if args.update_doc is not None:
         update_doc(args.update_doc, text)
         print(f"updated {args.update_doc}", file=sys.stderr)

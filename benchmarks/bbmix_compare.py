@@ -27,8 +27,9 @@ from scipy import stats  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from betaconform_cli.data import CountTable, read_dataset  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.fit import Prior, fit_mixture  # noqa: E402
+from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 
 
 def loglik(ys: np.ndarray, ns: np.ndarray, weights, alphas, betas) -> float:
@@ -46,7 +47,7 @@ def datasets(data_dir: Path):
         print(f"(no {data_dir}: shared datasets skipped)\n")
         return
     for f in sorted(data_dir.glob("*/*.jsonl")):
-        ds = read_dataset(f, keep_items=True)
+        ds = read_dataset(f, keep=Keep.ITEMS)
         yield ds.name, np.array([it.correct for it in ds.items]), np.array([it.judges for it in ds.items])
 
 

@@ -22,9 +22,10 @@ import yaml  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from betaconform_cli import embeddings, params, report  # noqa: E402
-from betaconform_cli.data import read_dataset  # noqa: E402
+from betaconform_cli import embeddings, savedfit  # noqa: E402
 from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
+from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
+from betaconform_cli.report import fit as report  # noqa: E402
 
 LICENCE_NOTES = {
     "MIT": "MIT licence (princeton-nlp/LLMBar)",
@@ -54,7 +55,7 @@ def main() -> int:
     manifest = yaml.safe_load((data_dir / "MANIFEST.yaml").read_text())
     for entry in manifest["datasets"]:
         path = next(iter(sorted(data_dir.rglob(entry["file"]))))
-        ds = read_dataset(path, keep_items=True)
+        ds = read_dataset(path, keep=Keep.ITEMS)
         result = analyse(ds.table, FitSettings(), np.random.default_rng(0))
         doc = report.fit_document("fit", ds.name, entry["source"], ds.table, result, 0)
         saved = report.saved_document(doc, embeddings.dataset_embedding(embedder, ds))
@@ -68,7 +69,7 @@ def main() -> int:
             "fitted_with": "betaconform fit --save --embed (default method, seed 0); embedding all-MiniLM-L6-v2",
             "contains": "fitted parameters, the correct-count histogram and a mean embedding only; no texts or items",
         }
-        params.dump_fit(out / f"{ds.name}.yaml", saved)
+        savedfit.dump_fit(out / f"{ds.name}.yaml", saved)
         print(f"wrote {out / (ds.name + '.yaml')}", file=sys.stderr)
     return 0
 

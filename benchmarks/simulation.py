@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from betaconform_cli.data import CountTable  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.distributions import Mixture, error_rates  # noqa: E402
 from betaconform_cli.fit import cell_posterior, empirical_errors, fit_candidates, fit_paper_em  # noqa: E402
 

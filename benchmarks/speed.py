@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from betaconform_cli.data import CountTable  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.distributions import Mixture  # noqa: E402
 from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
 

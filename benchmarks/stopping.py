@@ -22,8 +22,9 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from betaconform_cli import stopping as st  # noqa: E402
-from betaconform_cli.data import CountTable, Item, read_dataset  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.fit import FitSettings, empirical_errors  # noqa: E402
+from betaconform_cli.inputs import Item, Keep, read_dataset  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data"
 PAPER = {0.06: 35, 0.03: 50, 0.01: 105}
@@ -60,7 +61,7 @@ def pools() -> list[tuple[str, list[Item]]]:
     for coll in sorted(p for p in DATA.iterdir() if p.is_dir()):
         items: list[Item] = []
         for f in sorted(coll.glob("*.jsonl")):
-            items += [Item(it.judges, it.correct, f"{f.stem}:{it.id}", None, it.line) for it in read_dataset(f, keep_items=True).items or ()]
+            items += [Item(it.judges, it.correct, f"{f.stem}:{it.id}", None, it.line) for it in read_dataset(f, keep=Keep.ITEMS).items or ()]
         top = max(it.judges for it in items)
         items = [it for it in items if it.judges == top]  # one ensemble size per pool
         out.append((f"{coll.name} ({len(items)} items, {top} judges)", items))

@@ -42,8 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from betaconform_cli import embeddings, transfer  # noqa: E402
-from betaconform_cli.data import CountTable, read_dataset  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.fit import FitSettings, analyse, empirical_errors, fit_paper_em  # noqa: E402
+from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 
 KS = tuple(range(1, 12))
 # the grid of --tune: (no_transfer_prior, shift_prior); shift_prior 0 is the method without shifted copies.
@@ -163,7 +164,7 @@ def main() -> int:
     rows = []
     prepared = []
     for collection, files in load_collections(data_dir).items():
-        dsets = [read_dataset(f, keep_items=True) for f in files]
+        dsets = [read_dataset(f, keep=Keep.ITEMS) for f in files]
         vecs = [np.asarray(embedder.embed(embeddings.item_texts(d)), dtype=float) for d in dsets]
         full = [analyse(d.table, fit_settings, np.random.default_rng(args.seed)) for d in dsets]
         srcs = [

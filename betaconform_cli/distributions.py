@@ -17,8 +17,6 @@ from typing import Protocol
 import numpy as np
 from scipy.special import betaln, gammaln, xlog1py, xlogy
 
-from .settings import TIE_RULE as TIE_RULE  # noqa: E402,F401  (re-exported: the rule belongs with the error weights)
-
 
 def log_comb(n: np.ndarray | int, s: np.ndarray | int) -> np.ndarray:
     """log C(n, s), vectorised; -inf outside 0 <= s <= n."""

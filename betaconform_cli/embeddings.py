@@ -18,13 +18,14 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import EmbeddingError, InputError, ParamsError
-from .params import atomic_write
+from .atomic import atomic_write
+from .errors import EmbeddingError, InputError, OutputError
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -42,28 +43,49 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def cache_path(cache_dir: str | Path | None = None) -> Path:
-    """--cache-dir, else $XDG_CACHE_HOME/betaconform/embeddings, else ~/.cache/betaconform/embeddings."""
+def cache_path(cache_dir: str | Path | None = None) -> Path | None:
+    """The cache directory given, else $XDG_CACHE_HOME/betaconform/embeddings, else ~/.cache/betaconform/embeddings;
+    None (no cache) when there is no home directory to put it in: a missing $HOME is never created."""
     if cache_dir is not None:
         return Path(cache_dir)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "betaconform" / "embeddings"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg) / "betaconform" / "embeddings"
+    try:
+        home = Path.home()
+    except RuntimeError:
+        return None
+    return home / ".cache" / "betaconform" / "embeddings" if home.is_dir() else None
+
+
+@dataclass(frozen=True)
+class EmbedOptions:
+    """Which model embeds texts (None: the bundled all-MiniLM-L6-v2) and where vectors are cached."""
+
+    model: str | None = None
+    cache_dir: Path | None = None
+    use_cache: bool = True
+
+
+def embedder_for(opts: EmbedOptions) -> CachedEmbedder:
+    return load_embedder(opts.model, cache_path(opts.cache_dir) if opts.use_cache else None)
 
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _model_key(name: str, dimension: int) -> str:
+def _model_key(name: str, dimension: int, identity: str = "") -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80]
-    return f"{safe}-{dimension}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return f"{safe}-{dimension}-{hashlib.sha256((name + identity).encode()).hexdigest()[:8]}"
 
 
 class EmbeddingCache:
-    """Per-text vectors on disk, keyed by model name, dimension and the text's SHA-256."""
+    """Per-text vectors on disk, keyed by the model (its name, dimension and `identity`: resolved path and content
+    hash) and the text's SHA-256."""
 
-    def __init__(self, root: str | Path, name: str, dimension: int):
-        self.dir = Path(root) / _model_key(name, dimension)
+    def __init__(self, root: str | Path, name: str, dimension: int, identity: str = ""):
+        self.dir = Path(root) / _model_key(name, dimension, identity)
         self.dimension = dimension
 
     def _file(self, digest: str) -> Path:
@@ -75,15 +97,15 @@ class EmbeddingCache:
             v: np.ndarray = np.load(f, allow_pickle=False)
         except (OSError, ValueError):
             return None
-        if v.shape != (self.dimension,):
-            return None
+        if v.shape != (self.dimension,) or not np.all(np.isfinite(v)):
+            return None  # a damaged entry is recomputed, never used
         return v
 
     def put(self, text: str, vector: np.ndarray) -> None:
         data = np.asarray(vector, dtype=np.float32)
         try:
             atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False), sync=False)
-        except (OSError, ParamsError):
+        except (OSError, OutputError):
             pass  # an unwritable cache only costs time
 
 
@@ -145,11 +167,49 @@ def _read_json(path: Path) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+def _modules(path: Path) -> list[dict[str, Any]]:
+    """modules.json of a sentence-transformers folder: a list of objects; anything else is an EmbeddingError."""
+    f = path / "modules.json"
+    if not f.exists():
+        return []
+    try:
+        modules = json.loads(f.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise EmbeddingError(f"embedding model {path}: modules.json is not UTF-8 text") from None
+    except (OSError, ValueError) as exc:
+        raise EmbeddingError(f"embedding model {path}: modules.json is not valid JSON ({exc})") from None
+    if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
+        raise EmbeddingError(f"embedding model {path}: modules.json must be a list of objects, got {type(modules).__name__}")
+    return modules
+
+
+def model_fingerprint(path: Path) -> str:
+    """A content hash of a model folder's configuration (every *.json, in module folders too) and of its weights
+    index (each weights file's name, size and first 64 KiB: a safetensors header lists every tensor)."""
+    h = hashlib.sha256()
+    files = sorted(q for q in path.rglob("*") if q.is_file() and (q.suffix == ".json" or q.suffix in WEIGHT_SUFFIXES))
+    for q in files:
+        h.update(str(q.relative_to(path)).encode("utf-8") + b"\0")
+        try:
+            if q.suffix == ".json":
+                h.update(q.read_bytes())
+            else:
+                h.update(str(q.stat().st_size).encode())
+                with open(q, "rb") as fh:
+                    h.update(fh.read(64 << 10))
+        except OSError as exc:
+            raise EmbeddingError(f"embedding model {path}: cannot read {q.name}: {exc.strerror or exc}") from None
+    return h.hexdigest()
+
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".onnx", ".h5", ".msgpack")
+
+
 def model_dimension(path: Path) -> int | None:
     """The output dimension from a sentence-transformers folder's configs, without loading the model."""
-    modules = json.loads((path / "modules.json").read_text()) if (path / "modules.json").exists() else []
+    modules = _modules(path)
     dim = None
-    for m in modules if isinstance(modules, list) else []:
+    for m in modules:
         typ = str(m.get("type", ""))
         cfg = _read_json(path / str(m.get("path", "")) / "config.json")
         if typ.endswith("Pooling"):
@@ -179,7 +239,10 @@ class SentenceTransformerEmbedder:
         self.path = Path(path)
         if not self.path.is_dir():
             raise EmbeddingError(f"embedding model {path}: no such directory (pass a local sentence-transformers model folder)")
-        self.name = name or self.path.name
+        self.fingerprint = model_fingerprint(self.path)
+        # a user's folder is named by its content, so that two folders both named "model" never share vectors
+        self.name = name or f"{self.path.resolve().name}@{self.fingerprint[:12]}"
+        self.cache_key = f"{self.path.resolve()}\0{self.fingerprint}"
         self._model: Any = None
         dim = dimension or model_dimension(self.path)
         if dim is None:
@@ -223,7 +286,7 @@ def load_embedder(model: str | Path | None = None, cache_dir: str | Path | None 
         inner = SentenceTransformerEmbedder(default_model_path(), name=DEFAULT_MODEL_NAME)
     else:
         inner = SentenceTransformerEmbedder(model)
-    cache = EmbeddingCache(cache_dir, inner.name, inner.dimension) if cache_dir is not None else None
+    cache = EmbeddingCache(cache_dir, inner.name, inner.dimension, getattr(inner, "cache_key", "")) if cache_dir is not None else None
     return CachedEmbedder(inner, cache)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import betaln, digamma
 
-from .data import CountTable
+from .counts import CountTable
 from .distributions import (
     Binomial,
     Mixture,
@@ -31,9 +31,7 @@ from .distributions import (
     majority_error_weights,
 )
 from .errors import FitWarning, UsageError
-from .settings import INTERVAL_METHOD, METHOD_DESCRIPTIONS, METHODS, TIE_RULE, FitSettings, Prior, check_settings
-
-__all__ = ["INTERVAL_METHOD", "METHOD_DESCRIPTIONS", "METHODS", "FitSettings", "Prior", "check_settings"]
+from .settings import INTERVAL_METHOD, METHOD_DESCRIPTIONS, TIE_RULE, FitSettings, Prior
 
 LOG_BOUNDS = (-8.0, 10.0)
 
@@ -298,6 +296,18 @@ def empirical_errors(table: CountTable, ks: tuple[int, ...]) -> dict[int, float 
         total = sum(float(item_error_table(int(kk), k)[int(ss)]) * float(nn) for kk, ss, nn in zip(big_k, s, n))
         out[k] = total / float(n.sum())
     return out
+
+
+def error_margin(estimates: np.ndarray, actual: np.ndarray, ks: tuple[int, ...] | list[int]) -> np.ndarray:
+    """The paper's error margin, as a fraction: the mean over odd k with a defined actual error (not NaN) of
+    |estimate - actual|. estimates[..., i] and actual[i] are at ks[i]; NaN where no odd k has an actual error."""
+    est = np.asarray(estimates, dtype=float)
+    act = np.asarray(actual, dtype=float)
+    use = np.array([k % 2 == 1 for k in ks]) & np.isfinite(act)
+    if not use.any():
+        return np.full(est.shape[:-1], np.nan)
+    margin: np.ndarray = np.abs(est[..., use] - act[use]).mean(axis=-1)
+    return margin
 
 
 # --- the default estimate: a Dirichlet posterior over cells, centred on the fitted mixture -------------

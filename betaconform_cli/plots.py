@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UsageError
+from .errors import ParameterError, UsageError
 from .evaluate import ESTIMATOR_LABELS, Cell, Evaluation
 
 FIGURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -39,7 +39,7 @@ COLOURS = {
 def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FIGURE_FORMATS:
-        raise UsageError(f"--plot: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
+        raise ParameterError("plot", f"{{0}}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
     return FIGURE_FORMATS[suffix]
 
 
@@ -151,12 +151,12 @@ def evaluation_figure(ev: Evaluation, size: int | str | None = None, max_dataset
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Save atomically (params.atomic_write: a temporary file in the same directory, then os.replace)."""
-    from .params import atomic_write
+    """Save through the one atomic writer (atomic.py)."""
+    from .atomic import atomic_write
 
     path = Path(path)
     fmt = figure_format(path)
-    atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, dpi=110), suffix=f".tmp.{fmt}")
+    atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, dpi=110))
     return path
 
 

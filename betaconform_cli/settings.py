@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import UsageError
+from .errors import ParameterError, UsageError
 
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
 MAX_K = 201  # the largest ensemble size k
@@ -66,16 +66,16 @@ class FitSettings:
 def check_settings(s: FitSettings) -> None:
     """Validate once, early; each message names the parameter and its allowed range."""
     if s.method not in METHODS:
-        raise UsageError(f"method must be one of {', '.join(METHODS)}; got {s.method!r}")
+        raise ParameterError("method", f"must be one of {', '.join(METHODS)}; got {s.method!r}")
     if s.components not in (1, 2, 3, "auto"):
-        raise UsageError(f"components must be 1, 2, 3 or auto; got {s.components!r}")
+        raise ParameterError("components", f"must be 1, 2, 3 or auto; got {s.components!r}")
     if s.method == "paper" and s.components not in (2, "auto"):
-        raise UsageError("--method paper fits exactly two components; drop --components")
+        raise UsageError("the paper's method fits exactly two components: leave components at auto")
     if not s.ks or any(not isinstance(k, int) or k < 1 or k > MAX_K for k in s.ks):
-        raise UsageError(f"ks must be integers between 1 and {MAX_K}; got {list(s.ks)}")
+        raise ParameterError("ks", f"must be ensemble sizes from 1 to {MAX_K}; got {list(s.ks)}")
     if not 0.0 < s.confidence_level < 1.0:
-        raise UsageError(f"confidence level must be strictly between 0 and 1; got {s.confidence_level}")
+        raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {s.confidence_level}")
     if s.strength < 0 or s.flat <= 0:
         raise UsageError("strength must be >= 0 and flat > 0")
     if s.n_draws < 100:
-        raise UsageError(f"n_draws must be at least 100; got {s.n_draws}")
+        raise ParameterError("n_draws", f"must be at least 100; got {s.n_draws}")

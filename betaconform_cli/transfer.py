@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betainc, expit, gammaln, logsumexp
 
-from .data import CountTable
+from .counts import CountTable
 from .distributions import (
     Mixture,
     binomial_pmf,
@@ -52,13 +52,13 @@ from .errors import EmbeddingError, ParamsError, UsageError
 from .fit import (
     ErrorRow,
     FitResult,
-    FitSettings,
     MixtureFit,
     analyse,
     cell_posterior,
     fit_paper_em,
     mixture_log_likelihood,
 )
+from .settings import FitSettings
 
 METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")
@@ -712,18 +712,6 @@ def _source_cells(
 # --- many targets, documents and views ------------------------------------------------------------------
 
 
-def single_threaded_blas() -> Any:
-    """OpenBLAS limited to one thread: the fits are many tiny problems that slow down ~30x when BLAS threads
-    spin on a loaded 2-core machine (threadpoolctl ships with the scientific stack)."""
-    import contextlib
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - depends on the environment
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 def transfer_many(
     targets: Sequence[tuple[CountTable, np.ndarray]],
     sources: Sequence[Source],
@@ -732,7 +720,9 @@ def transfer_many(
     seed: int = 0,
 ) -> list[TransferResult]:
     """`transfer` for each (table, mean embedding); source fits are shared; target i draws with seed [seed, i]."""
-    with single_threaded_blas():
+    from .blas import one_thread
+
+    with one_thread():
         fits = {s.name: fit_paper_em(s.table).mixture for s in sources} if settings.method == "paper" else None
         out = []
         for i, (t, e) in enumerate(targets):
@@ -740,70 +730,3 @@ def transfer_many(
             without = analyse(t, replace(fit_settings, method="default"), np.random.default_rng(seed))
             out.append(transfer(t, e, sources, settings, fit_settings, np.random.default_rng([seed, i]), without, fits))
         return out
-
-
-def transfer_document(
-    name: str, source: str, table: CountTable, res: TransferResult, seed: int, skipped: int = 0
-) -> dict[str, Any]:
-    """The JSON object of one target: `fit`'s, plus "sources", "without_transfer" and "transfer"."""
-    from . import report
-
-    doc = report.fit_document("transfer", name, source, table, res.result, seed, skipped)
-    doc["method"] = f"transfer-{res.settings.method}"
-    doc["method_description"] = METHOD_DESCRIPTIONS[res.settings.method]
-    doc["sources"] = [s.to_dict() for s in res.sources]
-    doc["without_transfer"] = [r.to_dict() for r in res.without.rows]
-    doc["transfer"] = res.to_dict()
-    return doc
-
-
-def transfer_views(d: Mapping[str, Any]) -> list[Any]:
-    """Two TableViews: the sources (similarity, lambda, prior and final weight) and the error tables side by side."""
-    from .report import TableView, pct
-
-    t = d["transfer"]
-    src_rows = [
-        (
-            "(no transfer)",
-            str(d["items"]),
-            "1.000",
-            "—",
-            f"{t['target_prior_weight']:.3f}",
-            f"{t['target_weight']:.3f}",
-            "—",
-        )
-    ]
-    for s in d["sources"]:
-        shift = s.get("shift")
-        src_rows.append(
-            (s["name"], str(s["items"]), f"{s['similarity']:.3f}", f"{s['lambda']:.3f}", f"{s['prior_weight']:.3f}", f"{s['weight']:.3f}",
-             "—" if shift is None else f"{shift:+.2f}")
-        )
-    sources_view = TableView(
-        title=f"{d['dataset']}: sources ({d['method']})",
-        columns=("source", "items", "similarity", "lambda", "prior", "weight", "shift"),
-        rows=tuple(src_rows),
-        caption="shift: how much higher (+) or lower (-) a judge's log-odds of being right are here than in the "
-        "source, as the labels estimate it",
-    )
-    cl = d.get("interval", {}).get("confidence_level", 0.9)
-    without = {r["k"]: r for r in d["without_transfer"]}
-    rows = []
-    for r in d["error_rates"]:
-        w = without[r["k"]]
-        rows.append(
-            (
-                f"{r['k']}{'*' if r['k'] % 2 == 0 else ''}",
-                f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
-                f"{pct(w['estimate'])} [{pct(w['low'])}, {pct(w['high'])}]",
-                pct(r["empirical"]),
-            )
-        )
-    errors_view = TableView(
-        title=f"{d['dataset']}: majority-vote error by number of judges k",
-        columns=("k", f"with transfer [{round(100 * cl)}%]", f"without transfer [{round(100 * cl)}%]", "empirical"),
-        rows=tuple(rows),
-        caption="* even k: a tie (k/2 correct) counts as half an error"
-        + ("; WARNING: prior conflict (see stderr)" if t["prior_conflict"] else ""),
-    )
-    return [sources_view, errors_view]

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from betaconform_cli.cli import app
-from betaconform_cli.data import read_dataset
 from betaconform_cli.evaluate import EvaluateSettings, evaluate
+from betaconform_cli.inputs import read_dataset
 
 runner = CliRunner()
 
@@ -102,7 +102,7 @@ class TestErrors:
     def test_output_to_a_directory_is_one_line(self, files: list[str], tmp_path: Path) -> None:
         """Refused before the draws (the write at the end used to raise IsADirectoryError after all the work)."""
         res = runner.invoke(app, ["evaluate", files[0], "--r", "10", "--runs", "2", "-o", str(tmp_path)])
-        assert res.exit_code == 2 and res.stderr.strip() == f"error: -o {tmp_path}: is a directory; give a file name"
+        assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path}: cannot write the output: is a directory (give a file name)"
 
     def test_missing_file(self, tmp_path: Path) -> None:
         res = runner.invoke(app, ["evaluate", str(tmp_path / "nope.jsonl")])

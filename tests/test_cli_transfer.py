@@ -141,8 +141,8 @@ class TestErrors:
         assert res.exit_code == 2 and "--embed" in res.stderr
 
     @pytest.mark.parametrize("content,expected", [
-        (b"\x8e\xff\x00binary", "cannot read transfer config"),
-        (b"sigmoid_a: [1,\n", "cfg.yaml:2: malformed transfer config"),
+        (b"\x8e\xff\x00binary", "cannot read the transfer config: not UTF-8"),
+        (b"sigmoid_a: [1,\n", "cfg.yaml:2: malformed YAML in the transfer config"),
     ])
     def test_unreadable_config_is_one_line(self, runner, sources: Path, write_jsonl, tmp_path: Path, content: bytes, expected: str) -> None:
         """A binary config raised UnicodeDecodeError; a malformed one printed PyYAML's several-line message."""
@@ -155,7 +155,7 @@ class TestErrors:
     def test_no_sources_found(self, runner, write_jsonl, tmp_path: Path) -> None:
         src = write_jsonl("s.jsonl", rows(EASY, [8, 9, 7]))
         res = invoke(runner, "transfer", src, "--sources", str(tmp_path / "nothing*.yaml"))
-        assert res.exit_code == 2 and "no source YAML" in res.stderr
+        assert res.exit_code == 2 and "pattern matches no source" in res.stderr
 
 
 class TestCacheThroughCli:

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from betaconform_cli.data import CountTable, InputSpec, expand_paths, read_dataset
+from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import InputError
+from betaconform_cli.inputs import InputOptions as InputSpec
+from betaconform_cli.inputs import Keep, expand_paths, read_dataset
 
 
 class TestShapes:
@@ -41,7 +43,7 @@ class TestShapes:
 
     def test_renamed_fields(self, write_jsonl) -> None:
         p = write_jsonl("a.jsonl", [{"votes": [1, 0, 1], "uid": "x", "prompt": "hello"}])
-        ds = read_dataset(p, InputSpec(judgments_field="votes", id_field="uid", text_field="prompt"), keep_items=True)
+        ds = read_dataset(p, InputSpec(judgments_field="votes", id_field="uid", text_field="prompt"), keep=Keep.ITEMS)
         assert ds.items is not None and ds.items[0].id == "x" and ds.items[0].text == "hello" and ds.items[0].correct == 2
 
     def test_byte_order_mark_and_crlf(self, tmp_path: Path) -> None:
@@ -113,12 +115,12 @@ class TestErrors:
             expand_paths([str(tmp_path / "missing.jsonl")])
 
     def test_corrupt_gzip_is_a_read_error_not_a_zlib_traceback(self, tmp_path: Path) -> None:
-        from betaconform_cli.stopping import read_pool
+        from betaconform_cli.inputs import read_pool
 
         data = gzip.compress("".join(json.dumps({"id": f"i{i}", "judgments": [i % 2, 1, 0]}) + "\n" for i in range(500)).encode())
         p = tmp_path / "c.jsonl.gz"
         p.write_bytes(data[:20] + b"\0" * 50 + data[70:])  # a damaged deflate stream raises zlib.error, not OSError
-        for read in (lambda: read_dataset(p), lambda: read_dataset(p, keep_items=True), lambda: read_pool(str(p))):
+        for read in (lambda: read_dataset(p), lambda: read_dataset(p, keep=Keep.ITEMS), lambda: read_pool(str(p))):
             with pytest.raises(InputError, match="read failed"):
                 read()
 
@@ -209,7 +211,7 @@ class TestFastPath:
 
     @pytest.fixture(params=[64, 1000, 1 << 22])
     def block(self, request, monkeypatch: pytest.MonkeyPatch) -> int:
-        import betaconform_cli.data as data_module
+        import betaconform_cli.inputs.jsonl as data_module
 
         monkeypatch.setattr(data_module, "BLOCK_BYTES", request.param)
         return request.param

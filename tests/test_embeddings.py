@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from betaconform_cli import embeddings
-from betaconform_cli.data import read_dataset
 from betaconform_cli.errors import InputError
+from betaconform_cli.inputs import Keep, read_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +86,7 @@ class TestDatasetEmbedding:
 
     def test_mean_of_item_vectors(self, write_jsonl) -> None:
         p = write_jsonl("t.jsonl", [{"text": "aaa", "judgments": [1, 0]}, {"text": "bbb", "judgments": [1, 1]}])
-        d = embeddings.dataset_embedding(LetterEmbedder(), read_dataset(p, keep_items=True))
+        d = embeddings.dataset_embedding(LetterEmbedder(), read_dataset(p, keep=Keep.ITEMS))
         expected = np.zeros(26)
         expected[0] = expected[1] = 0.5
         assert d["model"] == "fake-letters" and d["dimension"] == 26 and d["texts"] == 2
@@ -95,7 +95,7 @@ class TestDatasetEmbedding:
     def test_missing_text_names_the_line(self, write_jsonl) -> None:
         p = write_jsonl("t.jsonl", [{"text": "aaa", "judgments": [1, 0]}, {"judgments": [1, 1]}])
         with pytest.raises(InputError) as exc:
-            embeddings.dataset_embedding(LetterEmbedder(), read_dataset(p, keep_items=True))
+            embeddings.dataset_embedding(LetterEmbedder(), read_dataset(p, keep=Keep.ITEMS))
         assert exc.value.line == 2 and exc.value.field == "text"
         assert f"{p}:2" in str(exc.value)
 

@@ -13,18 +13,25 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from betaconform_cli.data import CountTable
+from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import UsageError
-from betaconform_cli.evaluate import (
-    ESTIMATORS,
-    EvaluateSettings,
-    evaluate,
-    run_rng,
-    to_csv,
-    to_json,
-    to_markdown,
-)
+from betaconform_cli.evaluate import ESTIMATORS, EvaluateSettings, evaluate
+from betaconform_cli.evaluate.settings import run_rng
 from betaconform_cli.fit import FitSettings, analyse
+from betaconform_cli.report.evaluate import EvaluationReport
+from betaconform_cli.report.render import to_markdown as render_markdown
+
+
+def to_json(ev):  # type: ignore[no-untyped-def]
+    return EvaluationReport(ev).json()
+
+
+def to_csv(ev):  # type: ignore[no-untyped-def]
+    return EvaluationReport(ev).csv()
+
+
+def to_markdown(ev):  # type: ignore[no-untyped-def]
+    return render_markdown(EvaluationReport(ev).blocks(markdown=True))
 
 # per-judge correctness of a small fully-labeled dataset: 9 items, 5 judges each
 VECTORS = [
@@ -208,10 +215,10 @@ class TestValidation:
     @pytest.mark.parametrize(
         ("kwargs", "needle"),
         [
-            ({"sizes": (1,)}, "--r"),
-            ({"runs": 1}, "--runs"),
-            ({"methods": ("bogus",)}, "--methods"),
-            ({"methods": ()}, "--methods"),
+            ({"sizes": (1,)}, "sizes"),
+            ({"runs": 1}, "runs"),
+            ({"methods": ("bogus",)}, "methods"),
+            ({"methods": ()}, "methods"),
             ({"ks": (2, 4)}, "odd k"),
             ({"confidence_level": 1.5}, "confidence"),
         ],

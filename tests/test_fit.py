@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from scipy.optimize import approx_fprime
 
-from betaconform_cli.data import CountTable
+from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates, log_comb
 from betaconform_cli.errors import UsageError
 from betaconform_cli.fit import (

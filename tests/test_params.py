@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from betaconform_cli import params
-from betaconform_cli.errors import ParamsError
+from betaconform_cli import atomic
+from betaconform_cli import savedfit as params
+from betaconform_cli.errors import OutputError, ParamsError
 
 
 def minimal() -> dict:
@@ -42,28 +43,28 @@ class TestRoundTrip:
             raise OSError("disk full")
 
         monkeypatch.setattr(os, "fsync", boom)
-        with pytest.raises(ParamsError, match="fit.yaml: cannot write: disk full"):  # one line for the CLI, no traceback
-            params.atomic_write_text(p, "new")
+        with pytest.raises(OutputError, match="fit.yaml: cannot write: disk full"):  # one line for the CLI, no traceback
+            atomic.write_text(p, "new")
         assert p.read_text() == "precious\n"
         assert [q.name for q in tmp_path.iterdir()] == ["fit.yaml"]
 
     def test_a_directory_as_the_target_is_a_one_line_error(self, tmp_path: Path) -> None:
         (tmp_path / "out").mkdir()
         for target in (tmp_path / "out", Path("")):
-            with pytest.raises(ParamsError, match="cannot write: is a directory"):
-                params.atomic_write_text(target, "new")
+            with pytest.raises(OutputError, match="is a directory"):
+                atomic.write_text(target, "new")
         assert list(tmp_path.iterdir()) == [tmp_path / "out"] and not list((tmp_path / "out").iterdir())
 
 
     def test_new_file_gets_the_umask_mode_and_existing_keeps_its_own(self, tmp_path: Path) -> None:
         old = os.umask(0o022)
         try:
-            params.atomic_write_text(tmp_path / "new.txt", "x")
+            atomic.write_text(tmp_path / "new.txt", "x")
             assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
             kept = tmp_path / "kept.txt"
             kept.write_text("old")
             kept.chmod(0o600)
-            params.atomic_write_text(kept, "new")
+            atomic.write_text(kept, "new")
             assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_text() == "new"
         finally:
             os.umask(old)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from betaconform_cli.data import CountTable
+from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import UsageError
 from betaconform_cli.evaluate import EvaluateSettings, evaluate
 from betaconform_cli.plots import evaluation_figure, plot_evaluation
@@ -72,7 +72,7 @@ def test_headless_in_a_fresh_process(tmp_path: Path):
     target = tmp_path / "x.png"
     code = (
         "import os; os.environ.pop('DISPLAY', None); os.environ.pop('MPLBACKEND', None);"
-        "from betaconform_cli.data import CountTable;"
+        "from betaconform_cli.counts import CountTable;"
         "from betaconform_cli.evaluate import EvaluateSettings, evaluate;"
         "from betaconform_cli.plots import plot_evaluation;"
         "t = CountTable.from_histogram([2, 1, 1, 2, 4]);"

@@ -10,9 +10,9 @@ import pytest
 import scipy.stats
 
 from betaconform_cli import stopping as st
-from betaconform_cli.data import Item
 from betaconform_cli.errors import InputError, UsageError
 from betaconform_cli.fit import FitSettings
+from betaconform_cli.inputs import Item
 
 
 def two_peak(n: int, rng: np.random.Generator, judges: int = 11) -> list[Item]:
@@ -195,7 +195,7 @@ class TestCalibratedPrecision:
 
     def test_matches_fits_dirichlet_interval(self) -> None:
         """Half-width ~ that of fit's Dirichlet interval (strength 0, flat 1) at the monitoring level, simulated."""
-        from betaconform_cli.data import CountTable
+        from betaconform_cli.counts import CountTable
         from betaconform_cli.fit import Prior, cell_posterior, fit_mixture
 
         rng = np.random.default_rng(12)
@@ -249,8 +249,8 @@ class TestCalibratedPrecision:
     def test_method_validation(self) -> None:
         with pytest.raises(UsageError):
             st.PrecisionRule(method="bayes")
-        with pytest.raises(UsageError, match="--precision-method"):
-            st.make_rule("conformal", method="sequential")
+        with pytest.raises(UsageError, match="rule conformal does not take precision_method"):
+            st.make_rule("conformal", precision_method="sequential")
 
 
 class TestReplay:

@@ -13,7 +13,7 @@ import yaml
 from scipy.stats import betabinom
 
 from betaconform_cli import transfer as tr
-from betaconform_cli.data import CountTable
+from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates
 from betaconform_cli.errors import EmbeddingError, ParamsError, UsageError
 from betaconform_cli.fit import FitSettings, analyse, fit_paper_em
@@ -255,7 +255,7 @@ class TestShippedPriors:
     """configs/priors: loadable sources with provenance and licence, and nothing but aggregates."""
 
     def test_priors_load(self) -> None:
-        from betaconform_cli import params
+        from betaconform_cli import savedfit as params
 
         files = sorted((ROOT / "configs" / "priors").glob("*.yaml"))
         assert len(files) >= 15

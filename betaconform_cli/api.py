@@ -1,0 +1,328 @@
+"""One function per command: read the inputs, compute, and return a result that offers its views (report/).
+
+The CLI parses options into the arguments below, calls one of these, and emits what it returns; a script can
+call them directly. Warnings and skipped lines become the result's `notes`; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .atomic import check_target
+from .errors import FitWarning, OutputError, ParameterError
+from .gate import Gate
+from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
+from .settings import FitSettings
+
+if TYPE_CHECKING:
+    from .embeddings import EmbedOptions
+    from .evaluate import EvaluateSettings
+    from .fit import FitResult
+    from .report.evaluate import EvaluationReport
+    from .report.fit import FitReport
+    from .report.sample import LiveReport, ReplayReport
+    from .report.transfer import TransferReport
+    from .transfer import TransferSettings
+
+MAX_SEED = 2**63 - 1
+Progress = Callable[[int, int, str], None]
+
+
+def check_seed(seed: int) -> None:
+    """numpy takes any non-negative seed, but JSON carries 64-bit integers at most."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ParameterError("seed", f"must be an integer from 0 to 2^63 - 1; got {seed}")
+
+
+@dataclass(frozen=True)
+class SaveTo:
+    """Where saved fits go: one file (`path`, one input only) or one <dataset>.yaml per input in `directory`."""
+
+    path: Path | None = None
+    directory: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.path is not None and self.directory is not None:
+            raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+        if self.path is not None:
+            check_target(self.path, "saved fit")
+
+    def __bool__(self) -> bool:
+        return self.path is not None or self.directory is not None
+
+    def targets(self, names: Sequence[str]) -> list[Path]:
+        """One file per dataset; two datasets with one name would overwrite each other, so they are refused."""
+        if self.path is not None:
+            if len(names) > 1:
+                raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
+            return [self.path]
+        assert self.directory is not None
+        seen: dict[str, int] = {}
+        for n in names:
+            seen[n] = seen.get(n, 0) + 1
+        dup = next((n for n, c in seen.items() if c > 1), None)
+        if dup is not None:
+            raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
+                              f"{dup}.yaml; rename one or save them separately")
+        return [self.directory / f"{n}.yaml" for n in names]
+
+
+def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) -> FitResult:
+    import numpy as np
+
+    from .fit import analyse
+
+    if ds.skipped:
+        notes.append(f"{ds.source}: skipped {ds.skipped} invalid line(s)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FitWarning)
+        result = analyse(ds.table, settings, np.random.default_rng(seed))
+    notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
+    return result
+
+
+def fit(
+    arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
+    gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
+) -> FitReport:
+    """Fit every input and return its error table beside the baselines (and the gate's verdict)."""
+    from .report.fit import FitReport, fit_document, saved_document
+
+    check_seed(seed)
+    if embed is not None and not save:
+        raise ParameterError(("embed", "save", "save_dir"), "{0} adds the mean embedding to a saved fit: add {1} FILE or {2} DIR")
+    # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
+    # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)
+    from . import fit as _fit  # noqa: F401
+
+    datasets = pending.result()
+    targets = save.targets([ds.name for ds in datasets]) if save else []
+    notes: list[str] = []
+    docs = []
+    checks = []
+    saves: list[tuple[Path, dict[str, Any]]] = []
+    embedder = None
+    for i, ds in enumerate(datasets):
+        result = _fit_one(ds, settings, seed, notes)
+        check = gate.check(ds.name, [r.to_dict() for r in result.rows]) if gate is not None else None
+        doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check)
+        docs.append(doc)
+        checks += [check] if check is not None else []
+        if targets:
+            vector = None
+            if embed is not None:
+                from . import embeddings
+
+                embedder = embedder or embeddings.embedder_for(embed)
+                vector = embeddings.dataset_embedding(embedder, ds)
+            saves.append((targets[i], saved_document(doc, vector)))
+    return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves))
+
+
+def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
+    """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
+    from .report.fit import FitReport, document_from_saved
+    from .savedfit import expand_fits, load_fit
+
+    docs = []
+    checks = []
+    for p in expand_fits(paths):
+        saved = load_fit(p)
+        check = gate.check(saved["dataset"], saved["error_rates"]) if gate is not None else None
+        docs.append(document_from_saved(saved, str(p), check))
+        checks += [check] if check is not None else []
+    return FitReport(tuple(docs), tuple(checks), chart)
+
+
+# --- sample -------------------------------------------------------------------------------------------------
+
+
+def _rule_doc(rule: Any) -> dict[str, Any]:
+    return {"rule": rule.name, "rule_settings": rule.describe(), "theoretical_samples": rule.theoretical_samples()}
+
+
+def sample_replay(
+    pool: str, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, runs: int = 1,
+    opts: InputOptions = InputOptions(), progress: Progress | None = None,
+) -> ReplayReport:
+    """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
+    import numpy as np
+
+    from .fit import empirical_errors
+    from .report.sample import ReplayReport
+    from .stopping.live import check_ids
+    from .stopping.replay import replay_one, summarize
+
+    check_seed(seed)
+    if runs < 1:
+        raise ParameterError("runs", f"must be at least 1; got {runs}")
+    (ds,) = read_inputs([pool], opts, Keep.ITEMS)
+    items = ds.items or ()
+    check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    actual = empirical_errors(ds.table, settings.ks)
+    rng = np.random.default_rng(seed)
+    results = []
+    for i in range(runs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitWarning)
+            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual))
+        if progress is not None:
+            progress(i + 1, runs, "replays")
+    return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
+
+
+def sample_live(
+    labeled: str, rule: Any, pool: str | None = None, settings: FitSettings = FitSettings(), seed: int = 0,
+    batch: int | None = None, opts: InputOptions = InputOptions(), show_next: bool = True,
+) -> LiveReport:
+    """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order."""
+    import numpy as np
+
+    from .counts import CountTable
+    from .fit import analyse
+    from .inputs import read_pool
+    from .report.fit import fit_document
+    from .report.sample import LiveReport
+    from .stopping.live import check_ids, check_labeled_in_pool, decide, next_items
+
+    check_seed(seed)
+    if batch is not None and batch < 1:
+        raise ParameterError("batch", f"must be at least 1; got {batch}")
+    (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
+    items = list(ds.items or ())
+    check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
+    pool_items = read_pool(pool, opts.id_field) if pool is not None else None
+    if pool_items is not None:
+        check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
+    decision = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None)
+    table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitWarning)
+        result = analyse(table, settings, np.random.default_rng(seed))
+    nxt = []
+    if not decision.stopped and pool_items is not None:
+        labeled_ids = {it.id for it in items if it.id is not None}
+        nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
+    if decision.stopped_by == "pool exhausted":
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled, the rule is not met"
+    elif decision.stopped:
+        message = f"stop: enough labels (r = {decision.samples})"
+    else:
+        message = f"continue: label about {decision.more} more"
+    extra: dict[str, Any] = {
+        "mode": "live", **_rule_doc(rule), "stopped": decision.stopped, "stopped_by": decision.stopped_by,
+        "samples": decision.samples, "stop_at": decision.stop_at, "more_needed": decision.more,
+        "statistic": decision.statistic, "labeled_ids": [it.id for it in items],
+    }
+    if "last" in decision.path.extra:
+        extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
+    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
+                       next_ids=[p.id for p in nxt])
+    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+
+
+# --- transfer -----------------------------------------------------------------------------------------------
+
+
+def transfer(
+    targets: Sequence[str], sources: Sequence[str], tsettings: TransferSettings, settings: FitSettings = FitSettings(),
+    seed: int = 0, opts: InputOptions = InputOptions(), embed: EmbedOptions | None = None, save: SaveTo = SaveTo(),
+    progress: Callable[[int, int], None] | None = None,
+) -> TransferReport:
+    """Borrow strength from saved source fits for targets with a few labeled items (with texts)."""
+    from . import embeddings
+    from . import transfer as tr
+    from .report.fit import saved_document
+    from .report.transfer import TransferReport, transfer_document
+    from .savedfit import expand_fits, load_fit
+
+    check_seed(seed)
+    fits = [t for t in targets if t.endswith((".yaml", ".yml"))]
+    if fits:
+        raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
+                                        "source its own {0}, or one quoted glob: {0} 'fits/*.yaml'")
+    srcs = [tr.Source.from_saved(load_fit(p), str(p)) for p in expand_fits(sources, what="source")]
+    datasets = read_inputs(targets, opts, Keep.ITEMS)
+    save_paths = save.targets([ds.name for ds in datasets]) if save else []
+    texts = {ds.name: embeddings.item_texts(ds) for ds in datasets}  # a missing text fails before any model time
+    embedder = embeddings.embedder_for(embed or embeddings.EmbedOptions())
+    tr.check_embeddings(srcs, embedder.name, embedder.dimension)
+    embedder.progress = progress
+    vectors = {name: embeddings.mean_embedding(embedder, t) for name, t in texts.items()}
+    embedder.progress = None
+    results = tr.transfer_many([(ds.table, vectors[ds.name]) for ds in datasets], srcs, tsettings, settings, seed)
+    notes: list[str] = []
+    docs = []
+    saves = []
+    for i, (ds, res) in enumerate(zip(datasets, results)):
+        if ds.skipped:
+            notes.append(f"{ds.source}: skipped {ds.skipped} invalid line(s)")
+        if res.conflict:
+            notes.append(f"warning: {ds.name}: prior conflict: {res.conflict_reason}")
+        doc = transfer_document(ds.name, ds.source, ds.table, res, seed, ds.skipped)
+        docs.append(doc)
+        if save_paths:
+            emb = {"model": embedder.name, "dimension": int(embedder.dimension), "texts": len(texts[ds.name]),
+                   "mean": [float(x) for x in vectors[ds.name]]}
+            saves.append((save_paths[i], saved_document(doc, emb)))
+    return TransferReport(tuple(docs), (), False, tuple(notes), tuple(saves))
+
+
+def transfer_settings(config: Path | None = None, **overrides: Any) -> TransferSettings:
+    """The transfer's hyper-parameters: configs/transfer.yaml-like `config` (safe YAML), then `overrides`."""
+    from .savedfit import read_yaml
+    from .transfer import settings_from_config
+
+    cfg = (read_yaml(config, "transfer config") or {}) if config is not None else {}
+    return settings_from_config(cfg, str(config or "config"), **overrides)
+
+
+# --- evaluate -----------------------------------------------------------------------------------------------
+
+
+def evaluate(
+    arguments: Sequence[str], settings: EvaluateSettings, seed: int = 0, opts: InputOptions = InputOptions(),
+    rules: tuple[list[tuple[str, Any]], dict[str, Any]] | None = None, transfer: bool = False,
+    embed: EmbedOptions | None = None, per_run: bool = False, progress: Progress | None = None,
+) -> EvaluationReport:
+    """The paper's experiments on fully labeled data: fixed r, adaptive stopping (`rules`) or leave-one-out
+    transfer (`transfer`)."""
+    from . import evaluate as ev
+    from .report.evaluate import EvaluationReport
+
+    check_seed(seed)
+    datasets = read_inputs(arguments, opts, Keep.ITEMS if transfer else Keep.COUNTS)
+    notes = [f"{ds.source}: skipped {ds.skipped} invalid line(s)" for ds in datasets if ds.skipped]
+    named = [(ds.name, ds.table) for ds in datasets]
+    if transfer:
+        result = ev.evaluate_transfer(_transfer_data(datasets, embed), settings, seed, progress)
+    elif rules is not None:
+        result = ev.evaluate_adaptive(named, rules[0], settings, seed, progress, rules[1])
+    else:
+        result = ev.evaluate(named, settings, seed, progress)
+    return EvaluationReport(result, per_run, tuple(notes))
+
+
+def _transfer_data(datasets: Sequence[Dataset], embed: EmbedOptions | None) -> list[Any]:
+    """Each dataset's items and text embeddings; its group: the folder it came from."""
+    import numpy as np
+
+    from . import embeddings
+    from .evaluate import TransferData
+
+    embedder = embeddings.embedder_for(embed or embeddings.EmbedOptions())
+    out = []
+    for ds in datasets:
+        items = ds.items or ()
+        vectors = np.asarray(embedder.embed(embeddings.item_texts(ds)), dtype=np.float64)
+        out.append(TransferData(
+            ds.name, str(Path(ds.source).resolve().parent),
+            np.array([it.judges for it in items], dtype=np.int64), np.array([it.correct for it in items], dtype=np.int64),
+            vectors, embedder.name,
+        ))
+    return out

@@ -1,0 +1,134 @@
+"""The typer app: a module per command (fit, report, sample, transfer, evaluate, judges, read), each parse ->
+one call into betaconform_cli.api -> emit. The only package that imports typer and rich.
+
+Every error a user can cause is one line on stderr and exit code 2: the core's BetaConformError (a parameter
+named by its option flag here), and click's usage errors. Ctrl-C prints "interrupted" and exits 130.
+"""
+
+from __future__ import annotations
+
+from ..blas import pin_before_numpy
+
+pin_before_numpy()
+
+import sys  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from typing import Any  # noqa: E402
+
+import typer  # noqa: E402
+from typer._click import exceptions as usage  # noqa: E402  (typer >= 0.29 carries its own click)
+from typer.core import TyperOption  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from ..errors import BetaConformError, ParameterError  # noqa: E402
+from .emit import say  # noqa: E402
+
+# core parameter names that an option of another name sets
+ALIASES = {"sizes": "r", "precision_method": "precision_method", "embed": "embed"}
+
+
+def _flag(command: Any, param: str) -> str:
+    """The option that sets a core parameter in this command ('confidence_level' -> '--confidence-level')."""
+    if command is not None:
+        for name in (param, ALIASES.get(param, param)):
+            for p in command.params:
+                if p.name == name and isinstance(p, TyperOption):
+                    return max(p.opts, key=len)
+    return param
+
+
+class _Group(typer.core.TyperGroup):
+    """One line on stderr and exit code 2 for every usage and input error, whoever raises it."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            command = self.get_command(ctx, ctx.invoked_subcommand or "")
+            say("error: " + exc.render(lambda p: _flag(command, p)))
+        except BetaConformError as exc:
+            say(f"error: {exc}")
+        except KeyboardInterrupt:
+            say("interrupted")
+            raise typer.Exit(130) from None
+        raise typer.Exit(2)
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except usage.NoArgsIsHelpError as exc:
+            sys.stderr.write(exc.format_message() + "\n")
+            code = 2
+        except usage.UsageError as exc:
+            where = f" (see {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+            message = " ".join(exc.format_message().split()).replace("Value error, ", "")  # typer's pydantic prefix
+            say("error: " + message + where)
+            code = 2
+        except typer.Abort:
+            say("interrupted")
+            code = 130
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="betaconform",
+    help="How accurate is your ensemble of LLM judges? Majority-vote error for k = 1..11 judges from a few human labels.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"betaconform {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="show the version and exit"),
+) -> None:
+    """How accurate is your ensemble of LLM judges? Majority-vote error for k = 1..11 judges from a few labels.
+
+    Exit codes: 0 ok, 1 a --max-error gate failed (or `sample` says continue), 2 bad usage or input, 130 interrupted.
+    """
+
+
+from . import evaluate, fit, report, sample, transfer  # noqa: E402,F401  (each registers its command)
+
+
+def main() -> None:
+    """Console-script entry point: BLAS pinned to one thread, and a quick exit (see _exit_now)."""
+    from ..blas import one_thread
+
+    code: Any = 0
+    with one_thread():
+        try:
+            app(prog_name="betaconform")
+        except SystemExit as exc:
+            code = exc.code
+    _exit_now(code)
+
+
+def _exit_now(code: Any) -> None:
+    """Flush and leave without the interpreter's tear-down of numpy/scipy/typer modules, which took ~0.15 s of a
+    0.8 s run (benchmarks/speed.py). Every file this tool writes is already closed (atomic writes), so nothing is
+    lost; only the console-script path does this, not the app."""
+    import os
+
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if not isinstance(code, int) and code is not None:
+        sys.stderr.write(f"{code}\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: the reader has gone, as with `| head`
+            pass
+    os._exit(status)

@@ -1,0 +1,106 @@
+"""`betaconform evaluate`: the paper's experiments on fully labeled data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .. import api
+from ..errors import ParameterError
+from . import app
+from .emit import emit, progress, refuse_overwrites, resolve_format, say
+from .options import (
+    OUTPUT,
+    RULE,
+    EmbedGroup,
+    EstimateGroup,
+    InputGroup,
+    OutputGroup,
+    Rule,
+    RuleGroup,
+    grouped,
+    parse_numbers,
+)
+
+MODE = "Experiment"
+
+
+@app.command()
+@grouped
+def evaluate(
+    data: Annotated[list[str], typer.Argument(help="fully labeled judgment files, directories or globs")],
+    inp: InputGroup,
+    est: EstimateGroup,
+    out: OutputGroup,
+    common: RuleGroup,
+    emb: EmbedGroup,
+    r: Annotated[str | None, typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)", rich_help_panel=MODE)] = None,
+    runs: Annotated[int, typer.Option("--runs", help="paired random draws (or random orders) per dataset and setting", rich_help_panel=MODE)] = 30,
+    methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)", rich_help_panel=MODE)] = "all",
+    transfer: Annotated[bool, typer.Option("--transfer", help="leave-one-out prior transfer: each dataset the target once, the other datasets of its folder the sources (default --r 10)", rich_help_panel=MODE)] = False,
+    rule: Annotated[Rule | None, typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires", rich_help_panel=RULE)] = None,
+    xi: Annotated[str | None, typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)", rich_help_panel=RULE)] = None,
+    target: Annotated[str | None, typer.Option("--target", help="adaptive, precision: interval half-widths, comma-separated (default 0.05,0.03)", rich_help_panel=RULE)] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="draw the paper's figures 3 and 4 (and 6 with --rule) into FILE.png, .svg or .pdf", rich_help_panel=OUTPUT)] = None,
+    plot_r: Annotated[int | None, typer.Option("--plot-r", help="the r drawn in the figures (default: the largest evaluated)", rich_help_panel=OUTPUT)] = None,
+    per_run: Annotated[bool, typer.Option("--per-run", help="json: include every draw's margin", rich_help_panel=OUTPUT)] = False,
+) -> None:
+    """Replay the paper's experiments on fully labeled data: every estimator against the actual error.
+
+    Every estimator on paired random draws of r items against the whole dataset's actual error (error margin over
+    odd k, interval coverage), with figures. With --rule, each run labels the data in a random order until the stopping rule fires and reports the samples
+    used as well (the paper's Tables 1 and 3, Fig. 6). With --transfer, each dataset is the target once and the
+    other datasets of its folder are its sources (Table 2).
+    """
+    from .. import evaluate as ev
+
+    fmt = resolve_format(out)
+    check_modes(r, rule, transfer, methods, emb, xi, target, common)
+    chosen = ev.ESTIMATORS if methods.strip() == "all" else tuple(m.strip() for m in methods.split(",") if m.strip())
+    sizes = parse_numbers(r or ("10" if transfer else "10,30,56"), "sizes", int)
+    settings = ev.EvaluateSettings(sizes=sizes, runs=runs, methods=chosen, ks=est.ks_tuple(), confidence_level=est.confidence_level)
+    rules = None
+    if rule is not None:
+        rules = ev.rule_grid(rule.value, parse_numbers(xi, "xi") if xi else None, parse_numbers(target, "target") if target else None,
+                             **common.given(), **({"ks": settings.ks, "confidence_level": settings.confidence_level} if rule is Rule.precision else {}))
+    check_plot(plot, plot_r, rule, settings.sizes)
+    refuse_overwrites(data, output=out.output, plot=plot)
+    with progress("draws") as update:
+        report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
+    code = emit(report, out, fmt)
+    if plot is not None:
+        from ..plots import plot_evaluation
+
+        plot_evaluation(report.evaluation, plot, plot_r)
+        say(f"wrote {plot}")
+    raise typer.Exit(code)
+
+
+def check_modes(r: str | None, rule: Rule | None, transfer: bool, methods: str, emb: EmbedGroup, xi: str | None,
+                target: str | None, common: RuleGroup) -> None:
+    """Options that belong to another mode than the one chosen."""
+    if rule is not None and r is not None:
+        raise ParameterError(("r", "rule"), "{0} sets fixed-r mode and {1} adaptive mode: use one of them")
+    if rule is not None and transfer:
+        raise ParameterError(("rule", "transfer"), "{0} (adaptive mode) and {1} are separate modes: use one of them")
+    if transfer and methods.strip() != "all":
+        raise ParameterError(("transfer", "methods"), "{0} always compares no transfer, transfer, paper transfer and empirical: drop {1}")
+    if not transfer and emb.given:
+        raise ParameterError(("embedding_model", "transfer"), "{0} and the cache options need {1}")
+    if rule is None and (xi is not None or target is not None or any(v is not None for v in common.given().values())):
+        raise ParameterError("rule", "--xi, --target, --epsilon, --tau, --patience and --min-samples need {0}")
+
+
+def check_plot(plot: Path | None, plot_r: int | None, rule: Rule | None, sizes: tuple[int, ...]) -> None:
+    if plot is not None:
+        from ..atomic import check_target
+        from ..plots import figure_format
+
+        check_target(plot, "figure")
+        figure_format(plot)
+    if plot_r is not None and rule is not None:
+        raise ParameterError("plot_r", "applies to fixed-r mode; adaptive figures use the setting with the most labels")
+    if plot_r is not None and plot_r not in sizes:
+        raise ParameterError(("plot_r", "r"), f"{{0}} {plot_r} is not among {{1}} {','.join(map(str, sizes))}")

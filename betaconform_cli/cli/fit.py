@@ -1,0 +1,47 @@
+"""`betaconform fit`: error tables from labeled items."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .. import api
+from ..errors import ParameterError
+from . import app
+from .emit import emit, refuse_overwrites, resolve_format
+from .options import (
+    OUTPUT,
+    EmbedGroup,
+    EstimateGroup,
+    GateGroup,
+    InputGroup,
+    ModelGroup,
+    OutputGroup,
+    SaveGroup,
+    grouped,
+)
+
+
+@app.command()
+@grouped
+def fit(
+    data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
+    inp: InputGroup,
+    est: EstimateGroup,
+    model: ModelGroup,
+    gate: GateGroup,
+    out: OutputGroup,
+    save: SaveGroup,
+    emb: EmbedGroup,
+    embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
+    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,
+) -> None:
+    """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""
+    fmt = resolve_format(out)
+    if emb.given and not embed:
+        raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
+    refuse_overwrites(data, output=out.output, saved_fit=save.save)
+    report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
+                     api.SaveTo(save.save, save.save_dir), emb.build() if embed else None)
+    raise typer.Exit(emit(report, out, fmt))

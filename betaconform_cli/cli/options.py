@@ -1,0 +1,264 @@
+"""Every option shared by several commands, declared once, in groups that `--help` shows as panels.
+
+A command names a group as a parameter (`inp: InputGroup`); `@grouped` expands the group's fields into options
+and hands the command one frozen group object (sqlite-utils' output_options decorator, for typer). Choices are
+enums, so that `--help` lists them and a wrong value is a usage error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..embeddings import EmbedOptions
+from ..errors import ParameterError
+from ..gate import Gate, make_gate
+from ..inputs import InputOptions
+from ..settings import MAX_K, FitSettings
+
+INPUT, OUTPUT, MODEL, GATE, EMBED = "Input", "Output", "Model", "Gate", "Embeddings"
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class SourceFormat(str, Enum):
+    auto = "auto"
+    jsonl = "jsonl"
+    long = "long"
+    wide = "wide"
+    counts = "counts"
+    promptfoo = "promptfoo"
+    inspect = "inspect"
+
+
+class Duplicates(str, Enum):
+    error = "error"
+    first = "first"
+    last = "last"
+
+
+class Method(str, Enum):
+    default = "default"
+    plugin = "plugin"
+    paper = "paper"
+
+
+class Components(str, Enum):
+    one = "1"
+    two = "2"
+    three = "3"
+    auto = "auto"
+
+
+class GateOn(str, Enum):
+    UPPER = "upper"  # not `upper`: that would shadow str.upper
+    ESTIMATE = "estimate"
+
+
+def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
+    return typer.Option(*names, help=help, rich_help_panel=panel, **kw)
+
+
+@dataclass(frozen=True)
+class InputGroup:
+    """How inputs are read (every reading command)."""
+
+    source_format: Annotated[SourceFormat, _opt("--from", help="input format (auto: from the file's name and content)", panel=INPUT)] = SourceFormat.auto
+    judgments_field: Annotated[str, _opt("--judgments-field", help="JSON field with per-judge correctness (list or object)", panel=INPUT)] = "judgments"
+    correct_field: Annotated[str, _opt("--correct-field", help="JSON field with the count of correct judges", panel=INPUT)] = "correct"
+    judges_field: Annotated[str, _opt("--judges-field", help="JSON field with the number of judges", panel=INPUT)] = "judges"
+    verdicts_field: Annotated[str, _opt("--verdicts-field", help="JSON field with raw judge verdicts", panel=INPUT)] = "verdicts"
+    label_field: Annotated[str, _opt("--label-field", help="field with the gold label (dotted path, e.g. vars.gold)", panel=INPUT)] = "label"
+    id_field: Annotated[str, _opt("--id-field", help="JSON field with the item id", panel=INPUT)] = "id"
+    text_field: Annotated[str, _opt("--text-field", help="JSON field with the item text", panel=INPUT)] = "text"
+    item_col: Annotated[str | None, _opt("--item-col", help="long table: the item id column (default: guessed)", panel=INPUT)] = None
+    judge_col: Annotated[str | None, _opt("--judge-col", help="long table: the judge name column", panel=INPUT)] = None
+    correct_col: Annotated[str | None, _opt("--correct-col", help="long table: the correctness column (0/1/true/false)", panel=INPUT)] = None
+    verdict_col: Annotated[str | None, _opt("--verdict-col", help="table: the verdict column, compared with the gold column", panel=INPUT)] = None
+    gold_col: Annotated[str | None, _opt("--gold-col", help="table: the gold label column", panel=INPUT)] = None
+    text_col: Annotated[str | None, _opt("--text-col", help="table: the item text column", panel=INPUT)] = None
+    dataset_col: Annotated[str | None, _opt("--dataset-col", help="table: a column that splits one file into datasets", panel=INPUT)] = None
+    judge_cols: Annotated[str | None, _opt("--judge-cols", help="wide table: judge columns, names or globs ('gpt*,claude*')", panel=INPUT)] = None
+    tolerance: Annotated[float | None, _opt("--tolerance", help="scoring judges: a verdict is correct when |verdict - gold| <= T", panel=INPUT)] = None
+    duplicates: Annotated[Duplicates, _opt("--duplicates", help="long table: a repeated (item, judge) row is an error, or keep the first or last", panel=INPUT)] = Duplicates.error
+    skip_invalid: Annotated[bool, _opt("--skip-invalid", help="skip bad lines and rows (and say how many) instead of stopping", panel=INPUT)] = False
+
+    def build(self) -> InputOptions:
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        values = {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
+        return InputOptions(**values)
+
+
+@dataclass(frozen=True)
+class OutputGroup:
+    """Where and how results are written (every command)."""
+
+    fmt: Annotated[Format | None, _opt("--format", "-f", help="output format (default: from -o's extension, else table)", panel=OUTPUT)] = None
+    output: Annotated[Path | None, _opt("--output", "-o", help="write the result to FILE (atomically; .txt .json .csv .md); the table still shows", panel=OUTPUT)] = None
+
+
+@dataclass(frozen=True)
+class EstimateGroup:
+    """The error table's ks, interval level and seed (every computing command)."""
+
+    ks: Annotated[str, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K})", panel=MODEL)] = "1-11"
+    confidence_level: Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)] = 0.9
+    seed: Annotated[int, _opt("--seed", help="seed for every random draw; written to the output", panel=MODEL)] = 0
+
+    def ks_tuple(self) -> tuple[int, ...]:
+        return parse_ks(self.ks)
+
+
+@dataclass(frozen=True)
+class ModelGroup:
+    """The fitted model (fit and sample)."""
+
+    method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method.default
+    components: Annotated[Components, _opt("--components", help="mixture components (auto: lowest BIC)", panel=MODEL)] = Components.auto
+
+    def settings(self, est: EstimateGroup) -> FitSettings:
+        comp: int | str = "auto" if self.components is Components.auto else int(self.components.value)
+        return FitSettings(method=self.method.value, components=comp, ks=est.ks_tuple(), confidence_level=est.confidence_level)
+
+
+@dataclass(frozen=True)
+class GateGroup:
+    """The CI gate (fit and report)."""
+
+    max_error: Annotated[float | None, _opt("--max-error", help="exit 1 when the error at --at-k exceeds X (a fraction: 0.1 = 10%)", panel=GATE)] = None
+    at_k: Annotated[int | None, _opt("--at-k", help="the ensemble size k to check", panel=GATE)] = None
+    on: Annotated[GateOn, _opt("--on", help="check the interval's upper bound (default) or the estimate", panel=GATE)] = GateOn.UPPER
+
+    def build(self) -> Gate | None:
+        return make_gate(self.max_error, self.at_k, self.on.value)
+
+
+@dataclass(frozen=True)
+class EmbedGroup:
+    """The text embedding model and its cache (transfer, fit --embed, evaluate --transfer)."""
+
+    embedding_model: Annotated[str | None, _opt("--embedding-model", help="local sentence-transformers model folder (default: the bundled all-MiniLM-L6-v2)", panel=EMBED)] = None
+    cache_dir: Annotated[Path | None, _opt("--cache-dir", help="embedding cache directory (default: ~/.cache/betaconform/embeddings)", panel=EMBED)] = None
+    no_cache: Annotated[bool, _opt("--no-cache", help="neither read nor write the embedding cache", panel=EMBED)] = False
+
+    def build(self) -> EmbedOptions:
+        return EmbedOptions(self.embedding_model, self.cache_dir, not self.no_cache)
+
+    @property
+    def given(self) -> bool:
+        return self.embedding_model is not None or self.cache_dir is not None or self.no_cache
+
+
+@dataclass(frozen=True)
+class SaveGroup:
+    """Saved fits (fit and transfer)."""
+
+    save: Annotated[Path | None, _opt("--save", help="save the fit as YAML for `report` and `transfer` (one input only)", panel=OUTPUT)] = None
+    save_dir: Annotated[Path | None, _opt("--save-dir", help="save one <dataset>.yaml per input in DIR", panel=OUTPUT)] = None
+
+
+GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
+
+
+def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Expand each parameter annotated with a group class into that group's options, and build the group back
+    from them when the command runs."""
+    sig = inspect.signature(func)
+    hints = typing.get_type_hints(func, include_extras=True)
+    params: list[inspect.Parameter] = []
+    groups: dict[str, type] = {}
+    for p in sig.parameters.values():
+        ann = hints.get(p.name)
+        if ann in GROUPS:
+            groups[p.name] = ann
+            field_hints = typing.get_type_hints(ann, include_extras=True)
+            for f in dataclasses.fields(ann):
+                params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=field_hints[f.name]))
+        else:
+            params.append(p.replace(annotation=ann, kind=inspect.Parameter.KEYWORD_ONLY))
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        for name, cls in groups.items():
+            kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
+        return func(**kwargs)
+
+    wrapper.__signature__ = sig.replace(parameters=params, return_annotation=None)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    del wrapper.__wrapped__  # typer must see the expanded signature, not the original
+    return wrapper
+
+
+def parse_ks(text: str) -> tuple[int, ...]:
+    """'1-11', '1,3,5', '1..21' or a mix; every k from 1 to MAX_K."""
+    ks: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
+        try:
+            if sep:
+                lo, hi = (int(x) for x in part.split(sep))
+            else:
+                lo = hi = int(part)
+        except ValueError:
+            raise ParameterError("ks", f"{{0}}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
+        if lo > hi:
+            raise ParameterError("ks", f"{{0}}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
+        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
+            raise ParameterError("ks", f"{{0}}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
+        ks.extend(range(lo, hi + 1))
+    if not ks:
+        raise ParameterError("ks", f"{{0}}: no ensemble size in {text!r}")
+    return tuple(sorted(set(ks)))
+
+
+def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:
+    """Comma-separated numbers ('0.06,0.03' or '10,30,56')."""
+    try:
+        values = tuple(kind(x) for x in text.replace(" ", "").split(",") if x)
+    except ValueError:
+        example = "0.06,0.03" if kind is float else "10,30,56"
+        raise ParameterError(param, f"{{0}}: cannot read {text!r}; use comma-separated numbers such as {example}") from None
+    if not values:
+        raise ParameterError(param, "{0}: give at least one value")
+    return values
+
+
+class Rule(str, Enum):
+    conformal = "conformal"
+    variance = "variance"
+    precision = "precision"
+
+
+RULE = "Stopping rule"
+
+
+@dataclass(frozen=True)
+class RuleGroup:
+    """The stopping rule's common options (sample and evaluate --rule)."""
+
+    epsilon: Annotated[float | None, _opt("--epsilon", help="conformal: quantile level 1 - eps (default 0.1)", panel=RULE)] = None
+    tau: Annotated[float | None, _opt("--tau", help="conformal: Proposition 4.1's scale (default 25)", panel=RULE)] = None
+    patience: Annotated[int | None, _opt("--patience", help="consecutive passing checks to stop (conformal default 2, others 1)", panel=RULE)] = None
+    min_samples: Annotated[int | None, _opt("--min-samples", help="never stop before this many labels (default 10)", panel=RULE)] = None
+
+    def given(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+GROUPS = (*GROUPS, RuleGroup)

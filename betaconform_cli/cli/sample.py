@@ -1,0 +1,85 @@
+"""`betaconform sample`: when to stop labeling (live), and the rule replayed on a labeled pool."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from .. import api
+from ..atomic import check_target
+from ..errors import ParameterError
+from ..settings import FitSettings
+from ..stopping.rules import Rule as StoppingRule
+from ..stopping.rules import make_rule
+from . import app
+from .emit import emit, refuse_overwrites, resolve_format, say, write_lines
+from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
+
+LIVE = "Live labeling"
+
+
+class PrecisionMethod(str, Enum):
+    calibrated = "calibrated"
+    sequential = "sequential"
+
+
+@app.command()
+@grouped
+def sample(
+    labeled: Annotated[str, typer.Argument(help="labeled items in labeling order (live), or the fully labeled pool (--replay); '-' reads standard input")],
+    inp: InputGroup,
+    est: EstimateGroup,
+    model: ModelGroup,
+    out: OutputGroup,
+    common: RuleGroup,
+    pool: Annotated[str | None, typer.Option("--pool", help="live: JSONL of all items to label (with ids); the next ones go to -o", rich_help_panel=LIVE)] = None,
+    batch: Annotated[int | None, typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)", rich_help_panel=LIVE)] = None,
+    replay: Annotated[bool, typer.Option("--replay", help="replay the rule on a fully labeled pool in random orders", rich_help_panel=LIVE)] = False,
+    runs: Annotated[int, typer.Option("--runs", help="replay: number of random orders", rich_help_panel=LIVE)] = 1,
+    rule: Annotated[Rule, typer.Option("--rule", help="conformal (the paper's), variance (RQ5's baseline) or precision (recommended)", rich_help_panel=RULE)] = Rule.conformal,
+    xi: Annotated[float | None, typer.Option("--xi", help="conformal/variance: threshold (default 0.03)", rich_help_panel=RULE)] = None,
+    score_scale: Annotated[str | None, typer.Option("--score-scale", help="conformal: scores on S (default) or S/k", rich_help_panel=RULE)] = None,
+    centre: Annotated[str | None, typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'", rich_help_panel=RULE)] = None,
+    xi_units: Annotated[str | None, typer.Option("--xi-units", help="conformal: xi on the scale of S (default) or 'sd' (xi * sd of S so far / --reference-sd)", rich_help_panel=RULE)] = None,
+    reference_sd: Annotated[float | None, typer.Option("--reference-sd", help="conformal, --xi-units sd: the sd of S at which xi means the paper's xi (default 3.5)", rich_help_panel=RULE)] = None,
+    target: Annotated[float | None, typer.Option("--target", help="precision: largest interval half-width (default 0.03)", rich_help_panel=RULE)] = None,
+    at_k: Annotated[int | None, typer.Option("--at-k", help="precision: the k to check (default: the widest over --ks)", rich_help_panel=RULE)] = None,
+    precision_method: Annotated[PrecisionMethod | None, typer.Option("--precision-method", help="precision: calibrated (default; a calibration benchmark) or sequential (an always-valid confidence sequence: a theorem, more labels)", rich_help_panel=RULE)] = None,
+) -> None:
+    """When to stop labeling: exit 0 'stop', or exit 1 'continue' with the next items to label.
+
+    With --replay, draw a fully labeled pool in random orders, stop by the rule and report samples, estimates, the
+    pool's actual error and the error margin per run (the paper's Table 1/3 protocol).
+    """
+    settings = model.settings(est)
+    options = dict(xi=xi, score_scale=score_scale, centre=centre, xi_units=xi_units, reference_sd=reference_sd, target=target,
+                   at_k=at_k, precision_method=precision_method.value if precision_method else None, **common.given())
+    if rule is Rule.precision:
+        options.update(ks=settings.ks, confidence_level=settings.confidence_level)
+    the_rule = make_rule(rule.value, **options)
+    if replay:
+        if pool is not None or batch is not None:
+            raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
+        fmt = resolve_format(out)
+        refuse_overwrites([labeled], output=out.output)
+        raise typer.Exit(emit(api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build()), out, fmt))
+    if runs != 1:
+        raise ParameterError(("runs", "replay"), "{0} needs {1}")
+    live(labeled, the_rule, pool, settings, est.seed, batch, inp, out)
+
+
+def live(labeled: str, the_rule: StoppingRule, pool: str | None, settings: FitSettings, seed: int, batch: int | None,
+         inp: InputGroup, out: OutputGroup) -> None:
+    """Live mode: -o receives the next items to label (JSON Lines), stdout the decision."""
+    next_file = out.output
+    if next_file is not None:
+        check_target(next_file, "next items")
+    refuse_overwrites([labeled] + ([pool] if pool else []), output=next_file)
+    report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
+    code = emit(report, OutputGroup(out.fmt, None))
+    if next_file is not None:
+        write_lines(next_file, report.next_lines)
+        say(f"wrote {len(report.next_lines)} next item(s) to {next_file}")
+    raise typer.Exit(code)

@@ -1,0 +1,120 @@
+"""Adaptive mode: the stopping rules on random orders (the paper's Tables 1 and 3, Fig. 6)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..blas import one_thread
+from ..counts import CountTable
+from ..errors import ParameterError, UsageError
+from ..fit import empirical_errors
+from .fixed_r import Draws
+from .results import Cell, Evaluation
+from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, check_seed, item_arrays, run_rng
+
+
+def evaluate_adaptive(
+    datasets: Sequence[tuple[str, CountTable]],
+    rules: Sequence[tuple[str, Any]],
+    settings: EvaluateSettings = EvaluateSettings(),
+    seed: int = 0,
+    progress: Progress | None = None,
+    rule_info: dict[str, Any] | None = None,
+) -> Evaluation:
+    """Each run labels the dataset in a random order until the rule stops (or the pool runs out), then every
+    estimator is fitted on the items labeled so far, as in fixed-r mode; the samples used are recorded.
+
+    rules: (condition label, rule) pairs, e.g. ('xi=0.03', ConformalRule(xi=0.03)); a rule is anything that
+    `stopping.rule_path` accepts. settings.sizes is not used. Run `run` of condition c uses
+    run_rng(seed, name, crc32(c), run) for the order, the rule and the fits.
+    """
+    from ..stopping.rules import rule_path
+
+    check_plain_methods(settings)
+    check_seed(seed)
+    if not rules:
+        raise UsageError("adaptive mode needs at least one rule setting")
+    labels = [c for c, _ in rules]
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"a stopping setting is given twice: {labels}")
+    check_names([n for n, _ in datasets])
+    ks = settings.ks
+    total = settings.runs * len(rules) * len(datasets)
+    done = 0
+    cells: list[Cell] = []
+    with one_thread():
+        for name, table in datasets:
+            judges, correct = item_arrays(table)
+            n = len(judges)
+            actual_d = empirical_errors(table, ks)
+            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+            top = table.max_judges
+            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
+            for label, rule in rules:
+                draws = Draws(settings, top)
+                samples = np.zeros(settings.runs, dtype=np.int64)
+                stopped = 0
+                for run in range(settings.runs):
+                    rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
+                    order = rng.permutation(n)
+                    j_run, c_run = judges[order], correct[order]
+                    path = rule_path(rule, j_run, c_run, rng, pool_size=n)
+                    r = int(path.stop_at) if path.stop_at is not None else n
+                    stopped += path.stop_at is not None
+                    samples[run] = r
+                    draws.add(run, CountTable.from_pairs(j_run[:r], c_run[:r]), rng)
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, f"{name} {label}")
+                cells.append(
+                    draws.cell(
+                        name, table.items, int(round(float(samples.mean()))), actual, histogram,
+                        condition=label, samples=samples, stopped=stopped,
+                    )
+                )
+    return Evaluation(
+        settings=settings,
+        seed=seed,
+        cells=tuple(cells),
+        skipped=(),
+        mode="adaptive",
+        conditions=tuple(labels),
+        rule=rule_info,
+    )
+
+
+
+
+DEFAULT_VALUES = {"xi": (0.06, 0.03, 0.01), "target": (0.05, 0.03)}
+
+
+def rule_grid(
+    rule: str, xi: Sequence[float] | None = None, target: Sequence[float] | None = None, **common: Any
+) -> tuple[list[tuple[str, Any]], dict[str, Any]]:
+    """The stopping settings of an adaptive evaluation: one rule per threshold value (xi for the conformal and
+    variance rules, target for the precision rule), labelled 'xi=0.03'; and a description for the output.
+
+    `common`: the rule's other options (epsilon, tau, patience, min_samples; ks and confidence_level for the
+    precision rule), None for its defaults.
+    """
+    from ..stopping.rules import make_rule
+
+    param = "target" if rule == "precision" else "xi"
+    if rule == "precision" and xi is not None:
+        raise ParameterError(("rule", "xi", "target"), "{0} precision takes {2}, not {1}")
+    if rule != "precision" and target is not None:
+        raise ParameterError(("rule", "target", "xi"), "{0} " + rule + " takes {2}, not {1}")
+    given = target if param == "target" else xi
+    values = tuple(given) if given is not None else DEFAULT_VALUES[param]
+    if not values:
+        raise ParameterError(param, "needs at least one value")
+    if rule != "precision":
+        common = {k: v for k, v in common.items() if k not in ("ks", "confidence_level")}
+    rules = [(f"{param}={v:g}", make_rule(rule, **{param: v}, **common)) for v in values]
+    last = rules[-1][1].describe()
+    info = {"rule": rule, "parameter": param, "values": list(values), **{k: v for k, v in last.items() if k != param}}
+    return rules, info

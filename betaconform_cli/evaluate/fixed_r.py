@@ -1,0 +1,176 @@
+"""Fixed-r mode: every estimator on paired random draws of r items, against the whole dataset's actual error."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..blas import one_thread
+from ..counts import CountTable
+from ..distributions import error_rates
+from ..errors import FitWarning, ParameterError
+from ..fit import analyse, empirical_errors, fit_binomial, fit_paper_em
+from .results import Cell, Evaluation, Skipped
+from .settings import (
+    EvaluateSettings,
+    Progress,
+    check_names,
+    check_plain_methods,
+    check_seed,
+    draw_table,
+    item_arrays,
+    run_rng,
+)
+
+
+def estimate_draw(
+    sample: CountTable, settings: EvaluateSettings, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Every requested estimator on one drawn sample.
+
+    Returns (estimates[method, k], low[k], high[k], binomial pmf, mixture pmf, non-converged fits); the pmfs
+    are at the sample's largest number of judges. Entries an estimator cannot give are NaN.
+    """
+    ks = settings.ks
+    est = np.full((len(settings.methods), len(ks)), np.nan)
+    low = np.full(len(ks), np.nan)
+    high = np.full(len(ks), np.nan)
+    top = sample.max_judges
+    pmf_bin = np.full(top + 1, np.nan)
+    pmf_mix = np.full(top + 1, np.nan)
+    columns: dict[str, list[float]] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FitWarning)
+        if {"default", "plugin", "beta_binomial"} & set(settings.methods):
+            result = analyse(sample, settings.fit_settings(), rng)
+            columns["default"] = [r.estimate for r in result.rows]
+            columns["plugin"] = [r.mixture for r in result.rows]
+            columns["beta_binomial"] = [r.beta_binomial for r in result.rows]
+            low = np.array([r.low for r in result.rows])
+            high = np.array([r.high for r in result.rows])
+            pmf_mix = result.fit.mixture.pmf(top)
+        if "paper" in settings.methods:
+            # the same numbers as analyse(method="paper").estimate, without its unused baselines and interval
+            paper = error_rates(fit_paper_em(sample).mixture, ks)
+            columns["paper"] = [paper[k] for k in ks]
+    # the same numbers as analyse's binomial and empirical columns, without a mixture fit
+    binomial = fit_binomial(sample)
+    bin_err = error_rates(binomial, ks)
+    columns["binomial"] = [bin_err[k] for k in ks]
+    pmf_bin = binomial.pmf(top)
+    emp = empirical_errors(sample, ks)
+    columns["empirical"] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
+    for i, m in enumerate(settings.methods):
+        est[i] = columns[m]
+    failures = sum(1 for w in caught if issubclass(w.category, FitWarning))
+    return est, low, high, np.asarray(pmf_bin), np.asarray(pmf_mix), failures
+
+
+def evaluate_table(
+    name: str,
+    table: CountTable,
+    settings: EvaluateSettings,
+    seed: int,
+    progress: Progress | None = None,
+    done: int = 0,
+    total: int | None = None,
+) -> tuple[list[Cell], list[Skipped]]:
+    """All sizes of one dataset."""
+    judges, correct = item_arrays(table)
+    ks = settings.ks
+    actual_d = empirical_errors(table, ks)
+    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    top = table.max_judges
+    histogram = tuple(int(v) for v in table.counts[top, : top + 1])
+    total = total if total is not None else settings.runs * len(settings.sizes)
+    cells: list[Cell] = []
+    skipped: list[Skipped] = []
+    for size in settings.sizes:
+        if table.items < size + 1:
+            skipped.append(Skipped(name, table.items, size))
+            done += settings.runs
+            if progress is not None:
+                progress(done, total, f"{name} r={size} skipped")
+            continue
+        draws = Draws(settings, top)
+        for run in range(settings.runs):
+            rng = run_rng(seed, name, size, run)
+            draws.add(run, draw_table(judges, correct, size, rng), rng)
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} r={size}")
+        cells.append(draws.cell(name, table.items, size, actual, histogram))
+    return cells, skipped
+
+
+class Draws:
+    """The runs of one (dataset, size or stopping rule) cell as they are estimated; `cell` freezes them."""
+
+    def __init__(self, settings: EvaluateSettings, top: int):
+        runs, n_m, n_k = settings.runs, len(settings.methods), len(settings.ks)
+        self.settings = settings
+        self.top = top
+        self.est = np.full((runs, n_m, n_k), np.nan)
+        self.low = np.full((runs, n_k), np.nan)
+        self.high = np.full((runs, n_k), np.nan)
+        self.pmf_b = np.zeros(top + 1)
+        self.pmf_m = np.zeros(top + 1)
+        self.failures = 0
+
+    def add(self, run: int, sample: CountTable, rng: np.random.Generator) -> None:
+        e, lo, hi, pb, pm, f = estimate_draw(sample, self.settings, rng)
+        self.est[run], self.low[run], self.high[run] = e, lo, hi
+        if len(pb) == self.top + 1:
+            self.pmf_b += pb / self.settings.runs
+            self.pmf_m += pm / self.settings.runs
+        self.failures += f
+
+    def cell(self, name: str, items: int, size: int, actual: np.ndarray, histogram: tuple[int, ...], **extra: Any) -> Cell:
+        return Cell(
+            dataset=name,
+            items=items,
+            judges=self.top,
+            size=size,
+            methods=self.settings.methods,
+            ks=self.settings.ks,
+            confidence_level=self.settings.confidence_level,
+            actual=actual,
+            estimates=self.est,
+            low=self.low,
+            high=self.high,
+            histogram=histogram,
+            pmf_binomial=self.pmf_b,
+            pmf_mixture=self.pmf_m,
+            not_converged=self.failures,
+            **extra,
+        )
+
+
+def evaluate(
+    datasets: Sequence[tuple[str, CountTable]],
+    settings: EvaluateSettings = EvaluateSettings(),
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Fixed-r evaluation of every dataset (name, full table) at every size in settings.sizes."""
+    check_seed(seed)
+    check_names([n for n, _ in datasets])
+    check_plain_methods(settings)
+    total = settings.runs * len(settings.sizes) * len(datasets)
+    cells: list[Cell] = []
+    skipped: list[Skipped] = []
+    with one_thread():
+        for i, (name, table) in enumerate(datasets):
+            c, s = evaluate_table(name, table, settings, seed, progress, i * settings.runs * len(settings.sizes), total)
+            cells.extend(c)
+            skipped.extend(s)
+    if not cells:
+        sizes = ", ".join(map(str, settings.sizes))
+        small = "; ".join(f"{s.dataset} ({s.items} items)" for s in skipped[: len(datasets)])
+        raise ParameterError("sizes", f"{sizes}: every dataset has fewer than r + 1 items, nothing to evaluate: {small}")
+    return Evaluation(settings=settings, seed=seed, cells=tuple(cells), skipped=tuple(skipped))
+
+

@@ -1,0 +1,144 @@
+"""Leave-one-out transfer (the paper's Table 2): each dataset of a group the target once, the group's other
+datasets its sources."""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..blas import one_thread
+from ..counts import CountTable
+from ..errors import FitWarning
+from ..fit import analyse, empirical_errors, fit_paper_em
+from .results import Cell, Evaluation, Skipped
+from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, check_names, check_seed, run_rng
+
+
+@dataclass(frozen=True)
+class TransferData:
+    """One fully labeled dataset for the transfer mode: its items' counts and text embeddings, and its group
+    (the datasets of a group are each other's sources: same judges, same domain)."""
+
+    name: str
+    group: str
+    judges: np.ndarray = field(repr=False)
+    correct: np.ndarray = field(repr=False)
+    embeddings: np.ndarray = field(repr=False)
+    model: str = ""
+
+    @property
+    def table(self) -> CountTable:
+        return CountTable.from_pairs(self.judges, self.correct)
+
+
+def evaluate_transfer(
+    datasets: Sequence[TransferData],
+    settings: EvaluateSettings = EvaluateSettings(sizes=(10,)),
+    seed: int = 0,
+    progress: Progress | None = None,
+    transfer_settings: Any = None,
+) -> Evaluation:
+    """Leave-one-out transfer: each dataset of a group is the target once, the group's other datasets (fitted
+    on all their items by the default fit, embedded by the mean of their texts) are its sources.
+
+    Per target and r, `runs` draws of r items (as in fixed-r mode); the target's embedding is the mean over the
+    drawn items' texts. Estimators: default (no transfer), transfer (the default transfer: Bayesian model
+    averaging over sources), paper_transfer (eq. 14-15), empirical. Coverage and width: the no-transfer
+    interval. A dataset alone in its group is skipped and listed (reason: no source).
+    """
+    from ..transfer import Source, TransferSettings, transfer
+
+    check_seed(seed)
+    check_names([d.name for d in datasets])
+    base = transfer_settings if transfer_settings is not None else TransferSettings()
+    ours = replace(base, method="default")
+    paper = replace(base, method="paper")
+    fit_settings = settings.fit_settings()
+    ks = settings.ks
+    methods = TRANSFER_METHODS
+    total = settings.runs * len(settings.sizes) * len(datasets)
+    done = 0
+    cells: list[Cell] = []
+    skipped: list[Skipped] = []
+    with one_thread():
+        sources: dict[str, Any] = {}
+        em: dict[str, Any] = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitWarning)
+            for d in datasets:
+                table = d.table
+                fitted = analyse(table, fit_settings, np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8"))]))
+                sources[d.name] = Source(d.name, table, fitted.fit.mixture, d.embeddings.mean(axis=0), d.model)
+                em[d.name] = fit_paper_em(table).mixture
+        for d in datasets:
+            table = d.table
+            n = len(d.judges)
+            group_sources = [sources[o.name] for o in datasets if o.group == d.group and o.name != d.name]
+            actual_d = empirical_errors(table, ks)
+            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+            top = table.max_judges
+            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
+            for size in settings.sizes:
+                if not group_sources or n < size + 1:
+                    skipped.append(Skipped(d.name, n, size, "no other dataset in its group" if not group_sources else ""))
+                    done += settings.runs
+                    if progress is not None:
+                        progress(done, total, f"{d.name} r={size} skipped")
+                    continue
+                est = np.full((settings.runs, len(methods), len(ks)), np.nan)
+                low = np.full((settings.runs, len(ks)), np.nan)
+                high = np.full((settings.runs, len(ks)), np.nan)
+                failures = 0
+                for run in range(settings.runs):
+                    rng = run_rng(seed, d.name, size, run)
+                    pick = rng.choice(n, size=size, replace=False)
+                    sample = CountTable.from_pairs(d.judges[pick], d.correct[pick])
+                    e0 = d.embeddings[pick].mean(axis=0)
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", FitWarning)
+                        without = analyse(sample, fit_settings, rng)
+                        ours_r = transfer(sample, e0, group_sources, ours, fit_settings, rng, without, em)
+                        paper_r = transfer(sample, e0, group_sources, paper, fit_settings, rng, without, em)
+                    failures += sum(1 for w in caught if issubclass(w.category, FitWarning))
+                    emp = empirical_errors(sample, ks)
+                    est[run, 0] = [r.estimate for r in without.rows]
+                    est[run, 1] = [r.estimate for r in ours_r.result.rows]
+                    est[run, 2] = [r.estimate for r in paper_r.result.rows]
+                    est[run, 3] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
+                    low[run] = [r.low for r in without.rows]
+                    high[run] = [r.high for r in without.rows]
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, f"{d.name} r={size}")
+                cells.append(
+                    Cell(
+                        dataset=d.name,
+                        items=n,
+                        judges=top,
+                        size=size,
+                        methods=methods,
+                        ks=ks,
+                        confidence_level=settings.confidence_level,
+                        actual=actual,
+                        estimates=est,
+                        low=low,
+                        high=high,
+                        histogram=histogram,
+                        not_converged=failures,
+                    )
+                )
+    return Evaluation(
+        settings=replace(settings, methods=methods),
+        seed=seed,
+        cells=tuple(cells),
+        skipped=tuple(skipped),
+        mode="transfer",
+        rule={"transfer": base.to_dict(), "groups": sorted({d.group for d in datasets})},
+    )
+
+

@@ -1,0 +1,120 @@
+"""What decides an evaluation's numbers (the seed aside), and the seeded draws every mode shares."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..counts import CountTable
+from ..errors import ParameterError, UsageError
+from ..settings import FitSettings
+
+ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
+TRANSFER_METHODS = ("default", "transfer", "paper_transfer", "empirical")
+ESTIMATOR_LABELS = {
+    "transfer": "transfer",
+    "paper_transfer": "paper transfer",
+    "default": "default",
+    "plugin": "MAP mixture",
+    "paper": "paper EM",
+    "binomial": "Binomial",
+    "beta_binomial": "single BB",
+    "empirical": "empirical",
+}
+SCHEMA = "betaconform-evaluate/1"
+MARGIN_DEFINITION = (
+    "error margin: mean over odd k (k <= every item's number of judges) of |estimate - actual|, in percentage "
+    "points; actual = the whole dataset's exact (hypergeometric) majority error; draws of r items without "
+    "replacement, the same items for every estimator"
+)
+
+Progress = Callable[[int, int, str], None]  # (draws done, draws in all, what is being drawn)
+
+
+MAX_RUNS = 100_000  # draws per dataset and setting (the paper uses 30)
+
+
+@dataclass(frozen=True)
+class EvaluateSettings:
+    """Everything that decides the numbers of an evaluation (the seed aside)."""
+
+    sizes: tuple[int, ...] = (10, 30, 56)
+    runs: int = 30
+    methods: tuple[str, ...] = ESTIMATORS
+    ks: tuple[int, ...] = tuple(range(1, 12))
+    confidence_level: float = 0.9
+    n_draws: int = FitSettings().n_draws  # the same interval as `fit`
+
+    def __post_init__(self) -> None:
+        if not self.sizes or any(not isinstance(r, int) or r < 2 for r in self.sizes):
+            raise ParameterError("sizes", f"(numbers of labeled items r) must be integers >= 2; got {list(self.sizes)}")
+        if not isinstance(self.runs, int) or self.runs < 2:
+            raise ParameterError("runs", f"must be an integer >= 2 (a standard error needs two draws); got {self.runs}")
+        if self.runs > MAX_RUNS:  # the per-run arrays are allocated up front: 1e11 runs asked numpy for 48 TiB
+            raise ParameterError("runs", f"must be at most {MAX_RUNS}; got {self.runs}")
+        if not self.methods:
+            raise ParameterError("methods", "must name at least one estimator")
+        bad = [m for m in self.methods if m not in ESTIMATORS and m not in TRANSFER_METHODS]
+        if bad:
+            raise ParameterError("methods", f"names an unknown estimator {bad[0]!r}; choose from {', '.join(ESTIMATORS)}")
+        if len(set(self.methods)) != len(self.methods):
+            raise ParameterError("methods", f"names an estimator twice: {list(self.methods)}")
+        if not any(k % 2 == 1 for k in self.ks):
+            raise ParameterError("ks", f"must hold an odd k (the error margin averages over odd k); got {list(self.ks)}")
+        # the fit's own checks (ks range, confidence level, n_draws)
+        self.fit_settings()
+
+    def fit_settings(self) -> FitSettings:
+        return FitSettings(
+            method="default", ks=self.ks, confidence_level=self.confidence_level, n_draws=self.n_draws
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sizes": list(self.sizes),
+            "runs": self.runs,
+            "methods": list(self.methods),
+            "ks": list(self.ks),
+            "confidence_level": self.confidence_level,
+            "n_draws": self.n_draws,
+        }
+
+
+def check_plain_methods(settings: EvaluateSettings) -> None:
+    extra = [m for m in settings.methods if m not in ESTIMATORS]
+    if extra:
+        raise ParameterError("methods", f"names {extra[0]}, which exists only in transfer mode")
+
+
+def run_rng(seed: int, dataset: str, size: int, run: int) -> np.random.Generator:
+    """The generator of one draw: independent of the other datasets and sizes evaluated alongside."""
+    return np.random.default_rng([seed, zlib.crc32(dataset.encode("utf-8")), size, run])
+
+
+def item_arrays(table: CountTable) -> tuple[np.ndarray, np.ndarray]:
+    """(judges, correct) per item, in a fixed order (items sorted by cell)."""
+    big_k, s, n = table.cells()
+    return np.repeat(big_k, n), np.repeat(s, n)
+
+
+def draw_table(judges: np.ndarray, correct: np.ndarray, size: int, rng: np.random.Generator) -> CountTable:
+    """r items drawn without replacement."""
+    idx = rng.choice(len(judges), size=size, replace=False)
+    return CountTable.from_pairs(judges[idx], correct[idx])
+
+
+
+def check_names(names: Sequence[str]) -> None:
+    """Datasets are keyed by name (and seeded by it): two inputs with one name are refused."""
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"two inputs are both named {dup!r}; rename one file")
+
+
+def check_seed(seed: int) -> None:
+    if seed < 0:
+        raise ParameterError("seed", f"must be a non-negative integer; got {seed}")

@@ -1,0 +1,443 @@
+"""Judgment JSON Lines: one labeled item per line (records.py has the shapes), streamed into counts.
+
+Only the (judges, correct) histogram is kept unless items are asked for. The common line -- a list of
+1/0/true/false/null -- takes a fast path: msgspec parses a whole block in C and hands back the judgments array as
+raw bytes; each distinct array is validated once. Big regular files are split into byte ranges counted by forked
+workers (Linux); line numbers in errors are those a single pass would give.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from ..errors import InputError
+from . import records
+from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
+from .options import InputOptions, Keep
+from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
+
+PARALLEL_MIN_BYTES = 32 << 20
+BLOCK_BYTES = 4 << 20
+PATTERN_CACHE_MAX = 1 << 16
+
+
+def _fast_counts(obj: Any, field: str) -> tuple[int, int] | None:
+    """(judges, correct) of the common line -- a list of 1/0/true/false/null -- at C speed, else None.
+
+    list.count compares with ==, so 1, 1.0 and true count as correct; anything else in the list makes the
+    counts not add up and the line takes the careful path, which names the bad element.
+    """
+    j = obj.get(field) if type(obj) is dict else None
+    if type(j) is not list:
+        return None
+    ones = j.count(1)
+    judges = ones + j.count(0)
+    if judges == 0 or judges + j.count(None) != len(j):
+        return None
+    return judges, ones
+
+
+@dataclass
+class _Scan:
+    """What one pass over some lines found; errors are data here (local line numbers), raised by the caller."""
+
+    counts: dict[tuple[int, int], int]
+    items: list[tuple[Item, tuple[str, ...] | None]] = field(default_factory=list)
+    skips: dict[str, list[int]] = field(default_factory=dict)  # reason -> [count, first line]
+    shape: str | None = None
+    first_line: int = 0
+    lines: int = 0
+    error: tuple[int, str, str | None] | None = None
+
+    def skip(self, reason: str, lineno: int) -> None:
+        entry = self.skips.setdefault(reason, [0, lineno])
+        entry[0] += 1
+
+
+def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0) -> _Scan:
+    """The careful path: count (judges, correct) over lines numbered line0 + 1, ...; stop at the first bad
+    line unless skip_invalid. `shape` is the file's shape when earlier lines fixed it."""
+    out = _Scan({})
+    counts = out.counts
+    loads = orjson.loads
+    field_name = opts.judgments_field
+    keep_items = keep is not Keep.COUNTS
+    marks = keep is Keep.JUDGMENTS
+    fast = shape == "list" and not keep_items and "." not in field_name
+    lineno = line0
+    for raw in lines:
+        lineno += 1
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if not raw.strip():
+                continue
+            if opts.skip_invalid:
+                out.skip("malformed JSON", lineno)
+                continue
+            out.error = (lineno, _json_problem(raw, exc), None)
+            break
+        if fast:
+            key = _fast_counts(obj, field_name)
+            if key is not None and key[0] <= MAX_JUDGES:
+                counts[key] = counts.get(key, 0) + 1
+                continue
+        try:
+            line_shape = _line_shape(obj, shape, opts)
+            p = records.parse(obj, line_shape, opts, marks, raw)
+            if keep_items:
+                ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
+                text = records.get(obj, opts.text_field, None)
+                if text is not None and not isinstance(text, str):
+                    raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
+                item = Item(p.judges, p.correct, ident, text, lineno, p.marks)
+                out.items.extend([(item, p.names)] * p.weight)
+        except records.RecordError as err:
+            if opts.skip_invalid:
+                out.skip(err.message if err.field is None else f"field '{err.field}': {err.message}", lineno)
+                continue
+            out.error = (lineno, err.message, err.field)
+            break
+        if shape is None:
+            out.first_line = lineno
+        shape = line_shape
+        fast = shape == "list" and not keep_items and "." not in field_name
+        key = (p.judges, p.correct)
+        counts[key] = counts.get(key, 0) + p.weight
+    out.shape = shape
+    out.lines = lineno - line0
+    return out
+
+
+def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
+    if not isinstance(obj, dict):
+        raise records.RecordError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+    if shape is None:
+        return records.detect_shape(obj, opts)
+    if shape in ("list", "dict") and not records.has(obj, opts.judgments_field):
+        try:
+            other = records.detect_shape(obj, opts)
+        except records.RecordError:
+            other = None
+        if other is not None and other != shape:
+            raise records.RecordError(None, f"mixed shapes in one file: this line is '{other}', the file's first item is '{shape}'")
+    return shape
+
+
+def _json_problem(raw: bytes, exc: Exception) -> str:
+    """A malformed line, with a hint when it is not UTF-8 at all (UTF-16 from some Windows tools)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4].count(b"\x00") >= 1:
+        return "not UTF-8 text (it looks like UTF-16: save the file as UTF-8)"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text (save the file as UTF-8)"
+    return f"malformed JSON ({exc})"
+
+
+def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
+    """Split a file into consecutive ranges of about the given shares, each starting right after a newline."""
+    size = path.stat().st_size
+    total = sum(shares)
+    starts = [0]
+    cum = 0.0
+    with open(path, "rb") as fh:
+        for share in shares[:-1]:
+            cum += share
+            fh.seek(int(size * cum / total))
+            fh.readline(MAX_LINE_BYTES)
+            pos = fh.tell()
+            if starts[-1] < pos < size:
+                starts.append(pos)
+    return list(zip(starts, starts[1:] + [size]))
+
+
+def _blocks(fh: BinaryIO, remaining: int | None, path: Path, at_start: bool = True) -> Iterator[bytes]:
+    """Blocks of about BLOCK_BYTES that end at a line end, up to `remaining` bytes (None: to the end); a line
+    longer than MAX_LINE_BYTES is an InputError. A UTF-8 byte order mark at the start of the file is dropped."""
+    lines_before = 0
+    while remaining is None or remaining > 0:
+        buf = fh.read(BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining))
+        if not buf:
+            return
+        if not buf.endswith(b"\n"):
+            tail = fh.readline(MAX_LINE_BYTES + 1)  # complete the last line; ranges end at line starts
+            if len(tail) > MAX_LINE_BYTES or len(buf) - buf.rfind(b"\n") - 1 + len(tail) > MAX_LINE_BYTES:
+                line = lines_before + buf.count(b"\n") + 1
+                raise InputError(str(path), f"line longer than {MAX_LINE_BYTES >> 20} MiB: not a JSON Lines file?", line=line)
+            buf += tail
+        if remaining is not None:
+            remaining -= len(buf)
+        if at_start and buf.startswith(b"\xef\xbb\xbf"):
+            buf = buf[3:]
+        at_start = False
+        lines_before += buf.count(b"\n")
+        yield buf
+
+
+def _fast_decoder(field_name: str) -> Any:
+    """A msgspec decoder that keeps only the raw bytes of the judgments field (None without msgspec)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
+        return None
+    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw)], rename={"judgments": field_name})
+    return msgspec.json.Decoder(item)
+
+
+_JUDGMENTS = attrgetter("judgments")
+
+
+def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str) -> dict[tuple[int, int], int] | None:
+    """Counts of a block of list-shaped lines, or None when anything needs the careful path.
+
+    msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
+    hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
+    distinct array is validated once by the careful code. No Python code runs per line.
+    """
+    import msgspec
+
+    try:
+        lines = decoder.decode_lines(buf)
+        buf.decode("utf-8")  # msgspec does not check the text of fields it skips; orjson does
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        return None
+    tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
+    counts: dict[tuple[int, int], int] = {}
+    for raw, n in tally.items():
+        key: tuple[int, int] | None
+        if raw in cache:
+            key = cache[raw]
+        else:
+            try:
+                value = orjson.loads(raw)
+                key = records.count_marks(value, field_name) if type(value) is list else None
+            except (orjson.JSONDecodeError, records.RecordError):
+                key = None
+            if key is not None and not 0 < key[0] <= MAX_JUDGES:
+                key = None
+            if len(cache) < PATTERN_CACHE_MAX:
+                cache[raw] = key
+        if key is None:
+            return None
+        counts[key] = counts.get(key, 0) + n
+    return counts
+
+
+def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Scan:
+    """Scan a file (or a byte range of it) block by block: the careful path until the shape is known to be
+    a list of judgments, then the fast path for each block that it accepts (the careful path otherwise,
+    which also finds the exact line and field of an error)."""
+    total = _Scan({})
+    shape: str | None = None
+    line0 = 0
+    decoder: Any = None
+    cache: dict[bytes, tuple[int, int] | None] = {}
+    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field
+    for buf in blocks:
+        n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+        if shape == "list" and fast_ok:
+            if decoder is None:
+                decoder = _fast_decoder(opts.judgments_field) or False
+            got = _fast_block(buf, decoder, cache, opts.judgments_field) if decoder else None
+            if got is not None:
+                for key, n in got.items():
+                    total.counts[key] = total.counts.get(key, 0) + n
+                line0 += n_lines
+                continue
+        lines = buf.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        sc = _scan(iter(lines), opts, keep, shape, line0)
+        for key, n in sc.counts.items():
+            total.counts[key] = total.counts.get(key, 0) + n
+        total.items.extend(sc.items)
+        for reason, (n, first) in sc.skips.items():
+            entry = total.skips.setdefault(reason, [0, first])
+            entry[0] += n
+        if shape is None and sc.shape is not None:
+            total.first_line = sc.first_line
+        shape = sc.shape or shape
+        if sc.error is not None:
+            total.error = sc.error
+            break
+        line0 += n_lines
+    total.shape = shape
+    total.lines = line0
+    return total
+
+
+def _scan_range(job: tuple[str, int, int, InputOptions]) -> _Scan:
+    path, start, end, opts = job
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        try:
+            return _scan_blocks(_blocks(fh, end - start, Path(path), at_start=start == 0), opts, Keep.COUNTS)
+        except InputError as exc:  # a too long line: reported as data, with the range's own line number
+            return _Scan({}, error=(exc.line or 0, exc.reason, exc.field))
+
+
+def _workers(path: Path, keep: Keep, workers: int | None) -> int:
+    """Worker processes for one file: several only for big plain regular files on Linux (fork), else one."""
+    if workers is not None:
+        return max(1, workers)
+    if keep is not Keep.COUNTS or path.name.endswith(".gz") or sys.platform != "linux" or not is_regular(path):
+        return 1
+    try:
+        big = path.stat().st_size >= PARALLEL_MIN_BYTES
+    except OSError:
+        return 1
+    return min(os.cpu_count() or 1, 4) if big else 1
+
+
+class PendingRead:
+    """A read that has started: for a big file, forked workers are already counting the later byte ranges.
+
+    Construction forks the workers and returns at once, so the caller can do other work first (the CLI imports
+    scipy meanwhile); `result()` counts the first range in this process, collects the workers' counts and raises
+    the first error in file order. `parent_share` is the first range's size relative to each worker's: below 1
+    when the caller has other work to do before `result()`.
+    """
+
+    def __init__(self, path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+                 workers: int | None = None, parent_share: float = 1.0, name: str | None = None):
+        self.path = Path(path)
+        self.opts = opts
+        self.keep = keep
+        self.name = name
+        self._pool: Any = None
+        self._async: Any = None
+        self._first: tuple[str, int, int, InputOptions] | None = None
+        n_workers = _workers(self.path, keep, workers)
+        if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not self.path.name.endswith(".gz"):
+            try:
+                ranges = _byte_ranges(self.path, [parent_share] + [1.0] * (n_workers - 1))
+            except OSError as exc:
+                raise InputError(str(self.path), f"cannot open: {exc.strerror or exc}") from None
+            if len(ranges) > 1:
+                import multiprocessing
+
+                jobs = [(str(self.path), a, b, opts) for a, b in ranges]
+                self._first = jobs[0]
+                self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1)
+                self._async = self._pool.map_async(_scan_range, jobs[1:])
+
+    def _scans(self) -> list[_Scan]:
+        if self._async is not None and self._first is not None:
+            try:
+                first = _scan_range(self._first)
+                return [first, *self._async.get()]
+            finally:
+                self._pool.close()
+                self._pool.join()
+        with open_binary(self.path) as fh:
+            return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
+
+    def result(self) -> Dataset:
+        src = "<stdin>" if is_stdin(self.path) else str(self.path)
+        try:
+            scans = self._scans()
+        except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
+            raise InputError(src, f"read failed: {exc}") from None
+        except InputError as exc:
+            if is_stdin(self.path):
+                raise InputError(src, exc.reason, exc.line, exc.field) from None
+            raise
+        counts: dict[tuple[int, int], int] = {}
+        shape: str | None = None
+        skips: dict[str, list[int]] = {}
+        offset = 0
+        for sc in scans:
+            if sc.error is not None:
+                line, message, field_name = sc.error
+                raise InputError(src, message, line=offset + line, field=field_name)
+            if sc.shape is not None:
+                if shape is not None and sc.shape != shape:
+                    raise InputError(src, f"mixed shapes in one file: this line is '{sc.shape}', the file's first item is '{shape}'",
+                                     line=offset + sc.first_line)
+                shape = sc.shape
+            for key, n in sc.counts.items():
+                counts[key] = counts.get(key, 0) + n
+            for reason, (n, first) in sc.skips.items():
+                entry = skips.setdefault(reason, [0, offset + first])
+                entry[0] += n
+            offset += sc.lines
+        skipped = sum(n for n, _ in skips.values())
+        if not any(counts.values()):
+            if skipped:
+                raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
+            raise InputError(src, "empty file: no items")
+        items, names = _aligned(scans[0].items, shape) if self.keep is not Keep.COUNTS else (None, ())
+        opts = self.opts
+        roles = {"list": (("judgments", opts.judgments_field),), "dict": (("judgments", opts.judgments_field),),
+                 "counts": (("correct", opts.correct_field), ("judges", opts.judges_field)),
+                 "verdicts": (("verdicts", opts.verdicts_field), ("gold", opts.label_field))}.get(shape or "list", ())
+        if self.keep is not Keep.COUNTS:
+            roles += (("id", opts.id_field), ("text", opts.text_field))
+        reading = Reading(
+            source_format=f"jsonl ({shape})",
+            roles=roles,
+            judge_counts=_judge_counts(items, names),
+            skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
+        )
+        return Dataset(
+            name=self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path)),
+            source=src,
+            table=count_table(counts.items()),
+            shape=shape or "list",
+            skipped=skipped,
+            items=items,
+            judge_names=names,
+            reading=reading,
+        )
+
+
+def _aligned(pairs: list[tuple[Item, tuple[str, ...] | None]], shape: str | None) -> tuple[tuple[Item, ...], tuple[str, ...]]:
+    """Items with their marks in one judge order: names by first appearance (keyed shapes) or by position, 1-based."""
+    if not pairs or pairs[0][0].marks is None:
+        return tuple(it for it, _ in pairs), ()
+    if all(names is None for _, names in pairs):
+        width = max(len(it.marks or ()) for it, _ in pairs)
+        names = tuple(str(i + 1) for i in range(width))
+        return tuple(_pad(it, width) for it, _ in pairs), names
+    index: dict[str, int] = {}
+    for _, ns in pairs:
+        for n in ns or ():
+            index.setdefault(n, len(index))
+    out = []
+    for it, ns in pairs:
+        row: list[int | None] = [None] * len(index)
+        for n, m in zip(ns or (), it.marks or ()):
+            row[index[n]] = m
+        out.append(Item(it.judges, it.correct, it.id, it.text, it.line, tuple(row)))
+    return tuple(out), tuple(index)
+
+
+def _pad(it: Item, width: int) -> Item:
+    marks = tuple(it.marks or ()) + (None,) * (width - len(it.marks or ()))
+    return Item(it.judges, it.correct, it.id, it.text, it.line, marks)
+
+
+def _judge_counts(items: tuple[Item, ...] | None, names: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    if not items or not names:
+        return ()
+    totals = [0] * len(names)
+    for it in items:
+        for j, m in enumerate(it.marks or ()):
+            totals[j] += m is not None
+    return tuple(zip(names, totals))
+
+
+def read_jsonl(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS, workers: int | None = None) -> Dataset:
+    """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field."""
+    return PendingRead(path, opts, keep, workers).result()

@@ -1,0 +1,165 @@
+"""Where inputs come from: arguments expanded into files, `-` for standard input, and bounded line reading.
+
+Files are read as streams, never by seeking, unless they are regular files: pipes, FIFOs, /dev/stdin and process
+substitutions (`<(cat f)`) work like files. A line is capped at MAX_LINE_BYTES, so that a file without line ends
+(`/dev/zero`) stops with an error instead of filling the memory.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import gzip
+import io
+import os
+import stat
+import sys
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ..errors import InputError
+
+STDIN = "-"
+MAX_LINE_BYTES = 16 << 20
+DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".json", ".eval")
+
+
+def is_stdin(path: str | Path) -> bool:
+    return str(path) == STDIN
+
+
+def is_hive_folder(path: Path) -> bool:
+    """A folder of `key=value` subfolders (a hive-partitioned table): one table, not one dataset per file."""
+    try:
+        return path.is_dir() and any(q.is_dir() and "=" in q.name for q in path.iterdir())
+    except OSError:
+        return False
+
+
+def _data_files(folder: Path) -> list[Path]:
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        raise InputError(str(folder), f"cannot list the directory: {exc.strerror or exc}") from None
+    return [q for q in entries if q.is_file() and q.name.endswith(DATA_SUFFIXES)]
+
+
+def _missing(arg: str) -> InputError:
+    """Why a path does not exist: a dangling or looping symlink says so."""
+    p = Path(arg)
+    try:
+        os.stat(p)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return InputError(arg, "symbolic link loop (the link points back to itself)")
+        if p.is_symlink():
+            return InputError(arg, f"broken symbolic link (it points to {os.readlink(p)}, which does not exist)")
+    return InputError(arg, "no such file or directory")
+
+
+def expand_paths(arguments: list[str]) -> list[Path]:
+    """Files as given; `-` is standard input; directories: every data file inside (sorted), or the folder itself
+    when it is a hive-partitioned table; globs expanded (sorted). A path given twice is read once."""
+    out: list[Path] = []
+    for arg in arguments:
+        p = Path(arg)
+        if is_stdin(arg):
+            out.append(p)
+        elif p.is_dir():
+            if is_hive_folder(p):
+                out.append(p)
+                continue
+            found = _data_files(p)
+            if not found:
+                raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in DATA_SUFFIXES)})")
+            out.extend(found)
+        elif any(ch in arg for ch in "*?[") and not os.path.lexists(p):  # a real file named "a[1].jsonl" is itself
+            found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
+            if not found:
+                raise InputError(arg, "pattern matches no file")
+            out.extend(found)
+        else:
+            if not p.exists():
+                raise _missing(arg)
+            out.append(p)
+    if sum(is_stdin(p) for p in out) > 1:
+        raise InputError(STDIN, "standard input can be read only once; give '-' once")
+    seen: set[Path] = set()
+    unique = []
+    for p in out:
+        key = p if is_stdin(p) else p.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique
+
+
+def is_regular(path: Path) -> bool:
+    """A regular file (seekable, with a size); pipes, FIFOs, devices and stdin are streams."""
+    if is_stdin(path):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+class _Peekable(io.BufferedReader):
+    """A buffered stream with `peek` (gzip and stdin streams are wrapped so that content can be sniffed)."""
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """The file, standard input, or a gzip stream (by the .gz name or by its magic bytes), as bytes."""
+    try:
+        if is_stdin(path):
+            raw: BinaryIO = sys.stdin.buffer
+        else:
+            raw = open(path, "rb")
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(str(path), "symbolic link loop (the link points back to itself)") from None
+        raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
+    try:
+        head = buffered.peek(2)[:2]
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if str(path).endswith(".gz") or head == b"\x1f\x8b":
+        return io.BufferedReader(gzip.GzipFile(fileobj=buffered, mode="rb"))
+    return buffered  # type: ignore[no-any-return]
+
+
+def read_line(fh: BinaryIO, path: Path, lineno: int) -> bytes:
+    """One line, at most MAX_LINE_BYTES long (InputError beyond)."""
+    line = fh.readline(MAX_LINE_BYTES + 1)
+    if len(line) > MAX_LINE_BYTES:
+        raise InputError(str(path), f"line longer than {MAX_LINE_BYTES >> 20} MiB: not a JSON Lines file?", line=lineno)
+    return line
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line) for each non-blank line; read errors become InputError."""
+    lineno = 0
+    try:
+        with open_binary(path) as fh:
+            while True:
+                raw = read_line(fh, path, lineno + 1)
+                if not raw:
+                    return
+                lineno += 1
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]  # a UTF-8 byte order mark (some Windows editors write one)
+                if raw.strip():
+                    yield lineno, raw
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
+        raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+def read_prefix(fh: BinaryIO, size: int = 64 << 10) -> bytes:
+    """Up to `size` bytes from the start of a peekable stream, without consuming them."""
+    try:
+        return bytes(fh.peek(size)[:size])  # type: ignore[attr-defined]
+    except (OSError, EOFError, zlib.error):
+        return b""

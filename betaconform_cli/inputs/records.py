@@ -1,0 +1,277 @@
+"""One JSON record (a line of a judgment file) into (judges, correct) and each judge's mark.
+
+Four shapes; the first valid record of a file fixes its shape:
+
+- ``{"judgments": [1, 0, true, null, ...]}``  per-judge correctness by position (null: no verdict);
+- ``{"judgments": {"judge-a": 1, ...}}``      the same keyed by judge name;
+- ``{"correct": 7, "judges": 11}``             counts only (an optional "count" weights the record);
+- ``{"verdicts": ["A", "B", ...], "label": "A"}`` raw outputs and the gold label (equality, or
+  ``|verdict - label| <= tolerance`` for numeric scores); verdicts may be keyed by judge name too.
+
+Field names are dotted paths into nested objects ("vars.gold").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .dataset import MAX_JUDGES
+from .options import InputOptions
+
+SHAPES = ("list", "dict", "counts", "verdicts")
+_MISSING = object()
+
+
+class RecordError(Exception):
+    """A bad record: the field (dotted path, with an index) and what is wrong."""
+
+    def __init__(self, field: str | None, message: str):
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One record: its counts, how many items it stands for, and each judge's mark (names for dict shapes)."""
+
+    judges: int
+    correct: int
+    weight: int = 1
+    marks: tuple[int | None, ...] | None = None
+    names: tuple[str, ...] | None = None
+
+
+def get(obj: Any, path: str, default: Any = _MISSING) -> Any:
+    """obj[a][b] for path "a.b" (a key containing the whole dotted path wins); `default` when absent."""
+    if isinstance(obj, dict) and path in obj:
+        return obj[path]
+    cur = obj
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        else:
+            return default
+    return cur
+
+
+def has(obj: Any, path: str) -> bool:
+    return get(obj, path) is not _MISSING
+
+
+def show(value: Any, raw: bytes | None = None) -> str:
+    """A value as JSON for a message (40 characters at most); big integers exactly as written."""
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53 and raw is not None:
+        return _exact_number(raw, value)
+    try:
+        return orjson.dumps(value).decode()[:40]
+    except TypeError:
+        return repr(value)[:40]
+
+
+def _exact_number(raw: bytes, value: float) -> str:
+    """orjson reads integers beyond 64 bits as floats; the standard library keeps them exact."""
+    try:
+        exact = json.loads(raw)
+    except ValueError:
+        return orjson.dumps(value).decode()
+    found = _find_int(exact, value)
+    text = str(found) if found is not None else orjson.dumps(value).decode()
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _find_int(obj: Any, approx: float) -> int | None:
+    if isinstance(obj, bool):
+        return None
+    if isinstance(obj, int) and float(obj) == approx:
+        return obj
+    children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
+    for c in children:
+        found = _find_int(c, approx)
+        if found is not None:
+            return found
+    return None
+
+
+def exact_id(value: Any, raw: bytes, path: str) -> str | None:
+    """An item id as text; an integer beyond 64 bits (read by orjson as a float) is re-read exactly."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53:
+        try:
+            value = get(json.loads(raw), path, value)
+        except ValueError:
+            pass
+    return str(value)
+
+
+def as_mark(value: Any) -> int | None | str:
+    """1/0/true/false -> 1/0, null -> None; anything else -> a description of the bad value."""
+    if value is True or value == 1 and type(value) in (int, float):
+        return 1
+    if value is False or value == 0 and type(value) in (int, float):
+        return 0
+    if value is None:
+        return None
+    return f"must be 1, 0, true, false or null, got {show(value)}"
+
+
+def is_int(v: Any) -> bool:
+    return type(v) is int or (type(v) is float and v.is_integer())
+
+
+def detect_shape(obj: dict[str, Any], opts: InputOptions) -> str:
+    j = get(obj, opts.judgments_field, None)
+    if isinstance(j, list):
+        return "list"
+    if isinstance(j, dict):
+        return "dict"
+    if has(obj, opts.judgments_field):
+        raise RecordError(opts.judgments_field, f"must be a list or an object, got {type(j).__name__}")
+    if has(obj, opts.correct_field) or has(obj, opts.judges_field):
+        return "counts"
+    if has(obj, opts.verdicts_field):
+        return "verdicts"
+    raise RecordError(
+        None,
+        f"no judgments: expected '{opts.judgments_field}', '{opts.correct_field}'+'{opts.judges_field}' "
+        f"or '{opts.verdicts_field}'+'{opts.label_field}' (name other fields with the *-field options)",
+    )
+
+
+def count_marks(values: Sequence[Any], field: str, keys: Sequence[str] | None = None) -> tuple[int, int]:
+    """(judges, correct) of a list of marks; RecordError naming the bad element."""
+    judges = correct = 0
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if v is True or (type(v) is int and v == 1):
+            judges += 1
+            correct += 1
+            continue
+        if v is False or (type(v) is int and v == 0):
+            judges += 1
+            continue
+        r = as_mark(v)
+        if isinstance(r, str):
+            raise RecordError(f"{field}[{keys[i]!r}]" if keys is not None else f"{field}[{i}]", r)
+        if r is not None:
+            judges += 1
+            correct += r
+    return judges, correct
+
+
+def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: bytes | None = None) -> Parsed:
+    """The record's counts (and marks when asked); RecordError for a bad record or more than MAX_JUDGES judges."""
+    if not isinstance(obj, dict):
+        raise RecordError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+    if shape == "counts":
+        return _counts(obj, opts, raw)
+    if shape == "verdicts":
+        p = _verdicts(obj, opts, marks)
+        where = opts.verdicts_field
+    else:
+        p = _judgments(obj, shape, opts, marks)
+        where = opts.judgments_field
+    if p.judges == 0:
+        raise RecordError(where, "item has no judges (empty or all null)")
+    if p.judges > MAX_JUDGES:
+        raise RecordError(where, f"{p.judges} judges on one item; at most {MAX_JUDGES} are supported")
+    return p
+
+
+def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool) -> Parsed:
+    field = opts.judgments_field
+    j = get(obj, field)
+    if j is _MISSING:
+        raise RecordError(field, "missing")
+    if shape == "list":
+        if not isinstance(j, list):
+            raise RecordError(field, f"must be a list like the file's first item, got {type(j).__name__}")
+        n, c = count_marks(j, field)
+        return Parsed(n, c, marks=tuple(as_mark(v) for v in j) if marks else None)  # type: ignore[misc]
+    if not isinstance(j, dict):
+        raise RecordError(field, f"must be an object like the file's first item, got {type(j).__name__}")
+    keys = [str(k) for k in j]
+    n, c = count_marks(list(j.values()), field, keys)
+    if not marks:
+        return Parsed(n, c)
+    return Parsed(n, c, marks=tuple(as_mark(v) for v in j.values()), names=tuple(keys))  # type: ignore[misc]
+
+
+def _counts(obj: dict[str, Any], opts: InputOptions, raw: bytes | None) -> Parsed:
+    c, n = get(obj, opts.correct_field), get(obj, opts.judges_field)
+    if c is _MISSING:
+        raise RecordError(opts.correct_field, "missing")
+    if n is _MISSING:
+        raise RecordError(opts.judges_field, "missing")
+    if not is_int(c):
+        raise RecordError(opts.correct_field, f"must be an integer, got {show(c, raw)}")
+    if not is_int(n):
+        raise RecordError(opts.judges_field, f"must be an integer, got {show(n, raw)}")
+    if n > MAX_JUDGES:
+        raise RecordError(opts.judges_field, f"{show(n, raw)} judges on one item; at most {MAX_JUDGES} are supported")
+    c, n = int(c), int(n)
+    if n < 1:
+        raise RecordError(opts.judges_field, f"must be at least 1, got {n}")
+    if c < 0:
+        raise RecordError(opts.correct_field, f"must not be negative, got {c}")
+    if c > n:
+        raise RecordError(opts.correct_field, f"correct ({c}) exceeds judges ({n})")
+    weight = get(obj, "count", 1)
+    if not is_int(weight) or weight < 0 or weight >= 2**53:
+        raise RecordError("count", f"must be a non-negative integer (items in this cell), got {show(weight, raw)}")
+    return Parsed(n, c, weight=int(weight))
+
+
+def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
+    field = opts.verdicts_field
+    verdicts = get(obj, field)
+    if verdicts is _MISSING:
+        raise RecordError(field, "missing")
+    label = get(obj, opts.label_field, None)
+    if label is None:
+        raise RecordError(opts.label_field, "missing (the gold label is needed to score verdicts)")
+    if isinstance(verdicts, dict):
+        keys: list[str] | None = [str(k) for k in verdicts]
+        values = list(verdicts.values())
+    elif isinstance(verdicts, list):
+        keys, values = None, verdicts
+    else:
+        raise RecordError(field, f"must be a list or an object, got {type(verdicts).__name__}")
+    tol = opts.tolerance
+    if tol is not None and not _num(label):
+        raise RecordError(opts.label_field, f"must be a number with a tolerance, got {show(label)}")
+    out: list[int | None] = []
+    for i, v in enumerate(values):
+        where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"
+        if isinstance(v, (list, dict)):
+            raise RecordError(where, "must be a scalar verdict")
+        out.append(score(v, label, tol, where))
+    n = sum(m is not None for m in out)
+    c = sum(m == 1 for m in out)
+    if not marks:
+        return Parsed(n, c)
+    return Parsed(n, c, marks=tuple(out), names=tuple(keys) if keys is not None else None)
+
+
+def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:
+    """1 when a verdict agrees with the gold label (equality, or |verdict - gold| <= tolerance), 0 when not,
+    None when there is no verdict. Shared by every format that compares verdicts with gold."""
+    if verdict is None:
+        return None
+    if tolerance is None:
+        return int(verdict == gold and type(verdict) is type(gold) or (_num(verdict) and _num(gold) and verdict == gold))
+    if not _num(verdict):
+        raise RecordError(where, f"must be a number with a tolerance, got {show(verdict)}")
+    return int(abs(verdict - gold) <= tolerance)
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)

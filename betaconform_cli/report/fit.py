@@ -1,0 +1,255 @@
+"""Fit results (from `fit`, `report` and `transfer`): their JSON documents and their views.
+
+A fit's document is built once (`fit_document`), with its gate check when there is one, and never changed
+afterwards; every view below reads it, so that `report` shows a saved fit exactly as `fit` showed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import __version__
+from ..counts import CountTable
+from ..gate import GateCheck
+from ..settings import TIE_RULE
+from .render import to_csv, to_json
+from .views import BLANK, TIE_NOTE, Block, Lines, TableView, k_label, pct
+
+if TYPE_CHECKING:
+    from ..fit import FitResult
+
+SCHEMA = "betaconform/1"
+SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
+CSV_COLUMNS = ("dataset", "k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical", "mixture", "items", "judges", "method")
+Doc = Mapping[str, Any]
+
+
+def fit_document(
+    command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
+    gate: GateCheck | None = None, **extra: Any,
+) -> dict[str, Any]:
+    """The JSON object for one dataset (schema betaconform/1); `extra` adds command-specific keys."""
+    doc = {
+        "schema": SCHEMA,
+        "command": command,
+        "tool_version": __version__,
+        "dataset": name,
+        "source": source,
+        "items": table.items,
+        "judges": table.max_judges,
+        "skipped_lines": skipped,
+        "seed": seed,
+        "histogram": table.histogram_by_judges(),
+        **result.to_dict(),
+        **extra,
+    }
+    if gate is not None:
+        doc["gate"] = gate.to_dict()
+    return doc
+
+
+def saved_document(doc: Doc, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The YAML body of a saved fit (savedfit.SCHEMA is added by savedfit.dump_fit)."""
+    keep = {k: v for k, v in doc.items() if k not in ("schema", "gate")}
+    keep["embedding"] = embedding
+    return keep
+
+
+def document_from_saved(saved: Doc, path: str, gate: GateCheck | None = None) -> dict[str, Any]:
+    """A saved fit (already checked by savedfit.load_fit) as the JSON object that `fit` printed, for `report`."""
+    doc = {k: v for k, v in saved.items() if k != "schema"}
+    doc["schema"] = SCHEMA
+    doc["command"] = "report"
+    doc["fitted_by"] = saved.get("command", "fit")
+    doc["saved_fit"] = path
+    doc.setdefault("source", path)
+    doc.setdefault("seed", None)
+    doc.setdefault("tie_rule", TIE_RULE)
+    if doc.get("embedding") is not None:
+        doc["embedding"] = {k: v for k, v in doc["embedding"].items() if k != "mean"}
+    if gate is not None:
+        doc["gate"] = gate.to_dict()
+    return doc
+
+
+# --- views ----------------------------------------------------------------------------------------------
+
+
+def describe(d: Doc) -> str:
+    m = d["model"]
+    comps = ", ".join(f"{100 * c['weight']:.0f}% of items at mean accuracy {c['mean']:.2f}" for c in m["components"])
+    n = len(m["components"])
+    kind = "single Beta-Binomial" if n == 1 else f"{n}-component Beta-Binomial mixture"
+    return f"{d['items']} labeled items, up to {d['judges']} judges; {kind}: {comps}"
+
+
+def confidence(d: Doc) -> float:
+    return float(d.get("interval", {}).get("confidence_level", d.get("settings", {}).get("confidence_level", 0.9)))
+
+
+def interval_note(d: Doc) -> str:
+    return f"{round(100 * confidence(d))}% interval; empirical is — where an item has fewer than k judges"
+
+
+def _extrapolated(r: Mapping[str, Any]) -> bool:
+    return r.get("empirical", 0) is None
+
+
+def error_view(d: Doc, title: bool = True) -> TableView:
+    rows = tuple(
+        (k_label(r["k"], _extrapolated(r)), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
+         pct(r["binomial"]), pct(r["beta_binomial"]), pct(r["empirical"]))
+        for r in d["error_rates"]
+    )
+    caption = TIE_NOTE
+    if any(_extrapolated(r) for r in d["error_rates"]):
+        caption += "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
+    return TableView(
+        title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
+        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", "binomial", "beta-binomial", "empirical"),
+        rows=rows,
+        caption=caption,
+    )
+
+
+def diagnostics_view(d: Doc) -> TableView:
+    m = d["model"]
+    rows = [
+        ("method", d["method"]),
+        ("estimate", d.get("method_description", "")),
+        ("items / most judges", f"{d['items']} / {d['judges']}"),
+        ("log-likelihood", f"{m.get('log_likelihood', float('nan')):.3f}"),
+        ("converged", str(m.get("converged"))),
+        ("BIC", f"{m.get('bic', float('nan')):.2f}"),
+    ]
+    for i, c in enumerate(m["components"], 1):
+        rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
+    if d.get("skipped_lines"):
+        rows.append(("skipped lines", str(d["skipped_lines"])))
+    return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll", terminal_only=True)
+
+
+def summary_view(docs: Sequence[Doc], ks: tuple[int, ...] = (1, 3, 5, 11)) -> TableView:
+    shown = [k for k in ks if any(r["k"] == k for r in docs[0]["error_rates"])]
+    rows = []
+    for d in docs:
+        by_k = {r["k"]: r for r in d["error_rates"]}
+        cells = [pct(by_k[k]["estimate"]) if k in by_k else "—" for k in shown]
+        rows.append((d["dataset"], str(d["items"]), str(d["judges"]), *cells))
+    return TableView(
+        title="summary: estimated majority-vote error",
+        caption="intervals: in each dataset's table",
+        columns=("dataset", "items", "judges", *[f"k={k}" for k in shown]),
+        rows=tuple(rows),
+    )
+
+
+def side_by_side_view(docs: Sequence[Doc]) -> TableView:
+    """Rows k, one column per dataset (estimate [interval]): for comparing a few fits directly."""
+    ks = sorted({r["k"] for d in docs for r in d["error_rates"]})
+    by = [{r["k"]: r for r in d["error_rates"]} for d in docs]
+    rows = []
+    for k in ks:
+        cells = [f"{pct(b[k]['estimate'])} [{pct(b[k]['low'])}, {pct(b[k]['high'])}]" if k in b else "—" for b in by]
+        rows.append((k_label(k), *cells))
+    return TableView(
+        title="side by side: estimated majority-vote error [interval] by k",
+        columns=("k", *[d["dataset"] for d in docs]),
+        rows=tuple(rows),
+    )
+
+
+def histogram_bars(d: Doc) -> tuple[str, list[tuple[int, int, float]]]:
+    """Observed vs fitted counts of S at the most common number of judges: (title, [(s, observed, fitted)])."""
+    from ..distributions import Mixture
+
+    hist = {int(k): v for k, v in d["histogram"].items()}
+    big_k = max(hist, key=lambda k: (sum(hist[k]), k))
+    obs = hist[big_k]
+    fitted = np.asarray(Mixture.from_dict(d["model"]).pmf(big_k)) * sum(obs)
+    title = f"correct judges out of {big_k}: observed (█) vs fitted mixture (┃), {sum(obs)} items"
+    return title, [(s, int(obs[s]), float(fitted[s])) for s in range(big_k + 1)]
+
+
+def bar_chart_lines(d: Doc, width: int = 40) -> list[str]:
+    title, bars = histogram_bars(d)
+    top = max(max(o, f) for _, o, f in bars) or 1
+    lines = [title]
+    for s, o, f in bars:
+        n_obs = round(width * o / top)
+        n_fit = round(width * f / top)
+        bar = "".join("█" if i < n_obs else " " for i in range(max(n_obs, n_fit) + 1))
+        bar = bar[:n_fit] + "┃" + bar[n_fit + 1 :]
+        lines.append(f"{s:>3} {bar.rstrip():<{width + 1}} {o:>5} obs {f:>7.1f} fit")
+    return lines
+
+
+def fit_blocks(d: Doc, chart: bool = True) -> list[Block]:
+    """One dataset in a terminal: its error table, a description, and (with `chart`) the histogram and diagnostics."""
+    blocks: list[Block] = [error_view(d), Lines((describe(d),))]
+    if chart:
+        blocks += [BLANK, Lines(tuple(bar_chart_lines(d))), BLANK, diagnostics_view(d)]
+    return [*blocks, BLANK]
+
+
+def fit_markdown_blocks(d: Doc) -> list[Block]:
+    """One dataset in a job summary: a heading, the description, the table and its notes."""
+    table = error_view(d, title=False)
+    note = f"{d.get('tie_rule', TIE_RULE)}; {interval_note(d)}"
+    return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """The result of `fit` or `report`: one document per dataset, and the gate's checks."""
+
+    documents: tuple[dict[str, Any], ...]
+    checks: tuple[GateCheck, ...] = ()
+    chart: bool = True
+    notes: tuple[str, ...] = ()
+    saves: tuple[tuple[Path, dict[str, Any]], ...] = ()  # saved fits to write: (file, YAML body)
+
+    def blocks(self, markdown: bool = False) -> list[Block]:
+        docs = self.documents
+        if markdown:
+            out: list[Block] = []
+            if len(docs) > 1:
+                out += [Lines(("BetaConform summary",), heading=True), summary_view(docs)]
+            for d in docs:
+                out += fit_markdown_blocks(d)
+            if self.checks:
+                out += [Lines(("Gate",), heading=True), Lines(tuple(f"- {c.line()}" for c in self.checks))]
+            return out
+        out = [b for d in docs for b in fit_blocks(d, self.chart)]
+        if len(docs) > 1:
+            if len(docs) <= SIDE_BY_SIDE_MAX:
+                out.append(side_by_side_view(docs))
+            out.append(summary_view(docs))
+        return out
+
+    def json(self) -> str:
+        return to_json(self.documents)
+
+    def csv(self) -> str:
+        rows = (
+            [d["dataset"], r["k"]]
+            + [None if r.get(c) is None else repr(round(float(r[c]), 6)) for c in CSV_COLUMNS[2:9]]
+            + [d["items"], d["judges"], d["method"]]
+            for d in self.documents
+            for r in d["error_rates"]
+        )
+        return to_csv(CSV_COLUMNS, rows)
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Lines for stderr at the end: each dataset that failed the gate."""
+        return tuple(f"gate failed: {c.line()[5:]}" for c in self.checks if not c.passed)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0

@@ -1,0 +1,105 @@
+"""The renderings every result shares: JSON documents, one CSV writer, one Markdown writer.
+
+Text from the user's files (dataset names, item ids, judge names) may hold control characters; every rendering
+shows them escaped (`clean`), so a name cannot move the cursor, set the terminal title or clear the screen.
+CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+
+from .views import Block, Lines, TableView
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def clean(text: str, keep_newlines: bool = True) -> str:
+    """Control characters shown as escapes (ESC -> \\x1b); newlines kept unless `keep_newlines` is False."""
+    out = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return out if keep_newlines else out.replace("\n", "\\n")
+
+
+def _json_option(indent: bool) -> int:
+    option = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+    return option | orjson.OPT_INDENT_2 if indent else option
+
+
+def to_json(docs: Sequence[dict[str, Any]], lines: bool | None = None) -> str:
+    """One indented object for one document; JSON Lines for several (or when `lines` is True)."""
+    if not lines and len(docs) == 1:
+        return orjson.dumps(docs[0], option=_json_option(True)).decode() + "\n"
+    return "".join(orjson.dumps(d, option=_json_option(False)).decode() + "\n" for d in docs)
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = clean(value, keep_newlines=False)
+        if text.startswith(_FORMULA) and not _is_number(text):
+            return "'" + text
+        return text
+    return value
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def to_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for row in rows:
+        w.writerow([_csv_cell(v) for v in row])
+    return buf.getvalue()
+
+
+def _md_cell(text: str) -> str:
+    return clean(text, keep_newlines=False).replace("|", "\\|")
+
+
+def markdown_table(view: TableView) -> str:
+    align = view.alignment()
+    lines = []
+    if view.title:
+        lines += [f"**{_md_cell(view.title)}**", ""]
+    lines.append("| " + " | ".join(_md_cell(c) for c in view.columns) + " |")
+    lines.append("|" + "|".join("---" if a == "l" else "---:" for a in align) + "|")
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
+    if view.caption:
+        lines += ["", "_" + clean(view.caption, keep_newlines=False).replace("\\n", " ") + "_"]
+    return "\n".join(lines)
+
+
+def to_markdown(blocks: Sequence[Block]) -> str:
+    """Blocks as Markdown: headings, paragraphs and tables separated by blank lines (charts left out)."""
+    parts: list[str] = []
+    for b in blocks:
+        if b.terminal_only:
+            continue
+        if isinstance(b, TableView):
+            parts.append(markdown_table(b))
+        elif b.heading:
+            parts.append("## " + clean(" ".join(b.lines), keep_newlines=False))
+        else:
+            text = "\n".join(clean(x, keep_newlines=False) for x in b.lines).strip("\n")
+            if text:
+                parts.append(text)
+    return "\n\n".join(parts) + "\n"
+
+
+def is_markdown_only(b: Block) -> bool:
+    return isinstance(b, Lines) and b.markdown_only

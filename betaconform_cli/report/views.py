@@ -1,0 +1,55 @@
+"""Format-neutral pieces of every result's output: tables and lines of text, already formatted as strings.
+
+A result (report/fit.py, evaluate.py, transfer.py, sample.py, judges.py) turns into a list of blocks; the
+renderings (render.py) turn blocks into Markdown or plain text, and the CLI into rich tables. Nothing here
+knows about a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TIE_NOTE = "* even k: a tie (k/2 correct) counts as half an error"
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A table: a title, column headers and rows of already formatted cells, a caption under it.
+
+    align: one of l/r per column (default: first left, the rest right). `terminal_only`: a block that the
+    Markdown rendering leaves out (a chart or a diagnostics table that a job summary does not need).
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+    align: str = ""
+    terminal_only: bool = False
+
+    def alignment(self) -> str:
+        return self.align or "l" + "r" * (len(self.columns) - 1)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Plain text: each line printed as is (never read as markup). `heading` in Markdown becomes '## text'."""
+
+    lines: tuple[str, ...]
+    heading: bool = False
+    terminal_only: bool = False
+    markdown_only: bool = False
+
+
+Block = TableView | Lines
+
+BLANK = Lines(("",))
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def k_label(k: int, extrapolated: bool = False) -> str:
+    """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges."""
+    return f"{k}{'*' if k % 2 == 0 else ''}{'†' if extrapolated else ''}"

@@ -1,0 +1,107 @@
+"""Replays of a stopping rule on a fully labeled pool: random orders, stopped by the rule, scored against the
+pool's actual error (the paper's Tables 1 and 3 protocol)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..counts import CountTable
+from ..fit import FitResult, analyse, empirical_errors, error_margin
+from ..inputs import Item
+from ..settings import FitSettings
+from .rules import Rule, rule_path
+
+
+@dataclass(frozen=True)
+class ReplayRun:
+    """One replay: the order drawn, where the rule stopped, the fit on what was drawn, the pool's actual error."""
+
+    run: int
+    stopped: bool
+    samples: int
+    labeled_ids: list[str | None]
+    result: FitResult
+    actual: dict[int, float | None]
+    margin: float | None
+    statistic: float | None
+    intervals: dict[int, dict[str, float]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "run": self.run,
+            "stopped": self.stopped,
+            "samples": self.samples,
+            "labeled_ids": self.labeled_ids,
+            "statistic": self.statistic,
+            "error_rates": [r.to_dict() for r in self.result.rows],
+            "actual": [{"k": k, "error": v} for k, v in self.actual.items()],
+            "margin": self.margin,
+        }
+        if self.intervals is not None:
+            d["stopping_intervals"] = [{"k": k, **v} for k, v in self.intervals.items()]
+        return d
+
+
+def replay_one(
+    rule: Rule,
+    items: list[Item] | tuple[Item, ...],
+    settings: FitSettings,
+    rng: np.random.Generator,
+    run: int = 0,
+    full_table: CountTable | None = None,
+    actual: dict[int, float | None] | None = None,
+) -> ReplayRun:
+    """Draw the pool in random order, stop by the rule (or at the pool's end), fit on the drawn items."""
+    n_pool = len(items)
+    order = rng.permutation(n_pool)
+    judges = np.array([items[i].judges for i in order], dtype=np.int64)
+    correct = np.array([items[i].correct for i in order], dtype=np.int64)
+    if full_table is None:
+        full_table = CountTable.from_pairs(judges, correct)
+    if actual is None:
+        actual = empirical_errors(full_table, settings.ks)
+    p = rule_path(rule, judges, correct, rng, pool_size=n_pool)
+    stopped = p.stop_at is not None
+    r = p.stop_at if p.stop_at is not None else n_pool  # p.stop_at is not None exactly when stopped
+    table = CountTable.from_pairs(judges[:r], correct[:r])
+    result = analyse(table, settings, rng)
+    est = np.array([row.estimate for row in result.rows])
+    act = np.array([np.nan if actual.get(k) is None else actual[k] for k in settings.ks], dtype=float)
+    ivs = None
+    if "intervals" in p.extra:
+        ivs = {k: {"low": float(lo[r - 1]), "high": float(hi[r - 1])} for k, (lo, hi) in p.extra["intervals"].items()}
+    stat = p.statistic[r - 1]
+    return ReplayRun(
+        run=run,
+        stopped=stopped,
+        samples=int(r),
+        labeled_ids=[items[i].id for i in order[:r]],
+        result=result,
+        actual=actual,
+        margin=None if np.isnan(m := float(error_margin(est, act, settings.ks))) else 100 * m,
+        statistic=None if np.isnan(stat) else float(stat),
+        intervals=ivs,
+    )
+
+
+def summarize(runs: list[ReplayRun]) -> dict[str, Any]:
+    """Mean and sd of samples and margins over replays."""
+    samples = np.array([r.samples for r in runs], dtype=float)
+    margins = np.array([r.margin for r in runs if r.margin is not None], dtype=float)
+
+    def ms(a: np.ndarray) -> dict[str, float | None]:
+        if not len(a):
+            return {"mean": None, "sd": None}
+        return {"mean": float(a.mean()), "sd": float(a.std(ddof=1)) if len(a) > 1 else 0.0}
+
+    return {
+        "runs": len(runs),
+        "stopped": int(sum(r.stopped for r in runs)),
+        "samples": ms(samples),
+        "margin": ms(margins),
+    }
+
+
