@@ -45,7 +45,7 @@ LICENCE_NOTES = {
 BENCHMARK_AND_KIND = {
     "llmbar-ChatGPT": ("llmbar", "pairwise-preference"),
     "snow-rte": ("snow-rte", "crowd-labels"),
-    "judgebench": ("judgebench", "pairwise-preference"),
+    "judgebench": ("judgebench", "reward-model"),  # pairwise, judged mostly by reward models (and o1-mini)
 }
 
 
