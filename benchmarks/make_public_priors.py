@@ -276,7 +276,8 @@ def openqa_nq(snap: Snapshot) -> list[PublicDataset]:
     return [PublicDataset("openqa_eval_nq", items, {
         "collection": "openqa-eval",
         "benchmark": "nq-open",
-        "domain": "open-domain QA grading: answers of 5 QA systems and LLMs to 301 Natural Questions",
+        "domain": "open-domain QA grading: the distinct answers of the 12 released QA models (retriever-readers and "
+        "InstructGPT) to 301 Natural Questions",
         "kind": "qa-grading",
         "source": where,
         "licence": f"MIT licence (ehsk/OpenQA-eval); questions from Natural Questions under that dataset's terms; {AGGREGATES_ONLY}",
