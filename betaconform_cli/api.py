@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .embeddings import EmbedOptions
     from .evaluate import EvaluateSettings
     from .fit import FitResult
+    from .report.doctor import DoctorReport
     from .report.evaluate import EvaluationReport
     from .report.fit import FitReport
     from .report.sample import LiveReport, ReplayReport
@@ -326,3 +327,10 @@ def _transfer_data(datasets: Sequence[Dataset], embed: EmbedOptions | None) -> l
             vectors, embedder.name,
         ))
     return out
+
+
+def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> DoctorReport:
+    """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
+    from .report.doctor import DoctorReport, doctor_document
+
+    return DoctorReport(tuple(doctor_document(ds) for ds in read_inputs(arguments, opts, Keep.JUDGMENTS)))

@@ -22,7 +22,7 @@ class InputError(BetaConformError):
         self.reason = message
         where = path if line is None else (f"{path}:{line}" if not unit else f"{path}: {unit} {line}")
         if field is not None:
-            where = f"{where}: {'column' if unit == 'row' else 'field'} '{field}'"
+            where = f"{where}: {'column' if unit in ('row', 'column') else 'field'} '{field}'"
         super().__init__(f"{where}: {message}")
 
 

@@ -110,7 +110,7 @@ class TestBadInput:
     def test_missing_id_names_the_id_field_in_use(self, tmp_path: Path) -> None:
         write_pool(tmp_path / "pool.jsonl", 20)
         res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay", "--id-field", "key"])
-        assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path / 'pool.jsonl'}:1: field 'key': item has no id (every item needs one; the id field names it)"
+        assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path / 'pool.jsonl'}:1: field 'key': item has no id (every item needs one; name its field with --id-field)"
 
     @pytest.mark.parametrize("args", [["--xi", "nan"], ["--tau", "nan"], ["--xi", "inf"], ["--xi", "1e-300"], ["--xi", "5e-324"],
                                       ["--xi-units", "sd", "--reference-sd", "nan"], ["--rule", "variance", "--xi", "nan"], ["--seed", "-1"]])

@@ -15,6 +15,7 @@ from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import InputError
 from betaconform_cli.inputs import InputOptions as InputSpec
 from betaconform_cli.inputs import Keep, expand_paths, read_dataset
+from betaconform_cli.inputs.jsonl import read_jsonl
 
 
 class TestShapes:
@@ -178,9 +179,9 @@ class TestParallelRead:
         rng = np.random.default_rng(0)
         rows = [{"judgments": [int(v) for v in rng.random(int(rng.integers(1, 9))) < 0.6]} for _ in range(3000)]
         p = write_jsonl("big.jsonl", rows)
-        one = read_dataset(p, workers=1).table.counts
+        one = read_jsonl(p, workers=1).table.counts
         for workers in (2, 3, 7):
-            np.testing.assert_array_equal(read_dataset(p, workers=workers).table.counts, one)
+            np.testing.assert_array_equal(read_jsonl(p, workers=workers).table.counts, one)
 
     @pytest.mark.parametrize("bad_line", [1, 1500, 2999, 3000])
     def test_same_error_line(self, write_jsonl, bad_line: int) -> None:
@@ -189,7 +190,7 @@ class TestParallelRead:
         p = write_jsonl("bad.jsonl", lines, raw=True)
         for workers in (1, 2, 3):
             with pytest.raises(InputError) as info:
-                read_dataset(p, workers=workers)
+                read_jsonl(p, workers=workers)
             assert info.value.line == bad_line and info.value.field == "judgments[1]"
 
     def test_mixed_shapes_across_ranges(self, write_jsonl) -> None:
@@ -197,13 +198,13 @@ class TestParallelRead:
         p = write_jsonl("mixed.jsonl", lines, raw=True)
         for workers in (1, 2):
             with pytest.raises(InputError, match="mixed shapes") as info:
-                read_dataset(p, workers=workers)
+                read_jsonl(p, workers=workers)
             assert info.value.line == 1001
 
     def test_skipped_lines_add_up(self, write_jsonl) -> None:
         lines = ['{"judgments": [1, 0, 1]}', "junk"] * 1000
         p = write_jsonl("skip.jsonl", lines, raw=True)
-        assert read_dataset(p, InputSpec(skip_invalid=True), workers=3).skipped == 1000
+        assert read_jsonl(p, InputSpec(skip_invalid=True), workers=3).skipped == 1000
 
 
 class TestFastPath:

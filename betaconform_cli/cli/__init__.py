@@ -11,12 +11,17 @@ from ..blas import pin_before_numpy
 
 pin_before_numpy()
 
+import re  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from typing import Any  # noqa: E402
 
 import typer  # noqa: E402
-from typer._click import exceptions as usage  # noqa: E402  (typer >= 0.29 carries its own click)
+
+try:  # typer >= 0.29 carries its own click
+    from typer._click import exceptions as usage  # noqa: E402
+except ImportError:  # pragma: no cover - an older typer on plain click
+    from click import exceptions as usage  # type: ignore[no-redef]  # noqa: E402
 from typer.core import TyperOption  # noqa: E402
 
 from .. import __version__  # noqa: E402
@@ -43,11 +48,10 @@ class _Group(typer.core.TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except ParameterError as exc:
-            command = self.get_command(ctx, ctx.invoked_subcommand or "")
-            say("error: " + exc.render(lambda p: _flag(command, p)))
         except BetaConformError as exc:
-            say(f"error: {exc}")
+            command = self.get_command(ctx, ctx.invoked_subcommand or "")
+            text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
+            say("error: " + re.sub(r"`([a-z_]+)`", lambda m: _flag(command, m.group(1)), text))
         except KeyboardInterrupt:
             say("interrupted")
             raise typer.Exit(130) from None
@@ -101,7 +105,7 @@ def _root(
     """
 
 
-from . import evaluate, fit, report, sample, transfer  # noqa: E402,F401  (each registers its command)
+from . import doctor, evaluate, fit, report, sample, transfer  # noqa: E402,F401  (each registers its command)
 
 
 def main() -> None:

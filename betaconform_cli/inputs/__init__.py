@@ -1,7 +1,10 @@
-"""The one way in: every command reads its inputs through `read_inputs` (or `begin_read` to overlap the read
-with other start-up work). A module per format; `detect` picks one when the format is "auto".
+"""The one way in: every command reads its inputs through `read_inputs` (or `begin_read`, to overlap the read
+with other start-up work). A module per format; detect.py picks one when the format is "auto".
 
-    arguments (files, directories, globs, "-") -> paths.expand_paths -> one reader per path -> [Dataset]
+    arguments (files, folders, globs, "-") -> paths.expand_paths -> detect.plan per path -> a reader -> [Dataset]
+
+Readers: jsonl.py (judgment JSON Lines, streamed), tables.py (long / wide / counts tables through DuckDB),
+promptfoo.py, inspect_logs.py; build.py turns any reader's marks into Datasets the same way.
 """
 
 from __future__ import annotations
@@ -9,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import InputError
 from .dataset import Dataset, Item, Reading, dataset_name
 from .options import InputOptions, Keep
-from .paths import expand_paths
+from .paths import expand_paths, is_regular, is_stdin
 from .pool import PoolItem, read_pool
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "Reading", "begin_read",
@@ -20,9 +24,34 @@ __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem
 SAVED_FIT_SUFFIXES = (".yaml", ".yml")
 
 
+def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
+    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), in whatever format it holds."""
+    from .detect import as_file, plan
+
+    where = "<stdin>" if is_stdin(path) else str(path)
+    name = "stdin" if is_stdin(path) else dataset_name(path)
+    with as_file(path) as local:
+        how = plan(local, opts)
+        if how.reader == "jsonl":
+            from .jsonl import PendingRead
+
+            return [PendingRead(local, opts, keep, name=name, where=where).result()]
+        if how.reader == "table":
+            from .tables import read_table
+
+            return read_table(local, how.kind, opts, keep, name, where, how.shape)
+        if how.reader == "promptfoo":
+            from .promptfoo import read_promptfoo
+
+            return read_promptfoo(local, opts, keep, name, where)
+        from .inspect_logs import read_inspect
+
+        return read_inspect(local, opts, keep, "stdin" if is_stdin(path) else None, where)
+
+
 class PendingInputs:
-    """Inputs being read: the first file may already be counted by forked workers (big JSON Lines files) while
-    the caller imports the fitting code; `result()` reads the rest and returns every dataset in order."""
+    """Inputs being read: a big first JSON Lines file may already be counted by forked workers while the caller
+    imports the fitting code; `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0):
         from .jsonl import PendingRead
@@ -30,19 +59,22 @@ class PendingInputs:
         self.paths = list(paths)
         self.opts = opts
         self.keep = keep
-        self._first = PendingRead(self.paths[0], opts, keep, parent_share=parent_share) if self.paths else None
+        self._first: PendingRead | None = None
+        first = self.paths[0] if self.paths else None
+        if first is not None and is_regular(first) and opts.source_format in ("auto", "jsonl"):
+            from .detect import plan
+
+            if plan(first, opts).reader == "jsonl":
+                self._first = PendingRead(first, opts, keep, parent_share=parent_share)
 
     def result(self) -> list[Dataset]:
-        from .jsonl import read_jsonl
-
-        out = [self._first.result()] if self._first is not None else []
-        out += [read_jsonl(p, self.opts, self.keep) for p in self.paths[1:]]
+        out: list[Dataset] = []
+        for i, p in enumerate(self.paths):
+            out += [self._first.result()] if i == 0 and self._first is not None else read_path(p, self.opts, self.keep)
         return out
 
 
 def _refuse_saved_fits(paths: Sequence[Path]) -> None:
-    from ..errors import InputError
-
     saved = next((p for p in paths if p.suffix in SAVED_FIT_SUFFIXES), None)
     if saved is not None:
         raise InputError(str(saved), f"this looks like a saved fit, not judgment data; show it with `betaconform report {saved}`")
@@ -56,14 +88,14 @@ def begin_read(arguments: Sequence[str], opts: InputOptions = InputOptions(), ke
     return PendingInputs(paths, opts, keep, parent_share)
 
 
-def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-                 workers: int | None = None) -> Dataset:
-    """One input file (or '-'), in whatever format `opts` says or its name and content suggest."""
-    from .jsonl import read_jsonl
-
-    return read_jsonl(path, opts, keep, workers)
-
-
 def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
     """Every dataset the arguments name, validated; InputError names the file, the line or row, and the field."""
     return begin_read(arguments, opts, keep).result()
+
+
+def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> Dataset:
+    """The one dataset of one input file (or '-'); InputError when it holds several."""
+    found = read_path(Path(path), opts, keep)
+    if len(found) != 1:
+        raise InputError(str(path), f"holds {len(found)} datasets; read it with read_inputs")
+    return found[0]

@@ -310,11 +310,12 @@ class PendingRead:
     """
 
     def __init__(self, path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-                 workers: int | None = None, parent_share: float = 1.0, name: str | None = None):
+                 workers: int | None = None, parent_share: float = 1.0, name: str | None = None, where: str | None = None):
         self.path = Path(path)
         self.opts = opts
         self.keep = keep
         self.name = name
+        self.where = where
         self._pool: Any = None
         self._async: Any = None
         self._first: tuple[str, int, int, InputOptions] | None = None
@@ -344,13 +345,13 @@ class PendingRead:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
     def result(self) -> Dataset:
-        src = "<stdin>" if is_stdin(self.path) else str(self.path)
+        src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
         try:
             scans = self._scans()
         except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
             raise InputError(src, f"read failed: {exc}") from None
         except InputError as exc:
-            if is_stdin(self.path):
+            if exc.path != src:
                 raise InputError(src, exc.reason, exc.line, exc.field) from None
             raise
         counts: dict[tuple[int, int], int] = {}

@@ -34,7 +34,7 @@ def read_pool(path: str | Path, id_field: str = "id") -> list[PoolItem]:
             raise InputError(where, f"malformed JSON ({exc})", line=lineno) from None
         ident = records.exact_id(records.get(obj, id_field, None), raw, id_field) if isinstance(obj, dict) else None
         if ident is None:
-            raise InputError(where, "pool item has no id (every pool item needs one; set the id field)", line=lineno, field=id_field)
+            raise InputError(where, "pool item has no id (every pool item needs one; name its field with `id_field`)", line=lineno, field=id_field)
         if ident in seen:
             raise InputError(where, f"duplicate id {ident!r} (first on line {seen[ident]})", line=lineno, field=id_field)
         seen[ident] = lineno

@@ -18,7 +18,7 @@ def check_ids(items: Sequence[Item], source: str, need_ids: bool = True, id_fiel
     for it in items:
         if it.id is None:
             if need_ids:
-                raise InputError(source, "item has no id (every item needs one; the id field names it)",
+                raise InputError(source, "item has no id (every item needs one; name its field with `id_field`)",
                                  line=it.line, field=id_field)
             continue
         if it.id in seen:

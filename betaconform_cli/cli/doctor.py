@@ -1,0 +1,24 @@
+"""`betaconform doctor`: check how inputs are read before fitting them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .. import api
+from . import app
+from .emit import emit, resolve_format
+from .options import InputGroup, OutputGroup, grouped
+
+
+@app.command()
+@grouped
+def doctor(
+    data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
+    inp: InputGroup,
+    out: OutputGroup,
+) -> None:
+    """Show how inputs are read: format, column roles, items, judges and their verdicts, skipped rows."""
+    fmt = resolve_format(out)
+    raise typer.Exit(emit(api.doctor(data, inp.build()), out, fmt))

@@ -1,0 +1,144 @@
+"""From a reader's marks (one per item and judge) or histograms to Datasets: shared by the table, promptfoo and
+inspect readers, so that every format splits datasets, names judges, skips items and reports it the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table
+from .options import Keep
+
+NO_GOLD = "no gold label"
+NO_VERDICT = "no judge gave a verdict"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One judge's mark on one item: 1 agreed with gold, 0 did not, None no verdict."""
+
+    item: str
+    judge: str
+    mark: int | None
+    row: int = 0
+    dataset: str | None = None
+    text: str | None = None
+    no_gold: bool = False
+
+
+@dataclass
+class _Acc:
+    """What is gathered for one dataset: items in order of appearance, judges in order of appearance."""
+
+    judges: dict[str, int] = field(default_factory=dict)
+    items: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    first_row: dict[str, int] = field(default_factory=dict)
+    text: dict[str, str | None] = field(default_factory=dict)
+    no_gold: set[str] = field(default_factory=set)
+
+
+def from_marks(
+    marks: Iterable[Mark], name: str, source: str, reading: Reading, keep: Keep, unit: str = "row",
+    judge_order: Sequence[str] | None = None, empty_judge: str | None = None,
+) -> list[Dataset]:
+    """Datasets from marks (several when marks name datasets). A repeated (item, judge) is an InputError; items
+    without gold or without any verdict are skipped and counted; `empty_judge`: the field named when a judge has no
+    verdict on any item (an InputError), None to allow it. Judges are in `judge_order` (when known, as a wide
+    table's columns) or in order of appearance."""
+    accs: dict[str | None, _Acc] = {}
+    for m in marks:
+        acc = accs.get(m.dataset)
+        if acc is None:
+            acc = accs[m.dataset] = _Acc({j: i for i, j in enumerate(judge_order or ())})
+        row = acc.items.setdefault(m.item, {})
+        if m.item not in acc.first_row:
+            acc.first_row[m.item] = m.row
+            acc.text[m.item] = m.text
+        if m.judge in row:
+            raise InputError(source, f"item {m.item!r} and judge {m.judge!r} appear again (first at {unit} "
+                                     f"{acc.first_row[m.item]}); keep the first or the last with `duplicates`",
+                             line=m.row or None, unit=unit)
+        acc.judges.setdefault(m.judge, len(acc.judges))
+        row[m.judge] = m.mark
+        if m.no_gold:
+            acc.no_gold.add(m.item)
+    out = []
+    for ds, acc in sorted(accs.items(), key=lambda kv: (kv[0] is not None, str(kv[0]))):
+        out.append(_dataset(acc, name if ds is None else str(ds), source, reading, keep, unit, empty_judge))
+    if not out:
+        raise InputError(source, "no items")
+    return out
+
+
+def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, unit: str, empty_judge: str | None) -> Dataset:
+    names = tuple(acc.judges)
+    given = [0] * len(names)
+    counts: dict[tuple[int, int], int] = {}
+    items: list[Item] = []
+    skips: dict[str, list[int]] = {}
+    for item, row in acc.items.items():
+        vec = tuple(row.get(j) for j in names)
+        judges = sum(v is not None for v in vec)
+        reason = NO_GOLD if item in acc.no_gold and judges == 0 else (NO_VERDICT if judges == 0 else None)
+        if reason:
+            entry = skips.setdefault(reason, [0, acc.first_row[item]])
+            entry[0] += 1
+            continue
+        if judges > MAX_JUDGES:
+            raise InputError(source, f"{judges} judges on item {item!r}; at most {MAX_JUDGES} are supported",
+                             line=acc.first_row[item] or None, unit=unit)
+        correct = sum(v == 1 for v in vec)
+        counts[(judges, correct)] = counts.get((judges, correct), 0) + 1
+        for j, v in enumerate(vec):
+            given[j] += v is not None
+        if keep is not Keep.COUNTS:
+            items.append(Item(judges, correct, item, acc.text.get(item), acc.first_row[item],
+                              vec if keep is Keep.JUDGMENTS else None))
+    if empty_judge is not None:
+        for judge, n in zip(names, given):
+            if n == 0:
+                raise InputError(source, f"judge {judge!r} gave no verdict on any item", field=judge if unit == "row" else empty_judge,
+                                 unit="row" if unit == "row" else "")
+    if not counts:
+        why = "; ".join(f"{n} item(s): {r}" for r, (n, _) in skips.items())
+        raise InputError(source, f"no usable items in {name!r} ({why})" if why else f"no items in {name!r}")
+    info = Reading(reading.source_format, reading.roles, tuple(zip(names, given)),
+                   reading.skips + tuple(Skip(r, n, first) for r, (n, first) in skips.items()), unit, reading.notes)
+    return Dataset(name, source, count_table(counts.items()), reading.source_format, sum(n for n, _ in skips.values()),
+                   tuple(items) if keep is not Keep.COUNTS else None, names if keep is Keep.JUDGMENTS else (), info)
+
+
+def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name: str, source: str, reading: Reading,
+                    keep: Keep) -> list[Dataset]:
+    """Datasets from (dataset, judges, correct, items, items without gold) cells; cells with no verdict are skipped."""
+    by: dict[str | None, dict[tuple[int, int], int]] = {}
+    skipped: dict[str | None, dict[str, int]] = {}
+    for ds, judges, correct, n, no_gold in rows:
+        if judges == 0:
+            sk = skipped.setdefault(ds, {})
+            if no_gold:
+                sk[NO_GOLD] = sk.get(NO_GOLD, 0) + no_gold
+            if n - no_gold:
+                sk[NO_VERDICT] = sk.get(NO_VERDICT, 0) + n - no_gold
+            continue
+        if judges > MAX_JUDGES:
+            raise InputError(source, f"an item has {judges} judges; at most {MAX_JUDGES} are supported")
+        cells = by.setdefault(ds, {})
+        cells[(judges, correct)] = cells.get((judges, correct), 0) + n
+    out = []
+    for ds in sorted(dict.fromkeys([r[0] for r in rows]), key=lambda d: (d is not None, str(d))):
+        sk = skipped.get(ds, {})
+        if ds not in by:
+            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items())
+            raise InputError(source, f"no usable items in {name if ds is None else ds!r} ({why})")
+        items: tuple[Item, ...] | None = None
+        if keep is not Keep.COUNTS:
+            items = tuple(Item(k, s) for (k, s), n in by[ds].items() for _ in range(n))
+        info = Reading(reading.source_format, reading.roles, (), reading.skips + tuple(Skip(r, n) for r, n in sk.items()),
+                       reading.unit, reading.notes)
+        out.append(Dataset(name if ds is None else str(ds), source, count_table(by[ds].items()), reading.source_format,
+                           sum(sk.values()), items, (), info))
+    if not out:
+        raise InputError(source, "no items")
+    return out

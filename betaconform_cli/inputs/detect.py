@@ -1,0 +1,160 @@
+"""Which reader reads a file: from the format asked for, the file's name, and where the name says nothing (standard
+input, a FIFO, an unknown extension) its first bytes. A stream is first copied to a temporary file, so that every
+reader -- DuckDB included -- can read it like any file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from ..errors import InputError
+from .options import InputOptions
+from .paths import MAX_LINE_BYTES, is_hive_folder, is_regular, is_stdin, open_binary
+
+TABLE_SHAPES = ("long", "wide", "counts")
+JSONL_KEYS = ("judgments", "verdicts", "correct", "judges")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to read one path: the reader (jsonl, table, promptfoo, inspect), the file kind (parquet, csv, tsv,
+    jsonl, json, eval) and a forced table shape (long, wide, counts) or None to guess from the columns."""
+
+    reader: str
+    kind: str
+    shape: str | None = None
+
+
+def _kind_by_name(path: Path) -> str | None:
+    name = path.name.lower()
+    for suffixes, kind in (((".parquet",), "parquet"), ((".csv", ".csv.gz"), "csv"), ((".tsv", ".tsv.gz", ".tab"), "tsv"),
+                           ((".jsonl", ".jsonl.gz", ".ndjson"), "jsonl"), ((".json", ".json.gz"), "json"), ((".eval",), "eval")):
+        if name.endswith(suffixes):
+            return kind
+    return None
+
+
+def _kind_by_content(head: bytes) -> str:
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith(b"PK"):
+        return "eval"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        try:
+            orjson.loads(first)
+            return "jsonl"
+        except orjson.JSONDecodeError:
+            return "json"
+    first_line = text.split(b"\n", 1)[0]
+    return "tsv" if b"\t" in first_line else "csv"
+
+
+def _first_record(path: Path) -> dict[str, object] | None:
+    """The first JSON line of a JSON Lines file, decoded (None when it is not an object, or unreadable: the reader
+    then says what is wrong, with the line)."""
+    try:
+        with open_binary(path) as fh:
+            for _ in range(1000):
+                line = fh.readline(MAX_LINE_BYTES)
+                if not line:
+                    return None
+                if line.strip():
+                    obj = orjson.loads(line.lstrip(b"\xef\xbb\xbf"))
+                    return obj if isinstance(obj, dict) else None
+    except (OSError, EOFError, zlib.error, orjson.JSONDecodeError):
+        return None
+    return None
+
+
+def _json_document(path: Path) -> str:
+    """promptfoo or inspect, from a JSON document's top-level keys (read in full: these files are small)."""
+    import json
+
+    try:
+        with open_binary(path) as fh:
+            doc = json.loads(fh.read())  # the standard library: inspect writes bare NaN, which orjson refuses
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"not a JSON document ({str(exc).splitlines()[0]})") from None
+    if isinstance(doc, dict) and "eval" in doc and ("samples" in doc or "version" in doc):
+        return "inspect"
+    if isinstance(doc, dict) and ("evalId" in doc or isinstance(doc.get("results"), dict)):
+        return "promptfoo"
+    raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log; "
+                                "judgment data is JSON Lines (one item per line), a table, or one of those")
+
+
+def plan(path: Path, opts: InputOptions) -> Plan:
+    """The reader for one (regular) file or folder."""
+    forced = opts.source_format
+    if path.is_dir():
+        if forced in ("promptfoo", "jsonl"):
+            raise InputError(str(path), f"a folder cannot be read as {forced}; give its files")
+        return Plan("table", "parquet" if any(path.rglob("*.parquet")) else "csv", forced if forced in TABLE_SHAPES else None)
+    kind = _kind_by_name(path)
+    if kind is None:
+        with open_binary(path) as fh:
+            kind = _kind_by_content(fh.peek(4096)[:4096])  # type: ignore[attr-defined]
+    if forced in TABLE_SHAPES:
+        return Plan("table", "csv" if kind in ("json", "eval") else kind, forced)
+    if forced in ("promptfoo", "inspect"):
+        return Plan(forced, kind)
+    if forced == "jsonl" or kind not in ("jsonl", "json", "eval"):
+        return Plan("jsonl", kind) if forced == "jsonl" or kind == "jsonl" else Plan("table", kind)
+    if kind == "eval":
+        return Plan("inspect", kind)
+    if kind == "json":
+        return Plan(_json_document(path), kind)
+    first = _first_record(path) or {}
+    if "gradingResult" in first or "testCase" in first or "testIdx" in first:
+        return Plan("promptfoo", kind)
+    if any(k in first for k in JSONL_KEYS) or not first:
+        return Plan("jsonl", kind)
+    lower = {k.lower() for k in first}
+    if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"}:
+        return Plan("table", "jsonl", "long")
+    return Plan("jsonl", kind)
+
+
+@contextlib.contextmanager
+def as_file(path: Path) -> Iterator[Path]:
+    """A regular file holding what `path` holds: the path itself, or a temporary copy of a stream (stdin, FIFO,
+    process substitution), named with the stream's own extension so that its name still says what it is."""
+    if is_regular(path) or path.is_dir() or is_hive_folder(path):
+        yield path
+        return
+    suffix = "".join(path.suffixes[-2:]) if not is_stdin(path) else ""
+    fd, tmp = tempfile.mkstemp(prefix="betaconform-stdin-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as out, open_binary_raw(path) as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        yield Path(tmp)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def open_binary_raw(path: Path) -> Iterator[BinaryIO]:
+    """The stream's bytes as they are (a gzip stream stays compressed: the copy keeps the .gz name)."""
+    import sys
+
+    if is_stdin(path):
+        yield sys.stdin.buffer
+        return
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from None
+    with fh:
+        yield fh

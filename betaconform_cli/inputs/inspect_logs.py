@@ -1,0 +1,149 @@
+"""inspect-ai logs: `.eval` archives and `.json` logs (a log directory gives one dataset per log).
+
+Each sample x epoch is an item and each scorer a judge. Gold: the label field (a dotted path into the sample, e.g.
+metadata.human), else the sample's target. A scorer is compared with gold when their kinds agree: text values
+(C/I, A/B, ...) for equality with text gold; numbers with numeric gold (within the tolerance when one is given).
+A scorer of the other kind, or with dict values, is left out and the reading says why. NOANSWER ("N"), an
+unscored NaN and a missing score are no verdict.
+
+inspect-ai's own reader (`pip install 'betaconform-cli[inspect]'`) reads every log version and compression; without
+it, `.json` logs and deflate-compressed `.eval` archives are read with the standard library, and a zstd-compressed
+archive (inspect-ai 0.3.2xx writes them) is an error that says what to install.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from . import records
+from .build import Mark, from_marks
+from .dataset import Dataset, Reading
+from .options import InputOptions, Keep
+
+NOANSWER = "N"
+
+
+def load_log(path: Path, where: str) -> dict[str, Any]:
+    """The log as the `.json` format's dictionary (header and samples)."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        return _load_plain(path, where)
+    try:
+        log = read_eval_log(str(path))
+    except Exception as exc:  # noqa: BLE001 - inspect's reader raises many kinds; each is about the user's file
+        raise InputError(where, f"not an inspect-ai log ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})") from None
+    doc: dict[str, Any] = log.model_dump(mode="python", exclude={"samples": {"__all__": {"events", "messages", "attachments", "store"}}})
+    return doc
+
+
+def _load_plain(path: Path, where: str) -> dict[str, Any]:
+    if zipfile.is_zipfile(path):
+        try:
+            with zipfile.ZipFile(path) as z:
+                header = json.loads(z.read("header.json"))
+                names = [n for n in z.namelist() if n.startswith("samples/") and n.endswith(".json")]
+                samples = [json.loads(z.read(n)) for n in names]
+                order = {str(i): k for k, i in enumerate(((header.get("eval") or {}).get("dataset") or {}).get("sample_ids") or [])}
+                header["samples"] = sorted(samples, key=lambda s: (s.get("epoch") or 1, order.get(str(s.get("id")), len(order)), str(s.get("id"))))
+        except NotImplementedError:
+            raise InputError(where, "this .eval archive is zstd-compressed (inspect-ai 0.3.2xx); reading it needs inspect-ai: "
+                                    "pip install 'betaconform-cli[inspect]' (or inspect-ai)") from None
+        except (KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
+            raise InputError(where, f"not a readable inspect-ai .eval archive ({exc})") from None
+        return dict(header)
+    try:
+        doc = json.loads(path.read_bytes())
+    except (ValueError, OSError) as exc:
+        raise InputError(where, f"not an inspect-ai log ({exc})") from None
+    if not isinstance(doc, dict) or "eval" not in doc:
+        raise InputError(where, "not an inspect-ai log (no 'eval')")
+    return doc
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v == NOANSWER or (isinstance(v, float) and math.isnan(v))
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "dict"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return "number"
+    return "text"
+
+
+def _text(sample: dict[str, Any]) -> str | None:
+    x = sample.get("input")
+    if isinstance(x, str):
+        return x
+    if isinstance(x, list):
+        parts = [str(m["content"]) for m in x if isinstance(m, dict) and isinstance(m.get("content"), str)]
+        return "\n".join(parts) or None
+    return None
+
+
+def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, where: str) -> list[Dataset]:
+    log = load_log(path, where)
+    samples = log.get("samples") or []
+    if not samples:
+        raise InputError(where, "the log holds no samples (was it written with samples?)")
+    spec = log.get("eval") or {}
+    scorers = [str(s["name"]) for s in spec.get("scorers") or [] if isinstance(s, dict) and s.get("name")]
+    for s in samples:
+        for k in s.get("scores") or {}:
+            if k not in scorers:
+                scorers.append(k)
+    if not scorers:
+        raise InputError(where, "no scorers: nothing plays a judge in this log")
+    field = opts.label_field if opts.label_field != "label" else "target"
+    golds = [records.get(s, field, None) for s in samples]
+    golds = [g[0] if isinstance(g, list) and len(g) == 1 else g for g in golds]
+    gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
+    if len(gold_kind) > 1 or "dict" in gold_kind:
+        raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
+    gk = gold_kind.pop()
+    use: list[str] = []
+    notes: list[str] = []
+    for sc in scorers:
+        kinds = {_kind(s["scores"][sc]["value"]) for s in samples
+                 if isinstance((s.get("scores") or {}).get(sc), dict) and not _missing(s["scores"][sc].get("value"))}
+        if not kinds:
+            notes.append(f"{sc}: left out, it gave no verdict")
+        elif kinds != {gk}:
+            notes.append(f"{sc}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
+        elif gk == "number" and opts.tolerance is None and any(
+                not float(s["scores"][sc]["value"]).is_integer() for s in samples if sc in (s.get("scores") or {})
+                and not _missing(s["scores"][sc].get("value"))):
+            notes.append(f"{sc}: compared with {field} for equality; scores need a tolerance to be close enough")
+            use.append(sc)
+        else:
+            use.append(sc)
+    if not use:
+        raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
+    epochs = max(int(s.get("epoch") or 1) for s in samples)
+    marks = []
+    for n, (s, gold) in enumerate(zip(samples, golds), start=1):
+        ident = str(s.get("id")) + (f"#{s.get('epoch') or 1}" if epochs > 1 else "")
+        for sc in use:
+            score = (s.get("scores") or {}).get(sc)
+            value = score.get("value") if isinstance(score, dict) else None
+            marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.tolerance),
+                              n, None, _text(s), gold is None))
+    reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
+                      unit="sample", notes=tuple(notes))
+    task = str(spec.get("task") or "")
+    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample")
+
+
+def _agree(value: Any, gold: Any, tolerance: float | None) -> int:
+    if isinstance(value, str):
+        return int(value.strip() == str(gold).strip())
+    if tolerance is not None:
+        return int(abs(float(value) - float(gold)) <= tolerance)
+    return int(float(value) == float(gold))

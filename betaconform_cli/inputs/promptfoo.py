@@ -1,0 +1,159 @@
+"""promptfoo results (`promptfoo eval -o results.json` or `.jsonl`, `promptfoo export eval`).
+
+Each result (a test case, for one prompt and one provider) is an item; each model-graded assertion in
+`gradingResult.componentResults` is one judge's verdict (`pass`). A judge is named by its grader provider's label,
+else its provider id, else "assertion K" (its position): two judges may share a provider id and differ in label.
+A grader error (`metadata.graderError`) is no verdict; assertions that no model grades (`contains`, `javascript`)
+and human ratings are not judges. Gold: the label field (a dotted path such as vars.gold; values pass/fail,
+true/false, 1/0, yes/no), else the human rating recorded in the file (a thumbs up/down in promptfoo's viewer).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from . import records
+from .build import Mark, from_marks
+from .dataset import Dataset, Reading
+from .options import InputOptions, Keep
+from .paths import iter_lines, open_binary
+
+MODEL_GRADED = {
+    "agent-rubric", "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "factuality",
+    "llm-rubric", "model-graded-closedqa", "model-graded-factuality", "search-rubric", "trajectory:goal-success",
+    "g-eval", "select-best", "max-score",
+}
+HUMAN = "human"
+GOLD = {"pass": True, "fail": False, "true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
+        "passed": True, "failed": False, "correct": True, "incorrect": False}
+
+
+def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(record number, result) for a results.json (version 3) or a results.jsonl."""
+    with open_binary(path) as fh:
+        head = fh.peek(64)[:64].lstrip()  # type: ignore[attr-defined]
+    if head.startswith(b"{") and path.suffix.lower() != ".jsonl":
+        try:
+            with open_binary(path) as fh:
+                doc = orjson.loads(fh.read())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(where, f"not a promptfoo results file: malformed JSON ({exc})") from None
+        if isinstance(doc, dict) and "results" in doc and isinstance(doc["results"], dict):
+            inner = doc["results"]
+            if not isinstance(inner.get("results"), list):
+                version = inner.get("version", "?")
+                raise InputError(where, f"promptfoo results version {version} without a results list (version 3, promptfoo "
+                                        "0.40 and later, is read); export it again with a recent promptfoo")
+            yield from enumerate(inner["results"], start=1)
+            return
+        if isinstance(doc, dict) and "gradingResult" in doc:
+            yield 1, doc
+            return
+        raise InputError(where, "not a promptfoo results file (no 'results')")
+    for lineno, raw in iter_lines(path):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(where, f"malformed JSON ({exc})", line=lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError(where, "each line must be a promptfoo result object", line=lineno)
+        yield lineno, obj
+
+
+def judge_name(component: dict[str, Any], k: int) -> str:
+    """The provider's label, else its id, else the position."""
+    provider = (component.get("assertion") or {}).get("provider")
+    if isinstance(provider, dict):
+        for key in ("label", "id"):
+            if isinstance(provider.get(key), str) and provider[key]:
+                return str(provider[key])
+    if isinstance(provider, str) and provider:
+        return provider
+    return f"assertion {k}"
+
+
+def _gold(result: dict[str, Any], field: str | None, where: str, n: int) -> tuple[bool | None, str]:
+    """The gold label of a result and where it came from ("" when it has none)."""
+    if field is not None:
+        value = records.get(result, field, None)
+        if value is None:
+            return None, ""
+        key = str(value).strip().lower()
+        if isinstance(value, bool):
+            return value, field
+        if key not in GOLD:
+            raise InputError(where, f"gold label {records.show(value)}: use pass/fail, true/false, 1/0 or yes/no", line=n,
+                             field=field, unit="record")
+        return GOLD[key], field
+    for c in ((result.get("gradingResult") or {}).get("componentResults") or []):
+        if (c.get("assertion") or {}).get("type") == HUMAN and isinstance(c.get("pass"), bool):
+            return bool(c["pass"]), "human rating"
+    return None, ""
+
+
+def _text(result: dict[str, Any], skip: str | None) -> str | None:
+    vars_ = result.get("vars") or (result.get("testCase") or {}).get("vars") or {}
+    parts = [f"{k}: {v}" for k, v in vars_.items() if f"vars.{k}" != skip and isinstance(v, (str, int, float))]
+    if parts:
+        return "\n".join(parts)
+    output = (result.get("response") or {}).get("output")
+    return output if isinstance(output, str) else None
+
+
+def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:
+    results = list(_results(path, where))
+    if not results:
+        raise InputError(where, "no promptfoo results")
+    field = opts.label_field if records.has(results[0][1], opts.label_field) or opts.label_field != "label" else None
+    keys = Counter((r.get("testIdx"), None) for _, r in results)
+    several = any(n > 1 for n in keys.values())
+    marks: list[Mark] = []
+    sources: Counter[str] = Counter()
+    graded = 0
+    for n, r in results:
+        gold, source = _gold(r, field, where, n)
+        sources[source or "none"] += 1
+        case = r.get("testCase") or {}
+        ident = str(case.get("description") or f"test {r.get('testIdx', n - 1)}")
+        if several:
+            provider = r.get("provider") or {}
+            ident += f" [{provider.get('label') or provider.get('id') or r.get('promptIdx')}]" if isinstance(provider, dict) else f" [{provider}]"
+        comps = (r.get("gradingResult") or {}).get("componentResults") or []
+        judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
+        graded += bool(judged)
+        text = _text(r, field)
+        if not judged:
+            marks.append(Mark(ident, "", None, n, None, text, gold is None))
+        for k, c in judged:
+            verdict = c.get("pass") if not (c.get("metadata") or {}).get("graderError") else None
+            mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
+            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None))
+    if not graded:
+        raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
+                                "plays a judge in this promptfoo file")
+    if sum(v for k, v in sources.items() if k != "none") == 0:
+        raise InputError(where, "no gold label: name it with `label_field` (e.g. vars.gold, values pass/fail), "
+                                "or rate results in promptfoo's viewer")
+    used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
+    reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
+                                    ("gold", used)), unit="record")
+    datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record")
+    blank = sum(1 for m in marks if not m.judge)
+    if blank:
+        from .dataset import Skip
+
+        datasets = [_with_skip(d, Skip("no model-graded verdict (the test errored)", blank)) for d in datasets]
+    return datasets
+
+
+def _with_skip(d: Dataset, skip: Any) -> Dataset:
+    from dataclasses import replace
+
+    reading = replace(d.reading, skips=d.reading.skips + (skip,)) if d.reading else None
+    return replace(d, skipped=d.skipped + skip.count, reading=reading)
