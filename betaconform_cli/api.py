@@ -72,13 +72,22 @@ class SaveTo:
         return [self.directory / f"{n}.yaml" for n in names]
 
 
+def skip_note(ds: Dataset) -> list[str]:
+    """What a reader skipped, for stderr: invalid lines of a JSON Lines file, or items and why."""
+    if not ds.skipped:
+        return []
+    if ds.reading is None or ds.reading.unit == "line":
+        return [f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
+    why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
+    return [f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+
+
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) -> FitResult:
     import numpy as np
 
     from .fit import analyse
 
-    if ds.skipped:
-        notes.append(f"{ds.source}: skipped {ds.skipped} invalid line(s)")
+    notes += skip_note(ds)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
         result = analyse(ds.table, settings, np.random.default_rng(seed))
@@ -261,8 +270,7 @@ def transfer(
     docs = []
     saves = []
     for i, (ds, res) in enumerate(zip(datasets, results)):
-        if ds.skipped:
-            notes.append(f"{ds.source}: skipped {ds.skipped} invalid line(s)")
+        notes += skip_note(ds)
         if res.conflict:
             notes.append(f"warning: {ds.name}: prior conflict: {res.conflict_reason}")
         doc = transfer_document(ds.name, ds.source, ds.table, res, seed, ds.skipped)
@@ -298,7 +306,7 @@ def evaluate(
 
     check_seed(seed)
     datasets = read_inputs(arguments, opts, Keep.ITEMS if transfer else Keep.COUNTS)
-    notes = [f"{ds.source}: skipped {ds.skipped} invalid line(s)" for ds in datasets if ds.skipped]
+    notes = [line for ds in datasets for line in skip_note(ds)]
     named = [(ds.name, ds.table) for ds in datasets]
     if transfer:
         result = ev.evaluate_transfer(_transfer_data(datasets, embed), settings, seed, progress)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from .dataset import Dataset, Item, Reading, dataset_name
@@ -50,8 +51,9 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
 
 
 class PendingInputs:
-    """Inputs being read: a big first JSON Lines file may already be counted by forked workers while the caller
-    imports the fitting code; `result()` reads the rest and returns every dataset in order."""
+    """Inputs being read while the caller imports the fitting code: a big first JSON Lines file is counted by
+    forked workers, a first table by DuckDB on a thread of its own (DuckDB releases the GIL while it works);
+    `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0):
         from .jsonl import PendingRead
@@ -60,17 +62,41 @@ class PendingInputs:
         self.opts = opts
         self.keep = keep
         self._first: PendingRead | None = None
+        self._thread: Any = None
+        self._done: list[Any] = []
         first = self.paths[0] if self.paths else None
-        if first is not None and is_regular(first) and opts.source_format in ("auto", "jsonl"):
+        if first is not None and (is_regular(first) or first.is_dir()):
             from .detect import plan
 
-            if plan(first, opts).reader == "jsonl":
+            reader = plan(first, opts).reader
+            if reader == "jsonl":
                 self._first = PendingRead(first, opts, keep, parent_share=parent_share)
+            elif reader == "table":
+                import threading
+
+                self._thread = threading.Thread(target=self._read_first, args=(first,), daemon=True)
+                self._thread.start()
+
+    def _read_first(self, path: Path) -> None:
+        try:
+            self._done.append(read_path(path, self.opts, self.keep))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread by result()
+            self._done.append(exc)
+
+    def _first_result(self) -> list[Dataset]:
+        if self._first is not None:
+            return [self._first.result()]
+        self._thread.join()
+        got = self._done[0]
+        if isinstance(got, BaseException):
+            raise got
+        return list(got)
 
     def result(self) -> list[Dataset]:
         out: list[Dataset] = []
         for i, p in enumerate(self.paths):
-            out += [self._first.result()] if i == 0 and self._first is not None else read_path(p, self.opts, self.keep)
+            pending = i == 0 and (self._first is not None or self._thread is not None)
+            out += self._first_result() if pending else read_path(p, self.opts, self.keep)
         return out
 
 

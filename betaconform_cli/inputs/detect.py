@@ -21,7 +21,6 @@ from .options import InputOptions
 from .paths import MAX_LINE_BYTES, is_hive_folder, is_regular, is_stdin, open_binary
 
 TABLE_SHAPES = ("long", "wide", "counts")
-JSONL_KEYS = ("judgments", "verdicts", "correct", "judges")
 
 
 @dataclass(frozen=True)
@@ -118,10 +117,9 @@ def plan(path: Path, opts: InputOptions) -> Plan:
     first = _first_record(path) or {}
     if "gradingResult" in first or "testCase" in first or "testIdx" in first:
         return Plan("promptfoo", kind)
-    if any(k in first for k in JSONL_KEYS) or not first:
-        return Plan("jsonl", kind)
     lower = {k.lower() for k in first}
-    if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"}:
+    if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
+            opts.judgments_field in first or opts.verdicts_field in first):
         return Plan("table", "jsonl", "long")
     return Plan("jsonl", kind)
 

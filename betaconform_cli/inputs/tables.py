@@ -307,28 +307,56 @@ def _check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> Non
                              field=roles.gold, unit="row")
 
 
-def _weights(con: Any, table: Table, roles: Roles) -> str:
-    """One power of two per judge (as SQL), so that an item's sum of weights has as many one-bits as rows exactly
-    when no judge repeats (adding a power of two that is already there carries)."""
-    col = q(roles.judge or "")
-    names = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({col} AS VARCHAR) FROM {table.sql}").fetchall()]
-    if len(names) > MAX_WEIGHT_JUDGES:
-        return ""
-    cases = " ".join(f"WHEN {lit(n)} THEN {1 << i}" for i, n in enumerate(n for n in names if n is not None))
-    return f"CASE judge {cases} END" if cases else "0"
+def _weights(con: Any, table: Table, roles: Roles) -> tuple[str, bool]:
+    """(SQL for one bit per judge, whether some judge name is empty). An item's judges are distinct exactly when the
+    OR of their bits has as many bits as the item has rows. The bit is taken from DuckDB's hash of the name (cheap on
+    Parquet's dictionary-encoded strings), by a shift and modulus chosen so that no two judges share a bit; with more
+    judges than that can serve, a lookup of each name."""
+    col = f"CAST({q(roles.judge or '')} AS VARCHAR)"
+    rows = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {col} AS j FROM {table.sql})").fetchall()
+    names = [(str(n), int(h)) for n, h in rows if n is not None]
+    has_null = len(names) < len(rows)
+    if len(names) <= 40:
+        for mod in (64, 63, 62, 61, 59, 57, 53):
+            for shift in range(0, 60, 3):
+                if len({(h >> shift) % mod for _, h in names}) == len(names):
+                    return f"(1::UBIGINT << ((hash({col}) >> {shift}) % {mod}))", has_null
+    if len(names) <= MAX_WEIGHT_JUDGES:
+        cases = " ".join(f"WHEN {lit(n)} THEN {1 << i}" for i, (n, _) in enumerate(names))
+        return f"CAST(CASE {col} {cases} END AS UBIGINT)", has_null
+    return "", has_null
+
+
+def _plain_mark(con: Any, table: Table, roles: Roles) -> str | None:
+    """The correctness column itself, when its type and its minimum and maximum (Parquet keeps them in its metadata)
+    show it holds only 0 and 1: the histogram then needs no per-row check."""
+    if not roles.correct:
+        return None
+    col, typ = q(roles.correct), table.type_of(roles.correct).upper()
+    if typ == "BOOLEAN":
+        return f"CAST({col} AS INTEGER)"
+    if not any(typ.startswith(p) for p in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")):
+        return None
+    lo, hi = con.execute(f"SELECT min({col}), max({col}) FROM {table.sql}").fetchone()
+    return f"CAST({col} AS INTEGER)" if lo is None or (lo >= 0 and hi <= 1) else None
 
 
 def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list[tuple[Any, ...]]:
-    """(dataset, judges, correct, items, no-gold items) for a long table, by one GROUP BY in DuckDB; raises the
-    first bad row's InputError when any check fails."""
-    rows = long_rows(table, roles, opts, numbered=False)
-    w = _weights(con, table, roles)
-    dup = "count(*) - bit_count(CAST(sum(w) AS UBIGINT))" if w else "count(*) - count(DISTINCT judge)"
-    gold = ("count(gold) = 0", "min(gold) <> max(gold)") if roles.gold else ("false", "false")
+    """(dataset, judges, correct, items, no-gold items) for a long table, by one GROUP BY in DuckDB over the
+    table's own columns; raises the first bad row's InputError when any check fails."""
+    w, has_null = _weights(con, table, roles)
+    if has_null:
+        _check_rows(con, table, roles, opts)
+    mark = _plain_mark(con, table, roles) or (_mark_expr(roles.correct, table.type_of(roles.correct)) if roles.correct else
+                                               _verdict_expr(table, roles.verdict or "", roles.gold or "", opts.tolerance))
+    item = q(roles.item or "")
+    ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else None
+    keys = f"{ds}, {item}" if ds else item
+    dup = f"count(*) - bit_count(bit_or({w}))" if w else f"count(*) - count(DISTINCT {q(roles.judge or '')})"
+    gold = (f"count({q(roles.gold)}) = 0", f"min({q(roles.gold)}) <> max({q(roles.gold)})") if roles.gold and not roles.correct else ("false", "false")
     sql = (f"SELECT ds, judges, correct, count(*), count(*) FILTER (WHERE nogold), max(dups), bool_or(bad) FROM ("
-           f"SELECT ds, count(mark) AS judges, sum(mark) AS correct, {dup} AS dups, {gold[0]} AS nogold, "
-           f"item IS NULL OR bool_or(judge IS NULL) OR coalesce({gold[1]}, false) AS bad "
-           f"FROM (SELECT *, {w or 'NULL'} AS w FROM ({rows})) GROUP BY ds, item) GROUP BY ds, judges, correct")
+           f"SELECT {ds or 'NULL'} AS ds, count({mark}) AS judges, sum({mark}) AS correct, {dup} AS dups, {gold[0]} AS nogold, "
+           f"{item} IS NULL OR coalesce({gold[1]}, false) AS bad FROM {table.sql} GROUP BY {keys}) GROUP BY ds, judges, correct")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
