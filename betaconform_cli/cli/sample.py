@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -11,8 +11,6 @@ from .. import api
 from ..atomic import check_target
 from ..errors import ParameterError
 from ..settings import FitSettings
-from ..stopping.rules import Rule as StoppingRule
-from ..stopping.rules import make_rule
 from . import app
 from .emit import emit, refuse_overwrites, resolve_format, say, write_lines
 from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
@@ -53,6 +51,8 @@ def sample(
     With --replay, draw a fully labeled pool in random orders, stop by the rule and report samples, estimates, the
     pool's actual error and the error margin per run (the paper's Table 1/3 protocol).
     """
+    from ..stopping.rules import make_rule  # scipy: only when a rule is built, not at every start
+
     settings = model.settings(est)
     options = dict(xi=xi, score_scale=score_scale, centre=centre, xi_units=xi_units, reference_sd=reference_sd, target=target,
                    at_k=at_k, precision_method=precision_method.value if precision_method else None, **common.given())
@@ -70,7 +70,7 @@ def sample(
     live(labeled, the_rule, pool, settings, est.seed, batch, inp, out)
 
 
-def live(labeled: str, the_rule: StoppingRule, pool: str | None, settings: FitSettings, seed: int, batch: int | None,
+def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, seed: int, batch: int | None,
          inp: InputGroup, out: OutputGroup) -> None:
     """Live mode: -o receives the next items to label (JSON Lines), stdout the decision."""
     next_file = out.output
