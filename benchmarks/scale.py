@@ -160,7 +160,7 @@ def report(results: list[tuple[str, dict, dict]], args: argparse.Namespace,
                      f"{base['peak_mib']:.0f} / {fit['peak_mib']:.0f} MiB |")
     lines += ["", "In one process (no start-up), best of the repeats: the reader against DuckDB's bare parse of the file.", "",
               "| input | bare parse | betaconform reader | ratio |", "|---|---:|---:|---:|"]
-    for kind, f, (bare, ours) in readers:
+    for kind, _f, (bare, ours) in readers:
         lines.append(f"| long {kind.upper()}, {args.rows:,} rows | {bare:.3f} s | {ours:.3f} s | {ours / bare:.2f}x |")
     lines += ["", END]
     return "\n".join(lines) + "\n"
