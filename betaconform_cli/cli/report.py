@@ -8,7 +8,7 @@ import typer
 
 from .. import api
 from . import app
-from .emit import emit, resolve_format
+from .emit import emit, refuse_overwrites, resolve_format
 from .options import OUTPUT, GateGroup, OutputGroup, grouped
 
 
@@ -22,4 +22,5 @@ def report_cmd(
 ) -> None:
     """Print the error tables of saved fits, several side by side (and gate on them)."""
     fmt = resolve_format(out)
+    refuse_overwrites([], fits, output=out.output)
     raise typer.Exit(emit(api.report(fits, gate.build(), chart), out, fmt))
