@@ -31,6 +31,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,39 @@ TOLERANCE = 1e-6
 STDIN = "-"
 
 
+# YAML 1.1 (PyYAML) reads 1e-3 as the string '1e-3' (its floats need a dot): a config's `shift_step: 1e-3` was
+# then "expected a number, got '1e-3'". Floats as YAML 1.2 and JSON write them are floats here.
+_FLOAT_12 = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
+
+
 def _loader() -> Any:
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader: a 2 MB file in ~0.3 s, not ~30 s
+    return _LOADER
+
+
+def _make_loader() -> Any:
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader: a 2 MB file in ~0.3 s, not ~30 s
+
+    class Loader(base):  # type: ignore[valid-type,misc]
+        pass
+
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+    return Loader
+
+
+_LOADER = _make_loader()
+
+
+def _make_dumper() -> Any:
+    """The safe dumper that knows the same floats, so that a name such as '1e5' is written quoted."""
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+    return Dumper
+
+
+_DUMPER = _make_dumper()
 
 
 def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
@@ -86,8 +118,11 @@ def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
 
 
 def read_yaml(path: str | Path, what: str = "saved fit") -> Any:
-    """A BetaConform YAML file (or '-': standard input), read with a size cap and the safe loader."""
-    return safe_load(_read_text(path, what), str(path), what)
+    """A BetaConform YAML file (or '-': standard input), read with a size cap and the safe loader. A config (not a
+    saved fit, whose kept keys load_fit checks) holds only values JSON carries: an integer beyond 2^53 is refused
+    (`sigmoid_a: 10**300` overflowed float() in the settings)."""
+    doc = safe_load(_read_text(path, what), str(path), what)
+    return doc if what == "saved fit" else _json_value(doc, str(path), "", what)
 
 
 def _read_text(path: str | Path, what: str) -> str:
@@ -159,7 +194,7 @@ def check_fit_name(path: str | Path) -> None:
 def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
     doc = _plain({"schema": SCHEMA, **{k: v for k, v in document.items() if k in KEYS}})
     validate(doc, str(path))
-    write_text(path, yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=120))
+    write_text(path, yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=None, width=120))
 
 
 def load_fit(path: str | Path) -> dict[str, Any]:
@@ -172,7 +207,7 @@ def load_fit(path: str | Path) -> dict[str, Any]:
     return kept
 
 
-def _json_value(v: Any, where: str, at: str) -> Any:
+def _json_value(v: Any, where: str, at: str, what: str = "saved fit") -> Any:
     """A value under a kept key, as the JSON output will carry it: strings, finite numbers (integers below 2^53),
     booleans, null, lists, mappings with string or integer keys; dates become ISO text. Anything else (bytes, a
     set, a huge integer) is refused, naming where it is."""
@@ -182,22 +217,26 @@ def _json_value(v: Any, where: str, at: str) -> Any:
         return v
     if isinstance(v, int):
         if abs(v) >= MAX_INT:
-            raise ParamsError(f"{where}: field '{at}': {str(v)[:40]} is beyond 2^53, not a number this tool writes")
+            raise ParamsError(f"{where}: {_field(at)}{str(v)[:40]} is beyond 2^53, too large for a {what}")
         return v
-    if isinstance(v, float):
-        return v if math.isfinite(v) else None
+    if isinstance(v, float):  # a fit's NaN is null in JSON; a config's infinity is for its own check to name
+        return v if math.isfinite(v) or what != "saved fit" else None
     if isinstance(v, (datetime.date, datetime.datetime)):
         return v.isoformat()
     if isinstance(v, list):
-        return [_json_value(x, where, f"{at}[{i}]") for i, x in enumerate(v)]
+        return [_json_value(x, where, f"{at}[{i}]", what) for i, x in enumerate(v)]
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
             if isinstance(k, bool) or not isinstance(k, (str, int)) or (isinstance(k, int) and abs(k) >= MAX_INT):
-                raise ParamsError(f"{where}: field '{at}': key {str(k)[:40]!r} is not a name or a small integer")
-            out[k] = _json_value(x, where, f"{at}.{k}")
+                raise ParamsError(f"{where}: {_field(at)}key {str(k)[:40]!r} is not a name or a small integer")
+            out[k] = _json_value(x, where, f"{at}.{k}" if at else str(k), what)
         return out
-    raise ParamsError(f"{where}: field '{at}': a YAML {type(v).__name__} is not allowed in a saved fit")
+    raise ParamsError(f"{where}: {_field(at)}a YAML {type(v).__name__} is not allowed in a {what}")
+
+
+def _field(at: str) -> str:
+    return f"field '{at}': " if at else ""
 
 
 def _number(v: Any) -> bool:
