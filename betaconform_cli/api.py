@@ -48,6 +48,8 @@ class SaveTo:
     def __post_init__(self) -> None:
         if self.path is not None and self.directory is not None:
             raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+        if self.directory is not None and self.directory.exists() and not self.directory.is_dir():
+            raise OutputError(f"{self.directory}: cannot save fits there: not a directory")
         if self.path is not None:
             check_target(self.path, "saved fit")
             from .savedfit import check_fit_name

@@ -181,7 +181,7 @@ def _read_small(path: Path) -> bytes:
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         obj = json.loads(_read_small(path).decode("utf-8"))
-    except (EmbeddingError, ValueError):
+    except (EmbeddingError, ValueError, RecursionError):
         return {}
     return obj if isinstance(obj, dict) else {}
 
@@ -197,6 +197,8 @@ def _modules(path: Path) -> list[dict[str, Any]]:
         raise EmbeddingError(f"embedding model {path}: modules.json is not UTF-8 text") from None
     except ValueError as exc:
         raise EmbeddingError(f"embedding model {path}: modules.json is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise EmbeddingError(f"embedding model {path}: modules.json is not valid JSON (nested too deeply)") from None
     if not isinstance(modules, list):
         raise EmbeddingError(f"embedding model {path}: modules.json must be a list of objects, got {type(modules).__name__}")
     bad = next((m for m in modules if not isinstance(m, dict)), None)

@@ -168,8 +168,19 @@ def _read_capped(fh: Any, where: str, what: str) -> bytes:
     return data
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unsurrogate(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
 def _plain(obj: Any) -> Any:
-    """numpy scalars and tuples -> plain Python, so the YAML carries no object tags."""
+    """numpy scalars and tuples -> plain Python, so the YAML carries no object tags; a lone surrogate (a file name
+    that is not UTF-8) as its escape, which YAML can read back (it refuses a surrogate escape)."""
+    if isinstance(obj, str):
+        return _SURROGATE.sub(_unsurrogate, obj)
     if isinstance(obj, dict):
         return {(_plain(k) if not isinstance(k, str) else k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -77,7 +77,9 @@ class _Group(typer.core.TyperGroup):
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except usage.NoArgsIsHelpError as exc:
-            sys.stderr.write(exc.format_message() + "\n")
+            message = exc.format_message().strip()  # typer has printed the help itself: often nothing more to say
+            if message:
+                sys.stderr.write(message + "\n")
             code = 2
         except usage.UsageError as exc:
             where = f" (see {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
