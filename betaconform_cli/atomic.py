@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import re
 import stat
@@ -27,6 +26,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import OutputError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: no locks, stale temporary files then go by age alone
+    fcntl = None  # type: ignore[assignment]
 
 TMP_TAG = ".bc-"
 STALE_SECONDS = 600  # an unlocked-or-unlockable temporary file older than this is a dead writer's
@@ -126,8 +130,10 @@ def _remove_stale(directory: Path, name: str) -> None:
 
 def _locked(path: Path) -> bool:
     """Whether a live writer holds `path`'s lock (True when it cannot be told: the file is then kept)."""
+    if fcntl is None:
+        return True
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return True
     try:
@@ -184,7 +190,8 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool
         raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # "a writer is alive": see _remove_stale
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # "a writer is alive": see _remove_stale
         except OSError:
             pass  # no locks here (some network file systems): stale files then go by age alone
         os.fchmod(fd, _mode_for(target))  # mkstemp makes 0600; give the file the mode a plain open() would

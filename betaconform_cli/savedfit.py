@@ -89,7 +89,7 @@ _LOADER = _make_loader()
 def _make_dumper() -> Any:
     """The safe dumper that knows the same floats, so that a name such as '1e5' is written quoted."""
 
-    class Dumper(yaml.SafeDumper):
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc]
         pass
 
     Dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))

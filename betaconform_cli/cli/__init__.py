@@ -110,7 +110,7 @@ def _fold_help_tables() -> None:
             for item in renderable.renderables:
                 fold(item)
 
-    if getattr(rich_utils.Table, "_folds", False):
+    if getattr(getattr(rich_utils, "Table", None), "_folds", False):
         return
 
     class FoldingTable(Table):
@@ -123,7 +123,7 @@ def _fold_help_tables() -> None:
             for column in self.columns:
                 column.overflow = "fold"
 
-    rich_utils.Table = FoldingTable  # type: ignore[misc]
+    setattr(rich_utils, "Table", FoldingTable)  # noqa: B010 - typer's module imports Table by name; replace that name
 
 
 app = typer.Typer(

@@ -15,7 +15,7 @@ from .options import OUTPUT, GateGroup, OutputGroup, grouped
 @app.command("report")
 @grouped
 def report_cmd(
-    fits: Annotated[list[str], typer.Argument(help="saved fits (YAML from fit --save or transfer --save), directories or globs")],
+    fits: Annotated[list[str], typer.Argument(help="saved fits (YAML from fit --save or transfer --save), directories or globs; '-' reads standard input")],
     gate: GateGroup,
     out: OutputGroup,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,

@@ -36,7 +36,7 @@ class Similarity(str, Enum):
 @grouped
 def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="targets: a few labeled items with text (files, directories or globs; '-' reads standard input)")],
-    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file; repeat for more")],
+    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file ('-': standard input); repeat for more")],
     inp: InputGroup,
     est: EstimateGroup,
     out: OutputGroup,

@@ -169,16 +169,17 @@ class TestModelFolder:
         from betaconform_cli import embeddings
 
         modules = json.dumps([{"idx": 0, "name": "1", "path": "pool", "type": "sentence_transformers.models.Pooling"}])
-        keys = []
+        keys, names = [], []
         for where, dim in (("a", 8), ("b", 8), ("c", 16)):
             folder = _FolderModel.make(tmp_path / where / "model", modules.encode())
             (folder / "pool").mkdir()
             (folder / "pool" / "config.json").write_text(json.dumps({"word_embedding_dimension": dim, "pooling_mode_mean_tokens": True}))
             (folder / "model.safetensors").write_bytes(where.encode() * 100)
             e = embeddings.load_embedder(folder, tmp_path / "cache")
-            assert e.cache is not None
+            assert e.cache is not None and e.name.startswith("model@")  # what a saved fit records: named by content
             keys.append(e.cache.dir)
-        assert len(set(keys)) == 3  # one key per model, though all three folders are called "model"
+            names.append(e.name)
+        assert len(set(keys)) == 3 and len(set(names)) == 3  # one per model, though all three folders are "model"
         again = embeddings.load_embedder(tmp_path / "a" / "model", tmp_path / "cache")
         assert again.cache is not None and again.cache.dir == keys[0]
         (tmp_path / "a" / "model" / "model.safetensors").write_bytes(b"changed weights")
