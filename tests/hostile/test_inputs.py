@@ -60,7 +60,7 @@ class TestStreams:
     def test_labels_from_stdin_pool_from_a_pipe(self) -> None:
         labeled = b"".join(Q.read_bytes().splitlines(keepends=True)[:12])
         r, w = os.pipe()
-        writer = threading.Thread(target=lambda: (os.write(w, Q.read_bytes()), os.close(w)))
+        writer = threading.Thread(target=lambda: (os.write(w, Q.read_bytes()), os.close(w)), daemon=True)
         writer.start()
         try:
             p = run_cli("sample", "-", "--pool", f"/dev/fd/{r}", input=labeled, pass_fds=(r,))  # as <(cat pool) gives
@@ -72,7 +72,7 @@ class TestStreams:
     def test_fifo_beside_a_file(self, tmp_path: Path) -> None:
         fifo = tmp_path / "in.jsonl"
         os.mkfifo(fifo)
-        writer = threading.Thread(target=lambda: fifo.write_bytes(Q.read_bytes()))
+        writer = threading.Thread(target=lambda: fifo.write_bytes(Q.read_bytes()), daemon=True)
         writer.start()
         p = run_cli("fit", fifo, Q, "-f", "csv")
         writer.join(timeout=30)

@@ -71,7 +71,7 @@ class TestSpecialFiles:
         fifo = tmp_path / "fifo"
         os.mkfifo(fifo)
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
         reader.start()
         p = run_cli("fit", Q, "-o", fifo, "-f", "json", "--no-chart")
         reader.join(timeout=30)
