@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import check_target
+from .atomic import check_target, refuse_inputs
 from .errors import FitWarning, OutputError, ParameterError
 from .gate import Gate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
@@ -49,8 +49,13 @@ class SaveTo:
     def __post_init__(self) -> None:
         if self.path is not None and self.directory is not None:
             raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+        if self.directory is not None and self.directory.exists() and not self.directory.is_dir():
+            raise OutputError(f"{self.directory}: cannot save fits there: not a directory")
         if self.path is not None:
             check_target(self.path, "saved fit")
+            from .savedfit import check_fit_name
+
+            check_fit_name(self.path)
 
     def __bool__(self) -> bool:
         return self.path is not None or self.directory is not None
@@ -163,14 +168,15 @@ def sample_replay(
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
     import numpy as np
 
+    from .evaluate.settings import MAX_RUNS
     from .fit import empirical_errors
     from .report.sample import ReplayReport
     from .stopping.live import check_ids
     from .stopping.replay import replay_one, summarize
 
     check_seed(seed)
-    if runs < 1:
-        raise ParameterError("runs", f"must be at least 1; got {runs}")
+    if not 1 <= runs <= MAX_RUNS:
+        raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
     (ds,) = read_inputs([pool], opts, Keep.ITEMS)
     items = ds.items or ()
     check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
@@ -203,6 +209,8 @@ def sample_live(
     check_seed(seed)
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be at least 1; got {batch}")
+    if pool is not None and labeled == "-" and pool == "-":
+        raise ParameterError("pool", "{0} and the labeled items cannot both be '-': standard input can be read only once")
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
@@ -256,9 +264,11 @@ def transfer(
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
                                         "source its own {0}, or one quoted glob: {0} 'fits/*.yaml'")
-    srcs = [tr.Source.from_saved(load_fit(p), str(p)) for p in expand_fits(sources, what="source")]
+    source_paths = expand_fits(sources, what="source")
+    srcs = [tr.Source.from_saved(load_fit(p), str(p)) for p in source_paths]
     datasets = read_inputs(targets, opts, Keep.ITEMS)
     save_paths = save.targets([ds.name for ds in datasets]) if save else []
+    refuse_inputs([("saved fit", p) for p in save_paths], source_paths)  # --save-dir onto a source of the same name
     texts = {ds.name: embeddings.item_texts(ds) for ds in datasets}  # a missing text fails before any model time
     embedder = embeddings.embedder_for(embed or embeddings.EmbedOptions())
     tr.check_embeddings(srcs, embedder.name, embedder.dimension)
@@ -309,12 +319,18 @@ def evaluate(
     notes = [line for ds in datasets for line in skip_note(ds)]
     named = [(ds.name, ds.table) for ds in datasets]
     if transfer:
+        ev.check_transfer_cells([(ds.name, _group(ds), ds.n_items) for ds in datasets], settings.sizes)  # before any embedding
         result = ev.evaluate_transfer(_transfer_data(datasets, embed), settings, seed, progress)
     elif rules is not None:
         result = ev.evaluate_adaptive(named, rules[0], settings, seed, progress, rules[1])
     else:
         result = ev.evaluate(named, settings, seed, progress)
     return EvaluationReport(result, per_run, tuple(notes))
+
+
+def _group(ds: Dataset) -> str:
+    """A dataset's group in leave-one-out transfer: the folder it came from."""
+    return str(Path(ds.source).resolve().parent)
 
 
 def _transfer_data(datasets: Sequence[Dataset], embed: EmbedOptions | None) -> list[Any]:
@@ -330,7 +346,7 @@ def _transfer_data(datasets: Sequence[Dataset], embed: EmbedOptions | None) -> l
         items = ds.items or ()
         vectors = np.asarray(embedder.embed(embeddings.item_texts(ds)), dtype=np.float64)
         out.append(TransferData(
-            ds.name, str(Path(ds.source).resolve().parent),
+            ds.name, _group(ds),
             np.array([it.judges for it in items], dtype=np.int64), np.array([it.correct for it in items], dtype=np.int64),
             vectors, embedder.name,
         ))

@@ -3,9 +3,13 @@
 - A regular file (or a new one) is written to a temporary file beside it, fsynced and renamed over it: readers
   see the old file or the new one, never half of one; on any failure the old file is kept.
 - A symbolic link is written through: the file it points to is replaced (atomically), the link stays a link.
-- A special file (a device such as /dev/null or /dev/stdout, a FIFO) is written through, never replaced.
+- A special file (a device such as /dev/null, a FIFO) is written through, never replaced.
+- One of this process's open files named through /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N is
+  written to that open file (appended where the shell opened it with >>), never replaced by a new file.
 - An existing writable file in a directory where no temporary file can be made is rewritten in place.
-- Temporary files left by a killed writer (`.NAME.bc-XXXX.tmp`, older than STALE_SECONDS) are removed.
+- Temporary files left by a killed writer (`.NAME.bc-XXXX.tmp`) are removed: at once when no writer holds their
+  lock (a writer locks its temporary file from creation to rename; a killed one's lock is gone), else after
+  STALE_SECONDS (a file system without locks).
 - `refuse_inputs` refuses an output that is also an input (compared as files, not as strings).
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 import time
@@ -22,8 +27,15 @@ from typing import BinaryIO
 
 from .errors import OutputError
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: no locks, stale temporary files then go by age alone
+    fcntl = None  # type: ignore[assignment]
+
 TMP_TAG = ".bc-"
-STALE_SECONDS = 600
+STALE_SECONDS = 600  # an unlocked-or-unlockable temporary file older than this is a dead writer's
+LOCK_GRACE_SECONDS = 2  # a writer locks its temporary file within microseconds of making it
+_FD_LINK = re.compile(r"/proc/(?:self|thread-self|(?P<pid>\d+)(?:/task/\d+)?)/fd/(?P<fd>\d+)")
 
 
 def _target(path: Path) -> Path:
@@ -36,6 +48,23 @@ def _target(path: Path) -> Path:
         if exc.errno == errno.ELOOP:
             raise OutputError(f"{path}: cannot write: symbolic link loop") from None
         return Path(os.path.realpath(path))  # dangling: create the file the link names
+
+
+def open_fd(path: Path) -> int | None:
+    """The file descriptor of this process that `path` names (/dev/stdout, /dev/fd/3, /proc/self/fd/1, or a link
+    to one of them), else None. Following such a link to a regular file and replacing that file would destroy
+    what the shell opened it for (`-o /dev/stdout >> log`): the output goes to the descriptor instead."""
+    p = os.path.abspath(path)
+    for _ in range(40):  # a longer chain is a loop, which the write itself reports
+        head, tail = os.path.split(p)
+        p = os.path.join(os.path.realpath(head), tail)  # /dev/fd -> /proc/self/fd, /proc/self -> /proc/<pid>
+        m = _FD_LINK.fullmatch(p)
+        if m:
+            return int(m.group("fd")) if m.group("pid") in (None, str(os.getpid())) else None
+        if not os.path.islink(p):
+            return None
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))  # an absolute link replaces the lot
+    return None
 
 
 def check_target(path: Path, what: str = "output") -> None:
@@ -62,16 +91,58 @@ def refuse_inputs(outputs: Iterable[tuple[str, Path | None]], inputs: Iterable[P
                 raise OutputError(f"{out}: the {what} would overwrite the input {p}; write it elsewhere")
 
 
+def same_target(a: Path, b: Path) -> bool:
+    """Whether writing `a` and writing `b` would land in one file (existing or not)."""
+    return same_file(a, b) or os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_same(outputs: Iterable[tuple[str, Path | None]]) -> None:
+    """Two outputs naming one file: the second would silently replace the first."""
+    given = [(what, p) for what, p in outputs if p is not None]
+    for i, (what_a, a) in enumerate(given):
+        for what_b, b in given[i + 1 :]:
+            if same_target(a, b) and open_fd(a) is None:  # /dev/stdout twice is two writes, not a replacement
+                raise OutputError(f"{b}: the {what_b} and the {what_a} would be the same file; give them different names")
+
+
 def _remove_stale(directory: Path, name: str) -> None:
-    """Temporary files of ours for this name that a killed writer left behind."""
+    """Temporary files of ours for this name that a killed writer left behind: unlocked ones (a live writer holds
+    the lock until its rename) older than LOCK_GRACE_SECONDS; any older than STALE_SECONDS."""
     prefix = f".{name}{TMP_TAG}"
     now = time.time()
     try:
-        for q in directory.iterdir():
-            if q.name.startswith(prefix) and q.name.endswith(".tmp") and now - q.lstat().st_mtime > STALE_SECONDS:
-                q.unlink()
+        entries = list(directory.iterdir())
     except OSError:
-        pass
+        return
+    for q in entries:
+        if not (q.name.startswith(prefix) and q.name.endswith(".tmp")):
+            continue
+        try:
+            st = q.lstat()
+            age = now - st.st_mtime
+            if not stat.S_ISREG(st.st_mode) or age < LOCK_GRACE_SECONDS:
+                continue
+            if age > STALE_SECONDS or not _locked(q):
+                q.unlink()
+        except OSError:
+            pass
+
+
+def _locked(path: Path) -> bool:
+    """Whether a live writer holds `path`'s lock (True when it cannot be told: the file is then kept)."""
+    if fcntl is None:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing releases the lock just taken
+    return False
 
 
 def _mode_for(path: Path) -> int:
@@ -88,6 +159,10 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool
     """Call write(fh) so that `path` ends up holding exactly what was written, or keeps its old content."""
     given = Path(path)
     check_target(given)
+    fd_number = open_fd(given)
+    if fd_number is not None:
+        _write_fd(given, fd_number, write)
+        return
     target = _target(given)
     check_target(target)
     try:
@@ -114,13 +189,18 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool
             return
         raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
     try:
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # "a writer is alive": see _remove_stale
+        except OSError:
+            pass  # no locks here (some network file systems): stale files then go by age alone
         os.fchmod(fd, _mode_for(target))  # mkstemp makes 0600; give the file the mode a plain open() would
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
             if sync:
                 os.fsync(fh.fileno())
-        os.replace(tmp, target)
+            os.replace(tmp, target)  # still open, so still locked: no cleaner can remove it before the rename
     except BaseException as exc:
         try:
             os.unlink(tmp)
@@ -129,6 +209,29 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool
         if isinstance(exc, OSError):  # a full disk, a path that became a directory: the old file is kept
             raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+def _write_fd(given: Path, fd_number: int, write: Callable[[BinaryIO], None]) -> None:
+    """Write to one of this process's open descriptors (its current position, or appended where it was opened
+    for appending); stdout and stderr are flushed first so that the order is kept."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd_number:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        fh = os.fdopen(os.dup(fd_number), "wb")
+    except OSError as exc:
+        raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            write(fh)
+            fh.flush()
+    except OSError as exc:
+        raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
 
 
 def _write_in_place(given: Path, target: Path, write: Callable[[BinaryIO], None]) -> None:
@@ -148,8 +251,9 @@ def _write_in_place(given: Path, target: Path, write: Callable[[BinaryIO], None]
 
 
 def write_text(path: str | Path, text: str) -> None:
-    """Write UTF-8 text atomically (see `atomic_write`)."""
-    write_bytes(path, text.encode("utf-8"))
+    """Write UTF-8 text atomically (see `atomic_write`); a lone surrogate (an undecodable file-name byte that
+    reached the text) is written as a backslash escape, never as invalid UTF-8."""
+    write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:

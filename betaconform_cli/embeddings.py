@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,10 +160,28 @@ class CachedEmbedder:
         return out
 
 
+MAX_CONFIG_BYTES = 1 << 20  # modules.json and a module's config.json are a few hundred bytes
+
+
+def _read_small(path: Path) -> bytes:
+    """A model folder's small configuration file, refused beyond MAX_CONFIG_BYTES or when it is not a regular file
+    (a link to /dev/zero or a FIFO must not hang or fill the memory)."""
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise EmbeddingError(f"embedding model {path.parent}: {path.name} is not a regular file")
+            data: bytes = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise EmbeddingError(f"embedding model {path.parent}: cannot read {path.name}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise EmbeddingError(f"embedding model {path.parent}: {path.name} is larger than {MAX_CONFIG_BYTES >> 20} MiB")
+    return data
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        obj = json.loads(_read_small(path).decode("utf-8"))
+    except (EmbeddingError, ValueError, RecursionError):
         return {}
     return obj if isinstance(obj, dict) else {}
 
@@ -170,16 +189,21 @@ def _read_json(path: Path) -> dict[str, Any]:
 def _modules(path: Path) -> list[dict[str, Any]]:
     """modules.json of a sentence-transformers folder: a list of objects; anything else is an EmbeddingError."""
     f = path / "modules.json"
-    if not f.exists():
+    if not os.path.lexists(f):
         return []
     try:
-        modules = json.loads(f.read_text(encoding="utf-8"))
+        modules = json.loads(_read_small(f).decode("utf-8"))
     except UnicodeDecodeError:
         raise EmbeddingError(f"embedding model {path}: modules.json is not UTF-8 text") from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise EmbeddingError(f"embedding model {path}: modules.json is not valid JSON ({exc})") from None
-    if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
+    except RecursionError:
+        raise EmbeddingError(f"embedding model {path}: modules.json is not valid JSON (nested too deeply)") from None
+    if not isinstance(modules, list):
         raise EmbeddingError(f"embedding model {path}: modules.json must be a list of objects, got {type(modules).__name__}")
+    bad = next((m for m in modules if not isinstance(m, dict)), None)
+    if bad is not None:
+        raise EmbeddingError(f"embedding model {path}: modules.json must be a list of objects, got a {type(bad).__name__} in it")
     return modules
 
 
@@ -191,11 +215,12 @@ def model_fingerprint(path: Path) -> str:
     for q in files:
         h.update(str(q.relative_to(path)).encode("utf-8") + b"\0")
         try:
-            if q.suffix == ".json":
-                h.update(q.read_bytes())
-            else:
-                h.update(str(q.stat().st_size).encode())
-                with open(q, "rb") as fh:
+            with open(q, "rb") as fh:
+                if q.suffix == ".json":  # in pieces: a tokenizer.json is megabytes
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(chunk)
+                else:
+                    h.update(str(os.fstat(fh.fileno()).st_size).encode())
                     h.update(fh.read(64 << 10))
         except OSError as exc:
             raise EmbeddingError(f"embedding model {path}: cannot read {q.name}: {exc.strerror or exc}") from None

@@ -36,6 +36,14 @@ COLOURS = {
 }
 
 
+def _plain(name: str) -> str:
+    """A dataset name drawn as written: '$' would start matplotlib's math mode (and a lone one fail to parse);
+    control characters as escapes, as in every other rendering."""
+    from .report.render import clean
+
+    return clean(name, keep_newlines=False).replace("$", r"\$")
+
+
 def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FIGURE_FORMATS:
@@ -56,7 +64,7 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
     fitted = len(cell.pmf_binomial) == len(h)
-    ax.set_title(f"{cell.dataset}\n" + (f"distribution; fits on {cell.title}" if fitted else "distribution of all items"), fontsize=9)
+    ax.set_title(f"{_plain(cell.dataset)}\n" + (f"distribution; fits on {cell.title}" if fitted else "distribution of all items"), fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
 
@@ -83,7 +91,7 @@ def _error_panel(ax: Any, cell: Cell) -> None:
     ax.set_xlabel("ensemble size k (even k: ties count half)")
     ax.set_ylabel("majority-vote error (%)")
     ax.set_xticks(ks)
-    ax.set_title(f"{cell.dataset}\nerror vs k; {cell.runs} draws, {cell.title}, ±1 sd", fontsize=9)
+    ax.set_title(f"{_plain(cell.dataset)}\nerror vs k; {cell.runs} draws, {cell.title}, ±1 sd", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
 
@@ -105,7 +113,7 @@ def _samples_panel(ax: Any, ev: Evaluation) -> None:
                 pts.append((v, float(np.mean(c.samples)), float(np.std(c.samples, ddof=1))))
         if pts:
             x, y, e = (np.array(t) for t in zip(*sorted(pts)))
-            ax.errorbar(x, y, yerr=e, marker="o", ms=3, lw=1, capsize=2, label=name)
+            ax.errorbar(x, y, yerr=e, marker="o", ms=3, lw=1, capsize=2, label=_plain(name))
     if info.get("rule") == "conformal" and values:
         from .stopping import theoretical_samples
 

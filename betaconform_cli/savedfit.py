@@ -18,16 +18,20 @@ Schema ``betaconform/fit/1``::
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed`
     provenance: {...}        # shipped priors: where the data came from and its licence
 
-A file is refused when it is not YAML, carries tags or aliases (an alias can expand a few KB into gigabytes),
-does not match the schema, or is not self-consistent (weights that do not sum to 1, low > high, an item count
-that does not match the histogram, a k listed twice, parameters that give no valid distribution). Keys outside
-the schema are dropped, never copied into the stable JSON.
+A file is refused when it is bigger than MAX_YAML_BYTES, not UTF-8 YAML, carries tags or aliases (an alias can
+expand a few KB into gigabytes), does not match the schema, holds a value JSON cannot carry exactly (an integer
+beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent (weights that do not sum to 1, a
+component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
+a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
+dropped, never copied into the stable JSON. '-' reads a fit (or a config) from standard input.
 """
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -54,11 +58,45 @@ KEYS = (*REQUIRED, *OPTIONAL)
 ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
 MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES
 MAX_INT = 2**53  # counts and seeds beyond this are not exact as floats and cannot be real
+MAX_YAML_BYTES = 16 << 20  # a real fit is a few KB (1000 judges: ~1 MB); /dev/zero must not fill the memory
+MAX_K = 201  # as settings.MAX_K: the largest k an error row (or a transfer) may ask of the model
 TOLERANCE = 1e-6
+STDIN = "-"
+
+
+# YAML 1.1 (PyYAML) reads 1e-3 as the string '1e-3' (its floats need a dot): a config's `shift_step: 1e-3` was
+# then "expected a number, got '1e-3'". Floats as YAML 1.2 and JSON write them are floats here.
+_FLOAT_12 = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
 
 
 def _loader() -> Any:
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader: a 2 MB file in ~0.3 s, not ~30 s
+    return _LOADER
+
+
+def _make_loader() -> Any:
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader: a 2 MB file in ~0.3 s, not ~30 s
+
+    class Loader(base):  # type: ignore[valid-type,misc]
+        pass
+
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+    return Loader
+
+
+_LOADER = _make_loader()
+
+
+def _make_dumper() -> Any:
+    """The safe dumper that knows the same floats, so that a name such as '1e5' is written quoted."""
+
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc]
+        pass
+
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+    return Dumper
+
+
+_DUMPER = _make_dumper()
 
 
 def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
@@ -80,22 +118,69 @@ def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
 
 
 def read_yaml(path: str | Path, what: str = "saved fit") -> Any:
+    """A BetaConform YAML file (or '-': standard input), read with a size cap and the safe loader. A config (not a
+    saved fit, whose kept keys load_fit checks) holds only values JSON carries: an integer beyond 2^53 is refused
+    (`sigmoid_a: 10**300` overflowed float() in the settings)."""
+    doc = safe_load(_read_text(path, what), str(path), what)
+    return doc if what == "saved fit" else _json_value(doc, str(path), "", what)
+
+
+def _read_text(path: str | Path, what: str) -> str:
     p = Path(path)
-    if p.is_dir():
-        raise ParamsError(f"{p}: is a directory, not a {what}")
+    if str(path) == STDIN:
+        import sys
+
+        data = _read_capped(sys.stdin.buffer, str(path), what)
+    else:
+        if p.is_dir():
+            raise ParamsError(f"{p}: is a directory, not a {what}")
+        if p.suffix.lower() in JUDGMENT_SUFFIXES or p.name.lower().endswith(tuple(s + ".gz" for s in JUDGMENT_SUFFIXES)):
+            raise ParamsError(f"{p}: this looks like judgment data, not a {what} (YAML); fit it with `betaconform fit {p}`")
+        try:
+            with open(p, "rb") as fh:
+                data = _read_capped(fh, str(p), what)
+        except FileNotFoundError:
+            if p.is_symlink():
+                raise ParamsError(f"{p}: broken symbolic link (it points to {os.readlink(p)}, which does not exist)") from None
+            raise ParamsError(f"{p}: no such file") from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ParamsError(f"{p}: symbolic link loop (the link points back to itself)") from None
+            raise ParamsError(f"{p}: cannot read the {what}: {exc.strerror or exc}") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) >= 2 and b"\x00" in data[:4]):
+        raise ParamsError(f"{path}: cannot read the {what}: not UTF-8 text (it looks like UTF-16: save the file as UTF-8)")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ParamsError(f"{p}: no such file") from None
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ParamsError(f"{p}: cannot read the {what}: not UTF-8 text") from None
+        raise ParamsError(f"{path}: cannot read the {what}: not UTF-8 text (save the file as UTF-8)") from None
+
+
+JUDGMENT_SUFFIXES = (".jsonl", ".csv", ".tsv", ".parquet", ".eval")
+
+
+def _read_capped(fh: Any, where: str, what: str) -> bytes:
+    try:
+        data: bytes = fh.read(MAX_YAML_BYTES + 1)
     except OSError as exc:
-        raise ParamsError(f"{p}: cannot read the {what}: {exc.strerror or exc}") from None
-    return safe_load(text, str(p), what)
+        raise ParamsError(f"{where}: cannot read the {what}: {exc.strerror or exc}") from None
+    if len(data) > MAX_YAML_BYTES:
+        raise ParamsError(f"{where}: refused: larger than {MAX_YAML_BYTES >> 20} MiB, too big for a {what}")
+    return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unsurrogate(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def _plain(obj: Any) -> Any:
-    """numpy scalars and tuples -> plain Python, so the YAML carries no object tags."""
+    """numpy scalars and tuples -> plain Python, so the YAML carries no object tags; a lone surrogate (a file name
+    that is not UTF-8) as its escape, which YAML can read back (it refuses a surrogate escape)."""
+    if isinstance(obj, str):
+        return _SURROGATE.sub(_unsurrogate, obj)
     if isinstance(obj, dict):
         return {(_plain(k) if not isinstance(k, str) else k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -105,20 +190,64 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
+FIT_SUFFIXES = (".yaml", ".yml")
+
+
+def check_fit_name(path: str | Path) -> None:
+    """A saved fit is YAML: its name ends in .yaml or .yml (`report DIR` finds it; `--save out.csv` would leave YAML
+    behind a CSV name)."""
+    if Path(path).suffix.lower() not in FIT_SUFFIXES:
+        from .errors import ParameterError
+
+        raise ParameterError("save", f"{{0}} {path}: a saved fit is YAML; give it a .yaml or .yml name")
+
+
 def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
     doc = _plain({"schema": SCHEMA, **{k: v for k, v in document.items() if k in KEYS}})
     validate(doc, str(path))
-    write_text(path, yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=120))
+    write_text(path, yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=None, width=120))
 
 
 def load_fit(path: str | Path) -> dict[str, Any]:
-    """Read and validate one saved fit (schema keys only)."""
+    """Read and validate one saved fit (schema keys only, every value one that JSON carries exactly)."""
     doc = read_yaml(path)
     validate(doc, str(path))
-    kept = {k: v for k, v in doc.items() if k in KEYS}
+    kept = {k: _json_value(v, str(path), k) for k, v in doc.items() if k in KEYS}
     for c in kept["model"]["components"]:  # a hand-written prior may leave out each component's mean accuracy
         c.setdefault("mean", c["alpha"] / (c["alpha"] + c["beta"]))
     return kept
+
+
+def _json_value(v: Any, where: str, at: str, what: str = "saved fit") -> Any:
+    """A value under a kept key, as the JSON output will carry it: strings, finite numbers (integers below 2^53),
+    booleans, null, lists, mappings with string or integer keys; dates become ISO text. Anything else (bytes, a
+    set, a huge integer) is refused, naming where it is."""
+    import datetime
+
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        if abs(v) >= MAX_INT:
+            raise ParamsError(f"{where}: {_field(at)}{str(v)[:40]} is beyond 2^53, too large for a {what}")
+        return v
+    if isinstance(v, float):  # a fit's NaN is null in JSON; a config's infinity is for its own check to name
+        return v if math.isfinite(v) or what != "saved fit" else None
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    if isinstance(v, list):
+        return [_json_value(x, where, f"{at}[{i}]", what) for i, x in enumerate(v)]
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if isinstance(k, bool) or not isinstance(k, (str, int)) or (isinstance(k, int) and abs(k) >= MAX_INT):
+                raise ParamsError(f"{where}: {_field(at)}key {str(k)[:40]!r} is not a name or a small integer")
+            out[k] = _json_value(x, where, f"{at}.{k}" if at else str(k), what)
+        return out
+    raise ParamsError(f"{where}: {_field(at)}a YAML {type(v).__name__} is not allowed in a {what}")
+
+
+def _field(at: str) -> str:
+    return f"field '{at}': " if at else ""
 
 
 def _number(v: Any) -> bool:
@@ -148,9 +277,18 @@ def validate(doc: Any, where: str) -> None:
     _histogram(doc, where)
     _model(doc, where)
     _rows(doc, where)
-    for name in ("settings", "interval", "provenance", "transfer", "reading"):
+    for name in ("settings", "interval", "provenance", "transfer", "reading", "baselines"):
         if doc.get(name) is not None and not isinstance(doc[name], dict):
             raise ParamsError(f"{where}: field '{name}': expected a mapping, got {type(doc[name]).__name__}")
+    for name in ("source", "command", "method_description", "tie_rule"):
+        if doc.get(name) is not None and not isinstance(doc[name], str):
+            raise ParamsError(f"{where}: field '{name}': expected text, got {type(doc[name]).__name__}")
+    if doc.get("tool_version") is not None and (isinstance(doc["tool_version"], bool) or not isinstance(doc["tool_version"], (str, int, float))):
+        raise ParamsError(f"{where}: field 'tool_version': expected a version, got {type(doc['tool_version']).__name__}")
+    for name in ("interval", "settings"):  # the table's heading shows the interval level from one of these
+        level = (doc.get(name) or {}).get("confidence_level")
+        if level is not None and not (_number(level) and 0 < level < 1):
+            raise ParamsError(f"{where}: field '{name}.confidence_level': expected a number strictly between 0 and 1, got {str(level)[:40]}")
     for name in ("sources", "without_transfer"):
         if doc.get(name) is not None and not (isinstance(doc[name], list) and all(isinstance(x, dict) for x in doc[name])):
             raise ParamsError(f"{where}: field '{name}': expected a list of mappings")
@@ -190,20 +328,29 @@ def _model(doc: dict[str, Any], where: str) -> None:
     total = sum(c["weight"] for c in comps)
     if abs(total - 1) > 1e-3:
         raise ParamsError(f"{where}: field 'model.components': the weights sum to {total:.6g}, not 1")
-    for name in ("log_likelihood", "bic"):
+    for i, c in enumerate(comps):
+        if "mean" in c and abs(c["mean"] - c["alpha"] / (c["alpha"] + c["beta"])) > 1e-6:
+            raise ParamsError(f"{where}: field 'model.components[{i}].mean': {c['mean']:.6g} is not alpha / (alpha + beta) = "
+                              f"{c['alpha'] / (c['alpha'] + c['beta']):.6g}")
+    for name in ("log_likelihood", "log_posterior", "bic"):
         if name in doc["model"] and doc["model"][name] is not None and not _number(doc["model"][name]):
             raise ParamsError(f"{where}: field 'model.{name}': expected a finite number, got {str(doc['model'][name])[:40]}")
     import numpy as np
 
     from .distributions import Mixture  # the derived distribution must be a distribution (alpha = beta = 1e308 is not)
 
-    with np.errstate(all="ignore"):
-        pmf = Mixture.from_dict(doc["model"]).pmf(int(doc["judges"]))
-    if not (np.all(np.isfinite(pmf)) and abs(float(pmf.sum()) - 1) < 1e-6):
-        raise ParamsError(f"{where}: field 'model.components': the parameters give no valid distribution (alpha or beta too large?)")
+    mixture = Mixture.from_dict(doc["model"])
+    for n in sorted({int(doc["judges"]), MAX_K}):  # the data's judges, and the most a table or a transfer asks for
+        with np.errstate(all="ignore"):
+            pmf = mixture.pmf(n)
+        if not (np.all(np.isfinite(pmf)) and np.all(pmf >= -1e-12) and abs(float(pmf.sum()) - 1) < 1e-6):
+            raise ParamsError(f"{where}: field 'model.components': alpha and beta give no valid distribution over {n} judges "
+                              "(too large or too small to compute)")
 
 
 def _rows(doc: dict[str, Any], where: str) -> None:
+    if not doc["error_rates"]:
+        raise ParamsError(f"{where}: field 'error_rates': expected at least one row")
     seen: set[int] = set()
     for i, row in enumerate(doc["error_rates"]):
         if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
@@ -231,8 +378,11 @@ def _embedding(doc: dict[str, Any], where: str) -> None:
         return
     if not isinstance(emb, dict) or not isinstance(emb.get("mean"), list) or not isinstance(emb.get("model"), str):
         raise ParamsError(f"{where}: field 'embedding': expected a mapping with 'model' and 'mean'")
-    if emb.get("dimension") != len(emb["mean"]):
+    dim = emb.get("dimension")
+    if isinstance(dim, bool) or dim != len(emb["mean"]):
         raise ParamsError(f"{where}: field 'embedding.dimension': does not match the length of 'mean'")
+    if emb.get("texts") is not None and not _count(emb["texts"]):
+        raise ParamsError(f"{where}: field 'embedding.texts': expected a number of texts, got {str(emb['texts'])[:40]}")
     if not emb["mean"] or any(not _number(v) for v in emb["mean"]):
         raise ParamsError(f"{where}: field 'embedding.mean': expected a non-empty list of finite numbers")
 
@@ -242,9 +392,13 @@ def expand_fits(arguments: Sequence[str], what: str = "saved fit") -> list[Path]
     import glob
 
     out: list[Path] = []
+    if sum(arg == STDIN for arg in arguments) > 1:
+        raise ParamsError(f"{STDIN}: standard input can be read only once; give '-' once")
     for arg in arguments:
         p = Path(arg)
-        if p.is_dir():
+        if arg == STDIN:
+            found = [p]
+        elif p.is_dir():
             found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix in (".yaml", ".yml"))
             if not found:
                 raise ParamsError(f"{arg}: directory holds no {what} (*.yaml or *.yml)")

@@ -323,7 +323,7 @@ class TestAdaptive:
 
         ev = evaluate_adaptive(
             [("small", table_of(VECTORS))],
-            [("xi=1e-09", VarianceRule(xi=1e-9))],
+            [("xi=1e-09", VarianceRule(xi=1e-9, min_samples=9))],  # the pool (9) could stop; the rule never passes
             EvaluateSettings(runs=2, ks=KS, methods=("empirical", "binomial"), n_draws=200),
             seed=0,
         )

@@ -7,7 +7,23 @@ named by its option flag here), and click's usage errors. Ctrl-C prints "interru
 
 from __future__ import annotations
 
-from ..blas import pin_before_numpy
+import os
+import signal
+import threading
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C while the modules below load (~0.5 s): no half-imported traceback, just the message and 130."""
+    os.write(2, b"interrupted\n")
+    os._exit(130)
+
+
+_MAIN_THREAD = threading.current_thread() is threading.main_thread()
+_SIGINT_BEFORE = signal.getsignal(signal.SIGINT) if _MAIN_THREAD else None
+if _MAIN_THREAD and _SIGINT_BEFORE is signal.default_int_handler:  # not when a caller (a test runner) set its own
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+from ..blas import pin_before_numpy  # noqa: E402
 
 pin_before_numpy()
 
@@ -59,10 +75,15 @@ class _Group(typer.core.TyperGroup):
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
+        given = list(sys.argv[1:] if args is None else args)
+        if not given or "--help" in given:
+            _fold_help_tables()
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except usage.NoArgsIsHelpError as exc:
-            sys.stderr.write(exc.format_message() + "\n")
+            message = exc.format_message().strip()  # typer has printed the help itself: often nothing more to say
+            if message:
+                sys.stderr.write(message + "\n")
             code = 2
         except usage.UsageError as exc:
             where = f" (see {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
@@ -76,6 +97,37 @@ class _Group(typer.core.TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _fold_help_tables() -> None:
+    """--help on a narrow terminal: typer's option tables cut names and texts with "…" (`--judgme…`); folded onto
+    more lines instead, nothing is lost. Only when help is asked for (typer's rich_utils costs import time)."""
+    from rich.columns import Columns
+    from rich.table import Table
+    from rich.text import Text
+    from typer import rich_utils
+
+    def fold(renderable: Any) -> None:
+        if isinstance(renderable, Text):
+            renderable.overflow = "fold"
+        elif isinstance(renderable, Columns):  # an option's help: its text, default and so on side by side
+            for item in renderable.renderables:
+                fold(item)
+
+    if getattr(getattr(rich_utils, "Table", None), "_folds", False):
+        return
+
+    class FoldingTable(Table):
+        _folds = True
+
+        def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+            for r in renderables:
+                fold(r)
+            super().add_row(*renderables, **kwargs)
+            for column in self.columns:
+                column.overflow = "fold"
+
+    setattr(rich_utils, "Table", FoldingTable)  # noqa: B010 - typer's module imports Table by name; replace that name
 
 
 app = typer.Typer(
@@ -107,26 +159,47 @@ def _root(
 
 from . import doctor, evaluate, fit, report, sample, transfer  # noqa: E402,F401  (each registers its command)
 
+if _MAIN_THREAD and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on Ctrl-C is KeyboardInterrupt (see _Group)
+
 
 def main() -> None:
     """Console-script entry point: BLAS pinned to one thread, and a quick exit (see _exit_now)."""
     from ..blas import one_thread
 
+    _open_standard_streams()
     code: Any = 0
-    with one_thread():
-        try:
-            app(prog_name="betaconform")
-        except SystemExit as exc:
-            code = exc.code
+    try:
+        with one_thread():
+            try:
+                app(prog_name="betaconform")
+            except SystemExit as exc:
+                code = exc.code
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one's cleanup ran, or one outside a command
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        say("interrupted")
+        code = 130
     _exit_now(code)
+
+
+def _open_standard_streams() -> None:
+    """A closed stdin, stdout or stderr (`>&-`) becomes /dev/null: Python leaves sys.stdout None, and a file opened
+    later would otherwise take descriptor 1 and receive what is printed."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+            setattr(sys, name, open(fd, mode, closefd=False))
 
 
 def _exit_now(code: Any) -> None:
     """Flush and leave without the interpreter's tear-down of numpy/scipy/typer modules, which took ~0.15 s of a
     0.8 s run (benchmarks/speed.py). Every file this tool writes is already closed (atomic writes), so nothing is
     lost; only the console-script path does this, not the app."""
-    import os
-
     status = code if isinstance(code, int) else (0 if code is None else 1)
     if not isinstance(code, int) and code is not None:
         sys.stderr.write(f"{code}\n")

@@ -1,8 +1,11 @@
 """The one output path: any result (report.Report) as a table, JSON, CSV or Markdown, to stdout or a file.
 
-Data goes to stdout, messages to stderr. Tables never cut a number: cells wrap on a narrow terminal, and output
-that is not a terminal (a pipe, a file) gets the table's natural width unless COLUMNS says otherwise. Where the
-stream cannot encode the box and block characters (LC_ALL=C, PYTHONIOENCODING=ascii), plain ASCII stands in.
+Data goes to stdout, messages to stderr. Tables never cut a number: a cell wraps between words and no column
+gets narrower than its longest word; a table that still does not fit the width is split into several tables that
+repeat the first column ("continued"). Output that is not a terminal (a pipe, a file) gets each table's natural
+width unless COLUMNS says otherwise. Where the stream cannot encode the box and block characters (LC_ALL=C,
+PYTHONIOENCODING=ascii), plain ASCII stands in; other characters it cannot encode are written as escapes (JSON
+as \\uXXXX, so it stays the same JSON). Files are always UTF-8.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -26,12 +30,32 @@ from ..report.render import clean, to_markdown
 from ..report.views import Block, TableView
 from .options import OutputGroup
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 WIDE = 1000  # "no limit": a pipe or a file gets each table at its natural width
 ASCII = str.maketrans({"█": "#", "┃": "|", "—": "-", "–": "-", "±": "+/-", "†": "+", "…": "...", "’": "'", "×": "x"})
 
 
+class _Console(Console):
+    """A console whose reader may leave (`| head`): the rest of the output is dropped, the command goes on (its
+    files are written, its exit code is the verdict's), instead of rich's exit code 1 ("gate failed")."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        discard(sys.stderr if self.stderr else sys.stdout)
+
+
+def discard(stream: TextIO) -> None:
+    """The reader of `stream` has gone: send what is still written there to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else WIDE)
+    return _Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else WIDE)
 
 
 def say(message: str) -> None:
@@ -40,12 +64,44 @@ def say(message: str) -> None:
 
 
 def _print_text(stream: TextIO, text: str) -> None:
-    text = clean(text)
-    enc = getattr(stream, "encoding", None) or "utf-8"
-    if not _can_encode(enc, text):
-        text = text.translate(ASCII).encode(enc, "replace").decode(enc)
-    stream.write(text + "\n")
-    stream.flush()
+    text = encodable(clean(text), getattr(stream, "encoding", None) or "utf-8")
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        discard(stream)
+    except (OSError, ValueError):  # stderr closed (2>&-): the message has nowhere to go
+        pass
+
+
+def encodable(text: str, encoding: str) -> str:
+    """`text` as the stream's encoding can write it: box and block characters as ASCII, the rest as escapes."""
+    if _can_encode(encoding, text):
+        return text
+    text = text.translate(ASCII)
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def json_encodable(text: str, encoding: str) -> str:
+    """JSON text as the stream's encoding can write it: characters it cannot encode as \\uXXXX escapes (outside
+    strings JSON is ASCII, so the result is the same JSON)."""
+    if _can_encode(encoding, text):
+        return text
+
+    def escape_char(m: re.Match[str]) -> str:
+        c = m.group()
+        if _can_encode(encoding, c):
+            return c
+        code = ord(c)
+        if code > 0xFFFF:
+            code -= 0x10000
+            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        return f"\\u{code:04x}"
+
+    return _NON_ASCII.sub(escape_char, text)
 
 
 def _can_encode(encoding: str, text: str) -> bool:
@@ -72,38 +128,126 @@ def resolve_format(out: OutputGroup) -> str:
     raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv or .md), or add {{1}}")
 
 
-def rich_table(view: TableView, ascii_only: bool = False) -> Table:
-    """A rich Table of a view: every string is escaped (no markup, no control characters); no cell is cut."""
+def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8", widths: list[int] | None = None) -> Table:
+    """A rich Table of a view: every string is escaped (no markup, no control characters, no line breaks but the
+    caption's); no cell is cut: cells fold, at `widths` (column_widths) when given."""
+    fit = _fitter(ascii_only, encoding)
 
     def text(s: str) -> str:
-        s = escape(clean(s))
-        return s.translate(ASCII) if ascii_only else s
+        return escape(fit(clean(s, keep_newlines=False)))
 
-    t = Table(title=text(view.title) or None, caption=text(view.caption) if view.caption else None,
-              title_justify="left", caption_justify="left")
+    caption = escape(fit(clean(view.caption))) if view.caption else None
+    t = Table(title=text(view.title) or None, caption=caption, title_justify="left", caption_justify="left")
     for i, (c, a) in enumerate(zip(view.columns, view.alignment())):
-        words = max((len(w) for w in c.split()), default=1)  # a header breaks between words, never inside one
-        t.add_column(text(c), justify="left" if a == "l" else "right", no_wrap=i == 0, overflow="fold", min_width=words)
+        t.add_column(text(c), justify="left" if a == "l" else "right", overflow="fold", width=widths[i] if widths else None)
     for row in view.rows:
         t.add_row(*(text(cell) for cell in row))
     return t
 
 
+def _fitter(ascii_only: bool, encoding: str) -> Callable[[str], str]:
+    if not ascii_only:
+        return lambda s: s
+    return lambda s: encodable(s.translate(ASCII), encoding)
+
+
+FIRST_COLUMN_MIN = 24  # a first-column label (a dataset name) up to this long stays on one line; longer ones fold
+
+
+def _longest_word(text: str) -> int:
+    return max((len(w) for w in text.split()), default=1)
+
+
+def min_widths(view: TableView, fit: Callable[[str], str] = lambda s: s) -> list[int]:
+    """Each column's narrowest width: its longest word (header or cell), so that a number is never broken. The
+    first column keeps whole labels up to FIRST_COLUMN_MIN characters on one line; longer ones fold."""
+    out = []
+    for i, c in enumerate(view.columns):
+        cells = [fit(clean(row[i], keep_newlines=False)) for row in view.rows if i < len(row)]
+        head = _longest_word(fit(clean(c, keep_newlines=False)))
+        if i == 0:
+            out.append(max(head, min(max((len(x) for x in cells), default=1), FIRST_COLUMN_MIN)))
+        else:
+            out.append(max(head, max((_longest_word(x) for x in cells), default=1)))
+    return out
+
+
+def table_width(widths: list[int]) -> int:
+    """A rich table's width for these column widths: one space either side of each cell, a border between and
+    around them."""
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def column_widths(view: TableView, width: int, fit: Callable[[str], str] = lambda s: s) -> list[int]:
+    """Each column's width in a table at most `width` wide: its natural width (its longest cell) when the table
+    fits; else its narrowest (min_widths) plus a share of what is left, in proportion to what it lacks. Never
+    below the narrowest: a table that cannot fit is wider than `width` (the terminal wraps it, nothing is cut)."""
+    least = min_widths(view, fit)
+    natural = [max([len(fit(clean(c, keep_newlines=False)))] + [len(fit(clean(row[i], keep_newlines=False)))
+                                                               for row in view.rows if i < len(row)])
+               for i, c in enumerate(view.columns)]
+    natural = [max(n, m) for n, m in zip(natural, least)]
+    if table_width(natural) <= width:
+        return natural
+    spare = width - table_width(least)
+    lack = [n - m for n, m in zip(natural, least)]
+    if spare <= 0 or not sum(lack):
+        return least
+    shares = [spare * x / sum(lack) for x in lack]
+    out = [m + int(x) for m, x in zip(least, shares)]
+    for i in sorted(range(len(out)), key=lambda j: int(shares[j]) - shares[j])[: spare - sum(int(x) for x in shares)]:
+        out[i] += 1
+    return out
+
+
+def split_columns(view: TableView, width: int, fit: Callable[[str], str] = lambda s: s) -> list[TableView]:
+    """The view as one table if its columns fit `width` at their narrowest, else as several tables, each with the
+    first column and as many of the others as fit (at least one); later parts say "(continued)"."""
+    least = min_widths(view, fit)
+    if len(view.columns) < 3 or table_width(least) <= width:
+        return [view]
+    groups: list[list[int]] = [[]]
+    for i in range(1, len(view.columns)):
+        if groups[-1] and table_width([least[0]] + [least[j] for j in groups[-1] + [i]]) > width:
+            groups.append([])
+        groups[-1].append(i)
+    if len(groups) == 1:
+        return [view]
+    align = view.alignment()
+    parts = []
+    for n, g in enumerate(groups):
+        keep = [0, *g]
+        title = view.title if n == 0 else (f"{view.title} (continued)" if view.title else "(continued)")
+        parts.append(TableView(
+            title=title, columns=tuple(view.columns[j] for j in keep),
+            rows=tuple(tuple(row[j] for j in keep) for row in view.rows),
+            caption=view.caption if n == len(groups) - 1 else "", align="".join(align[j] for j in keep),
+            terminal_only=view.terminal_only,
+        ))
+    return parts
+
+
 def show(blocks: list[Block], console: Console) -> None:
-    ascii_only = not _can_encode(console.encoding, "█┃—±†┏")
+    """Blocks on a console: tables that never cut a number (split when too wide), lines as plain text."""
+    encoding = console.encoding
+    ascii_only = not _can_encode(encoding, "█┃—±†┏")
+    fit = _fitter(ascii_only, encoding)
     for b in blocks:
         if isinstance(b, TableView):
-            console.print(rich_table(b, ascii_only), crop=False)  # a table wider than the terminal wraps; nothing is cut
+            for part in split_columns(b, console.width, fit):
+                widths = column_widths(part, console.width, fit)
+                # our widths, not rich's: rich squeezes columns below their longest word when a table is too wide
+                console.print(rich_table(part, ascii_only, encoding, widths), crop=False,
+                              width=max(console.width, table_width(widths)))
         elif not b.markdown_only:
             for line in b.lines:
-                line = clean(line)
-                console.print(line.translate(ASCII) if ascii_only else line, markup=False, highlight=False)
+                console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
 
 
 def stdout_console() -> Console:
     tty = sys.stdout.isatty()
     width = None if tty or os.environ.get("COLUMNS") else WIDE
-    return Console(highlight=False, soft_wrap=False, width=width)
+    return _Console(highlight=False, soft_wrap=False, width=width)
 
 
 def text_of(report: Report, fmt: str) -> str:
@@ -120,28 +264,34 @@ def text_of(report: Report, fmt: str) -> str:
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
 
 
-def write_stdout(text: str) -> None:
+def write_stdout(text: str, fmt: str = "table") -> None:
+    """Data on stdout in an encoding it can write: JSON with \\u escapes (the same JSON), other text with ASCII
+    stand-ins and backslash escapes."""
     enc = getattr(sys.stdout, "encoding", None) or "utf-8"
-    if not _can_encode(enc, text):
-        text = text.translate(ASCII).encode(enc, "replace").decode(enc)
-    sys.stdout.write(text)
+    try:
+        sys.stdout.write(json_encodable(text, enc) if fmt == "json" else encodable(text, enc))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard(sys.stdout)
 
 
 def emit(report: Report, out: OutputGroup, fmt: str | None = None) -> int:
     """Notes to stderr; the report to stdout (the table also when -o writes a file); saved fits; the exit code."""
     fmt = fmt or resolve_format(out)
+    saves = list(getattr(report, "saves", ()))
+    atomic.refuse_same([("output", out.output)] + [("saved fit", p) for p, _ in saves])  # --save-dir's names are known now
     for note in report.notes:
         say(note)
     if out.output is None:
         if fmt == "table":
             show(report.blocks(), stdout_console())
         else:
-            write_stdout(text_of(report, fmt))
+            write_stdout(text_of(report, fmt), fmt)
     else:
         atomic.write_text(out.output, text_of(report, fmt))
         show(report.blocks(), stdout_console())
         say(f"wrote {out.output}")
-    for path, body in getattr(report, "saves", ()):
+    for path, body in saves:
         from ..savedfit import dump_fit
 
         dump_fit(path, body)
@@ -151,15 +301,25 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None) -> int:
     return report.exit_code
 
 
-def refuse_overwrites(inputs: list[str], **outputs: Path | None) -> None:
-    """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data)."""
+def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
+                      **outputs: Path | None) -> None:
+    """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data): judgment files
+    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config);
+    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first)."""
     from ..inputs import expand_paths
+    from ..savedfit import expand_fits
 
+    paths = _expanded(inputs, expand_paths) + _expanded(fits, expand_fits) + [p for p in others if p is not None]
+    named = [(name.replace("_", " "), p) for name, p in outputs.items() if p is not None]
+    atomic.refuse_inputs(named, paths)
+    atomic.refuse_same(named)
+
+
+def _expanded(arguments: Sequence[str], expand: Callable[[list[str]], list[Path]]) -> list[Path]:
     try:
-        paths = expand_paths(inputs)
+        return list(expand(list(arguments)))
     except Exception:  # noqa: BLE001 - a bad input is reported by the read itself, with its own message
-        return
-    atomic.refuse_inputs([(name.replace("_", " "), p) for name, p in outputs.items()], paths)
+        return []
 
 
 def write_lines(path: Path, lines: tuple[bytes, ...]) -> None:

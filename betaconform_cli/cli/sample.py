@@ -76,6 +76,12 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
     next_file = out.output
     if next_file is not None:
         check_target(next_file, "next items")
+        if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
+            raise ParameterError(("output", "pool"), "{0} receives the next items to label, which come from {1}: add {1}, or drop "
+                                                     "{0} (the decision goes to standard output; --format sets its format)")
+        if next_file.suffix.lower() in (".csv", ".md", ".markdown", ".txt"):
+            raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
+                                           "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), output=next_file)
     report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
     code = emit(report, OutputGroup(out.fmt, None))

@@ -36,7 +36,7 @@ class Similarity(str, Enum):
 @grouped
 def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="targets: a few labeled items with text (files, directories or globs; '-' reads standard input)")],
-    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file; repeat for more")],
+    sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file ('-': standard input); repeat for more")],
     inp: InputGroup,
     est: EstimateGroup,
     out: OutputGroup,
@@ -52,7 +52,7 @@ def transfer_cmd(
 ) -> None:
     """Borrow strength from fitted source datasets for targets with only a few labels."""
     fmt = resolve_format(out)
-    refuse_overwrites(targets, output=out.output, saved_fit=save.save)
+    refuse_overwrites(targets, sources, [config], output=out.output, saved_fit=save.save)
     tsettings = api.transfer_settings(
         config, method=method.value, size_weight=size_weight.value if size_weight else None,
         similarity=similarity.value if similarity else None, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,

@@ -13,7 +13,7 @@ from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..fit import empirical_errors
 from .fixed_r import Draws
-from .results import Cell, Evaluation
+from .results import Cell, Evaluation, Skipped
 from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, check_seed, item_arrays, run_rng
 
 
@@ -46,6 +46,7 @@ def evaluate_adaptive(
     total = settings.runs * len(rules) * len(datasets)
     done = 0
     cells: list[Cell] = []
+    skipped: list[Skipped] = []
     with one_thread():
         for name, table in datasets:
             judges, correct = item_arrays(table)
@@ -55,6 +56,13 @@ def evaluate_adaptive(
             top = table.max_judges
             histogram = tuple(int(v) for v in table.counts[top, : top + 1])
             for label, rule in rules:
+                least = fewest_to_stop(rule)
+                if n < least:  # every run would label the whole pool: nothing about the rule to measure
+                    skipped.append(Skipped(name, n, least, f"fewer items than the {label} rule needs to stop ({least})"))
+                    done += settings.runs
+                    if progress is not None:
+                        progress(done, total, f"{name} {label} skipped")
+                    continue
                 draws = Draws(settings, top)
                 samples = np.zeros(settings.runs, dtype=np.int64)
                 stopped = 0
@@ -76,17 +84,26 @@ def evaluate_adaptive(
                         condition=label, samples=samples, stopped=stopped,
                     )
                 )
+    if not cells:
+        small = "; ".join(sorted({f"{s.dataset} ({s.items} items)" for s in skipped}))
+        raise ParameterError("min_samples", f"{{0}}: every dataset has fewer items than the rule needs before it can stop "
+                                            f"({max(s.size for s in skipped)}), nothing to evaluate: {small}")
     return Evaluation(
         settings=settings,
         seed=seed,
         cells=tuple(cells),
-        skipped=(),
+        skipped=tuple(skipped),
         mode="adaptive",
         conditions=tuple(labels),
         rule=rule_info,
     )
 
 
+
+
+def fewest_to_stop(rule: Any) -> int:
+    """The fewest labels at which `rule` can stop: min_samples, then patience - 1 more passing checks."""
+    return int(getattr(rule, "min_samples", 2)) + int(getattr(rule, "patience", 1)) - 1
 
 
 DEFAULT_VALUES = {"xi": (0.06, 0.03, 0.01), "target": (0.05, 0.03)}

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..blas import one_thread
 from ..counts import CountTable
-from ..errors import FitWarning
+from ..errors import FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_paper_em
 from .results import Cell, Evaluation, Skipped
 from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, check_names, check_seed, run_rng
@@ -36,6 +36,23 @@ class TransferData:
         return CountTable.from_pairs(self.judges, self.correct)
 
 
+def check_transfer_cells(datasets: Sequence[tuple[str, str, int]], sizes: Sequence[int]) -> None:
+    """Refuse, before any text is embedded, a leave-one-out run with nothing to evaluate: (name, group, items) of
+    each dataset; a cell needs another dataset in its group and more than r items."""
+    groups: dict[str, int] = {}
+    for _, group, _ in datasets:
+        groups[group] = groups.get(group, 0) + 1
+    if any(groups[g] > 1 and n >= r + 1 for _, g, n in datasets for r in sizes):
+        return
+    alone = [name for name, g, _ in datasets if groups[g] == 1]
+    if len(alone) == len(datasets):
+        raise ParameterError("transfer", f"{{0}} needs at least two datasets in one folder (each is the target once, the "
+                                         f"others of its folder its sources); {', '.join(alone)} {'is' if len(alone) == 1 else 'are each'} alone in its folder")
+    small = "; ".join(f"{name} ({n} items)" for name, g, n in datasets if groups[g] > 1)
+    raise ParameterError("sizes", f"{','.join(map(str, sizes))}: every dataset with sources has fewer than r + 1 items, "
+                                  f"nothing to evaluate: {small}")
+
+
 def evaluate_transfer(
     datasets: Sequence[TransferData],
     settings: EvaluateSettings = EvaluateSettings(sizes=(10,)),
@@ -55,6 +72,7 @@ def evaluate_transfer(
 
     check_seed(seed)
     check_names([d.name for d in datasets])
+    check_transfer_cells([(d.name, d.group, len(d.judges)) for d in datasets], settings.sizes)
     base = transfer_settings if transfer_settings is not None else TransferSettings()
     ours = replace(base, method="default")
     paper = replace(base, method="paper")

@@ -8,8 +8,11 @@ workers (Linux); line numbers in errors are those a single pass would give.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -300,6 +303,19 @@ def _workers(path: Path, keep: Keep, workers: int | None) -> int:
     return min(os.cpu_count() or 1, 4) if big else 1
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while workers are forked (they inherit it), then restored here; a Ctrl-C meanwhile is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 class PendingRead:
     """A read that has started: for a big file, forked workers are already counting the later byte ranges.
 
@@ -330,17 +346,22 @@ class PendingRead:
 
                 jobs = [(str(self.path), a, b, opts) for a, b in ranges]
                 self._first = jobs[0]
-                self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1)
+                # workers ignore Ctrl-C (the terminal sends it to them too): this process ends them (_scans)
+                with _sigint_ignored():
+                    self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1)
                 self._async = self._pool.map_async(_scan_range, jobs[1:])
 
     def _scans(self) -> list[_Scan]:
         if self._async is not None and self._first is not None:
             try:
                 first = _scan_range(self._first)
-                return [first, *self._async.get()]
-            finally:
-                self._pool.close()
-                self._pool.join()
+                scans = [first, *self._async.get()]
+            except BaseException:  # Ctrl-C included: stop the workers now, not after their ranges
+                self._pool.terminate()
+                raise
+            self._pool.close()
+            self._pool.join()
+            return scans
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 

@@ -111,7 +111,7 @@ def exact_id(value: Any, raw: bytes, path: str) -> str | None:
     return str(value)
 
 
-def as_mark(value: Any) -> int | None | str:
+def as_mark(value: Any, raw: bytes | None = None) -> int | None | str:
     """1/0/true/false -> 1/0, null -> None; anything else -> a description of the bad value."""
     if value is True or value == 1 and type(value) in (int, float):
         return 1
@@ -119,7 +119,7 @@ def as_mark(value: Any) -> int | None | str:
         return 0
     if value is None:
         return None
-    return f"must be 1, 0, true, false or null, got {show(value)}"
+    return f"must be 1, 0, true, false or null, got {show(value, raw)}"
 
 
 def is_int(v: Any) -> bool:
@@ -145,7 +145,7 @@ def detect_shape(obj: dict[str, Any], opts: InputOptions) -> str:
     )
 
 
-def count_marks(values: Sequence[Any], field: str, keys: Sequence[str] | None = None) -> tuple[int, int]:
+def count_marks(values: Sequence[Any], field: str, keys: Sequence[str] | None = None, raw: bytes | None = None) -> tuple[int, int]:
     """(judges, correct) of a list of marks; RecordError naming the bad element."""
     judges = correct = 0
     for i, v in enumerate(values):
@@ -158,7 +158,7 @@ def count_marks(values: Sequence[Any], field: str, keys: Sequence[str] | None = 
         if v is False or (type(v) is int and v == 0):
             judges += 1
             continue
-        r = as_mark(v)
+        r = as_mark(v, raw)  # raw: a mark beyond 2^64 is named as written, not as orjson's float
         if isinstance(r, str):
             raise RecordError(f"{field}[{keys[i]!r}]" if keys is not None else f"{field}[{i}]", r)
         if r is not None:
@@ -177,7 +177,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
         p = _verdicts(obj, opts, marks)
         where = opts.verdicts_field
     else:
-        p = _judgments(obj, shape, opts, marks)
+        p = _judgments(obj, shape, opts, marks, raw)
         where = opts.judgments_field
     if p.judges == 0:
         raise RecordError(where, "item has no judges (empty or all null)")
@@ -186,7 +186,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
     return p
 
 
-def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool) -> Parsed:
+def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool, raw: bytes | None = None) -> Parsed:
     field = opts.judgments_field
     j = get(obj, field)
     if j is _MISSING:
@@ -194,12 +194,12 @@ def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool)
     if shape == "list":
         if not isinstance(j, list):
             raise RecordError(field, f"must be a list like the file's first item, got {type(j).__name__}")
-        n, c = count_marks(j, field)
+        n, c = count_marks(j, field, raw=raw)
         return Parsed(n, c, marks=tuple(as_mark(v) for v in j) if marks else None)  # type: ignore[misc]
     if not isinstance(j, dict):
         raise RecordError(field, f"must be an object like the file's first item, got {type(j).__name__}")
     keys = [str(k) for k in j]
-    n, c = count_marks(list(j.values()), field, keys)
+    n, c = count_marks(list(j.values()), field, keys, raw)
     if not marks:
         return Parsed(n, c)
     return Parsed(n, c, marks=tuple(as_mark(v) for v in j.values()), names=tuple(keys))  # type: ignore[misc]
@@ -223,7 +223,7 @@ def _counts(obj: dict[str, Any], opts: InputOptions, raw: bytes | None) -> Parse
     if c < 0:
         raise RecordError(opts.correct_field, f"must not be negative, got {c}")
     if c > n:
-        raise RecordError(opts.correct_field, f"correct ({c}) exceeds judges ({n})")
+        raise RecordError(opts.correct_field, f"correct ({show(get(obj, opts.correct_field), raw)}) exceeds judges ({n})")
     weight = get(obj, "count", 1)
     if not is_int(weight) or weight < 0 or weight >= 2**53:
         raise RecordError("count", f"must be a non-negative integer (items in this cell), got {show(weight, raw)}")

@@ -111,7 +111,8 @@ def skipped_note(ev: Evaluation) -> str:
         return ""
     groups: dict[str, list[str]] = {}
     for s in ev.skipped:
-        groups.setdefault(s.why, []).append(f"{s.dataset} ({s.items} items) at r = {s.size}")
+        at = "" if ev.mode == "adaptive" else f" at r = {s.size}"  # adaptive: the reason names the rule setting
+        groups.setdefault(s.why, []).append(f"{s.dataset} ({s.items} items){at}")
     return ". ".join(f"skipped, {why}: " + "; ".join(parts) for why, parts in groups.items())
 
 

@@ -89,7 +89,12 @@ def describe(d: Doc) -> str:
 
 
 def confidence(d: Doc) -> float:
-    return float(d.get("interval", {}).get("confidence_level", d.get("settings", {}).get("confidence_level", 0.9)))
+    level = (d.get("interval") or {}).get("confidence_level")
+    return float(level if level is not None else (d.get("settings") or {}).get("confidence_level") or 0.9)
+
+
+def _num(x: Any, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
 
 
 def interval_note(d: Doc) -> str:
@@ -121,11 +126,11 @@ def diagnostics_view(d: Doc) -> TableView:
     m = d["model"]
     rows = [
         ("method", d["method"]),
-        ("estimate", d.get("method_description", "")),
+        ("estimate", str(d.get("method_description") or "")),
         ("items / most judges", f"{d['items']} / {d['judges']}"),
-        ("log-likelihood", f"{m.get('log_likelihood', float('nan')):.3f}"),
+        ("log-likelihood", _num(m.get("log_likelihood"), ".3f")),
         ("converged", str(m.get("converged"))),
-        ("BIC", f"{m.get('bic', float('nan')):.2f}"),
+        ("BIC", _num(m.get("bic"), ".2f")),
     ]
     for i, c in enumerate(m["components"], 1):
         rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
@@ -200,7 +205,7 @@ def fit_blocks(d: Doc, chart: bool = True) -> list[Block]:
 def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
-    note = f"{d.get('tie_rule', TIE_RULE)}; {interval_note(d)}"
+    note = f"{d.get('tie_rule') or TIE_RULE}; {interval_note(d)}"
     return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 

@@ -1,8 +1,10 @@
 """The renderings every result shares: JSON documents, one CSV writer, one Markdown writer.
 
 Text from the user's files (dataset names, item ids, judge names) may hold control characters; every rendering
-shows them escaped (`clean`), so a name cannot move the cursor, set the terminal title or clear the screen.
-CSV cells that a spreadsheet would run as a formula (starting with = + - @) get a leading apostrophe.
+shows them escaped (`clean`), so a name cannot move the cursor, set the terminal title, clear the screen or
+reorder the text around it (bidirectional overrides), and a file name that is not valid UTF-8 (a lone surrogate
+in Python) shows its bytes as \\xNN instead of failing to encode. CSV cells that a spreadsheet would run as a
+formula (starting with = + - @) get a leading apostrophe.
 """
 
 from __future__ import annotations
@@ -17,14 +19,36 @@ import orjson
 
 from .views import Block, Lines, TableView
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls (not tab and newline), bidirectional embeddings, overrides and isolates, the line and
+# paragraph separators, and lone surrogates (undecodable bytes of a file name)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by the surrogateescape error handler
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def clean(text: str, keep_newlines: bool = True) -> str:
-    """Control characters shown as escapes (ESC -> \\x1b); newlines kept unless `keep_newlines` is False."""
-    out = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Control characters shown as escapes (ESC -> \\x1b, U+202E -> \\u202e); newlines kept unless
+    `keep_newlines` is False."""
+    out = _CONTROL.sub(_escape, str(text))
     return out if keep_newlines else out.replace("\n", "\\n")
+
+
+def _valid_utf8(obj: Any) -> Any:
+    """Strings with lone surrogates (undecodable file-name bytes) escaped, in nested documents."""
+    if isinstance(obj, str):
+        return _SURROGATE.sub(_escape, obj)
+    if isinstance(obj, dict):
+        return {_valid_utf8(k): _valid_utf8(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_valid_utf8(v) for v in obj]
+    return obj
 
 
 def _json_option(indent: bool) -> int:
@@ -32,11 +56,30 @@ def _json_option(indent: bool) -> int:
     return option | orjson.OPT_INDENT_2 if indent else option
 
 
+def _dumps(doc: dict[str, Any], indent: bool) -> str:
+    try:
+        return orjson.dumps(doc, option=_json_option(indent)).decode()
+    except orjson.JSONEncodeError:
+        if not _has_surrogate(doc):
+            raise  # a value JSON cannot carry is a bug here: saved fits and inputs are checked on reading
+        return orjson.dumps(_valid_utf8(doc), option=_json_option(indent)).decode()
+
+
+def _has_surrogate(obj: Any) -> bool:
+    if isinstance(obj, str):
+        return _SURROGATE.search(obj) is not None
+    if isinstance(obj, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return any(_has_surrogate(v) for v in obj)
+    return False
+
+
 def to_json(docs: Sequence[dict[str, Any]], lines: bool | None = None) -> str:
     """One indented object for one document; JSON Lines for several (or when `lines` is True)."""
     if not lines and len(docs) == 1:
-        return orjson.dumps(docs[0], option=_json_option(True)).decode() + "\n"
-    return "".join(orjson.dumps(d, option=_json_option(False)).decode() + "\n" for d in docs)
+        return _dumps(docs[0], True) + "\n"
+    return "".join(_dumps(d, False) + "\n" for d in docs)
 
 
 def _csv_cell(value: Any) -> Any:

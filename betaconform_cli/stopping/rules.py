@@ -38,6 +38,15 @@ REFERENCE_SD = 3.5  # sd of S on the 11-judge two-peak pool (3.55 in benchmarks/
 
 
 MAX_THEORETICAL = 1e12  # labels; far below where 1/sqrt(r-1) - 1/sqrt(r) loses its float precision
+MAX_LABELS = 10**9  # the most labels a rule option may name or a "label about N more" may say
+
+
+def _needed(n: int, ratio: float, slack: float = 1.0) -> int:
+    """ceil(n * ratio^2 * slack) labels (a statistic ~ 1/sqrt(r) that must shrink by `ratio`), at most MAX_LABELS:
+    a tiny target (1e-300) must not overflow the float arithmetic."""
+    if not math.isfinite(ratio) or ratio > math.sqrt(MAX_LABELS):
+        return MAX_LABELS
+    return min(MAX_LABELS, math.ceil(n * ratio**2 * slack))
 
 
 def theoretical_samples(xi: float, tau: float = 25.0) -> int:
@@ -93,10 +102,10 @@ def _first_run(passed: np.ndarray, patience: int) -> int | None:
 
 
 def _check_common(min_samples: int, patience: int) -> None:
-    if min_samples < 2:
-        raise ParameterError("min_samples", f"must be at least 2; got {min_samples}")
-    if patience < 1:
-        raise ParameterError("patience", f"must be at least 1; got {patience}")
+    if not 2 <= min_samples <= MAX_LABELS:
+        raise ParameterError("min_samples", f"must be from 2 to {MAX_LABELS:,}; got {min_samples}")
+    if not 1 <= patience <= MAX_LABELS:
+        raise ParameterError("patience", f"must be from 1 to {MAX_LABELS:,}; got {patience}")
 
 
 @dataclass(frozen=True)
@@ -186,13 +195,16 @@ class ConformalRule:
             tau_hat = float(np.mean(d / (1 / np.sqrt(rr - 1) - 1 / np.sqrt(rr))))
         thr = p.extra.get("threshold")
         xi_now = float(thr[-1]) if thr is not None and n and thr[-1] > 0 else self.xi
-        target = theoretical_samples(xi_now, tau_hat) if tau_hat > 0 else n + 1
+        try:
+            target = theoretical_samples(xi_now, tau_hat) if tau_hat > 0 else n + 1
+        except ParameterError:  # the fitted trend asks for more than Proposition 4.1 can count (or xi_now is not finite)
+            target = MAX_LABELS if not xi_now < math.inf or xi_now < self.xi else n + 1
         run = 0
         for ok_ in p.passed[::-1]:
             if not ok_:
                 break
             run += 1
-        return max(1, target - n, self.min_samples - n, self.patience - run)
+        return min(MAX_LABELS, max(1, target - n, self.min_samples - n, self.patience - run))
 
     def describe(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items()}
@@ -234,7 +246,7 @@ class VarianceRule:
         n = len(p.statistic)
         sd = float(p.statistic[-1]) if n else 0.5
         # sd ~ c / sqrt(r): need r with c / sqrt(r) <= xi
-        need = math.ceil(n * (sd / self.xi) ** 2) if sd > 0 else n + 1
+        need = _needed(n, sd / self.xi) if sd > 0 else n + 1
         return max(1, need - n, self.min_samples - n)
 
     def describe(self) -> dict[str, Any]:
@@ -320,7 +332,7 @@ class PrecisionRule:
     def more_needed(self, p: RulePath) -> int:
         n = len(p.statistic)
         hw = float(p.statistic[-1])
-        need = math.ceil(n * (hw / self.target) ** 2 * 1.1)  # half-width ~ 1/sqrt(n), a little slack for the log
+        need = _needed(n, hw / self.target, 1.1)  # half-width ~ 1/sqrt(n), a little slack for the log
         return max(1, need - n, self.min_samples - n)
 
     def describe(self) -> dict[str, Any]:

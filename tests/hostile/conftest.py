@@ -1,0 +1,171 @@
+"""The hostile suite: every command run the way a careless or hostile user would, as real processes where it
+matters (terminals, encodings, signals, pipes, FIFOs, devices), each under a memory cap and a timeout, so that a
+regression fails a test instead of taking the machine down. The embedding model is never loaded: transfer runs
+read vectors that the `embedding_cache` fixture puts in the cache first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data"
+Q = SAMPLE / "qa_judges.jsonl"
+MIXED = SAMPLE / "code_review.jsonl"  # 5 to 7 judges per item: extrapolated rows
+MEMORY_CAP = 2 << 30  # bytes of address space per CLI process (a fit with a figure needs ~0.6 GiB)
+TIMEOUT = 60
+
+
+def _cap_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
+def cli_env(**extra: str | None) -> dict[str, str]:
+    """The environment of a CLI process: this checkout first on the path, one BLAS thread, no colour; `extra`
+    adds (or with None removes) variables."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", NO_COLOR="1", TERM="dumb")
+    env.pop("COLUMNS", None)
+    for k, v in extra.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    return env
+
+
+def run_cli(*args: Any, env: dict[str, str] | None = None, input: bytes | None = None, cwd: Path | None = None,
+            timeout: float = TIMEOUT, **popen: Any) -> subprocess.CompletedProcess[bytes]:
+    """`python -m betaconform_cli ARGS` as its own process (memory-capped), stdout and stderr as bytes."""
+    return subprocess.run(
+        [sys.executable, "-m", "betaconform_cli", *map(str, args)], capture_output=True, input=input, cwd=cwd,
+        env=env or cli_env(), timeout=timeout, preexec_fn=_cap_memory, check=False, **popen,
+    )
+
+
+def popen_cli(*args: Any, env: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "betaconform_cli", *map(str, args)], env=env or cli_env(),
+                            preexec_fn=_cap_memory, **popen)
+
+
+def one_error_line(p: subprocess.CompletedProcess[bytes], code: int = 2) -> str:
+    """The process failed as a user error: exit `code`, one line on stderr, no traceback; returns the line."""
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == code, (p.returncode, err[-2000:])
+    assert "Traceback" not in err and err.count("\n") == 1 and err.startswith("error: "), err[-2000:]
+    return err
+
+
+def invoke(*args: Any) -> Any:
+    """The app in this process (CliRunner): for checks that need no real terminal, signal or encoding."""
+    from typer.testing import CliRunner
+
+    from betaconform_cli.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def q_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Q.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="session")
+def saved_fit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """qa_judges saved by `fit --save` (made once): the base for hand-edited fits."""
+    out = tmp_path_factory.mktemp("fit") / "q.yaml"
+    res = invoke("fit", Q, "--save", out, "-f", "json")
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def fake_vector(text: str, dimension: int) -> np.ndarray:
+    h = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest(), dtype=np.uint8).astype(float)
+    v = np.resize(h - h.mean(), dimension)
+    return np.asarray(v / np.linalg.norm(v))
+
+
+@pytest.fixture(scope="session")
+def embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """A cache directory holding a vector for every text of the given files, for the default model: a transfer
+    run then never loads the model (a missing text would, and fail under the memory cap)."""
+    from betaconform_cli import embeddings
+
+    root = tmp_path_factory.mktemp("cache")
+    embedder = embeddings.load_embedder(None, root)
+    assert embedder.cache is not None
+
+    def fill(*files: Path) -> Path:
+        for f in files:
+            for line in Path(f).read_text(encoding="utf-8").splitlines():
+                text = json.loads(line).get("text")
+                if text:
+                    embedder.cache.put(text, fake_vector(text, embedder.dimension))  # type: ignore[union-attr]
+        return root
+
+    return fill
+
+
+@pytest.fixture
+def q_copy(tmp_path: Path) -> Path:
+    p = tmp_path / "q.jsonl"
+    p.write_bytes(Q.read_bytes())
+    return p
+
+
+def children(pid: int) -> list[int]:
+    """Child processes of `pid` (Linux /proc)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(x) for x in text.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie has exited
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.fixture
+def reaped() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Processes a test started: killed (by pid) if still running when it ends."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for p in started:
+        if p.poll() is None:
+            p.kill()
+            p.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def embedded_fit(tmp_path_factory: pytest.TempPathFactory, embedding_cache: Callable[..., Path]) -> tuple[Path, Path]:
+    """(qa_judges saved with its mean embedding, the cache holding qa_judges' and code_review's texts)."""
+    cache = embedding_cache(Q, MIXED)
+    out = tmp_path_factory.mktemp("embedded") / "q.yaml"
+    res = invoke("fit", Q, "--save", out, "--embed", "--cache-dir", cache, "-f", "csv")
+    assert res.exit_code == 0, res.output
+    return out, cache
