@@ -27,16 +27,15 @@ SAVED_FIT_SUFFIXES = (".yaml", ".yml")
 
 def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
     """Every dataset in one path (a file, a hive-partitioned folder, or '-'), in whatever format it holds."""
-    from .detect import as_file, plan
+    from .detect import prepared
 
     where = "<stdin>" if is_stdin(path) else str(path)
     name = "stdin" if is_stdin(path) else dataset_name(path)
-    with as_file(path) as local:
-        how = plan(local, opts)
+    with prepared(path, opts) as (how, local, stream):
         if how.reader == "jsonl":
             from .jsonl import PendingRead
 
-            return [PendingRead(local, opts, keep, name=name, where=where).result()]
+            return [PendingRead(local, opts, keep, name=name, where=where, stream=stream).result()]
         if how.reader == "table":
             from .tables import read_table
 

@@ -1,6 +1,5 @@
 """Which reader reads a file: from the format asked for, the file's name, and where the name says nothing (standard
-input, a FIFO, an unknown extension) its first bytes. A stream is first copied to a temporary file, so that every
-reader -- DuckDB included -- can read it like any file."""
+input, a FIFO, an unknown extension) its first bytes. A stream is opened once (`prepared`)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import orjson
 
 from ..errors import InputError
 from .options import InputOptions
-from .paths import MAX_LINE_BYTES, is_hive_folder, is_regular, is_stdin, open_binary
+from .paths import MAX_LINE_BYTES, is_hive_folder, is_regular, is_stdin, open_binary, read_line
 
 TABLE_SHAPES = ("long", "wide", "counts")
 
@@ -124,35 +123,77 @@ def plan(path: Path, opts: InputOptions) -> Plan:
     return Plan("jsonl", kind)
 
 
+def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
+    """The reader for a stream, from its name (if it says anything) and its first bytes."""
+    forced = opts.source_format
+    if _kind_by_name(path) is None and b"\x00" in head[:4096] and not head.startswith((b"PAR1", b"PK")):
+        raise InputError("<stdin>" if is_stdin(path) else str(path), "binary data, not a judgment file (no text, "
+                                                                       "Parquet or .eval archive)")
+    kind = _kind_by_name(path) or _kind_by_content(head)
+    if forced in TABLE_SHAPES:
+        return Plan("table", "csv" if kind in ("json", "eval") else kind, forced)
+    if forced in ("promptfoo", "inspect", "jsonl"):
+        return Plan(forced, kind)
+    if kind == "eval":
+        return Plan("inspect", kind)
+    if kind in ("parquet", "csv", "tsv"):
+        return Plan("table", kind)
+    if kind == "json":
+        return Plan("json?", kind)
+    first: dict[str, object] = {}
+    try:
+        obj = orjson.loads(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
+        first = obj if isinstance(obj, dict) else {}
+    except orjson.JSONDecodeError:
+        pass
+    if "gradingResult" in first or "testCase" in first or "testIdx" in first:
+        return Plan("promptfoo", kind)
+    lower = {k.lower() for k in first}
+    if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
+            opts.judgments_field in first or opts.verdicts_field in first):
+        return Plan("table", "jsonl", "long")
+    return Plan("jsonl", kind)
+
+
 @contextlib.contextmanager
-def as_file(path: Path) -> Iterator[Path]:
-    """A regular file holding what `path` holds: the path itself, or a temporary copy of a stream (stdin, FIFO,
-    process substitution), named with the stream's own extension so that its name still says what it is."""
+def prepared(path: Path, opts: InputOptions) -> Iterator[tuple[Plan, Path, BinaryIO | None]]:
+    """(how to read it, a path to read, an open stream or None). A regular file or folder is read where it is. A
+    stream (stdin, a FIFO, a device, a process substitution) is opened once: JSON Lines are read from it as they
+    come; anything else is first copied to a temporary file (lines capped at 16 MiB, so that an endless stream
+    without line ends stops), which every reader -- DuckDB included -- can read like any file."""
     if is_regular(path) or path.is_dir() or is_hive_folder(path):
-        yield path
+        yield plan(path, opts), path, None
         return
-    suffix = "".join(path.suffixes[-2:]) if not is_stdin(path) else ""
-    fd, tmp = tempfile.mkstemp(prefix="betaconform-stdin-", suffix=suffix)
-    try:
-        with os.fdopen(fd, "wb") as out, open_binary_raw(path) as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-        yield Path(tmp)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    with open_binary(path) as fh:
+        try:
+            head = bytes(fh.peek(1 << 16)[: 1 << 16])  # type: ignore[attr-defined]
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError("<stdin>" if is_stdin(path) else str(path), f"cannot read: {exc}") from None
+        how = _plan_from_head(path, head, opts)
+        if how.reader == "jsonl":
+            yield how, path, fh
+            return
+        suffix = {"parquet": ".parquet", "csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "json": ".json", "eval": ".eval"}[how.kind]
+        fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=suffix)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                _copy(fh, out, path, text=how.kind not in ("parquet", "eval"))
+            local = Path(tmp)
+            yield (plan(local, opts) if how.reader == "json?" else how), local, None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
-@contextlib.contextmanager
-def open_binary_raw(path: Path) -> Iterator[BinaryIO]:
-    """The stream's bytes as they are (a gzip stream stays compressed: the copy keeps the .gz name)."""
-    import sys
-
-    if is_stdin(path):
-        yield sys.stdin.buffer
+def _copy(src: BinaryIO, out: BinaryIO, path: Path, text: bool) -> None:
+    """Copy a stream; text line by line with the line cap (InputError beyond it)."""
+    if not text:
+        shutil.copyfileobj(src, out, 1 << 20)
         return
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from None
-    with fh:
-        yield fh
+    lineno = 0
+    while True:
+        line = read_line(src, path if not is_stdin(path) else Path("<stdin>"), lineno + 1)
+        if not line:
+            return
+        lineno += 1
+        out.write(line)

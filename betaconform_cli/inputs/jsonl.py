@@ -316,6 +316,12 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
 
 
+def _quiet_worker() -> None:
+    """A worker reports errors as data; what it could print is only a broken pipe to a parent that has gone
+    (interrupted), which must not reach the user's terminal after "interrupted"."""
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the worker's whole life
+
+
 class PendingRead:
     """A read that has started: for a big file, forked workers are already counting the later byte ranges.
 
@@ -326,8 +332,10 @@ class PendingRead:
     """
 
     def __init__(self, path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-                 workers: int | None = None, parent_share: float = 1.0, name: str | None = None, where: str | None = None):
+                 workers: int | None = None, parent_share: float = 1.0, name: str | None = None, where: str | None = None,
+                 stream: BinaryIO | None = None):
         self.path = Path(path)
+        self.stream = stream  # an already open stream (stdin, a FIFO): read from it, never reopened
         self.opts = opts
         self.keep = keep
         self.name = name
@@ -335,7 +343,7 @@ class PendingRead:
         self._pool: Any = None
         self._async: Any = None
         self._first: tuple[str, int, int, InputOptions] | None = None
-        n_workers = _workers(self.path, keep, workers)
+        n_workers = 1 if stream is not None else _workers(self.path, keep, workers)
         if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not self.path.name.endswith(".gz"):
             try:
                 ranges = _byte_ranges(self.path, [parent_share] + [1.0] * (n_workers - 1))
@@ -348,7 +356,7 @@ class PendingRead:
                 self._first = jobs[0]
                 # workers ignore Ctrl-C (the terminal sends it to them too): this process ends them (_scans)
                 with _sigint_ignored():
-                    self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1)
+                    self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1, initializer=_quiet_worker)
                 self._async = self._pool.map_async(_scan_range, jobs[1:])
 
     def _scans(self) -> list[_Scan]:
@@ -362,6 +370,8 @@ class PendingRead:
             self._pool.close()
             self._pool.join()
             return scans
+        if self.stream is not None:
+            return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep)]
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
