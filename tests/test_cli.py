@@ -257,3 +257,18 @@ class TestMeta:
         exe = Path(sys.executable).parent / "betaconform"
         res = subprocess.run([str(exe), "fit", str(tmp_path / "missing.jsonl")], capture_output=True, text=True, check=False)
         assert res.returncode == 2 and "Traceback" not in res.stderr and res.stderr.count("\n") == 1
+
+
+class TestInternalErrors:
+    """A bug keeps its traceback but exits 70, never 1 (which CI reads as a failed gate) or 2."""
+
+    def test_bug_exits_70(self, runner, monkeypatch: pytest.MonkeyPatch) -> None:
+        from betaconform_cli import api
+
+        def boom(*_a: object, **_k: object) -> None:
+            raise ZeroDivisionError("simulated bug")
+
+        monkeypatch.setattr(api, "fit", boom)
+        res = runner.invoke(app, ["fit", str(SAMPLE / "qa_judges.jsonl")])
+        assert res.exit_code == 70 and "Traceback" in res.stderr and "ZeroDivisionError" in res.stderr
+        assert res.stderr.strip().splitlines()[-1].startswith("internal error")

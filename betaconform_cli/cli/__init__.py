@@ -44,6 +44,8 @@ from .. import __version__  # noqa: E402
 from ..errors import BetaConformError, ParameterError  # noqa: E402
 from .emit import say  # noqa: E402
 
+INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)
+
 # core parameter names that an option of another name sets
 ALIASES = {"sizes": "r", "precision_method": "precision_method", "embed": "embed"}
 
@@ -93,6 +95,12 @@ class _Group(typer.core.TyperGroup):
         except typer.Abort:
             say("interrupted")
             code = 130
+        except Exception:  # a bug: it keeps its traceback, and an exit code CI cannot take for a failed gate
+            import traceback
+
+            traceback.print_exc()
+            say(f"internal error (a bug in betaconform {__version__}; please report it with the traceback above)")
+            code = INTERNAL_ERROR
         code = code if isinstance(code, int) else 0
         if standalone_mode:
             sys.exit(code)
