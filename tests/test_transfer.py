@@ -186,9 +186,10 @@ class TestCandidates:
         s = source("s", [5, 0, 10, 15], [1.0, 0.0])
         t = CountTable.from_histogram([0, 1, 1, 0])
         pmf = np.asarray(s.mixture.pmf(3))
-        q, _ = tr._source_cells(t, s, (1, 3), 2.0)
+        cells = tr.target_cells(t, (1, 3))
+        q, _ = tr.source_centre(t, cells, s, 2.0)
         np.testing.assert_allclose(q, (np.array([5, 0, 10, 15]) + 2 * pmf) / 32)
-        q_fit, _ = tr._source_cells(t, s, (1, 3), None)
+        q_fit, _ = tr.source_centre(t, cells, s, None)
         np.testing.assert_allclose(q_fit, pmf)
 
     def test_between_sources_beats_either(self) -> None:
@@ -422,10 +423,10 @@ def test_summary_mixture_keeps_the_first_two_moments() -> None:
         m2 = sum(w * (beta_dist.var(a, b) + beta_dist.mean(a, b) ** 2) for w, a, b in cs) / tot
         return m1, m2 - m1**2
 
-    out = tr._combined(mixtures, weights)
+    out = tr.combined(mixtures, weights)
     assert out.n_components == 3
     np.testing.assert_allclose(moments(list(zip(out.weights, out.alphas, out.betas))), moments(comps), rtol=1e-9)
-    assert tr._combined(mixtures, weights, max_components=4).n_components == 4
+    assert tr.combined(mixtures, weights, max_components=4).n_components == 4
 
 
 def test_mixed_judges_and_many_judges() -> None:
