@@ -3,6 +3,7 @@ that show the estimate with and without transfer side by side."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,20 +31,57 @@ def transfer_document(
     return doc
 
 
+def _judges(ks: Any) -> str:
+    if not ks:
+        return "—"
+    return str(ks[0]) if len(ks) == 1 else f"{min(ks)}-{max(ks)}"
+
+
+def _num(x: Any, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
+
+
+def _bayes_factor(log_bf: Any) -> str:
+    if log_bf is None:
+        return "—"
+    return f"{math.exp(log_bf):.2g}" if -50 < log_bf < 50 else f"e^{log_bf:.0f}"
+
+
 def sources_view(d: Mapping[str, Any]) -> TableView:
-    """The sources: similarity, lambda (eq. 14), prior and final weight, and the labels' estimate of the shift."""
+    """The sources: judge profile (judges per item, accuracy, overdispersion), similarity, prior, the labels' Bayes
+    factor against no transfer, final weight and the labels' estimate of the shift; the caption says whether any
+    source applies."""
     t = d["transfer"]
-    rows = [("(no transfer)", str(d["items"]), "1.000", "—", f"{t['target_prior_weight']:.3f}", f"{t['target_weight']:.3f}", "—")]
+    tp = t.get("target_profile") or {}
+    rows = [("(no transfer)", str(d["items"]), _judges(tp.get("judges")), _num(tp.get("accuracy"), ".2f"),
+             _num(tp.get("overdispersion"), ".2f"), "1.000", f"{t['target_prior_weight']:.3f}",
+             "1" if d["method"] == "transfer-default" else "—",
+             f"{t['target_weight']:.3f}", "—")]
+    shape_only = False
     for s in d["sources"]:
         shift = s.get("shift")
-        rows.append((s["name"], str(s["items"]), f"{s['similarity']:.3f}", f"{s['lambda']:.3f}", f"{s['prior_weight']:.3f}",
-                     f"{s['weight']:.3f}", "—" if shift is None else f"{shift:+.2f}"))
+        other = s.get("same_judge_count", 1.0) < 1.0 and d["method"] == "transfer-default"
+        shape_only = shape_only or other
+        rows.append((s["name"], str(s["items"]), _judges(s.get("judges")) + ("†" if other else ""),
+                     _num(s.get("accuracy"), ".2f"), _num(s.get("overdispersion"), ".2f"), f"{s['similarity']:.3f}",
+                     f"{s['prior_weight']:.3f}", _bayes_factor(s.get("log_bayes_factor")), f"{s['weight']:.3f}",
+                     "—" if shift is None else f"{shift:+.2f}"))
+    notes = []
+    if d["method"] == "transfer-default":
+        notes.append(t["no_source_reason"] if t.get("no_source_applies") else
+                     f"sources apply: no transfer keeps posterior probability {t['target_weight']:.2f}")
+        if t.get("limited_at_k"):
+            notes.append("the labels held the estimate back at k = " + ", ".join(map(str, t["limited_at_k"])))
+    notes.append("overdisp.: how often judges err together (0 independent, 1 always together); BF: how much better "
+                 "the labels are explained with the source than without; shift: how much higher (+) or lower (-) a "
+                 "judge's log-odds of being right are here than in the source, as the labels estimate it")
+    if shape_only:
+        notes.append("†: another number of judges than the target: another ensemble, it lends only its shape")
     return TableView(
         title=f"{d['dataset']}: sources ({d['method']})",
-        columns=("source", "items", "similarity", "lambda", "prior", "weight", "shift"),
+        columns=("source", "items", "judges", "accuracy", "overdisp.", "similarity", "prior", "BF", "weight", "shift"),
         rows=tuple(rows),
-        caption="shift: how much higher (+) or lower (-) a judge's log-odds of being right are here than in the "
-        "source, as the labels estimate it",
+        caption="; ".join(notes),
     )
 
 
