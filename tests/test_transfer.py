@@ -15,7 +15,7 @@ from scipy.stats import betabinom
 from betaconform_cli import transfer as tr
 from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates
-from betaconform_cli.errors import EmbeddingError, ParamsError, UsageError
+from betaconform_cli.errors import EmbeddingError, ParameterError, ParamsError, UsageError
 from betaconform_cli.fit import FitSettings, analyse, fit_paper_em
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +81,26 @@ class TestEvidence:
             ) ** 3
         expected = math.log(total / (means * len(concs)))
         assert tr.no_transfer_log_evidence(table, means, concs) == pytest.approx(expected)
+
+
+    def test_no_transfer_dirichlet_evidence_by_brute_force(self) -> None:
+        """The default no-transfer evidence: the mean over (grid point, kappa) of the Polya-urn probability of the
+        labels under Dirichlet(kappa BB-pmf + flat/(K+1)), with the pmf from scipy."""
+        table = CountTable.from_histogram([1, 0, 2, 3])
+        seq = [0, 2, 2, 3, 3, 3]
+        means, concs, kappas = 3, (1.0, 10.0), (5.0, 50.0)
+        total = 0.0
+        for i, c, kap in itertools.product(range(means), concs, kappas):
+            m = (i + 0.5) / means
+            alpha = kap * betabinom.pmf(np.arange(4), 3, m * c, (1 - m) * c) + FAST.flat / 4
+            p, seen = 1.0, np.zeros(4)
+            for t, cell in enumerate(seq):
+                p *= (alpha[cell] + seen[cell]) / (alpha.sum() + t)
+                seen[cell] += 1
+            total += p
+        cells = tr.target_cells(table, (1, 3))
+        got = tr.evidence.no_transfer_dirichlet_log_evidence(cells, means, concs, kappas, FAST.flat)
+        assert got == pytest.approx(math.log(total / (means * len(concs) * len(kappas))))
 
 
 class TestBehaviour:
@@ -161,7 +181,8 @@ class TestCandidates:
         b = source("b", [40, 30, 20, 10], [1.0, 0.0])
         target = CountTable.from_histogram([1, 2, 2, 1])
         st = tr.TransferSettings(strengths=(10.0,), interpolation=(0.5,), pair_prior=0.3, pool_prior=0.2,
-                                 histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5, shift_prior=0.0)
+                                 histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5, shift_prior=0.0,
+                                 max_move=None, no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [a, b], st, FAST, np.random.default_rng(0))
         seq = [0, 1, 1, 2, 2, 3]
         u = np.full(4, FAST.flat / 4)
@@ -234,10 +255,17 @@ class TestValidation:
 
     @pytest.mark.parametrize("kw", [{"method": "magic"}, {"strengths": ()}, {"no_transfer_prior": 1.5}, {"similarity": "l1"},
                                     {"pair_prior": 0.7, "pool_prior": 0.4}, {"interpolation": (0.0, 0.5)},
-                                    {"histogram_smoothing": -1.0}, {"similarity_power": -1.0}])
+                                    {"histogram_smoothing": -1.0}, {"similarity_power": -1.0}, {"max_move": -0.5},
+                                    {"source_prior": "uniform"}, {"no_transfer_evidence": "bic"}])
     def test_bad_settings(self, kw) -> None:
-        with pytest.raises(UsageError):
+        """Each out-of-range value is a ParameterError naming the parameter (the CLI maps it to a flag)."""
+        with pytest.raises(ParameterError) as exc:
             tr.TransferSettings(**kw)
+        assert next(iter(kw)) in exc.value.params and isinstance(exc.value, UsageError)
+
+    def test_config_names_the_field(self) -> None:
+        with pytest.raises(ParamsError, match="my.yaml: field 'max_move' must be a non-negative number"):
+            tr.settings_from_config({"max_move": -1}, "my.yaml")
 
     def test_source_without_embedding(self) -> None:
         doc = {"dataset": "x", "histogram": {2: [1, 1, 1]}, "model": Mixture((1.0,), (1.0,), (1.0,)).to_dict(), "embedding": None}
@@ -354,7 +382,8 @@ class TestShiftedSources:
         src = source("a", [10, 20, 30, 40], [1.0, 0.0])
         target = CountTable.from_histogram([1, 2, 2, 1])
         st = tr.TransferSettings(strengths=(10.0,), pair_prior=0.0, pool_prior=0.0, histogram_smoothing=0.0,
-                                 no_transfer_prior=0.5, shift_prior=0.4, shift_max=1.0, shift_step=1.0)
+                                 no_transfer_prior=0.5, shift_prior=0.4, shift_max=1.0, shift_step=1.0,
+                                 max_move=None, no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(0))
         from scipy.stats import binom
 

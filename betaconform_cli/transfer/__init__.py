@@ -11,7 +11,8 @@ with index 0 the target itself, and the Table 5 ablations as settings.
 - `default` (ours, `core.transfer`): Bayesian model averaging of no transfer against the sources, in named steps:
   the prior that no source applies, read from eq. 14's sigmoid (`similarity.source_prior`); each source as it
   is (only for the target's own numbers of judges), between two, pooled, or its shape at the labels' location
-  (`candidates`); the labels' evidence for each (`evidence`); the posterior-weighted estimate, held within
+  (`candidates`); the labels' evidence for each, against a no-transfer model as flexible as a source's
+  shifted copies (`evidence`); the posterior-weighted estimate, held within
   `max_move` posterior standard deviations of the no-transfer estimate, and the pooled interval (`pooled`); the
   source table with each source's judge profile and Bayes factor, and whether any source applies (`result`).
 
@@ -36,6 +37,7 @@ from .evidence import (
     Posterior,
     dirichlet_multinomial_log_ml,
     dirichlet_multinomial_log_ml_many,
+    no_transfer_dirichlet_log_evidence,
     no_transfer_log_evidence,
     posterior_weights,
     prior_conflict,
@@ -70,7 +72,7 @@ __all__ = [
     "Candidates", "Cells", "JudgeProfile", "Posterior", "Source", "SourcePrior", "SourceWeight", "TransferResult",
     "TransferSettings", "average_mixtures", "beta_from_moments", "build_candidates", "check_embeddings", "combined",
     "dirichlet_multinomial_log_ml", "dirichlet_multinomial_log_ml_many", "judge_counts", "limit_move",
-    "mixture_overdispersion", "no_transfer_log_evidence", "paper_transfer", "posterior_weights", "prior_conflict",
+    "mixture_overdispersion", "no_transfer_dirichlet_log_evidence", "no_transfer_log_evidence", "paper_transfer", "posterior_weights", "prior_conflict",
     "profile", "same_judge_count", "self_similarity", "settings_from_config", "shift_grid", "shifted_cells",
     "shifted_centres", "shifted_mixture", "similarities", "source_centre", "source_prior", "target_cells",
     "text_match", "transfer", "transfer_many", "transfer_weights",

@@ -2,7 +2,7 @@
 
 1. similarity.source_prior: eq. 14 and the prior that no source applies;
 2. candidates.build_candidates: each source as it is, between two, pooled, and shifted;
-3. evidence.posterior_weights: prior x the labels' evidence;
+3. evidence.posterior_weights: prior x the labels' evidence (no transfer's: evidence.no_transfer_dirichlet_log_evidence);
 4. pooled.pooled_estimate and pooled.limit_move: the posterior-weighted estimate, within max_move of the labels';
 5. pooled.pooled_interval: the pooled posterior draws;
 6. result.source_table: what each source contributed, and whether any applies.
@@ -22,7 +22,13 @@ from ..errors import ParameterError
 from ..fit import FitResult, MixtureFit, analyse, cell_posterior, fit_paper_em, mixture_log_likelihood
 from ..settings import FitSettings
 from .candidates import build_candidates, source_centre, target_cells
-from .evidence import dirichlet_multinomial_log_ml_many, no_transfer_log_evidence, posterior_weights, prior_conflict
+from .evidence import (
+    dirichlet_multinomial_log_ml_many,
+    no_transfer_dirichlet_log_evidence,
+    no_transfer_log_evidence,
+    posterior_weights,
+    prior_conflict,
+)
 from .paper import paper_transfer
 from .pooled import candidate_means, error_rows, limit_move, pooled_estimate, pooled_interval
 from .result import SourceWeight, TransferResult, no_source_verdict, source_table, summary_mixture
@@ -65,6 +71,8 @@ def transfer(
     single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
     log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
     conflict, reason = prior_conflict(single_lml, prior.text_shares, log_ml0, settings.conflict_bayes_factor)
+    if settings.no_transfer_evidence == "dirichlet":
+        log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.grid_means, settings.grid_concentrations, kappas, flat)
     profiles = [profile(s.table, s.mixture) for s in srcs]
     target_profile = profile(target, without.beta_binomial.mixture)
 

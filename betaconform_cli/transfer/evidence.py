@@ -3,8 +3,11 @@
 Every evidence is the probability of the labeled items' cells, in order, under a proper prior, so all are on
 one footing:
 
-- *no transfer*: one Beta-Binomial whose mean and concentration are uniform on a grid (`grid_means` x
-  `grid_concentrations`): a vague model that adapts to the labels as the no-transfer fit does;
+- *no transfer* (`no_transfer_evidence: dirichlet`, the default): a Dirichlet with kappa pseudo-items around a
+  Beta-Binomial, kappa in `strengths` and the Beta-Binomial's mean and concentration uniform on a grid
+  (`grid_means` x `grid_concentrations`): as flexible as a source's shifted copies, so a source must fit the
+  labels' shape better than any Beta-Binomial to earn weight; `beta-binomial`: the Beta-Binomial alone (the
+  previous rule, under which a Dirichlet around any centre near the labels beat it by flexibility alone);
 - *a centre q at strength kappa*: the Dirichlet-multinomial marginal likelihood of the counts under
   Dirichlet(kappa q + flat u), for each kappa in `strengths` (the labels also decide how much to trust a centre).
 
@@ -41,6 +44,25 @@ def no_transfer_log_evidence(table: CountTable, grid_means: int, grid_concentrat
     ll = log_beta_binomial(s[None, :], big_k[None, :], a[:, None], b[:, None])  # pmf of S, as the cells
     per_grid = ll @ n.astype(float)
     return float(logsumexp(per_grid) - math.log(len(per_grid)))
+
+
+def no_transfer_dirichlet_log_evidence(
+    cells: Cells, grid_means: int, grid_concentrations: Sequence[float], kappas: Sequence[float] | np.ndarray, flat: float
+) -> float:
+    """log P(the labeled items, in order | no transfer) with the sources' own flexibility: a Dirichlet with
+    kappa pseudo-items (each kappa in `strengths`, plus the flat pseudo-item) around a Beta-Binomial whose (mean,
+    concentration) is uniform on the grid. A source's shifted copies are the same family around its shape at every
+    location, so they win only when that shape fits the labels better than every Beta-Binomial does, not because
+    a Dirichlet around anything near the labels fits ten items well."""
+    m = (np.arange(grid_means) + 0.5) / grid_means
+    c = np.asarray(grid_concentrations, dtype=float)
+    a = (m[:, None] * c[None, :]).ravel()
+    b = ((1 - m)[:, None] * c[None, :]).ravel()
+    q = np.exp(log_beta_binomial(cells.correct[None, :], cells.judges[None, :], a[:, None], b[:, None])) * cells.share
+    k = np.asarray(kappas, dtype=float)
+    alphas = k[None, :, None] * q[:, None, :] + flat * cells.flat[None, None, :]
+    lml = dirichlet_multinomial_log_ml_many(cells.counts, alphas)
+    return float(logsumexp(lml) - math.log(lml.size))
 
 
 def dirichlet_multinomial_log_ml_many(counts: np.ndarray, alphas: np.ndarray) -> np.ndarray:

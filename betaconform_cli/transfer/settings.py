@@ -13,6 +13,7 @@ METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")
 SIMILARITIES = ("cosine", "inverse-euclidean")
 SOURCE_PRIORS = ("similarity", "fixed")
+NO_TRANSFER_EVIDENCE = ("dirichlet", "beta-binomial")
 METHOD_DESCRIPTIONS = {
     "default": "Bayesian transfer: no transfer against each source (as it is, between two, pooled, or its shape at "
     "the labels' location), weighted by text similarity times the marginal likelihood of the target's labels; the "
@@ -40,7 +41,7 @@ class TransferSettings:
     method: the prior that no source applies (`source_prior`, `no_transfer_prior`), what a source offers (`strengths`,
     `histogram_smoothing`, `pool_prior`, `pair_prior`, `interpolation`, `shift_prior`, `shift_max`, `shift_step`,
     `match_judge_count`), how sources share their mass (`similarity_power`), the no-transfer evidence
-    (`grid_means`, `grid_concentrations`), how far the labels let the estimate move (`max_move`) and when to warn
+    (`no_transfer_evidence`, `grid_means`, `grid_concentrations`), how far the labels let the estimate move (`max_move`) and when to warn
     (`conflict_bayes_factor`).
     """
 
@@ -54,15 +55,16 @@ class TransferSettings:
     grid_means: int = 20
     grid_concentrations: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
     conflict_bayes_factor: float = 0.1
-    source_prior: str = "fixed"
+    no_transfer_evidence: str = "dirichlet"
+    source_prior: str = "similarity"
     no_transfer_prior: float | None = 0.1
-    match_judge_count: bool = False
-    max_move: float | None = None
+    match_judge_count: bool = True
+    max_move: float | None = 0.5
     shift_prior: float = 0.5
     shift_max: float = 4.0
     shift_step: float = 0.25
     pool_prior: float = 0.4
-    pair_prior: float = 0.3
+    pair_prior: float = 0.0
     interpolation: tuple[float, ...] = (0.25, 0.5, 0.75)
     histogram_smoothing: float | None = 1.0
     similarity_power: float = 3.0
@@ -72,7 +74,7 @@ class TransferSettings:
             return ParameterError(param, message)
 
         for name, allowed in (("method", METHODS), ("size_weight", SIZE_WEIGHTS), ("similarity", SIMILARITIES),
-                              ("source_prior", SOURCE_PRIORS)):
+                              ("source_prior", SOURCE_PRIORS), ("no_transfer_evidence", NO_TRANSFER_EVIDENCE)):
             if getattr(self, name) not in allowed:
                 raise bad(name, f"must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         for name in ("sigmoid_a", "sigmoid_b"):

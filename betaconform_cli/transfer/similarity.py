@@ -5,12 +5,14 @@ Eq. 14 (both methods), with index 0 the target itself (its own few labels; simil
     lambda_i = size(r_i) * sigmoid(a * (CosSim(E0, Ei) - b)),   size = log r (or r: Table 5 ablation).
 
 The default method reads eq. 14's sigmoid as a probability: a source whose texts are this similar applies to the
-target (describes its judges on its task) with probability g_i = sigmoid(a (CosSim - b)), each source on its own
-evidence. The prior that *no* source applies is the chance that none does, prod_i (1 - g_i), and at least
-`no_transfer_prior`; the rest is shared over the sources by lambda_i ** `similarity_power` (eq. 14). So unrelated
-sources (cosine well below b) leave the prior with no transfer, however many of them there are, and adding
-sources never takes prior mass from no transfer below the floor. `source_prior: fixed` keeps the previous rule
-(no transfer always `no_transfer_prior`); `no_transfer_prior: null` uses eq. 14's own lambda_0 / sum lambda.
+target (describes its judges on its task) with probability g_i = sigmoid(a (CosSim - b)). The prior that some
+source applies is that of the most similar one, max_i g_i, so the prior that *no* source applies is
+1 - max_i g_i, and at least `no_transfer_prior`; the sources share the rest by lambda_i ** `similarity_power`
+(eq. 14). Unrelated sources (cosine well below b) leave the prior with no transfer, and adding more of them
+never moves it: a hundred weak text matches are not stronger evidence than the best one (the noisy-or
+1 - prod_i (1 - g_i) would let many unrelated priors outvote no transfer by their number; measured in
+docs/TRANSFER.md). `source_prior: fixed` keeps the previous rule (no transfer always `no_transfer_prior`);
+`no_transfer_prior: null` uses eq. 14's own lambda_0 / sum lambda.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def source_prior(target_items: int, source_items: list[int], sims: np.ndarray, s
     elif settings.source_prior == "fixed":
         p0 = settings.no_transfer_prior
     else:
-        p0 = max(settings.no_transfer_prior, float(np.prod(1 - g)))
+        p0 = max(settings.no_transfer_prior, 1 - float(g.max()))
     share = np.asarray(eq14[1:], dtype=float) ** settings.similarity_power
     share = share / share.sum() if share.sum() > 0 else np.full(len(share), 1 / len(share))
     return SourcePrior(np.asarray(sims, dtype=float), g, lam, eq14, p0, (1 - p0) * share)
