@@ -19,10 +19,12 @@ interval holds the actual. The quality bars of issue 13 are checked at the end o
     .venv/bin/python benchmarks/transfer.py --benchmark ootb --priors DIR   # another priors directory
     .venv/bin/python benchmarks/transfer.py --tune --seeds 0,1,2     # max_move chosen leave-one-collection-out
     .venv/bin/python benchmarks/transfer.py --oracle                 # + an oracle that knows each target's shape
+    .venv/bin/python benchmarks/transfer.py --ablate --no-paper      # + the default with each change undone
 
 Methods: `default` (configs/transfer.yaml, or --config), `previous` (the default before issue 13: a fixed
-no-transfer prior, as-is sources whatever their number of judges, no limit on the move) and, in `loo`, `paper`
-(eq. 14-15). `--oracle` adds, in `ootb`, the target's own full-data fit as the only source, shifted copies only:
+no-transfer prior, as-is sources whatever their number of judges, points between two sources, the Beta-Binomial
+no-transfer evidence, no limit on the move) and, in `loo`, `paper` (eq. 14-15). `--ablate` adds the default with
+each of those changes undone alone (ABLATIONS). `--oracle` adds, in `ootb`, the target's own full-data fit as the only source, shifted copies only:
 what knowing the target's exact shape (but not its location) is worth.
 
 --tune: every max_move of MAX_MOVE_GRID is scored on both benchmarks and every seed of --seeds; the rule, fixed
@@ -65,7 +67,17 @@ KS = tuple(range(1, 12))
 MAX_MOVE_GRID: tuple[float | None, ...] = (0.25, 0.5, 0.75, 1.0, None)
 BARS = {"loo": (20.0, 1.5), "ootb": (8.0, 0.5)}  # (at least this % lower, no dataset worse by more than this)
 COVERAGE_BAR = 0.85
-PREVIOUS = {"source_prior": "fixed", "match_judge_count": False, "max_move": None}
+PREVIOUS = {"source_prior": "fixed", "match_judge_count": False, "max_move": None, "pair_prior": 0.3,
+            "no_transfer_evidence": "beta-binomial"}
+# --ablate: the default with one of issue 13's changes undone (or the noisy-or prior instead of the best match)
+ABLATIONS = {
+    "fixed prior": {"source_prior": "fixed"},
+    "noisy-or prior": {"source_prior": "noisy-or"},
+    "any judge count": {"match_judge_count": False},
+    "no limit": {"max_move": None},
+    "with pairs": {"pair_prior": 0.3},
+    "BB evidence": {"no_transfer_evidence": "beta-binomial"},
+}
 
 
 @dataclass
@@ -298,6 +310,7 @@ def main() -> int:
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's method (its EM is the slow part)")
     ap.add_argument("--no-previous", action="store_true", help="leave out the previous default")
     ap.add_argument("--oracle", action="store_true", help="ootb: add the oracle that knows each target's shape")
+    ap.add_argument("--ablate", action="store_true", help="add the default with each of issue 13's changes undone")
     ap.add_argument("--tune", action="store_true", help="choose max_move leave-one-collection-out")
     ap.add_argument("--embedding-model", default=None)
     ap.add_argument("--cache-dir", default=None)
@@ -314,6 +327,8 @@ def main() -> int:
     methods = {"default": base}
     if not args.no_previous:
         methods["previous"] = replace(base, **PREVIOUS)  # type: ignore[arg-type]
+    if args.ablate:
+        methods.update({name: replace(base, **change) for name, change in ABLATIONS.items()})  # type: ignore[arg-type]
     priors = load_priors(Path(args.priors)) if args.benchmark != "loo" or args.tune else []
     embedder = embeddings.load_embedder(args.embedding_model, cache_dir=embeddings.cache_path(args.cache_dir))
     kinds = ["loo", "ootb"] if args.benchmark == "both" else [args.benchmark]

@@ -12,7 +12,7 @@ from ..errors import ParameterError, ParamsError
 METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")
 SIMILARITIES = ("cosine", "inverse-euclidean")
-SOURCE_PRIORS = ("similarity", "fixed")
+SOURCE_PRIORS = ("similarity", "noisy-or", "fixed")
 NO_TRANSFER_EVIDENCE = ("dirichlet", "beta-binomial")
 METHOD_DESCRIPTIONS = {
     "default": "Bayesian transfer: no transfer against each source (as it is, between two, pooled, or its shape at "

@@ -10,8 +10,8 @@ source applies is that of the most similar one, max_i g_i, so the prior that *no
 1 - max_i g_i, and at least `no_transfer_prior`; the sources share the rest by lambda_i ** `similarity_power`
 (eq. 14). Unrelated sources (cosine well below b) leave the prior with no transfer, and adding more of them
 never moves it: a hundred weak text matches are not stronger evidence than the best one (the noisy-or
-1 - prod_i (1 - g_i) would let many unrelated priors outvote no transfer by their number; measured in
-docs/TRANSFER.md). `source_prior: fixed` keeps the previous rule (no transfer always `no_transfer_prior`);
+1 - prod_i (1 - g_i), `source_prior: noisy-or`, lets many unrelated priors outvote no transfer by their
+number; measured in docs/TRANSFER.md). `source_prior: fixed` keeps the previous rule (no transfer always `no_transfer_prior`);
 `no_transfer_prior: null` uses eq. 14's own lambda_0 / sum lambda.
 """
 
@@ -92,6 +92,8 @@ def source_prior(target_items: int, source_items: list[int], sims: np.ndarray, s
         p0 = float(eq14[0])
     elif settings.source_prior == "fixed":
         p0 = settings.no_transfer_prior
+    elif settings.source_prior == "noisy-or":
+        p0 = max(settings.no_transfer_prior, float(np.prod(1 - g)))
     else:
         p0 = max(settings.no_transfer_prior, 1 - float(g.max()))
     share = np.asarray(eq14[1:], dtype=float) ** settings.similarity_power
