@@ -145,7 +145,8 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
 
     q[d, s]: P(S = s of big_k correct), and errors[d, s, i]: majority error at ks[i] of an item with s of big_k
     correct (hypergeometric thinning for k <= big_k; for k > big_k the k - big_k missing judges drawn from the
-    item's posterior under the shifted density). delta = 0 is the source's mixture itself (to the bins' precision).
+    item's posterior under the shifted density, an even k taking the k - 1 error: the tie rule, as
+    fit._predictive_error explains). delta = 0 is the source's mixture itself (to the bins' precision).
     """
     d = np.asarray(shifts, dtype=float)
     masses = sum(w * component_masses(a, b, d) for w, a, b in zip(mixture.weights, mixture.alphas, mixture.betas))
@@ -158,6 +159,11 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
         if k <= big_k:
             errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]
             continue
+        if k % 2 == 0:  # the tie rule, as fit._predictive_error: an even k beyond the item's judges is k - 1
+            k -= 1
+            if k <= big_k:
+                errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]
+                continue
         if post is None:  # only for k > big_k: delta x bin x s, the unnormalised posterior of the bin given s
             post = masses[:, :, None] * lik[None, :, :]
             total = post.sum(axis=1)  # delta x s  (= q)
