@@ -344,14 +344,16 @@ class CellPosterior:
         return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
 
     def interval_scaled(
-        self, rng: np.random.Generator, confidence_level: float, effective_items: float, n_draws: int = 4000
+        self, rng: np.random.Generator, confidence_level: float, effective_items: float, n_draws: int = 4000,
+        mean: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Equal-tailed interval of a Dirichlet with this posterior's mean and `effective_items` in total.
+        """Equal-tailed interval of a Dirichlet with `effective_items` in total around this posterior's mean (or
+        around `mean`, cell shares: a plug-in estimate's own cells, so that the interval belongs to it).
 
         The mixture pseudo-counts move the centre but were fitted on the same items, so they add no
         information: the interval keeps the spread of the labeled items alone (plus the flat prior).
         """
-        mean = self.concentration / self.concentration.sum()
+        mean = self.concentration / self.concentration.sum() if mean is None else np.asarray(mean) / np.sum(mean)
         g = rng.gamma(mean * effective_items, size=(n_draws, len(mean)))
         g /= g.sum(axis=1, keepdims=True)
         d = g @ self.errors
@@ -391,6 +393,14 @@ def _predictive_error(mixture: Mixture, big_k: int, s: int, k: int) -> float:
         pmf = np.exp(log_beta_binomial(x, m, a + s, b + big_k - s))
         total += wj * float(pmf @ e[s + x])
     return total
+
+
+def mixture_cells(table: CountTable, mixture: Mixture) -> np.ndarray:
+    """The mixture's pmf over the table's cells (each K with items, S = 0..K), weighted by the share of items with
+    K judges: a plug-in estimate's cell shares, in `cell_posterior`'s cell order."""
+    rows = np.nonzero(table.counts.sum(axis=1))[0]
+    share = table.counts.sum(axis=1)[rows] / table.items
+    return np.concatenate([sh * mixture.pmf(int(k)) for k, sh in zip(rows, share)])
 
 
 def cell_posterior(
@@ -523,8 +533,13 @@ def analyse(
     bb_err = error_rates(bb.mixture, ks)
     emp_err = empirical_errors(table, ks)
     post = cell_posterior(table, fit.mixture, ks, settings.strength, settings.flat)
-    low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
-    centre = post.mean() if settings.method == "default" else np.array([mix_err[k] for k in ks])
+    if settings.method == "default":
+        centre = post.mean()
+        low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
+    else:  # a plug-in estimate: the mixture's own cells, and an interval around them (it belongs to the estimate)
+        cells = mixture_cells(table, fit.mixture)
+        centre = cells @ post.errors
+        low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws, cells)
     rows = tuple(
         ErrorRow(
             k=k,

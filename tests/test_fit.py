@@ -230,3 +230,21 @@ class TestCoverage:
                     total += 1
         # 320 checks; nominal 0.90. Tolerance: measured ~0.9; fail below 0.82 (well outside seed noise).
         assert hits / total >= 0.82
+
+
+class TestPlugInIntervals:
+    """A plug-in estimate (--method plugin or paper) sits inside an interval built around it, never clamped onto an
+    end of an interval that belongs to another estimate (issue 10, item 18)."""
+
+    @pytest.mark.parametrize("method", ["plugin", "paper"])
+    def test_estimate_inside_its_own_interval(self, method: str) -> None:
+        rng = np.random.default_rng(3)
+        hard = rng.binomial(11, 0.25, 30)
+        easy = rng.binomial(11, 0.9, 90)
+        table = CountTable.from_pairs(np.full(120, 11), np.concatenate([hard, easy]))
+        res = analyse(table, FitSettings(method=method), np.random.default_rng(0))
+        for r in res.rows:
+            assert r.low < r.estimate < r.high, (r.k, r.low, r.estimate, r.high)
+            # one number of judges: the plug-in estimate is the fitted mixture's own error at k (thinning, computed
+            # independently by distributions.error_rates)
+            assert r.estimate == pytest.approx(r.mixture, abs=1e-9)

@@ -10,9 +10,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..counts import CountTable
-from ..distributions import Mixture, error_rates
+from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, cell_posterior, fit_paper_em, mixture_log_likelihood
+from ..fit import FitResult, MixtureFit, cell_posterior, fit_paper_em, mixture_cells, mixture_log_likelihood
 from ..settings import FitSettings
 from .pooled import error_rows
 from .sources import Source
@@ -47,10 +47,11 @@ def paper_transfer(
         mixtures.append(fits[s.name])
     avg = average_mixtures(mixtures, lam)
     ks = tuple(fit_settings.ks)
-    mix_err = error_rates(avg, ks)
-    centre = np.array([mix_err[k] for k in ks])
     post = cell_posterior(target, avg, ks, fit_settings.strength, fit_settings.flat)
-    low, high = post.interval_scaled(rng, fit_settings.confidence_level, target.items + fit_settings.flat, fit_settings.n_draws)
+    cells = mixture_cells(target, avg)  # the averaged mixture's own cells: the estimate, and its interval around it
+    centre = cells @ post.errors
+    low, high = post.interval_scaled(rng, fit_settings.confidence_level, target.items + fit_settings.flat,
+                                     fit_settings.n_draws, cells)
     fit = MixtureFit(avg, "paper-transfer", mixture_log_likelihood(target, avg), True, 0, 1, target.items)
     base = replace(fit_settings, method="default")
     return FitResult(base, fit, without.binomial, without.beta_binomial, error_rows(ks, centre, low, high, avg, without))
