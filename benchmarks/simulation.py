@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.distributions import Mixture, error_rates  # noqa: E402
-from betaconform_cli.fit import cell_posterior, empirical_errors, fit_candidates, fit_paper_em  # noqa: E402
+from betaconform_cli.fit import empirical_errors, fit_candidates, fit_paper_em  # noqa: E402
+from betaconform_cli.posterior import cell_posterior  # noqa: E402
 
 SHAPES = {
     "two-peak": Mixture((0.3, 0.7), (1.0, 8.0), (6.0, 1.5)),

@@ -196,7 +196,8 @@ class TestCalibratedPrecision:
     def test_matches_fits_dirichlet_interval(self) -> None:
         """Half-width ~ that of fit's Dirichlet interval (strength 0, flat 1) at the monitoring level, simulated."""
         from betaconform_cli.counts import CountTable
-        from betaconform_cli.fit import Prior, cell_posterior, fit_mixture
+        from betaconform_cli.fit import Prior, fit_mixture
+        from betaconform_cli.posterior import cell_posterior
 
         rng = np.random.default_rng(12)
         pool = two_peak(150, rng)

@@ -335,14 +335,14 @@ class TestShiftedSources:
         q, errors = tr.shifted_cells(self.MIX, (-1.0, 0.0, 1.0), 7, tuple(range(1, 12)))
         np.testing.assert_allclose(q[1], self.MIX.pmf(7), atol=2e-5)
         # k > 7 judges: the missing judges' predictive matches the analytic Beta-Binomial path of cell_posterior
-        from betaconform_cli.fit import cell_posterior
+        from betaconform_cli.posterior import cell_posterior
 
         t = CountTable.from_histogram([1] * 8)
         post = cell_posterior(t, self.MIX, tuple(range(1, 12)), 0.0, 1.0)
         np.testing.assert_allclose(errors[1], post.errors, atol=2e-5)
 
     def test_even_k_beyond_judges_is_k_minus_1(self) -> None:
-        """The tie rule beyond the item's judges, as fit.cell_posterior applies it: an even k is the k - 1 error."""
+        """The tie rule beyond the item's judges, as posterior.cell_posterior applies it: an even k is the k - 1 error."""
         _, errors = tr.shifted_cells(self.MIX, (0.0, 1.0), 7, tuple(range(1, 12)))
         for k in (8, 10):
             np.testing.assert_allclose(errors[:, :, k - 1], errors[:, :, k - 2], atol=1e-12)

@@ -1,6 +1,6 @@
 """Step 2 of the default method: the candidates, each a centre q over the target's (judges, correct) cells.
 
-The target's cells are `fit.cell_posterior`'s: every S = 0..K of every number of judges K its items carry, each
+The target's cells are `posterior.cell_posterior`'s: every S = 0..K of every number of judges K its items carry, each
 K weighted by the target's share of items with K judges. A candidate puts a Dirichlet prior with mean q and
 kappa pseudo-items (plus `fit`'s flat pseudo-item) on those cells (step 3 weighs it). Its centres:
 
@@ -36,7 +36,7 @@ from scipy.special import betainc, expit
 
 from ..counts import CountTable
 from ..distributions import Mixture, binomial_pmf, item_error_table, majority_error_weights
-from ..fit import cell_posterior
+from ..posterior import cell_posterior
 from .settings import TransferSettings
 from .similarity import SourcePrior
 from .sources import Source
@@ -146,7 +146,7 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
     q[d, s]: P(S = s of big_k correct), and errors[d, s, i]: majority error at ks[i] of an item with s of big_k
     correct (hypergeometric thinning for k <= big_k; for k > big_k the k - big_k missing judges drawn from the
     item's posterior under the shifted density, an even k taking the k - 1 error: the tie rule, as
-    fit._predictive_error explains). delta = 0 is the source's mixture itself (to the bins' precision).
+    posterior._predictive_error explains). delta = 0 is the source's mixture itself (to the bins' precision).
     """
     d = np.asarray(shifts, dtype=float)
     masses = sum(w * component_masses(a, b, d) for w, a, b in zip(mixture.weights, mixture.alphas, mixture.betas))
@@ -159,7 +159,7 @@ def shifted_cells(mixture: Mixture, shifts: tuple[float, ...], big_k: int, ks: t
         if k <= big_k:
             errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]
             continue
-        if k % 2 == 0:  # the tie rule, as fit._predictive_error: an even k beyond the item's judges is k - 1
+        if k % 2 == 0:  # the tie rule, as posterior._predictive_error: an even k beyond the item's judges is k - 1
             k -= 1
             if k <= big_k:
                 errors[:, :, i] = np.asarray(item_error_table(big_k, k))[None, :]

@@ -19,7 +19,8 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, analyse, cell_posterior, fit_paper_em, mixture_log_likelihood
+from ..fit import FitResult, MixtureFit, analyse, fit_paper_em, mixture_log_likelihood
+from ..posterior import cell_posterior
 from ..settings import FitSettings
 from .candidates import build_candidates, source_centre, target_cells
 from .evidence import (

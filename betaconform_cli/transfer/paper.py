@@ -12,7 +12,8 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, cell_posterior, fit_paper_em, mixture_cells, mixture_log_likelihood
+from ..fit import FitResult, MixtureFit, fit_paper_em, mixture_log_likelihood
+from ..posterior import cell_posterior, mixture_cells
 from ..settings import FitSettings
 from .pooled import error_rows
 from .sources import Source

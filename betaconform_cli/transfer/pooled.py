@@ -22,7 +22,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ..distributions import Mixture, error_rates
-from ..fit import CellPosterior, ErrorRow, FitResult
+from ..fit import ErrorRow, FitResult
+from ..posterior import CellPosterior
 from .candidates import Candidates, Cells, beta_from_moments
 from .evidence import Posterior
 

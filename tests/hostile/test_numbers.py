@@ -63,8 +63,8 @@ class TestTieRuleBeyondTheJudges:
         mixture's own distribution of S at each K, every k (odd or even) gives the mixture's k-judge error: the
         identity the even rows rest on holds for the quantity estimated."""
         from betaconform_cli.distributions import Mixture
-        from betaconform_cli.fit import cell_posterior
         from betaconform_cli.inputs import read_dataset
+        from betaconform_cli.posterior import cell_posterior
 
         table = read_dataset(mixed_counts).table
         mix = Mixture((0.3, 0.7), (1.5, 9.0), (4.0, 2.0))
