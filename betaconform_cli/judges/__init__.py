@@ -1,0 +1,46 @@
+"""`judges`: which judges, and how many. Per-judge accuracy, shared mistakes, and the ensemble to run for each
+size k with an honest estimate of its majority-vote error (docs/JUDGES.md). Pure core: no printing."""
+
+from .analysis import (
+    CostChoice,
+    EnsembleRow,
+    Exchangeability,
+    JudgeRow,
+    JudgesResult,
+    JudgesSettings,
+    NamedEnsemble,
+    PairRow,
+    analyse_judges,
+    cochran_q,
+    default_ks,
+    pair_table,
+    wilson_interval,
+)
+from .model import ClassPosterior, ModelSettings, sample_posterior
+from .views import cost_view, ensembles_view, judges_view, named_ensemble_view, pairs_matrix_view, top_pairs_view, views
+
+__all__ = [
+    "ClassPosterior",
+    "CostChoice",
+    "EnsembleRow",
+    "Exchangeability",
+    "JudgeRow",
+    "JudgesResult",
+    "JudgesSettings",
+    "ModelSettings",
+    "NamedEnsemble",
+    "PairRow",
+    "analyse_judges",
+    "cochran_q",
+    "cost_view",
+    "default_ks",
+    "ensembles_view",
+    "judges_view",
+    "named_ensemble_view",
+    "pair_table",
+    "pairs_matrix_view",
+    "sample_posterior",
+    "top_pairs_view",
+    "views",
+    "wilson_interval",
+]
