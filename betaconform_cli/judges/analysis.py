@@ -428,7 +428,10 @@ def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_i
     m = table.model_mean
     emp = np.nan_to_num(table.empirical, nan=0.0)
     n = table.items.astype(float)
-    blend = np.where(n > 0, (n * emp + pseudo_items * m) / np.maximum(n + pseudo_items, 1e-300), m)
+    if math.isinf(pseudo_items):  # the model alone (benchmarks only)
+        blend = m
+    else:
+        blend = np.where(n > 0, (n * emp + pseudo_items * m) / np.maximum(n + pseudo_items, 1e-300), m)
     if population is None:
         low, high = _interval(table.draws, confidence_level)
         return _Target(m, low, high, blend)
@@ -482,7 +485,20 @@ def search_ensembles(
         tables = exact_tables(correct, posterior, n_judges)
     else:
         tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of)
-    targets = {k: _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng) for k, t in tables.items()}
+    return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact)
+
+
+def rescore(
+    tables: dict[int, SubsetTable],
+    n_labeled: int,
+    population: int | None,
+    pseudo_items: float,
+    confidence_level: float,
+    rng: np.random.Generator,
+    exact: bool = True,
+) -> Search:
+    """Targets and choice scores of given candidate tables (for another pseudo_items or population)."""
+    targets = {k: _target(t, n_labeled, population, pseudo_items, confidence_level, rng) for k, t in tables.items()}
     return Search(tables, targets, exact)
 
 
