@@ -46,7 +46,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
-from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges, rescore, sample_posterior  # noqa: E402
+from betaconform_cli.judges import JudgesSettings, analyse_judges, rescore, sample_posterior  # noqa: E402
 from betaconform_cli.judges.subsets import empirical_subset_errors, exact_tables  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
