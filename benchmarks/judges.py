@@ -380,7 +380,7 @@ def main() -> int:
     where = f"populations of {a.resample} items resampled from each dataset" if a.resample else "whole datasets"
     print(markdown(s, methods, f"named judges ({', '.join(sorted(named))}); {where}; {a.draws} draws"), "\n")
     print(per_dataset(res, default), "\n")
-    if slots and not a.resample and not a.alternatives:
+    if slots and not a.resample:
         rs = run(slots, configs, a.draws, a.seed, a.procs)
         print(markdown(summarise(rs, list(slots)), ["naive", default], "sanity check: snow_rte (a different worker per slot)"))
     return 0
