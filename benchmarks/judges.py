@@ -44,10 +44,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from scipy.optimize import minimize  # noqa: E402
 
 from betaconform_cli.judges import JudgesSettings, analyse_judges, rescore, sample_posterior  # noqa: E402
-from betaconform_cli.judges.subsets import empirical_subset_errors, exact_tables  # noqa: E402
+from betaconform_cli.judges.maxent import fit_maxent, maxent_subset_errors  # noqa: E402
+from betaconform_cli.judges.subsets import SubsetTable, empirical_subset_errors, exact_tables  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = (3, 5)
@@ -55,6 +55,7 @@ RS = (30, 56)
 DEFAULT = JudgesSettings()
 GRID_CLASSES = (2, 4, 6)
 GRID_PSEUDO = (5.0, 20.0, 80.0)
+GRID_PENALTY = ((0.1, 0.3), (0.3, 1.0), (1.0, 3.0))
 
 
 # --- data ----------------------------------------------------------------------------------------------------
@@ -106,85 +107,64 @@ def pick_record(i: int, est: np.ndarray, lo: np.ndarray | None, hi: np.ndarray |
     return (float(t - np.nanmin(truth)), float(abs(est[i] - t)), float(est[i] - t), cover, width)
 
 
+Config = tuple[int, float, str, tuple[float, float]]  # classes, pseudo-items, ranking, max-ent penalty
+
+
+def config_name(c: Config) -> str:
+    name = f"C{c[0]} a{c[1]:g} {c[2]}"
+    return name if c[2] == "latent" or c[3] == DEFAULT.maxent_penalty else f"{name} {c[3][0]:g}/{c[3][1]:g}"
+
+
+DEFAULT_CONFIG: Config = (DEFAULT.model.classes, DEFAULT.pseudo_items, DEFAULT.ranking, DEFAULT.maxent_penalty)
+
+
 def evaluate_draw(
     y: np.ndarray,
     idx: np.ndarray,
-    configs: list[tuple[int, float]],
+    configs: list[Config],
     rng: np.random.Generator,
     alternatives: bool = False,
-    truths: dict[int, np.ndarray] | None = None,
 ) -> dict[tuple[str, int], tuple[float, ...]]:
     """Every method's (regret, |estimate - truth|, estimate - truth, covered, width) at each k, for one draw."""
     n_pop = len(y)
     labeled = y[idx]
     r = len(idx)
     out: dict[tuple[str, int], tuple[float, ...]] = {}
-    by_classes: dict[int, Any] = {}
-    for classes in sorted({c for c, _ in configs}):
-        post = sample_posterior(labeled, rng, replace(DEFAULT.model, classes=classes))
-        by_classes[classes] = exact_tables(labeled, post, max(KS))
+    latent = {c: exact_tables(labeled, sample_posterior(labeled, rng, replace(DEFAULT.model, classes=c)), max(KS)) for c in sorted({cf[0] for cf in configs})}
+    probs = {pen: fit_maxent(labeled, *pen) for pen in sorted({cf[3] for cf in configs if cf[2] == "maxent"})}
+    ranked: dict[tuple[int, tuple[float, float]], dict[int, SubsetTable]] = {}
+
+    def tables(cf: Config) -> dict[int, SubsetTable]:
+        if cf[2] == "latent":
+            return latent[cf[0]]
+        key = (cf[0], cf[3])
+        if key not in ranked:
+            ranked[key] = {k: replace(t, ranking=maxent_subset_errors(probs[cf[3]], t.members)) for k, t in latent[cf[0]].items()}
+        return ranked[key]
+
     for k in KS:
-        first = by_classes[configs[0][0]][k]
-        truth = truths[k] if truths is not None else empirical_subset_errors(y, first.members)[0]
-        out[("naive", k)] = naive_record(first.empirical, truth)
-        for classes, pseudo in configs:
-            search = rescore(by_classes[classes], r, n_pop, pseudo, 0.9, rng)
+        first = latent[configs[0][0]][k]
+        truth = empirical_subset_errors(y, first.members)[0]
+        emp = first.empirical
+        out[("naive", k)] = naive_record(emp, truth)
+        for cf in configs:
+            search = rescore(tables(cf), r, n_pop, cf[1], 0.9, rng)
             t = search.targets[k]
             i = search.pick(k)
-            out[(f"C{classes} a{pseudo:g}", k)] = pick_record(i, t.estimate, t.low, t.high, truth)
-            if alternatives and (classes, pseudo) == configs[0]:
+            out[(config_name(cf), k)] = pick_record(i, t.estimate, t.low, t.high, truth)
+            if alternatives and cf == configs[0]:
                 out[("score at pick", k)] = pick_record(i, t.score, None, None, truth)
         if alternatives:
-            classes = configs[0][0]
-            model_only = rescore(by_classes[classes], r, n_pop, float("inf"), 0.9, rng)
-            t = model_only.targets[k]
-            out[("model only", k)] = pick_record(model_only.pick(k), t.estimate, t.low, t.high, truth)
-            emp = first.empirical
+            cf = configs[0]
+            for label, ranking in (("latent-class model only", "latent"), ("max-ent model only", "maxent")):
+                alone = rescore(tables((cf[0], cf[1], ranking, cf[3])), r, n_pop, float("inf"), 0.9, rng)
+                t = alone.targets[k]
+                out[(label, k)] = pick_record(alone.pick(k), t.score, None, None, truth)
             acc = np.nanmean(labeled, axis=0)
             tb = np.where(np.isnan(emp), np.inf, emp) - 1e-6 * acc[first.members].sum(axis=1)
             out[("labels, accuracy tie-break", k)] = pick_record(int(np.argmin(tb)), emp, None, None, truth)
-            f = r / n_pop
-            mx = maxent_errors(labeled, first.members)
-            sc = f * np.nan_to_num(emp) + (1 - f) * mx
-            out[("pairwise max-ent", k)] = pick_record(int(np.argmin(sc)), sc, None, None, truth)
-    return out
-
-
-# --- an alternative: the pairwise maximum-entropy (Ising) model of the error pattern -------------------------
-
-
-def maxent_errors(correct: np.ndarray, members: np.ndarray, lam_h: float = 0.1, lam_j: float = 0.3) -> np.ndarray:
-    """Majority error of each subset under P(w) ~ exp(h.w + sum_{j<l} J_jl w_j w_l) over the 2^J error patterns,
-    fitted by penalised maximum likelihood (h_j shrunk to a common value, J_jl to a common value); complete items."""
-    w = 1.0 - correct[~np.isnan(correct).any(axis=1)]
-    n, n_judges = w.shape
-    pats = ((np.arange(2**n_judges)[:, None] >> np.arange(n_judges)) & 1).astype(float)
-    iu = np.triu_indices(n_judges, 1)
-    feats = np.hstack([pats, pats[:, iu[0]] * pats[:, iu[1]]])
-    data = np.hstack([w, w[:, iu[0]] * w[:, iu[1]]]).sum(axis=0)
-    nh = n_judges
-
-    def objective(th: np.ndarray) -> tuple[float, np.ndarray]:
-        e = feats @ th[:-2]
-        m = e.max()
-        p = np.exp(e - m)
-        z = p.sum()
-        p /= z
-        h, c, hb, cb = th[:nh], th[nh:-2], th[-2], th[-1]
-        ll = data @ th[:-2] - n * (np.log(z) + m)
-        pen = 0.5 * lam_h * ((h - hb) ** 2).sum() + 0.5 * lam_j * ((c - cb) ** 2).sum() + 0.005 * (hb**2 + cb**2)
-        g = data - n * (p @ feats)
-        grad = np.concatenate([g[:nh] - lam_h * (h - hb), g[nh:] - lam_j * (c - cb), [lam_h * (h - hb).sum() - 0.01 * hb, lam_j * (c - cb).sum() - 0.01 * cb]])
-        return -(ll - pen), -grad
-
-    th = minimize(objective, np.zeros(feats.shape[1] + 2), jac=True, method="L-BFGS-B").x
-    e = feats @ th[:-2]
-    p = np.exp(e - e.max())
-    p /= p.sum()
-    k = members.shape[1]
-    right = k - pats[:, members].sum(axis=2)
-    err = np.where(2 * right < k, 1.0, np.where(2 * right == k, 0.5, 0.0))
-    out: np.ndarray = p @ err
+            # reference, not a method: the labels' own error of the truly best subset (no selection at all)
+            out[("oracle: labels' own error of the best subset", k)] = pick_record(int(np.nanargmin(truth)), emp, None, None, truth)
     return out
 
 
@@ -211,7 +191,7 @@ def _job(args: tuple[Any, ...]) -> tuple[tuple[str, int], list[dict[tuple[str, i
     return (name, r), recs
 
 
-def run(data: dict[str, np.ndarray], configs: list[tuple[int, float]], draws: int, seed: int, procs: int, alternatives: bool = False, resample: int = 0) -> dict[tuple[str, int], list[Any]]:
+def run(data: dict[str, np.ndarray], configs: list[Config], draws: int, seed: int, procs: int, alternatives: bool = False, resample: int = 0) -> dict[tuple[str, int], list[Any]]:
     jobs = [(n, y, r, draws, seed, configs, alternatives, resample) for n, y in data.items() for r in RS if (resample or len(y)) >= r + 1]
     if procs <= 1:
         return dict(_job(j) for j in jobs)
@@ -267,10 +247,6 @@ def per_dataset(res: dict[tuple[str, int], list[Any]], method: str) -> str:
     return "\n".join(lines)
 
 
-def config_name(classes: int, pseudo: float) -> str:
-    return f"C{classes} a{pseudo:g}"
-
-
 def criterion(summary: dict[tuple[str, int, int], np.ndarray], m: str) -> float:
     """Tuning criterion: mean over (r, k) of regret / naive regret + |error| / naive |error| (lower is better)."""
     return float(np.mean([summary[(m, r, k)][0] / summary[("naive", r, k)][0] + summary[(m, r, k)][1] / summary[("naive", r, k)][1] for r in RS for k in KS if (m, r, k) in summary]))
@@ -302,7 +278,7 @@ def simulation(draws: int, seed: int, procs: int, n_pop: int = 300) -> dict[str,
     out = {}
     for label, gen in (("latent-class model", simulate_latent), ("exchangeable Beta-Binomial mixture", simulate_exchangeable)):
         pops = {f"{label} {d}": gen(np.random.default_rng([seed, d, 5]), n_pop) for d in range(6)}
-        res = run(pops, [(DEFAULT.model.classes, DEFAULT.pseudo_items)], max(draws // 6, 5), seed, procs)
+        res = run(pops, [DEFAULT_CONFIG], max(draws // 6, 5), seed, procs)
         out[label] = summarise(res, list(pops))
     return out
 
@@ -343,7 +319,7 @@ def main() -> int:
 
     if a.simulate:
         for label, s in simulation(a.draws, a.seed, a.procs).items():
-            m = config_name(DEFAULT.model.classes, DEFAULT.pseudo_items)
+            m = config_name(DEFAULT_CONFIG)
             print(markdown(s, ["naive", m], f"simulated: {label}, populations of 300 items"), "\n")
     if not a.data.is_dir():
         print(f"no data folder at {a.data}: skipping the real-data benchmark (simulation and --speed need none)")
@@ -357,26 +333,32 @@ def main() -> int:
     if a.speed:
         t, src = speed(named)
         print(f"11 judges x 400 items ({src}): {t:.2f} s (median of 5, end to end)\n")
-    default = config_name(DEFAULT.model.classes, DEFAULT.pseudo_items)
+    default = config_name(DEFAULT_CONFIG)
     if a.tune:
-        configs = [(c, p) for c in GRID_CLASSES for p in GRID_PSEUDO]
+        configs = [DEFAULT_CONFIG] + [
+            cf
+            for c in GRID_CLASSES
+            for p in GRID_PSEUDO
+            for cf in [(c, p, "latent", DEFAULT.maxent_penalty)] + [(c, p, "maxent", pen) for pen in GRID_PENALTY]
+            if cf != DEFAULT_CONFIG
+        ]
         res = run(named, configs, a.draws, a.seed, a.procs)
         colls = sorted({all_sets[n][0] for n in named})
         groups = {c: [n for n in named if all_sets[n][0] == c] for c in colls}
-        print(markdown(summarise(res, list(named)), ["naive"] + [config_name(*c) for c in configs], "tuning grid, all named datasets (in-sample)"), "\n")
+        print(markdown(summarise(res, list(named)), ["naive"] + [config_name(c) for c in configs], "tuning grid, all named datasets (in-sample)"), "\n")
         for c in colls:
             tune_on = summarise(res, groups[c])
-            best = min((config_name(*cf) for cf in configs), key=lambda m: criterion(tune_on, m))
+            best = min((config_name(cf) for cf in configs), key=lambda m: criterion(tune_on, m))
             for other in colls:
                 if other == c:
                     continue
                 held = summarise(res, groups[other])
                 print(markdown(held, ["naive", best, default], f"tuned on {c} (pick: {best}), held out: {other}"), "\n")
         return 0
-    configs = [(DEFAULT.model.classes, DEFAULT.pseudo_items)]
+    configs = [DEFAULT_CONFIG]
     res = run(named, configs, a.draws, a.seed, a.procs, alternatives=a.alternatives, resample=a.resample)
     s = summarise(res, list(named))
-    methods = ["naive", default] + (["score at pick", "model only", "labels, accuracy tie-break", "pairwise max-ent"] if a.alternatives else [])
+    methods = ["naive", default] + (["score at pick", "latent-class model only", "max-ent model only", "labels, accuracy tie-break", "oracle: labels' own error of the best subset"] if a.alternatives else [])
     where = f"populations of {a.resample} items resampled from each dataset" if a.resample else "whole datasets"
     print(markdown(s, methods, f"named judges ({', '.join(sorted(named))}); {where}; {a.draws} draws"), "\n")
     print(per_dataset(res, default), "\n")

@@ -24,6 +24,7 @@ from betaconform_cli.judges import (
     wilson_interval,
 )
 from betaconform_cli.judges.analysis import _cheapest, _Target, count_table
+from betaconform_cli.judges.maxent import error_patterns, fit_maxent, maxent_subset_errors
 from betaconform_cli.judges.model import (
     all_subset_error_draws,
     poisson_binomial_pmf,
@@ -102,6 +103,34 @@ class TestSubsetErrors:
                 assert items[n] == len(rows)
                 expect = np.mean([majority_error(int(r[row].sum()), k) for r in rows]) if rows else np.nan
                 assert err[n] == pytest.approx(expect, nan_ok=True)
+
+
+class TestMaxEnt:
+    """The pairwise maximum-entropy model: moment matching, subset errors by enumeration, exchangeable limit."""
+
+    def test_nearly_unpenalised_fit_matches_the_moments(self) -> None:
+        y = simulate_groups(21, 200, judges=5)
+        probs = fit_maxent(y, 1e-6, 1e-6)
+        pats = error_patterns(5)
+        w = 1 - y
+        assert probs @ pats == pytest.approx(w.mean(axis=0), abs=1e-4)
+        for a, b in itertools.combinations(range(5), 2):
+            assert probs @ (pats[:, a] * pats[:, b]) == pytest.approx(np.mean(w[:, a] * w[:, b]), abs=1e-4)
+
+    def test_subset_errors_by_enumeration(self) -> None:
+        probs = np.random.default_rng(22).dirichlet(np.ones(2**4))
+        members = np.array(list(itertools.combinations(range(4), 3)))
+        got = maxent_subset_errors(probs, members)
+        for n, row in enumerate(members):
+            brute = sum(probs[i] * majority_error(3 - sum((i >> j) & 1 for j in row), 3) for i in range(16))
+            assert got[n] == pytest.approx(brute, abs=1e-12)
+
+    def test_heavy_penalty_makes_judges_alike(self) -> None:
+        y = simulate_groups(23, 150, judges=5)
+        probs = fit_maxent(y, 1e4, 1e4)
+        rates = probs @ error_patterns(5)
+        assert rates.max() - rates.min() < 1e-3
+        assert rates.mean() == pytest.approx(1 - y.mean(), abs=0.01)
 
 
 class TestPerJudgeAndPairs:

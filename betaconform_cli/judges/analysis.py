@@ -33,10 +33,13 @@ from ..data import CountTable
 from ..errors import UsageError
 from ..fit import FitResult, FitSettings, analyse
 from ..settings import MAX_K, TIE_RULE
+from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
+from .maxent import fit_maxent
 from .model import ClassPosterior, ModelSettings, sample_posterior, subset_error_draws
 from .subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
 
 EXACT_MAX_JUDGES = 12
+RANKINGS = ("maxent", "latent")
 SELECTION_NOTE = (
     "chosen by the posterior mean of a Dirichlet posterior over response patterns centred on the latent-class "
     "model (worth pseudo_items items); estimate and interval: the latent-class posterior of the chosen ensemble's "
@@ -49,12 +52,16 @@ class JudgesSettings:
     """Everything that decides the numbers of `analyse_judges` (the seed aside)."""
 
     pseudo_items: float = 20.0
+    ranking: str = "maxent"  # the model that ranks candidates: "maxent" (pairwise, J <= 14) or "latent"
+    maxent_penalty: tuple[float, float] = (0.1, 0.3)  # (lam_h, lam_pair) of maxent.fit_maxent
     model: ModelSettings = ModelSettings()
     exact_max_judges: int = EXACT_MAX_JUDGES
     beam_width: int = 50
     top_pairs: int = 5
 
     def __post_init__(self) -> None:
+        if self.ranking not in RANKINGS:
+            raise UsageError(f"ranking must be one of {', '.join(RANKINGS)}; got {self.ranking!r}")
         if not (self.pseudo_items >= 0 and math.isfinite(self.pseudo_items)):
             raise UsageError(f"pseudo_items must be a finite number >= 0; got {self.pseudo_items}")
         if not 1 <= self.model.classes <= 20:
@@ -69,6 +76,8 @@ class JudgesSettings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "pseudo_items": self.pseudo_items,
+            "ranking": self.ranking,
+            "maxent_penalty": list(self.maxent_penalty),
             "model": self.model.to_dict(),
             "exact_max_judges": self.exact_max_judges,
             "beam_width": self.beam_width,
@@ -426,12 +435,13 @@ class _Target:
 
 def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_items: float, confidence_level: float, rng: np.random.Generator) -> _Target:
     m = table.model_mean
+    rank = table.ranking_error
     emp = np.nan_to_num(table.empirical, nan=0.0)
     n = table.items.astype(float)
     if math.isinf(pseudo_items):  # the model alone (benchmarks only)
-        blend = m
+        blend = rank
     else:
-        blend = np.where(n > 0, (n * emp + pseudo_items * m) / np.maximum(n + pseudo_items, 1e-300), m)
+        blend = np.where(n > 0, (n * emp + pseudo_items * rank) / np.maximum(n + pseudo_items, 1e-300), rank)
     if population is None:
         low, high = _interval(table.draws, confidence_level)
         return _Target(m, low, high, blend)
@@ -482,7 +492,10 @@ def search_ensembles(
         return _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng).score
 
     if exact:
-        tables = exact_tables(correct, posterior, n_judges)
+        probs = None
+        if settings.ranking == "maxent" and n_judges <= MAXENT_MAX_JUDGES:
+            probs = fit_maxent(correct, *settings.maxent_penalty)
+        tables = exact_tables(correct, posterior, n_judges, probs)
     else:
         tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of)
     return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..distributions import majority_error_weights
+from .maxent import maxent_subset_errors
 from .model import ClassPosterior, all_subset_error_draws, all_subsets, subset_error_draws
 
 
@@ -50,19 +51,26 @@ class SubsetTable:
     empirical: np.ndarray = field(repr=False)  # (n,) labels' own error, NaN without complete items
     items: np.ndarray = field(repr=False)  # (n,) labeled items on which all members gave a verdict
     exact: bool = True  # every subset of this size, or a beam's candidates
+    ranking: np.ndarray | None = field(default=None, repr=False)  # the ranking model's error (None: the posterior mean)
 
     @property
     def model_mean(self) -> np.ndarray:
         out: np.ndarray = self.draws.mean(axis=0)
         return out
 
+    @property
+    def ranking_error(self) -> np.ndarray:
+        """The model error that ranks candidates: the pairwise max-ent model's, else the posterior mean."""
+        return self.model_mean if self.ranking is None else self.ranking
 
-def exact_tables(correct: np.ndarray, posterior: ClassPosterior, max_size: int) -> dict[int, SubsetTable]:
-    """Every subset of 1..max_size judges."""
+
+def exact_tables(correct: np.ndarray, posterior: ClassPosterior, max_size: int, pattern_probs: np.ndarray | None = None) -> dict[int, SubsetTable]:
+    """Every subset of 1..max_size judges (ranked by the max-ent model when its pattern_probs are given)."""
     out: dict[int, SubsetTable] = {}
     for k, (members, draws) in all_subset_error_draws(posterior, max_size).items():
         emp, items = empirical_subset_errors(correct, members)
-        out[k] = SubsetTable(k, members, draws, emp, items, exact=True)
+        ranking = None if pattern_probs is None else maxent_subset_errors(pattern_probs, members)
+        out[k] = SubsetTable(k, members, draws, emp, items, exact=True, ranking=ranking)
     return out
 
 
