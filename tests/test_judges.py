@@ -23,7 +23,8 @@ from betaconform_cli.judges import (
     views,
     wilson_interval,
 )
-from betaconform_cli.judges.analysis import _cheapest, _Target, count_table
+from betaconform_cli.judges.analysis import _cheapest, _Target
+from betaconform_cli.judges.descriptive import count_table
 from betaconform_cli.judges.maxent import error_patterns, fit_maxent, maxent_subset_errors
 from betaconform_cli.judges.model import (
     all_subset_error_draws,

@@ -1,7 +1,10 @@
 """`judges`: which judges, and how many. Per-judge accuracy, shared mistakes, and the ensemble to run for each
 size k with an honest estimate of its majority-vote error (docs/JUDGES.md). Pure core: no printing."""
 
-from .analysis import (
+from .analysis import Search, analyse_judges, default_ks, rescore, search_ensembles
+from .descriptive import cochran_q, pair_table, wilson_interval
+from .model import ClassPosterior, ModelSettings, sample_posterior
+from .results import (
     CostChoice,
     EnsembleRow,
     Exchangeability,
@@ -10,16 +13,7 @@ from .analysis import (
     JudgesSettings,
     NamedEnsemble,
     PairRow,
-    Search,
-    analyse_judges,
-    cochran_q,
-    default_ks,
-    pair_table,
-    rescore,
-    search_ensembles,
-    wilson_interval,
 )
-from .model import ClassPosterior, ModelSettings, sample_posterior
 from .views import cost_view, ensembles_view, judges_view, named_ensemble_view, pairs_matrix_view, top_pairs_view, views
 
 __all__ = [
