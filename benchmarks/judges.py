@@ -237,6 +237,22 @@ def markdown(summary: dict[tuple[str, int, int], np.ndarray], methods: list[str]
     return "\n".join(lines)
 
 
+def paired(res: dict[tuple[str, int], list[Any]], names: list[str], method: str) -> str:
+    """Regret and |error| of `method` minus naive's, in points: mean over draws of the mean over datasets, and its
+    standard error over the draws (the same draws for both methods)."""
+    cells = []
+    for r in RS:
+        for k in KS:
+            rows = [n for n in names if (n, r) in res]
+            if not rows:
+                continue
+            n_draws = min(len(res[(n, r)]) for n in rows)
+            diff = np.array([[np.subtract(res[(n, r)][d][(method, k)][:2], res[(n, r)][d][("naive", k)][:2]) for n in rows] for d in range(n_draws)]).mean(axis=1)
+            m, se = 100 * diff.mean(axis=0), 100 * diff.std(axis=0, ddof=1) / np.sqrt(n_draws)
+            cells.append(f"r = {r}, k = {k}: regret {m[0]:+.2f} ± {se[0]:.2f}, |error| {m[1]:+.2f} ± {se[1]:.2f}")
+    return f"{method} minus naive (points, mean ± paired standard error over draws): " + "; ".join(cells)
+
+
 def per_dataset(res: dict[tuple[str, int], list[Any]], method: str) -> str:
     lines = ["| dataset | r | k | regret naive | regret ours | abs naive | abs ours | coverage |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (n, r) in sorted(res):
@@ -361,6 +377,7 @@ def main() -> int:
     methods = ["naive", default] + (["score at pick", "latent-class model only", "max-ent model only", "labels, accuracy tie-break", "oracle: labels' own error of the best subset"] if a.alternatives else [])
     where = f"populations of {a.resample} items resampled from each dataset" if a.resample else "whole datasets"
     print(markdown(s, methods, f"named judges ({', '.join(sorted(named))}); {where}; {a.draws} draws"), "\n")
+    print(paired(res, list(named), default), "\n")
     print(per_dataset(res, default), "\n")
     if slots and not a.resample:
         rs = run(slots, configs, a.draws, a.seed, a.procs)

@@ -393,3 +393,13 @@ class TestStatistics:
             res = analyse_judges(y, tuple("abcdefg"), ks=[3], rng=np.random.default_rng(seed))
             wins += not {"a", "b"} <= set(res.ensembles[0].members)
         assert wins >= 9
+
+
+def test_core_never_imports_the_cli_stack() -> None:
+    """The judges core stays pure: no typer, rich or torch after import."""
+    import subprocess
+    import sys
+
+    code = "import sys, betaconform_cli.judges; print(','.join(m for m in ('typer', 'rich', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
