@@ -1,0 +1,46 @@
+"""`judges`: which judges, and how many. Per-judge accuracy, shared mistakes, and the ensemble to run for each
+size k with an honest estimate of its majority-vote error (docs/JUDGES.md). Pure core: no printing."""
+
+from .analysis import Search, analyse_judges, default_ks, rescore, search_ensembles
+from .descriptive import cochran_q, pair_table, wilson_interval
+from .model import ClassPosterior, ModelSettings, sample_posterior
+from .results import (
+    CostChoice,
+    EnsembleRow,
+    Exchangeability,
+    JudgeRow,
+    JudgesResult,
+    JudgesSettings,
+    NamedEnsemble,
+    PairRow,
+)
+from .views import cost_view, ensembles_view, judges_view, named_ensemble_view, pairs_matrix_view, top_pairs_view, views
+
+__all__ = [
+    "ClassPosterior",
+    "CostChoice",
+    "EnsembleRow",
+    "Exchangeability",
+    "JudgeRow",
+    "JudgesResult",
+    "JudgesSettings",
+    "ModelSettings",
+    "NamedEnsemble",
+    "PairRow",
+    "Search",
+    "analyse_judges",
+    "cochran_q",
+    "cost_view",
+    "default_ks",
+    "ensembles_view",
+    "judges_view",
+    "named_ensemble_view",
+    "pair_table",
+    "pairs_matrix_view",
+    "rescore",
+    "search_ensembles",
+    "sample_posterior",
+    "top_pairs_view",
+    "views",
+    "wilson_interval",
+]

@@ -1,0 +1,375 @@
+"""`judges`: per-judge accuracy, shared mistakes, and the ensemble to run for each size k, with its error.
+
+Pure core (numpy/scipy; no printing). One entry point, `analyse_judges`. Method and measurements: docs/JUDGES.md.
+
+- Per judge, pairs, exchangeability: descriptive.py.
+- Ensembles: the latent-class posterior (model.py) gives every subset's error on new items; the pairwise
+  maximum-entropy model (maxent.py) ranks them. The choice for each size k minimises the posterior mean of a
+  Dirichlet posterior over response patterns centred on the ranking model and worth `pseudo_items` items (the
+  labels' own error of the subset weighs as many items as it has):
+      score_S = (n_S emp_S + a me_S) / (n_S + a),
+  and, when the size of the whole set is known (`population`), the labeled share f of that set is known exactly:
+      target_S = f emp_S + (1 - f) * (error on the unlabeled rest).
+  The reported estimate is the model's posterior mean of the target, not the score that was minimised (which is
+  optimistic for the winner: the winner's curse); the interval is its equal-tailed posterior (predictive)
+  interval. Baselines: `fit`'s random-k error at k and its all-judges error, on the same labels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..fit import FitSettings, analyse
+from ..settings import MAX_K
+from .descriptive import cochran_q, count_table, pair_table, wilson_interval
+from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
+from .maxent import fit_maxent
+from .model import ClassPosterior, sample_posterior, subset_error_draws
+from .results import (
+    CostChoice,
+    EnsembleRow,
+    JudgeRow,
+    JudgesResult,
+    JudgesSettings,
+    NamedEnsemble,
+)
+from .subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
+
+# --- validation -------------------------------------------------------------------------------------------
+
+
+def check_inputs(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """The matrix as float (items, judges) with values 0, 1 or NaN; names one per column, unique."""
+    arr = np.asarray(correct, dtype=float)
+    if arr.ndim != 2:
+        raise UsageError(f"correct must be a 2-D array (items, judges); got {arr.ndim} dimensions")
+    if len(names) != arr.shape[1]:
+        raise UsageError(f"names must name every judge column: {arr.shape[1]} columns, {len(names)} names")
+    if arr.shape[1] < 2:
+        raise UsageError(f"judges needs at least 2 named judges; got {arr.shape[1]} ({', '.join(names) or 'none'})")
+    dup = sorted({n for n in names if list(names).count(n) > 1})
+    if dup:
+        raise UsageError(f"judge names must be unique; repeated: {', '.join(dup)}")
+    values = arr[~np.isnan(arr)]
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise UsageError("correct must hold 1 (agreed with the gold label), 0 (did not) or NaN (no verdict)")
+    silent = [n for n, col in zip(names, arr.T) if np.isnan(col).all()]
+    if silent:
+        raise UsageError(f"judge {silent[0]!r} gave no verdict on any item; drop it (judges without verdicts: {', '.join(silent)})")
+    return arr
+
+
+def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, population: int | None, items: int) -> None:
+    bad = [k for k in ks if not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= min(n_judges, MAX_K)]
+    if not ks or bad:
+        raise UsageError(f"ks must be integers between 1 and {min(n_judges, MAX_K)} (the number of judges); got {list(ks)}")
+    if not 0.0 < confidence_level < 1.0:
+        raise UsageError(f"confidence_level must be strictly between 0 and 1; got {confidence_level}")
+    if population is not None and (not isinstance(population, (int, np.integer)) or population < items):
+        raise UsageError(f"population must be an integer >= the {items} labeled items; got {population}")
+
+
+def _resolve(members: Sequence[str], names: Sequence[str], what: str) -> tuple[int, ...]:
+    unknown = [m for m in members if m not in names]
+    if unknown:
+        raise UsageError(f"{what}: unknown judge {unknown[0]!r}; known judges: {', '.join(names)}")
+    if len(set(members)) != len(members):
+        raise UsageError(f"{what}: a judge is named twice ({', '.join(members)})")
+    return tuple(sorted(names.index(m) for m in members))
+
+
+def _check_costs(costs: Mapping[str, float], names: Sequence[str], max_error: float) -> None:
+    _resolve(list(costs), names, "costs")
+    for n, price in costs.items():
+        if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
+            raise UsageError(f"costs: the price of {n!r} must be a finite number >= 0; got {price!r}")
+    if not 0.0 < max_error <= 1.0:
+        raise UsageError(f"max_error must be in (0, 1]; got {max_error}")
+
+
+def default_ks(n_judges: int) -> tuple[int, ...]:
+    """1, 3, 5, ... up to the number of judges (odd sizes: no ties)."""
+    return tuple(range(1, n_judges + 1, 2))
+
+
+# --- the pieces -------------------------------------------------------------------------------------------
+
+
+def _interval(samples: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    tail = (1 - confidence_level) / 2
+    lo, hi = np.quantile(samples, [tail, 1 - tail], axis=0)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Posterior of each candidate's target error: mean and interval, plus the choice score."""
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    score: np.ndarray
+
+
+def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_items: float, confidence_level: float, rng: np.random.Generator) -> _Target:
+    m = table.model_mean
+    rank = table.ranking_error
+    emp = np.nan_to_num(table.empirical, nan=0.0)
+    n = table.items.astype(float)
+    if math.isinf(pseudo_items):  # the model alone (benchmarks only)
+        blend = rank
+    else:
+        blend = np.where(n > 0, (n * emp + pseudo_items * rank) / np.maximum(n + pseudo_items, 1e-300), rank)
+    if population is None:
+        low, high = _interval(table.draws, confidence_level)
+        return _Target(m, low, high, blend)
+    f = n_labeled / population
+    rest = np.round((population - n_labeled) * n / max(n_labeled, 1)).astype(np.int64)  # unlabeled items with all members
+    known = np.where(n > 0, f * emp, 0.0)
+    share = np.where(n > 0, 1 - f, 1.0)
+    unlabeled = rng.binomial(rest[None, :], np.clip(table.draws, 0.0, 1.0)) / np.maximum(rest, 1)[None, :]
+    unlabeled = np.where(rest[None, :] > 0, unlabeled, table.draws)
+    samples = known[None, :] + share[None, :] * unlabeled
+    low, high = _interval(samples, confidence_level)
+    estimate = known + share * m
+    return _Target(estimate, np.minimum(low, estimate), np.maximum(high, estimate), known + share * blend)
+
+
+def _pick(score: np.ndarray) -> int:
+    """Lowest score; ties to the first subset in lexicographic order."""
+    return int(np.lexsort((np.arange(len(score)), score))[0])
+
+
+@dataclass(frozen=True)
+class Search:
+    """Candidate subsets of every size with their target posterior (estimate, interval) and choice score."""
+
+    tables: dict[int, SubsetTable]
+    targets: dict[int, _Target]
+    exact: bool
+
+    def pick(self, k: int) -> int:
+        """Index (in tables[k]) of the chosen ensemble of size k: lowest score, ties to the first subset."""
+        return _pick(self.targets[k].score)
+
+
+def search_ensembles(
+    correct: np.ndarray,
+    posterior: ClassPosterior,
+    n_labeled: int,
+    population: int | None,
+    confidence_level: float,
+    rng: np.random.Generator,
+    settings: JudgesSettings = JudgesSettings(),
+) -> Search:
+    """Every subset (J <= exact_max_judges) or a beam's candidates, scored and with the target's posterior."""
+    n_judges = correct.shape[1]
+    exact = n_judges <= settings.exact_max_judges
+
+    def score_of(t: SubsetTable) -> np.ndarray:
+        return _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng).score
+
+    if exact:
+        probs = None
+        if settings.ranking == "maxent" and n_judges <= MAXENT_MAX_JUDGES:
+            probs = fit_maxent(correct, *settings.maxent_penalty)
+        tables = exact_tables(correct, posterior, n_judges, probs)
+    else:
+        tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of)
+    return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact)
+
+
+def rescore(
+    tables: dict[int, SubsetTable],
+    n_labeled: int,
+    population: int | None,
+    pseudo_items: float,
+    confidence_level: float,
+    rng: np.random.Generator,
+    exact: bool = True,
+) -> Search:
+    """Targets and choice scores of given candidate tables (for another pseudo_items or population)."""
+    targets = {k: _target(t, n_labeled, population, pseudo_items, confidence_level, rng) for k, t in tables.items()}
+    return Search(tables, targets, exact)
+
+
+# --- the entry point --------------------------------------------------------------------------------------
+
+
+def analyse_judges(
+    correct: np.ndarray,
+    names: Sequence[str],
+    ks: Sequence[int] | None = None,
+    confidence_level: float = 0.9,
+    rng: np.random.Generator | None = None,
+    ensemble: Sequence[str] | None = None,
+    costs: Mapping[str, float] | None = None,
+    max_error: float | None = None,
+    population: int | None = None,
+    settings: JudgesSettings = JudgesSettings(),
+) -> JudgesResult:
+    """Per-judge accuracy, shared mistakes, exchangeability, the ensemble for each k, a named ensemble, costs.
+
+    correct[i, j]: 1.0 judge j agreed with the gold label on item i, 0.0 it did not, NaN no verdict.
+    population: the number of items of the whole set the labeled items come from (labeled included); when
+    given, estimates are for that set's error (its labeled part is known exactly), otherwise for new items.
+    costs with max_error: the cheapest ensemble (any size) whose interval's upper end is at most max_error;
+    max_error alone: every judge costs 1 (the smallest such ensemble).
+    """
+    rng = rng if rng is not None else np.random.default_rng(0)
+    names = tuple(str(n) for n in names)
+    arr = check_inputs(correct, names)
+    answered = ~np.isnan(arr).all(axis=1)
+    dropped = int((~answered).sum())
+    arr = arr[answered]
+    n_items, n_judges = arr.shape
+    if n_items == 0:
+        raise UsageError("correct has no item with a verdict")
+    ks = tuple(int(k) for k in (default_ks(n_judges) if ks is None else ks))
+    _check_options(n_judges, ks, confidence_level, population, n_items)
+    named_idx = None if ensemble is None else _resolve(list(ensemble), names, "ensemble")
+    if named_idx is not None and not named_idx:
+        raise UsageError("ensemble must name at least one judge")
+    if costs is not None and max_error is None:
+        raise UsageError("costs need max_error: the cheapest ensemble whose upper bound is at most max_error")
+    if max_error is not None:
+        _check_costs(costs or {}, names, max_error)
+
+    # per judge and pairs
+    seen = ~np.isnan(arr)
+    n_seen = seen.sum(axis=0)
+    n_right = np.nansum(arr, axis=0)
+    acc = n_right / n_seen
+    pairs = pair_table(arr, names)
+    excess: list[list[float]] = [[] for _ in names]
+    for p in pairs:
+        if p.excess is not None:
+            excess[names.index(p.a)].append(p.excess)
+            excess[names.index(p.b)].append(p.excess)
+    judge_rows = tuple(
+        JudgeRow(
+            name,
+            float(acc[j]),
+            *wilson_interval(int(n_right[j]), int(n_seen[j]), confidence_level),
+            int(n_seen[j]),
+            float(acc[j] - acc.mean()),
+            float(np.mean(excess[j])) if excess[j] else None,
+        )
+        for j, name in enumerate(names)
+    )
+
+    # the exchangeable baselines (fit) and the latent-class posterior
+    table = count_table(arr)
+    fit_ks = tuple(sorted({*ks, n_judges}))
+    baseline = analyse(table, FitSettings(ks=fit_ks, confidence_level=confidence_level), rng)
+    posterior = sample_posterior(arr, rng, settings.model)
+
+    search = search_ensembles(arr, posterior, n_items, population, confidence_level, rng, settings)
+    tables, targets = search.tables, search.targets
+
+    ensembles = []
+    for k in ks:
+        t, tg = tables[k], targets[k]
+        i = search.pick(k)
+        ensembles.append(
+            EnsembleRow(
+                k=k,
+                members=tuple(names[j] for j in t.members[i]),
+                estimate=float(tg.estimate[i]),
+                low=float(tg.low[i]),
+                high=float(tg.high[i]),
+                empirical=None if np.isnan(t.empirical[i]) else float(t.empirical[i]),
+                items=int(t.items[i]),
+                random_k=baseline.row(k).estimate,
+                all_judges=baseline.row(n_judges).estimate,
+                search="exact" if t.exact else "beam",
+            )
+        )
+
+    named = None
+    if named_idx is not None:
+        members = np.array([named_idx])
+        emp, items = empirical_subset_errors(arr, members)
+        one = SubsetTable(len(named_idx), members, subset_error_draws(posterior, members), emp, items)
+        tg = _target(one, n_items, population, settings.pseudo_items, confidence_level, rng)
+        fit_row = analyse(count_table(arr, named_idx), FitSettings(ks=(len(named_idx),), confidence_level=confidence_level), rng).row(len(named_idx))
+        named = NamedEnsemble(
+            members=tuple(names[j] for j in named_idx),
+            estimate=float(tg.estimate[0]),
+            low=float(tg.low[0]),
+            high=float(tg.high[0]),
+            empirical=None if np.isnan(emp[0]) else float(emp[0]),
+            items=int(items[0]),
+            fit=fit_row.to_dict(),
+        )
+
+    cost = None
+    if max_error is not None:
+        cost = _cheapest(tables, targets, names, costs, max_error, search.exact)
+
+    return JudgesResult(
+        names=names,
+        items=n_items,
+        dropped_items=dropped,
+        population=population,
+        confidence_level=confidence_level,
+        ks=ks,
+        settings=settings,
+        judges=judge_rows,
+        pairs=pairs,
+        exchangeability=cochran_q(arr),
+        ensembles=tuple(ensembles),
+        named=named,
+        cost=cost,
+        posterior=posterior,
+        baseline=baseline,
+    )
+
+
+def _cheapest(
+    tables: Mapping[int, SubsetTable],
+    targets: Mapping[int, _Target],
+    names: Sequence[str],
+    costs: Mapping[str, float] | None,
+    max_error: float,
+    exact: bool,
+) -> CostChoice:
+    """Among candidates made only of priced judges: the cheapest with high <= max_error (ties: lower estimate,
+    then fewer judges, then lexicographic); if none, the candidate with the lowest upper bound."""
+    prices = {n: 1.0 for n in names} if not costs else {n: float(v) for n, v in costs.items()}
+    price = np.array([prices.get(n, np.nan) for n in names])
+    best: tuple[Any, ...] | None = None
+    lowest: tuple[Any, ...] | None = None
+    candidates = 0
+    for k, t in tables.items():
+        tg = targets[k]
+        total = price[t.members].sum(axis=1)
+        ok = ~np.isnan(total)
+        candidates += int(ok.sum())
+        for i in np.flatnonzero(ok):
+            row = (float(total[i]), float(tg.estimate[i]), k, tuple(t.members[i]), float(tg.low[i]), float(tg.high[i]))
+            if tg.high[i] <= max_error and (best is None or row[:4] < best[:4]):
+                best = row
+            key = (row[5], row[0], row[1], k, row[3])
+            if lowest is None or key < (lowest[5], lowest[0], lowest[1], lowest[2], lowest[3]):
+                lowest = row
+    chosen = best if best is not None else lowest
+    assert chosen is not None
+    return CostChoice(
+        max_error=max_error,
+        met=best is not None,
+        members=tuple(names[j] for j in chosen[3]),
+        cost=chosen[0],
+        estimate=chosen[1],
+        low=chosen[4],
+        high=chosen[5],
+        candidates=candidates,
+        search="exact" if exact else "beam",
+        prices={n: prices[n] for n in names if n in prices},
+    )

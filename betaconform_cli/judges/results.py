@@ -1,0 +1,272 @@
+"""Settings and result dataclasses of `judges` (to_dict() gives the JSON body; docs/JUDGES.md)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UsageError
+from ..fit import FitResult
+from ..settings import TIE_RULE
+from .model import ClassPosterior, ModelSettings
+
+EXACT_MAX_JUDGES = 12
+RANKINGS = ("maxent", "latent")
+SELECTION_NOTE = (
+    "chosen by the labels' own error blended with a ranking model (pairwise maximum entropy; latent classes with "
+    "more than 12 judges) worth pseudo_items items; estimate and interval: the latent-class posterior of the chosen "
+    "ensemble's error, not the minimised score"
+)
+
+
+@dataclass(frozen=True)
+class JudgesSettings:
+    """Everything that decides the numbers of `analyse_judges` (the seed aside)."""
+
+    pseudo_items: float = 20.0
+    ranking: str = "maxent"  # the model that ranks candidates: "maxent" (pairwise, J <= 14) or "latent"
+    maxent_penalty: tuple[float, float] = (0.1, 0.3)  # (lam_h, lam_pair) of maxent.fit_maxent
+    model: ModelSettings = ModelSettings()
+    exact_max_judges: int = EXACT_MAX_JUDGES
+    beam_width: int = 50
+    top_pairs: int = 5
+
+    def __post_init__(self) -> None:
+        if self.ranking not in RANKINGS:
+            raise UsageError(f"ranking must be one of {', '.join(RANKINGS)}; got {self.ranking!r}")
+        if not (self.pseudo_items >= 0 and math.isfinite(self.pseudo_items)):
+            raise UsageError(f"pseudo_items must be a finite number >= 0; got {self.pseudo_items}")
+        if not 1 <= self.model.classes <= 20:
+            raise UsageError(f"classes must be between 1 and 20; got {self.model.classes}")
+        if self.model.burn_in >= self.model.sweeps or self.model.thin < 1 or self.model.burn_in < 0:
+            raise UsageError("sampler: need 0 <= burn_in < sweeps and thin >= 1")
+        if not 1 <= self.exact_max_judges <= 16:
+            raise UsageError(f"exact_max_judges must be between 1 and 16; got {self.exact_max_judges}")
+        if self.beam_width < 1:
+            raise UsageError(f"beam_width must be at least 1; got {self.beam_width}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pseudo_items": self.pseudo_items,
+            "ranking": self.ranking,
+            "maxent_penalty": list(self.maxent_penalty),
+            "model": self.model.to_dict(),
+            "exact_max_judges": self.exact_max_judges,
+            "beam_width": self.beam_width,
+        }
+
+
+# --- result rows ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """One judge: accuracy on the items it judged (Wilson interval), and how far it sits from the others."""
+
+    name: str
+    accuracy: float
+    low: float
+    high: float
+    items: int
+    deviation: float  # accuracy minus the mean accuracy of all judges
+    mean_excess: float | None  # mean over its pairs of (both wrong - expected if independent)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("name", "accuracy", "low", "high", "items", "deviation", "mean_excess")}
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """Two judges: how often both erred on the items both judged, against what independence predicts."""
+
+    a: str
+    b: str
+    items: int
+    both_wrong: float | None
+    expected_if_independent: float | None
+    p_value: float | None  # one-sided Fisher exact: more shared mistakes than independence
+
+    @property
+    def excess(self) -> float | None:
+        if self.both_wrong is None or self.expected_if_independent is None:
+            return None
+        return self.both_wrong - self.expected_if_independent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "items": self.items,
+            "both_wrong": self.both_wrong,
+            "expected_if_independent": self.expected_if_independent,
+            "excess": self.excess,
+            "p_value": self.p_value,
+            "note": None if self.items else "no item judged by both",
+        }
+
+
+@dataclass(frozen=True)
+class Exchangeability:
+    """Cochran's Q test of equal accuracy on the items every judge judged."""
+
+    statistic: float | None
+    df: int
+    p_value: float | None
+    items: int
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test": "cochran_q",
+            "hypothesis": "all judges have the same accuracy (matched items)",
+            "statistic": self.statistic,
+            "df": self.df,
+            "p_value": self.p_value,
+            "items": self.items,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class EnsembleRow:
+    """The ensemble chosen for size k, its estimated majority error and interval, and the baselines."""
+
+    k: int
+    members: tuple[str, ...]
+    estimate: float
+    low: float
+    high: float
+    empirical: float | None  # the labels' own majority error of these members
+    items: int  # labeled items on which all members gave a verdict
+    random_k: float | None  # fit's estimate for k judges drawn at random
+    all_judges: float | None  # fit's estimate for the vote of all judges
+    search: str  # "exact" or "beam"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "members": list(self.members),
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "empirical": self.empirical,
+            "items": self.items,
+            "random_k": self.random_k,
+            "all_judges": self.all_judges,
+            "search": self.search,
+        }
+
+
+@dataclass(frozen=True)
+class NamedEnsemble:
+    """One ensemble named by the user: our estimate, and fit's table for its members treated as exchangeable."""
+
+    members: tuple[str, ...]
+    estimate: float
+    low: float
+    high: float
+    empirical: float | None
+    items: int
+    fit: dict[str, Any]  # fit's ErrorRow at k = len(members): estimate, low, high, binomial, beta_binomial, empirical
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "members": list(self.members),
+            "k": len(self.members),
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "empirical": self.empirical,
+            "items": self.items,
+            "fit": self.fit,
+        }
+
+
+@dataclass(frozen=True)
+class CostChoice:
+    """The cheapest ensemble whose interval's upper end is at most max_error (met=False: none is)."""
+
+    max_error: float
+    met: bool
+    members: tuple[str, ...]
+    cost: float
+    estimate: float
+    low: float
+    high: float
+    candidates: int
+    search: str
+    prices: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "max_error": self.max_error,
+            "met": self.met,
+            # met: the cheapest ensemble meeting max_error; not met: the ensemble with the lowest upper bound
+            "members": list(self.members),
+            "cost": self.cost,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "candidates": self.candidates,
+            "search": self.search,
+            "prices": self.prices,
+        }
+
+
+@dataclass(frozen=True)
+class JudgesResult:
+    """Everything `judges` reports (the JSON body; the CLI adds schema, command and dataset)."""
+
+    names: tuple[str, ...]
+    items: int
+    dropped_items: int
+    population: int | None
+    confidence_level: float
+    ks: tuple[int, ...]
+    settings: JudgesSettings
+    judges: tuple[JudgeRow, ...]
+    pairs: tuple[PairRow, ...]
+    exchangeability: Exchangeability
+    ensembles: tuple[EnsembleRow, ...]
+    named: NamedEnsemble | None
+    cost: CostChoice | None
+    posterior: ClassPosterior = field(repr=False)
+    baseline: FitResult = field(repr=False)
+
+    @property
+    def target(self) -> str:
+        if self.population is None:
+            return "error on new items like the labeled ones"
+        return f"error on the whole set of {self.population} items, the {self.items} labeled ones included"
+
+    def top_pairs(self, n: int | None = None) -> list[PairRow]:
+        """Pairs with the most shared mistakes beyond independence (largest excess first)."""
+        with_data = [p for p in self.pairs if p.excess is not None]
+        ranked = sorted(with_data, key=lambda p: (-(p.excess or 0.0), p.a, p.b))
+        return ranked[: self.settings.top_pairs if n is None else n]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": self.items,
+            "dropped_items": self.dropped_items,
+            "judge_names": list(self.names),
+            "target": self.target,
+            "population": self.population,
+            "settings": {**self.settings.to_dict(), "ks": list(self.ks), "confidence_level": self.confidence_level},
+            "interval": {
+                "confidence_level": self.confidence_level,
+                "method": "equal-tailed latent-class posterior (predictive, for the unlabeled part of a known set)",
+            },
+            "selection": SELECTION_NOTE,
+            "tie_rule": TIE_RULE,
+            "judges": [j.to_dict() for j in self.judges],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "pairs_without_data": [[p.a, p.b] for p in self.pairs if p.items == 0],
+            "top_pairs": [[p.a, p.b] for p in self.top_pairs()],
+            "exchangeability": self.exchangeability.to_dict(),
+            "ensembles": [e.to_dict() for e in self.ensembles],
+            "ensemble": None if self.named is None else self.named.to_dict(),
+            "cost": None if self.cost is None else self.cost.to_dict(),
+            "model": self.posterior.to_dict(),
+        }

@@ -1,0 +1,164 @@
+"""Format-neutral tables (report.TableView) of a `judges` document (JudgesResult.to_dict()), for any renderer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..report import TableView, pct
+from ..settings import TIE_RULE
+
+
+def _level(d: dict[str, Any]) -> int:
+    return round(100 * float(d["interval"]["confidence_level"]))
+
+
+def _points(x: float | None, digits: int = 0) -> str:
+    return "—" if x is None else f"{100 * x:+.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return "<0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def judges_view(d: dict[str, Any]) -> TableView:
+    """One row per judge: accuracy [interval], items, distance from the judges' mean, mean excess shared mistakes."""
+    rows = tuple(
+        (
+            str(i),
+            j["name"],
+            f"{pct(j['accuracy'])} [{pct(j['low'])}, {pct(j['high'])}]",
+            str(j["items"]),
+            _points(j["deviation"], 1),
+            _points(j["mean_excess"], 1),
+        )
+        for i, j in enumerate(d["judges"], 1)
+    )
+    ex = d["exchangeability"]
+    test = (
+        f"Cochran's Q = {ex['statistic']:.2f}, df {ex['df']}, p = {_p(ex['p_value'])} on {ex['items']} items judged by all: {ex['note']}"
+        if ex["statistic"] is not None
+        else f"Cochran's Q: {ex['note']}"
+    )
+    return TableView(
+        title="per judge: accuracy on the items it judged",
+        columns=("#", "judge", f"accuracy [{_level(d)}% interval]", "items", "vs mean (pts)", "shared (pts)"),
+        rows=rows,
+        caption=test + "\nshared: mean over its pairs of both-wrong minus what independence predicts (points); "
+        "under exchangeable judges every judge shows about the same value",
+        align="rlrrrr",
+    )
+
+
+def pairs_matrix_view(d: dict[str, Any]) -> TableView:
+    """Judge x judge matrix of shared mistakes beyond independence (points); — where a pair has no common item."""
+    names = d["judge_names"]
+    index = {n: i for i, n in enumerate(names)}
+    cell = [["·" if a == b else "" for b in range(len(names))] for a in range(len(names))]
+    for p in d["pairs"]:
+        a, b = index[p["a"]], index[p["b"]]
+        text = "—" if p["excess"] is None else f"{100 * p['excess']:+.0f}"
+        cell[a][b] = cell[b][a] = text
+    rows = tuple((f"{a + 1} {names[a]}", *cell[a]) for a in range(len(names)))
+    missing = d.get("pairs_without_data", [])
+    caption = "cell: % of items both judges got wrong minus the % independence predicts (points); judges numbered as rows"
+    if missing:
+        caption += "\nno item judged by both (no number): " + "; ".join(f"{a} & {b}" for a, b in missing)
+    return TableView(
+        title="shared mistakes: both wrong beyond independence",
+        columns=("judge", *[str(i) for i in range(1, len(names) + 1)]),
+        rows=rows,
+        caption=caption,
+    )
+
+
+def top_pairs_view(d: dict[str, Any]) -> TableView:
+    """The pairs that err together most beyond independence."""
+    by = {(p["a"], p["b"]): p for p in d["pairs"]}
+    rows = []
+    for a, b in d["top_pairs"]:
+        p = by[(a, b)]
+        rows.append((f"{a} & {b}", pct(p["both_wrong"]), pct(p["expected_if_independent"]), _points(p["excess"], 1), str(p["items"]), _p(p["p_value"])))
+    return TableView(
+        title="top shared mistakes",
+        columns=("pair", "both wrong", "if independent", "excess (pts)", "items", "p"),
+        rows=tuple(rows),
+        caption="p: one-sided Fisher exact test of more shared mistakes than independence (not adjusted for the number of pairs)",
+    )
+
+
+def ensembles_view(d: dict[str, Any]) -> TableView:
+    """The ensemble to run for each size k: members, estimated error [interval], labels' own, fit's baselines."""
+    rows = []
+    beam = False
+    for e in d["ensembles"]:
+        beam = beam or e["search"] == "beam"
+        rows.append(
+            (
+                f"{e['k']}{'*' if e['k'] % 2 == 0 else ''}{'‡' if e['search'] == 'beam' else ''}",
+                ", ".join(e["members"]),
+                f"{pct(e['estimate'])} [{pct(e['low'])}, {pct(e['high'])}]",
+                pct(e["empirical"]),
+                pct(e["random_k"]),
+                pct(e["all_judges"]),
+            )
+        )
+    caption = f"target: {d['target']}; estimate and interval account for choosing on these labels (docs/JUDGES.md)"
+    if any(e["k"] % 2 == 0 for e in d["ensembles"]):
+        caption += "\n* even k: " + TIE_RULE.replace("for even k ", "")
+    if beam:
+        caption += "\n‡ beam search (too many judges to try every subset): best found, not guaranteed best"
+    return TableView(
+        title="the ensemble to run for each size k",
+        columns=("k", "members", f"estimate [{_level(d)}% interval]", "labels' own", "random k (fit)", "all judges (fit)"),
+        rows=tuple(rows),
+        caption=caption,
+        align="llrrrr",
+    )
+
+
+def named_ensemble_view(d: dict[str, Any]) -> TableView | None:
+    """The named ensemble: our estimate, and fit's estimators for its members treated as exchangeable."""
+    e = d.get("ensemble")
+    if e is None:
+        return None
+    f = e["fit"]
+    rows = (
+        ("latent-class model (this command)", f"{pct(e['estimate'])} [{pct(e['low'])}, {pct(e['high'])}]"),
+        ("fit: default (members exchangeable)", f"{pct(f['estimate'])} [{pct(f['low'])}, {pct(f['high'])}]"),
+        ("fit: binomial", pct(f["binomial"])),
+        ("fit: beta-binomial", pct(f["beta_binomial"])),
+        ("labels' own (empirical)", pct(e["empirical"])),
+    )
+    return TableView(
+        title=f"ensemble {', '.join(e['members'])}: majority-vote error",
+        columns=("estimator", f"error [{_level(d)}% interval]"),
+        rows=rows,
+        caption=f"{e['items']} labeled items judged by all members; target: {d['target']}"
+        + ("\n" + TIE_RULE if e["k"] % 2 == 0 else ""),
+        align="lr",
+    )
+
+
+def cost_view(d: dict[str, Any]) -> TableView | None:
+    """The cheapest ensemble whose upper bound meets max_error, or the best there is when none does."""
+    c = d.get("cost")
+    if c is None:
+        return None
+    status = "met" if c["met"] else "NOT met by any ensemble with these labels"
+    rows = (
+        ("max error", f"{pct(c['max_error'])}: {status}"),
+        ("ensemble" if c["met"] else "lowest upper bound", ", ".join(c["members"])),
+        ("cost", f"{c['cost']:g}"),
+        (f"estimate [{_level(d)}% interval]", f"{pct(c['estimate'])} [{pct(c['low'])}, {pct(c['high'])}]"),
+        ("candidates", f"{c['candidates']} ({c['search']} search)"),
+    )
+    return TableView(title="cheapest ensemble meeting the error limit", columns=("", ""), rows=rows, align="ll")
+
+
+def views(d: dict[str, Any]) -> list[TableView]:
+    """Every table of a judges document, in reading order."""
+    out = [judges_view(d), pairs_matrix_view(d), top_pairs_view(d), ensembles_view(d)]
+    out += [v for v in (named_ensemble_view(d), cost_view(d)) if v is not None]
+    return out
