@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .report.doctor import DoctorReport
     from .report.evaluate import EvaluationReport
     from .report.fit import FitReport
+    from .report.judges import JudgesReport
     from .report.sample import LiveReport, ReplayReport
     from .report.transfer import TransferReport
     from .transfer import TransferSettings
@@ -358,3 +359,28 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     from .report.doctor import DoctorReport, doctor_document
 
     return DoctorReport(tuple(doctor_document(ds) for ds in read_inputs(arguments, opts, Keep.JUDGMENTS)))
+
+
+def judges(
+    arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
+    confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
+    costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
+) -> JudgesReport:
+    """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
+    import numpy as np
+
+    from .judges import analyse_judges
+    from .report.judges import JudgesReport, judges_document
+
+    check_seed(seed)
+    docs = []
+    notes: list[str] = []
+    for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
+        notes += skip_note(ds)
+        if len(ds.judge_names) < 2:
+            raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
+                                           "(counts carry no per-judge verdicts; `fit` works on them)")
+        result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
+                                ensemble, costs, max_error, population)
+        docs.append(judges_document(ds.name, ds.source, seed, result.to_dict()))
+    return JudgesReport(tuple(docs), tuple(notes))

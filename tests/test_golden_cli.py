@@ -101,6 +101,11 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "evaluate_markdown": (["evaluate", "sample_data/", "--r", "10", "--runs", "2", "-f", "markdown"], None),
     "evaluate_adaptive": (["evaluate", Q, "--rule", "conformal", "--xi", "0.06,0.03", "--runs", "3"], None),
     "evaluate_methods": (["evaluate", Q, "--r", "20", "--runs", "3", "--methods", "default,binomial", "--ks", "1,3,5"], None),
+    # judges
+    "judges_table": (["judges", C], None),
+    "judges_json": (["judges", C, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
+    # doctor
+    "doctor_table": (["doctor", C, Q], None),
     # transfer (fake embedder)
     "transfer_table": (["transfer", "target.jsonl", "--sources", "src"], _sources),
     "transfer_json": (["transfer", "target.jsonl", "--sources", "src", "-f", "json"], _sources),

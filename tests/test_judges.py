@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from betaconform_cli.errors import UsageError
-from betaconform_cli.fit import FitSettings, analyse
+from betaconform_cli.fit import analyse
 from betaconform_cli.judges import (
     ClassPosterior,
     JudgesSettings,
@@ -20,7 +20,6 @@ from betaconform_cli.judges import (
     cochran_q,
     default_ks,
     pair_table,
-    views,
     wilson_interval,
 )
 from betaconform_cli.judges.analysis import _cheapest, _Target
@@ -33,7 +32,9 @@ from betaconform_cli.judges.model import (
     subset_error_draws,
 )
 from betaconform_cli.judges.subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
-from betaconform_cli.report import TableView
+from betaconform_cli.report.judges import views
+from betaconform_cli.report.views import TableView
+from betaconform_cli.settings import FitSettings
 
 FAST = JudgesSettings(model=ModelSettings(sweeps=150, burn_in=50, thin=1))
 NAMES5 = ("a", "b", "c", "d", "e")

@@ -115,12 +115,12 @@ class OutputGroup:
 class EstimateGroup:
     """The error table's ks, interval level and seed (every computing command)."""
 
-    ks: Annotated[str, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K})", panel=MODEL)] = "1-11"
+    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11, judges: 1, 3, 5, ... up to the judges there are)", panel=MODEL)] = None
     confidence_level: Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)] = 0.9
     seed: Annotated[int, _opt("--seed", help="seed for every random draw; written to the output", panel=MODEL)] = 0
 
-    def ks_tuple(self) -> tuple[int, ...]:
-        return parse_ks(self.ks)
+    def ks_tuple(self, default: str | None = "1-11") -> tuple[int, ...]:
+        return parse_ks(self.ks if self.ks is not None else (default or ""))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from .results import (
     NamedEnsemble,
     PairRow,
 )
-from .views import cost_view, ensembles_view, judges_view, named_ensemble_view, pairs_matrix_view, top_pairs_view, views
 
 __all__ = [
     "ClassPosterior",
@@ -30,17 +29,10 @@ __all__ = [
     "Search",
     "analyse_judges",
     "cochran_q",
-    "cost_view",
     "default_ks",
-    "ensembles_view",
-    "judges_view",
-    "named_ensemble_view",
     "pair_table",
-    "pairs_matrix_view",
     "rescore",
     "search_ensembles",
     "sample_posterior",
-    "top_pairs_view",
-    "views",
     "wilson_interval",
 ]

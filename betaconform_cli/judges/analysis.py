@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..fit import FitSettings, analyse
-from ..settings import MAX_K
+from ..fit import analyse
+from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
 from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
 from .maxent import fit_maxent

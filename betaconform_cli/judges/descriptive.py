@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from ..data import CountTable
+from ..counts import CountTable
 from .results import Exchangeability, PairRow
 
 

@@ -1,11 +1,14 @@
-"""Format-neutral tables (report.TableView) of a `judges` document (JudgesResult.to_dict()), for any renderer."""
+"""`judges` results: per judge, shared mistakes, the ensemble to run for each k, a named ensemble, the cheapest
+ensemble under an error limit -- as tables (views of the JSON document, JudgesResult.to_dict()) and CSV rows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from ..report import TableView, pct
 from ..settings import TIE_RULE
+from .render import to_csv, to_json
+from .views import BLANK, Block, Lines, TableView, pct
 
 
 def _level(d: dict[str, Any]) -> int:
@@ -162,3 +165,56 @@ def views(d: dict[str, Any]) -> list[TableView]:
     out = [judges_view(d), pairs_matrix_view(d), top_pairs_view(d), ensembles_view(d)]
     out += [v for v in (named_ensemble_view(d), cost_view(d)) if v is not None]
     return out
+
+
+def judges_document(dataset: str, source: str, seed: int, body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object for one dataset (schema betaconform/1, command judges); its "judges" is the per-judge list."""
+    from .. import __version__
+    from .fit import SCHEMA
+
+    return {"schema": SCHEMA, "command": "judges", "tool_version": __version__, "dataset": dataset, "source": source,
+            "seed": seed, **body}
+
+
+ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")
+
+
+@dataclass(frozen=True)
+class JudgesReport:
+    """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
+
+    documents: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()
+
+    def blocks(self, markdown: bool = False) -> list[Block]:
+        out: list[Block] = []
+        for d in self.documents:
+            head = f"{d['dataset']}: {d['items']} labeled items, {len(d['judge_names'])} judges; {d['target']}"
+            out += [Lines((head,), heading=markdown), *views(d)]
+            ex = d.get("exchangeability") or {}
+            if ex.get("note"):
+                out.append(Lines((f"exchangeable? {ex['note']}",)))
+            out.append(BLANK)
+        return out
+
+    def json(self) -> str:
+        return to_json(self.documents)
+
+    def csv(self) -> str:
+        rows = ([d["dataset"], e["k"], " ".join(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
+                 e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self.documents for e in d["ensembles"])
+        return to_csv(ENSEMBLE_CSV, rows)
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        out = []
+        for d in self.documents:
+            c = d.get("cost")
+            if c is not None and not c["met"]:
+                out.append(f"no ensemble meets max error {pct(c['max_error'])} with these labels: {d['dataset']}'s lowest "
+                           f"upper bound is {pct(c['high'])} ({', '.join(c['members'])}); label more items")
+        return tuple(out)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0
