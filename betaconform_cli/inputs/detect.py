@@ -113,7 +113,11 @@ def plan(path: Path, opts: InputOptions) -> Plan:
         return Plan("inspect", kind)
     if kind == "json":
         return Plan(_json_document(path), kind)
-    first = _first_record(path) or {}
+    return _plan_from_record(_first_record(path) or {}, kind, opts)
+
+
+def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -> Plan:
+    """JSON Lines by their first record: promptfoo results, a long table (item and judge fields), or judgments."""
     if "gradingResult" in first or "testCase" in first or "testIdx" in first:
         return Plan("promptfoo", kind)
     lower = {k.lower() for k in first}
@@ -146,13 +150,7 @@ def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
         first = obj if isinstance(obj, dict) else {}
     except orjson.JSONDecodeError:
         pass
-    if "gradingResult" in first or "testCase" in first or "testIdx" in first:
-        return Plan("promptfoo", kind)
-    lower = {k.lower() for k in first}
-    if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
-            opts.judgments_field in first or opts.verdicts_field in first):
-        return Plan("table", "jsonl", "long")
-    return Plan("jsonl", kind)
+    return _plan_from_record(first, kind, opts)
 
 
 @contextlib.contextmanager

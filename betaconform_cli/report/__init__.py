@@ -15,6 +15,22 @@ FORMATS = ("table", "json", "csv", "markdown")
 EXTENSIONS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table"}
 
 
+class Verdictless:
+    """For results with no verdict to act on: no messages before or after, exit code 0."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
 class Report(Protocol):
     """What every result offers the emitter."""
 

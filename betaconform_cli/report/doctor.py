@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..inputs import Dataset
+from . import Verdictless
 from .fit import SCHEMA
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
@@ -20,7 +21,7 @@ def doctor_document(ds: Dataset) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class DoctorReport:
+class DoctorReport(Verdictless):
     """One document per dataset read."""
 
     documents: tuple[dict[str, Any], ...]
@@ -49,14 +50,3 @@ class DoctorReport:
         rows = ([d["dataset"], j["name"], j["verdicts"], d["items"], d.get("format")] for d in self.documents for j in d.get("judges") or [])
         return to_csv(("dataset", "judge", "verdicts", "items", "format"), rows)
 
-    @property
-    def notes(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def exit_code(self) -> int:
-        return 0

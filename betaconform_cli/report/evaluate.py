@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import __version__
 from ..evaluate import ESTIMATOR_LABELS, MARGIN_DEFINITION, Evaluation
+from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
@@ -137,7 +138,7 @@ def csv_rows(ev: Evaluation) -> tuple[tuple[str, ...], list[list[object]]]:
 
 
 @dataclass(frozen=True)
-class EvaluationReport:
+class EvaluationReport(Verdictless):
     """The result of `evaluate`."""
 
     evaluation: Evaluation
@@ -168,10 +169,3 @@ class EvaluationReport:
     def csv(self) -> str:
         return to_csv(*csv_rows(self.evaluation))
 
-    @property
-    def failures(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def exit_code(self) -> int:
-        return 0

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import Verdictless
 from .fit import SCHEMA, FitReport
 from .render import to_csv, to_json
 from .views import Block, Lines, TableView
@@ -14,7 +15,7 @@ REPLAY_COLUMNS = ("run", "stopped", "samples", "margin")
 
 
 @dataclass(frozen=True)
-class ReplayReport:
+class ReplayReport(Verdictless):
     """Replays of a stopping rule on one fully labeled pool: one document per run, then a summary document."""
 
     dataset: str
@@ -59,13 +60,6 @@ class ReplayReport:
     def csv(self) -> str:
         return to_csv(REPLAY_COLUMNS, ([r["run"], r["stopped"], r["samples"], r["margin"]] for r in self.runs))
 
-    @property
-    def failures(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def exit_code(self) -> int:
-        return 0
 
 
 def theory_note(rule: Mapping[str, Any]) -> tuple[str, ...]:
