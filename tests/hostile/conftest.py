@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -28,7 +29,10 @@ TIMEOUT = 60
 
 
 def _cap_memory() -> None:
+    """The child's memory cap, and Ctrl-C as a terminal delivers it: a test run started in the background (a CI
+    runner, `make test &`) inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt."""
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cli_env(**extra: str | None) -> dict[str, str]:
