@@ -284,6 +284,8 @@ def transfer(
         notes += skip_note(ds)
         if res.conflict:
             notes.append(f"warning: {ds.name}: prior conflict: {res.conflict_reason}")
+        elif res.no_source_applies:
+            notes.append(f"{ds.name}: no source applies ({res.no_source_reason}): the estimate is the labels' own")
         doc = transfer_document(ds.name, ds.source, ds.table, res, seed, ds.skipped)
         docs.append(doc)
         if save_paths:

@@ -255,7 +255,10 @@ class TestInterrupt:
     @pytest.mark.parametrize("when", [0.2, 0.5])
     def test_during_start_up(self, reaped: list[subprocess.Popen[bytes]], when: float) -> None:
         code, err, _ = self._interrupt(reaped, ["fit", str(Q)], when)
-        assert (code, err) == (130, b"interrupted\n") or (code == 0 and not err)  # or it had already finished
+        # or it had already finished; or, on a loaded machine, the signal came while the interpreter itself was
+        # still starting, before any of our code ran (Python's own KeyboardInterrupt, not from our package)
+        before_us = code != 0 and b"KeyboardInterrupt" in err and b"betaconform_cli" not in err
+        assert (code, err) == (130, b"interrupted\n") or (code == 0 and not err) or before_us, (code, err[-500:])
 
     def test_during_evaluate(self, reaped: list[subprocess.Popen[bytes]]) -> None:
         code, err, _ = self._interrupt(reaped, ["evaluate", str(Q), "--runs", "2000", "--r", "10"], 1.5)
