@@ -19,6 +19,7 @@ reported apart, as a sanity check. Means: over draws, then over datasets (each d
     .venv/bin/python benchmarks/judges.py --tune             # held-out choice of classes and pseudo-items
     .venv/bin/python benchmarks/judges.py --alternatives     # the alternatives docs/JUDGES.md compares
     .venv/bin/python benchmarks/judges.py --resample 300     # populations of 300 items resampled from each set
+    .venv/bin/python benchmarks/judges.py --calibrate        # the interval's widening, chosen held out
     .venv/bin/python benchmarks/judges.py --simulate         # data simulated from the model / exchangeable BB
     .venv/bin/python benchmarks/judges.py --speed            # 11 judges x 400 items, end to end
 
@@ -46,6 +47,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from betaconform_cli.judges import JudgesSettings, analyse_judges, rescore, sample_posterior  # noqa: E402
+from betaconform_cli.judges.analysis import widen  # noqa: E402
 from betaconform_cli.judges.maxent import fit_maxent, maxent_subset_errors  # noqa: E402
 from betaconform_cli.judges.subsets import SubsetTable, empirical_subset_errors, exact_tables  # noqa: E402
 
@@ -56,6 +58,8 @@ DEFAULT = JudgesSettings()
 GRID_CLASSES = (2, 4, 6)
 GRID_PSEUDO = (5.0, 20.0, 80.0)
 GRID_PENALTY = ((0.1, 0.3), (0.3, 1.0), (1.0, 3.0))
+GRID_WIDENING = (1.0, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5)
+CALIBRATION_LEVEL = 0.9  # --calibrate: the smallest widening with every cell's coverage at least this
 
 
 # --- data ----------------------------------------------------------------------------------------------------
@@ -124,6 +128,7 @@ def evaluate_draw(
     configs: list[Config],
     rng: np.random.Generator,
     alternatives: bool = False,
+    calibrate: bool = False,
 ) -> dict[tuple[str, int], tuple[float, ...]]:
     """Every method's (regret, |estimate - truth|, estimate - truth, covered, width) at each k, for one draw."""
     n_pop = len(y)
@@ -154,6 +159,12 @@ def evaluate_draw(
             out[(config_name(cf), k)] = pick_record(i, t.estimate, t.low, t.high, truth)
             if alternatives and cf == configs[0]:
                 out[("score at pick", k)] = pick_record(i, t.score, None, None, truth)
+        if calibrate:  # the default's interval before widening, then widened by each factor of the grid
+            raw = rescore(tables(configs[0]), r, n_pop, configs[0][1], 0.9, rng, widening=1.0)
+            t, i = raw.targets[k], raw.pick(k)
+            for c in GRID_WIDENING:
+                lo, hi = widen(t.estimate, t.low, t.high, t.floor, t.ceiling, c)
+                out[(f"widening {c:g}", k)] = pick_record(i, t.estimate, lo, hi, truth)
         if alternatives:
             cf = configs[0]
             for label, ranking in (("latent-class model only", "latent"), ("max-ent model only", "maxent")):
@@ -180,19 +191,28 @@ def draw_indices(name: str, n_items: int, r: int, draws: int, seed: int) -> list
 
 
 def _job(args: tuple[Any, ...]) -> tuple[tuple[str, int], list[dict[tuple[str, int], tuple[float, ...]]]]:
-    name, y, r, draws, seed, configs, alternatives, resample = args
+    name, y, r, draws, seed, configs, alternatives, resample, calibrate = args
     recs = []
     for d, idx in enumerate(draw_indices(name, resample or len(y), r, draws, seed)):
         rng = np.random.default_rng([seed, r, d, 7])
         pop = y
         if resample:
             pop = y[np.random.default_rng([seed, d, zlib.crc32(name.encode()), 99]).integers(0, len(y), resample)]
-        recs.append(evaluate_draw(pop, idx, configs, rng, alternatives))
+        recs.append(evaluate_draw(pop, idx, configs, rng, alternatives, calibrate))
     return (name, r), recs
 
 
-def run(data: dict[str, np.ndarray], configs: list[Config], draws: int, seed: int, procs: int, alternatives: bool = False, resample: int = 0) -> dict[tuple[str, int], list[Any]]:
-    jobs = [(n, y, r, draws, seed, configs, alternatives, resample) for n, y in data.items() for r in RS if (resample or len(y)) >= r + 1]
+def run(
+    data: dict[str, np.ndarray],
+    configs: list[Config],
+    draws: int,
+    seed: int,
+    procs: int,
+    alternatives: bool = False,
+    resample: int = 0,
+    calibrate: bool = False,
+) -> dict[tuple[str, int], list[Any]]:
+    jobs = [(n, y, r, draws, seed, configs, alternatives, resample, calibrate) for n, y in data.items() for r in RS if (resample or len(y)) >= r + 1]
     if procs <= 1:
         return dict(_job(j) for j in jobs)
     with mp.get_context("fork").Pool(procs) as pool:
@@ -268,6 +288,40 @@ def criterion(summary: dict[tuple[str, int, int], np.ndarray], m: str) -> float:
     return float(np.mean([summary[(m, r, k)][0] / summary[("naive", r, k)][0] + summary[(m, r, k)][1] / summary[("naive", r, k)][1] for r in RS for k in KS if (m, r, k) in summary]))
 
 
+def calibration(named: dict[str, np.ndarray], collection: dict[str, str], draws: int, seed: int, procs: int, resample: int) -> str:
+    """Coverage of the default's interval widened by each factor, per collection, on whole datasets and on
+    populations of `resample` items; the factor chosen on one collection (the smallest with every (protocol, r, k)
+    cell at least CALIBRATION_LEVEL) and reported on the other."""
+    protocols = {"whole": 0, f"{resample} items": resample}
+    cov: dict[tuple[str, str, float], list[float]] = {}  # (collection, protocol, factor) -> coverage per (r, k)
+    for label, size in protocols.items():
+        res = run(named, [DEFAULT_CONFIG], draws, seed, procs, resample=size, calibrate=True)
+        for coll in sorted(set(collection.values())):
+            s = summarise(res, [n for n in named if collection[n] == coll])
+            for c in GRID_WIDENING:
+                cov[(coll, label, c)] = [float(s[(f"widening {c:g}", r, k)][3]) for r in RS for k in KS if (f"widening {c:g}", r, k) in s]
+    colls = sorted(set(collection.values()))
+    cells = " ".join(f"r{r}k{k}" for r in RS for k in KS)
+    lines = [f"coverage of the 90% interval widened by c ({cells}, per protocol):", ""]
+    lines += ["| collection | c | " + " | ".join(protocols) + " |", "|---|---:|" + "---|" * len(protocols)]
+    for coll in colls:
+        for c in GRID_WIDENING:
+            lines.append(f"| {coll} | {c:g} | " + " | ".join(" ".join(f"{x:.2f}" for x in cov[(coll, p, c)]) for p in protocols) + " |")
+    lines.append("")
+    for coll in colls:
+        ok = [c for c in GRID_WIDENING if min(min(cov[(coll, p, c)]) for p in protocols) >= CALIBRATION_LEVEL]
+        chosen = ok[0] if ok else GRID_WIDENING[-1]
+        for other in colls:
+            if other != coll:
+                shown = " ; ".join(f"{p}: " + " ".join(f"{x:.2f}" for x in cov[(other, p, chosen)]) for p in protocols)
+                lines.append(f"chosen on {coll}: c = {chosen:g}{'' if ok else ' (none reached the level)'}; held out on {other}: {shown}")
+    default = DEFAULT.interval_widening
+    for coll in colls:
+        shown = " ; ".join(f"{p}: " + " ".join(f"{x:.2f}" for x in cov[(coll, p, default)]) for p in protocols)
+        lines.append(f"default c = {default:g} on {coll}: {shown}")
+    return "\n".join(lines)
+
+
 # --- simulation ----------------------------------------------------------------------------------------------
 
 
@@ -330,6 +384,7 @@ def main() -> int:
     ap.add_argument("--alternatives", action="store_true")
     ap.add_argument("--resample", type=int, default=0)
     ap.add_argument("--simulate", action="store_true")
+    ap.add_argument("--calibrate", action="store_true", help="the interval's widening factor, chosen held out")
     ap.add_argument("--speed", action="store_true")
     a = ap.parse_args()
 
@@ -350,6 +405,9 @@ def main() -> int:
         t, src = speed(named)
         print(f"11 judges x 400 items ({src}): {t:.2f} s (median of 5, end to end)\n")
     default = config_name(DEFAULT_CONFIG)
+    if a.calibrate:
+        print(calibration(named, {n: all_sets[n][0] for n in named}, a.draws, a.seed, a.procs, a.resample or 300))
+        return 0
     if a.tune:
         configs = [DEFAULT_CONFIG] + [
             cf

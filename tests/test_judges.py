@@ -22,7 +22,7 @@ from betaconform_cli.judges import (
     pair_table,
     wilson_interval,
 )
-from betaconform_cli.judges.analysis import _cheapest, _Target
+from betaconform_cli.judges.analysis import _cheapest, _Target, widen
 from betaconform_cli.judges.descriptive import count_table
 from betaconform_cli.judges.maxent import error_patterns, fit_maxent, maxent_subset_errors
 from betaconform_cli.judges.model import (
@@ -290,6 +290,32 @@ class TestAnalysis:
         assert s.targets[3].estimate == pytest.approx(0.2 * t.empirical + 0.8 * t.draws.mean(axis=0))
         blend = (40 * t.empirical + 20 * t.draws.mean(axis=0)) / 60
         assert s.targets[3].score == pytest.approx(0.2 * t.empirical + 0.8 * blend)
+        # the interval stays within the target's range: the labeled fifth is known, the rest lies in [0, 1]
+        assert s.targets[3].floor == pytest.approx(0.2 * t.empirical)
+        assert np.all(s.targets[3].low >= 0.2 * t.empirical - 1e-12) and np.all(s.targets[3].high <= 0.2 * t.empirical + 0.8 + 1e-12)
+
+    def test_widening_stretches_the_interval_about_the_estimate(self) -> None:
+        y = simulate_groups(10, 40, judges=5)
+        post = sample_posterior(y, np.random.default_rng(0), FAST.model)
+        tables = exact_tables(y, post, 5)
+        from betaconform_cli.judges import rescore
+
+        plain = rescore(tables, 40, 200, 20.0, 0.9, np.random.default_rng(0), widening=1.0).targets[3]
+        wide = rescore(tables, 40, 200, 20.0, 0.9, np.random.default_rng(0), widening=1.5).targets[3]
+        assert np.array_equal(plain.estimate, wide.estimate) and np.array_equal(plain.score, wide.score)
+        # by hand: each side 1.5 times as far from the estimate, cut at the known floor and the ceiling
+        low = np.maximum(plain.estimate - 1.5 * (plain.estimate - plain.low), 0.2 * tables[3].empirical)
+        high = np.minimum(plain.estimate + 1.5 * (plain.high - plain.estimate), 0.2 * tables[3].empirical + 0.8)
+        assert wide.low == pytest.approx(low) and wide.high == pytest.approx(high)
+
+    def test_widen_by_hand(self) -> None:
+        est, lo, hi = np.array([0.3, 0.05, 0.9]), np.array([0.2, 0.0, 0.8]), np.array([0.5, 0.1, 0.98])
+        low, high = widen(est, lo, hi, np.zeros(3), np.ones(3), 2.0)
+        assert low == pytest.approx([0.1, 0.0, 0.7]) and high == pytest.approx([0.7, 0.15, 1.0])
+        low, high = widen(est, lo, hi, np.zeros(3), np.ones(3), 1.0)
+        assert low == pytest.approx(lo) and high == pytest.approx(hi)
+        with pytest.raises(UsageError, match="interval_widening"):
+            JudgesSettings(interval_widening=0.9)
 
 
 def res_matrix(y: np.ndarray) -> np.ndarray:
@@ -321,8 +347,8 @@ class TestSearchAndCost:
         one = SubsetTable(1, np.array([[0], [1], [2]]), np.zeros((2, 3)), np.zeros(3), np.zeros(3, dtype=np.int64))
         two = SubsetTable(2, np.array([[0, 1], [0, 2], [1, 2]]), np.zeros((2, 3)), np.zeros(3), np.zeros(3, dtype=np.int64))
         targets = {
-            1: _Target(np.array([0.20, 0.15, 0.30]), np.zeros(3), np.array([0.30, 0.24, 0.40]), np.zeros(3)),
-            2: _Target(np.array([0.10, 0.12, 0.11]), np.zeros(3), np.array([0.18, 0.19, 0.16]), np.zeros(3)),
+            1: _Target(np.array([0.20, 0.15, 0.30]), np.zeros(3), np.array([0.30, 0.24, 0.40]), np.zeros(3), np.zeros(3), np.ones(3)),
+            2: _Target(np.array([0.10, 0.12, 0.11]), np.zeros(3), np.array([0.18, 0.19, 0.16]), np.zeros(3), np.zeros(3), np.ones(3)),
         }
         return {1: one, 2: two}, targets
 

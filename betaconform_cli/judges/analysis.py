@@ -12,7 +12,8 @@ Pure core (numpy/scipy; no printing). One entry point, `analyse_judges`. Method 
       target_S = f emp_S + (1 - f) * (error on the unlabeled rest).
   The reported estimate is the model's posterior mean of the target, not the score that was minimised (which is
   optimistic for the winner: the winner's curse); the interval is its equal-tailed posterior (predictive)
-  interval. Baselines: `fit`'s random-k error at k and its all-judges error, on the same labels.
+  interval, widened about the estimate by `interval_widening` (a factor calibrated held out in
+  benchmarks/judges.py --calibrate: the model is misspecified on real data) and kept within the target's range. Baselines: `fit`'s random-k error at k and its all-judges error, on the same labels.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
 from .maxent import fit_maxent
 from .model import ClassPosterior, sample_posterior, subset_error_draws
 from .results import (
+    INTERVAL_WIDENING,
     CostChoice,
     EnsembleRow,
     JudgeRow,
@@ -107,17 +109,39 @@ def _interval(samples: np.ndarray, confidence_level: float) -> tuple[np.ndarray,
     return lo, hi
 
 
+def widen(estimate: np.ndarray, low: np.ndarray, high: np.ndarray, floor: np.ndarray, ceiling: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The interval [low, high] stretched about the estimate by `factor` on each side, kept in [floor, ceiling].
+
+    floor and ceiling are the target's range: 0 and 1 for new items; with a known population the labeled share's
+    known error f emp_S and f emp_S + (1 - f) (the unlabeled rest all wrong).
+    """
+    lo = np.maximum(estimate - factor * (estimate - low), floor)
+    hi = np.minimum(estimate + factor * (high - estimate), ceiling)
+    return np.minimum(lo, estimate), np.maximum(hi, estimate)
+
+
 @dataclass(frozen=True)
 class _Target:
-    """Posterior of each candidate's target error: mean and interval, plus the choice score."""
+    """Posterior of each candidate's target error: mean and (widened) interval, the choice score, and the
+    target's range (floor, ceiling) within which the interval is kept."""
 
     estimate: np.ndarray
     low: np.ndarray
     high: np.ndarray
     score: np.ndarray
+    floor: np.ndarray
+    ceiling: np.ndarray
 
 
-def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_items: float, confidence_level: float, rng: np.random.Generator) -> _Target:
+def _target(
+    table: SubsetTable,
+    n_labeled: int,
+    population: int | None,
+    pseudo_items: float,
+    confidence_level: float,
+    rng: np.random.Generator,
+    widening: float = INTERVAL_WIDENING,
+) -> _Target:
     m = table.model_mean
     rank = table.ranking_error
     emp = np.nan_to_num(table.empirical, nan=0.0)
@@ -128,7 +152,8 @@ def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_i
         blend = np.where(n > 0, (n * emp + pseudo_items * rank) / np.maximum(n + pseudo_items, 1e-300), rank)
     if population is None:
         low, high = _interval(table.draws, confidence_level)
-        return _Target(m, low, high, blend)
+        zero, one = np.zeros_like(m), np.ones_like(m)
+        return _Target(m, *widen(m, low, high, zero, one, widening), blend, zero, one)
     f = n_labeled / population
     rest = np.round((population - n_labeled) * n / max(n_labeled, 1)).astype(np.int64)  # unlabeled items with all members
     known = np.where(n > 0, f * emp, 0.0)
@@ -138,7 +163,8 @@ def _target(table: SubsetTable, n_labeled: int, population: int | None, pseudo_i
     samples = known[None, :] + share[None, :] * unlabeled
     low, high = _interval(samples, confidence_level)
     estimate = known + share * m
-    return _Target(estimate, np.minimum(low, estimate), np.maximum(high, estimate), known + share * blend)
+    low, high = widen(estimate, low, high, known, known + share, widening)
+    return _Target(estimate, low, high, known + share * blend, known, known + share)
 
 
 def _pick(score: np.ndarray) -> int:
@@ -173,7 +199,7 @@ def search_ensembles(
     exact = n_judges <= settings.exact_max_judges
 
     def score_of(t: SubsetTable) -> np.ndarray:
-        return _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng).score
+        return _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng, settings.interval_widening).score
 
     if exact:
         probs = None
@@ -182,7 +208,7 @@ def search_ensembles(
         tables = exact_tables(correct, posterior, n_judges, probs)
     else:
         tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of)
-    return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact)
+    return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact, settings.interval_widening)
 
 
 def rescore(
@@ -193,9 +219,10 @@ def rescore(
     confidence_level: float,
     rng: np.random.Generator,
     exact: bool = True,
+    widening: float = INTERVAL_WIDENING,
 ) -> Search:
-    """Targets and choice scores of given candidate tables (for another pseudo_items or population)."""
-    targets = {k: _target(t, n_labeled, population, pseudo_items, confidence_level, rng) for k, t in tables.items()}
+    """Targets and choice scores of given candidate tables (for another pseudo_items, population or widening)."""
+    targets = {k: _target(t, n_labeled, population, pseudo_items, confidence_level, rng, widening) for k, t in tables.items()}
     return Search(tables, targets, exact)
 
 
@@ -297,7 +324,7 @@ def analyse_judges(
         members = np.array([named_idx])
         emp, items = empirical_subset_errors(arr, members)
         one = SubsetTable(len(named_idx), members, subset_error_draws(posterior, members), emp, items)
-        tg = _target(one, n_items, population, settings.pseudo_items, confidence_level, rng)
+        tg = _target(one, n_items, population, settings.pseudo_items, confidence_level, rng, settings.interval_widening)
         fit_row = analyse(count_table(arr, named_idx), FitSettings(ks=(len(named_idx),), confidence_level=confidence_level), rng).row(len(named_idx))
         named = NamedEnsemble(
             members=tuple(names[j] for j in named_idx),

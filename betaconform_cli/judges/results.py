@@ -12,11 +12,12 @@ from ..settings import TIE_RULE
 from .model import ClassPosterior, ModelSettings
 
 EXACT_MAX_JUDGES = 12
+INTERVAL_WIDENING = 1.15  # chosen on JudgeBench, reported on LLMBar (benchmarks/judges.py --calibrate)
 RANKINGS = ("maxent", "latent")
 SELECTION_NOTE = (
     "chosen by the labels' own error blended with a ranking model (pairwise maximum entropy; latent classes with "
     "more than 12 judges) worth pseudo_items items; estimate and interval: the latent-class posterior of the chosen "
-    "ensemble's error, not the minimised score"
+    "ensemble's error, not the minimised score; the interval widened by interval_widening (calibrated held out)"
 )
 
 
@@ -25,6 +26,7 @@ class JudgesSettings:
     """Everything that decides the numbers of `analyse_judges` (the seed aside)."""
 
     pseudo_items: float = 20.0
+    interval_widening: float = INTERVAL_WIDENING  # the posterior interval stretched about the estimate (>= 1)
     ranking: str = "maxent"  # the model that ranks candidates: "maxent" (pairwise, J <= 14) or "latent"
     maxent_penalty: tuple[float, float] = (0.1, 0.3)  # (lam_h, lam_pair) of maxent.fit_maxent
     model: ModelSettings = ModelSettings()
@@ -37,6 +39,8 @@ class JudgesSettings:
             raise UsageError(f"ranking must be one of {', '.join(RANKINGS)}; got {self.ranking!r}")
         if not (self.pseudo_items >= 0 and math.isfinite(self.pseudo_items)):
             raise UsageError(f"pseudo_items must be a finite number >= 0; got {self.pseudo_items}")
+        if not (1.0 <= self.interval_widening <= 10.0):
+            raise UsageError(f"interval_widening must be between 1 and 10; got {self.interval_widening}")
         if not 1 <= self.model.classes <= 20:
             raise UsageError(f"classes must be between 1 and 20; got {self.model.classes}")
         if self.model.burn_in >= self.model.sweeps or self.model.thin < 1 or self.model.burn_in < 0:
@@ -49,6 +53,7 @@ class JudgesSettings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "pseudo_items": self.pseudo_items,
+            "interval_widening": self.interval_widening,
             "ranking": self.ranking,
             "maxent_penalty": list(self.maxent_penalty),
             "model": self.model.to_dict(),
@@ -256,7 +261,7 @@ class JudgesResult:
             "settings": {**self.settings.to_dict(), "ks": list(self.ks), "confidence_level": self.confidence_level},
             "interval": {
                 "confidence_level": self.confidence_level,
-                "method": "equal-tailed latent-class posterior (predictive, for the unlabeled part of a known set)",
+                "method": "equal-tailed latent-class posterior (predictive, for the unlabeled part of a known set), widened by interval_widening",
             },
             "selection": SELECTION_NOTE,
             "tie_rule": TIE_RULE,
