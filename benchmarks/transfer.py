@@ -18,6 +18,7 @@ interval holds the actual. The quality bars of issue 13 are checked at the end o
     .venv/bin/python benchmarks/transfer.py --seeds 0,1,2            # ... on three sets of draws
     .venv/bin/python benchmarks/transfer.py --benchmark ootb --priors DIR   # another priors directory
     .venv/bin/python benchmarks/transfer.py --tune --seeds 0,1,2     # max_move chosen leave-one-collection-out
+    .venv/bin/python benchmarks/transfer.py --tune as_is_min_strength --seeds 0,1,2   # ... or another key of TUNE_GRIDS
     .venv/bin/python benchmarks/transfer.py --oracle                 # + an oracle that knows each target's shape
     .venv/bin/python benchmarks/transfer.py --ablate --no-paper      # + the default with each change undone
 
@@ -27,7 +28,7 @@ no-transfer evidence, no limit on the move) and, in `loo`, `paper` (eq. 14-15). 
 each of those changes undone alone (ABLATIONS). `--oracle` adds, in `ootb`, the target's own full-data fit as the only source, shifted copies only:
 what knowing the target's exact shape (but not its location) is worth.
 
---tune: every max_move of MAX_MOVE_GRID is scored on both benchmarks and every seed of --seeds; the rule, fixed
+--tune [KEY]: every value of TUNE_GRIDS[KEY] (max_move by default) is scored on both benchmarks and every seed of --seeds; the rule, fixed
 before looking at the results: among the values whose worst dataset stays within both bars (loo +1.5, ootb +0.5
 points) on every seed, the lowest mean relative margin (if none does, the smallest excess over the bars).
 Applied to all collections it gives the in-sample pick; applied to two collections and scored on the third,
@@ -64,11 +65,14 @@ from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 from betaconform_cli.settings import FitSettings  # noqa: E402
 
 KS = tuple(range(1, 12))
-MAX_MOVE_GRID: tuple[float | None, ...] = (0.25, 0.5, 0.75, 1.0, None)
+TUNE_GRIDS: dict[str, tuple[float | None, ...]] = {
+    "max_move": (0.25, 0.5, 0.75, 1.0, None),
+    "as_is_min_strength": (0.0, 20.0, 100.0),
+}
 BARS = {"loo": (20.0, 1.5), "ootb": (8.0, 0.5)}  # (at least this % lower, no dataset worse by more than this)
 COVERAGE_BAR = 0.85
 PREVIOUS = {"source_prior": "fixed", "match_judge_count": False, "max_move": None, "pair_prior": 0.3,
-            "no_transfer_evidence": "beta-binomial"}
+            "no_transfer_evidence": "beta-binomial", "as_is_min_strength": 0.0}
 # --ablate: the default with one of issue 13's changes undone (or the noisy-or prior instead of the best match)
 ABLATIONS = {
     "fixed prior": {"source_prior": "fixed"},
@@ -77,6 +81,7 @@ ABLATIONS = {
     "no limit": {"max_move": None},
     "with pairs": {"pair_prior": 0.3},
     "BB evidence": {"no_transfer_evidence": "beta-binomial"},
+    "as-is at any kappa": {"as_is_min_strength": 0.0},
 }
 
 
@@ -255,17 +260,18 @@ def pick(scores: dict[str, dict[str, list[list[dict[str, Any]]]]], collections: 
     return min(scores, key=key)
 
 
-def tune(per_seed: list[tuple[int, list[Target], dict[str, Any]]], base: transfer.TransferSettings, priors: list[Any]) -> None:
-    """Score MAX_MOVE_GRID on both benchmarks and every seed; report the in-sample and held-out picks."""
+def tune(per_seed: list[tuple[int, list[Target], dict[str, Any]]], base: transfer.TransferSettings, priors: list[Any],
+         key: str = "max_move") -> None:
+    """Score TUNE_GRIDS[key] on both benchmarks and every seed; report the in-sample and held-out picks."""
     scores: dict[str, dict[str, list[list[dict[str, Any]]]]] = {}
-    for mm in MAX_MOVE_GRID:
-        st = {"default": replace(base, max_move=mm)}
-        scores[f"max_move={mm}"] = {kind: [run(kind, targets, st, seed, priors, em) for seed, targets, em in per_seed]
+    for value in TUNE_GRIDS[key]:
+        st = {"default": replace(base, **{key: value})}  # type: ignore[arg-type]
+        scores[f"{key}={value}"] = {kind: [run(kind, targets, st, seed, priors, em) for seed, targets, em in per_seed]
                                     for kind in BARS}
     cols = sorted({t.collection for t in per_seed[0][1]})
     seeds = ", ".join(str(s) for s, _, _ in per_seed)
-    print(f"\n### --tune: max_move, scored on both benchmarks, seeds {seeds} (lower / worst dataset per seed)\n")
-    print("| max_move | loo | ootb | coverage loo / ootb |")
+    print(f"\n### --tune: {key}, scored on both benchmarks, seeds {seeds} (lower / worst dataset per seed)\n")
+    print(f"| {key} | loo | ootb | coverage loo / ootb |")
     print("|---|---|---|---|")
     for name, sc in scores.items():
         cells = []
@@ -311,7 +317,8 @@ def main() -> int:
     ap.add_argument("--no-previous", action="store_true", help="leave out the previous default")
     ap.add_argument("--oracle", action="store_true", help="ootb: add the oracle that knows each target's shape")
     ap.add_argument("--ablate", action="store_true", help="add the default with each of issue 13's changes undone")
-    ap.add_argument("--tune", action="store_true", help="choose max_move leave-one-collection-out")
+    ap.add_argument("--tune", nargs="?", const="max_move", choices=sorted(TUNE_GRIDS), default=None,
+                    help="choose a setting (max_move unless named) leave-one-collection-out")
     ap.add_argument("--embedding-model", default=None)
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--json", default=None, help="write per-dataset results here")
@@ -357,7 +364,7 @@ def main() -> int:
             out["results"].append({"benchmark": kind, "seed": seed, "rows": rows, "summary": summary(rows)})
         print(f"\n(seed {seed}: {time.time() - t0:.0f} s)", file=sys.stderr)
     if args.tune:
-        tune(per_seed, base, priors)
+        tune(per_seed, base, priors, args.tune)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0

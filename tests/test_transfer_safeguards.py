@@ -143,6 +143,63 @@ class TestJudgeCountMatch:
         assert res.sources[0].log_bayes_factor == pytest.approx(log_same - log0)
 
 
+class TestAsIsStrength:
+    """A source as it is takes only the kappas of at least as_is_min_strength: a Dirichlet with few pseudo-items
+    around a source fits any ten labels near it, so its evidence would be the labels', not the source's."""
+
+    def test_strength_prior_by_hand(self) -> None:
+        target = CountTable.from_histogram([0, 1, 2, 3, 2, 1, 1, 0])
+        same = bb_source("same", 4.0, 2.0, 7, 200, [1.0, 0.0])
+        st = tr.TransferSettings()
+        cells = tr.target_cells(target, FAST.ks)
+        prior = tr.source_prior(10, [200], np.array([1.0]), st)
+        cands, _ = tr.build_candidates(cells, [same], [tr.source_centre(target, cells, same, 1.0)], prior, np.array([1.0]), st)
+        as_is = np.array([k == "source" for k in cands.kind])
+        assert as_is.sum() == 1 and (~as_is).sum() == len(tr.shift_grid(st))
+        split = tr.strength_prior(cands, (5.0, 20.0, 100.0), 20.0)
+        np.testing.assert_allclose(split[as_is], [[0.0, 0.5, 0.5]])
+        np.testing.assert_allclose(split[~as_is], 1 / 3)
+        np.testing.assert_allclose(tr.strength_prior(cands, (5.0, 20.0, 100.0), 0.0), 1 / 3)
+        np.testing.assert_allclose(tr.strength_prior(cands, (5.0, 20.0), 50.0)[as_is], [[0.0, 1.0]])  # only the largest
+
+    def test_weights_by_hand(self) -> None:
+        """One source as it is, strengths 5 and 20: its weight is prior x the Polya-urn evidence at kappa 20 alone."""
+        target = CountTable.from_histogram([1, 2, 2, 1])  # 3 judges
+        src = source("s", CountTable.from_histogram([10, 20, 30, 40]), [1.0, 0.0])
+        st = tr.TransferSettings(strengths=(5.0, 20.0), as_is_min_strength=20.0, shift_prior=0.0, histogram_smoothing=0.0,
+                                 max_move=None, source_prior="fixed", no_transfer_prior=0.3,
+                                 no_transfer_evidence="beta-binomial")
+        res = tr.transfer(target, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(0))
+        alpha = 20 * np.array([0.1, 0.2, 0.3, 0.4]) + FAST.flat / 4
+        seen, log_src = np.zeros(4), 0.0
+        for t, c in enumerate([0, 1, 1, 2, 2, 3]):
+            log_src += math.log((alpha[c] + seen[c]) / (alpha.sum() + t))
+            seen[c] += 1
+        log0 = tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        w = 1 / (1 + 0.3 / 0.7 * math.exp(log0 - log_src))
+        assert res.sources[0].weight == pytest.approx(w, rel=1e-9)
+        assert res.sources[0].log_bayes_factor == pytest.approx(log_src - log0)
+        assert res.sources[0].log_evidence == pytest.approx(log_src)
+
+    def test_evidence_tells_the_right_source_from_an_unlike_one_better(self) -> None:
+        """Labels simulated from one source's judges (80% right, nearly independent); another source's judges are
+        right 50% of the time with items of every difficulty. The log Bayes factor of the right source over the
+        unlike one is larger when sources as they are take only kappa >= 20 than at every kappa."""
+        good = bb_source("good", 40.0, 10.0, 9, 300, [1.0, 0.0])
+        unlike = bb_source("unlike", 1.0, 1.0, 9, 300, [1.0, 0.0])
+        margin: dict[float, list[float]] = {0.0: [], 20.0: []}
+        rng = np.random.default_rng(5)
+        for d in range(20):
+            target = draw_target(rng, 40.0, 10.0, 9)
+            for m, out in margin.items():
+                st = tr.TransferSettings(as_is_min_strength=m, shift_prior=0.0)
+                res = tr.transfer(target, np.array([1.0, 0.0]), [good, unlike], st, FAST, np.random.default_rng(d))
+                bf = [s.log_bayes_factor for s in res.sources]
+                assert bf[0] is not None and bf[1] is not None
+                out.append(bf[0] - bf[1])
+        assert np.mean(margin[0.0]) > 2 and np.mean(margin[20.0]) > np.mean(margin[0.0]) + 0.3
+
+
 class TestLimit:
     """The estimate stays within max_move no-transfer posterior standard deviations of the labels' own."""
 

@@ -35,12 +35,14 @@ from .candidates import (
 from .core import transfer, transfer_many
 from .evidence import (
     Posterior,
+    as_is_strengths,
     dirichlet_multinomial_log_ml,
     dirichlet_multinomial_log_ml_many,
     no_transfer_dirichlet_log_evidence,
     no_transfer_log_evidence,
     posterior_weights,
     prior_conflict,
+    strength_prior,
 )
 from .paper import average_mixtures, paper_transfer
 from .pooled import combined, limit_move
@@ -70,10 +72,10 @@ from .sources import (
 __all__ = [
     "CONFIG_KEYS", "METHODS", "METHOD_DESCRIPTIONS", "NO_SOURCE_LEVEL", "SIMILARITIES", "SIZE_WEIGHTS", "SOURCE_PRIORS",
     "Candidates", "Cells", "JudgeProfile", "Posterior", "Source", "SourcePrior", "SourceWeight", "TransferResult",
-    "TransferSettings", "average_mixtures", "beta_from_moments", "build_candidates", "check_embeddings", "combined",
+    "TransferSettings", "as_is_strengths", "average_mixtures", "beta_from_moments", "build_candidates", "check_embeddings", "combined",
     "dirichlet_multinomial_log_ml", "dirichlet_multinomial_log_ml_many", "judge_counts", "limit_move",
     "mixture_overdispersion", "no_transfer_dirichlet_log_evidence", "no_transfer_log_evidence", "paper_transfer", "posterior_weights", "prior_conflict",
     "profile", "same_judge_count", "self_similarity", "settings_from_config", "shift_grid", "shifted_cells",
-    "shifted_centres", "shifted_mixture", "similarities", "source_centre", "source_prior", "target_cells",
+    "shifted_centres", "shifted_mixture", "similarities", "source_centre", "source_prior", "strength_prior", "target_cells",
     "text_match", "transfer", "transfer_many", "transfer_weights",
 ]

@@ -24,6 +24,7 @@ from ..posterior import cell_posterior
 from ..settings import FitSettings
 from .candidates import build_candidates, source_centre, target_cells
 from .evidence import (
+    as_is_strengths,
     dirichlet_multinomial_log_ml_many,
     no_transfer_dirichlet_log_evidence,
     no_transfer_log_evidence,
@@ -71,6 +72,7 @@ def transfer(
     single_alpha = kappas[None, :, None] * np.array([q for q, _ in singles])[:, None, :] + flat * cells.flat
     single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
     log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
+    single_lml = single_lml[:, as_is_strengths(kappas, settings.as_is_min_strength)]  # the kappas a source as it is takes
     conflict, reason = prior_conflict(single_lml, prior.text_shares, log_ml0, settings.conflict_bayes_factor)
     if settings.no_transfer_evidence == "dirichlet":
         log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.grid_means, settings.grid_concentrations, kappas, flat)
@@ -89,7 +91,7 @@ def transfer(
 
     match = np.array([same_judge_count(target, s) if settings.match_judge_count else 1.0 for s in srcs])
     cands, p0 = build_candidates(cells, srcs, singles, prior, match, settings)
-    post = posterior_weights(cells, cands, kappas, flat, p0, log_ml0)
+    post = posterior_weights(cells, cands, kappas, flat, p0, log_ml0, settings.as_is_min_strength)
     centre = pooled_estimate(without, candidate_means(cells, cands, post), post)
     centre, held = limit_move(centre, without, settings.max_move, fit_settings.confidence_level)
     own = cell_posterior(target, without.fit.mixture, ks, fit_settings.strength, flat)

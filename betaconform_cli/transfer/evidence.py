@@ -11,7 +11,8 @@ one footing:
 - *a centre q at strength kappa*: the Dirichlet-multinomial marginal likelihood of the counts under
   Dirichlet(kappa q + flat u), for each kappa in `strengths` (the labels also decide how much to trust a centre).
 
-Posterior weight = prior x evidence; the prior of a centre is split evenly over the kappas. The prior conflict
+Posterior weight = prior x evidence; the prior of a centre is split evenly over the kappas, except that a source as
+it is takes only the kappas of at least `as_is_min_strength` (`strength_prior`). The prior conflict
 check compares the similarity-weighted sources as they are (their prior predictive) with no transfer.
 """
 
@@ -89,6 +90,7 @@ class Posterior:
     log_ml: np.ndarray = field(repr=False)  # centre x kappa: log evidence
     concentration: np.ndarray = field(repr=False)  # centre x kappa x cell: the Dirichlet posterior parameters
     log_ml0: float = 0.0
+    strength_prior: np.ndarray | None = field(default=None, repr=False)  # centre x kappa: strength_prior (None: even)
 
     @property
     def no_transfer(self) -> float:
@@ -100,19 +102,45 @@ class Posterior:
         return self.weights[1:].reshape(n_c, -1).sum(axis=1) if n_c else np.zeros(0)
 
 
+def as_is_strengths(kappas: Sequence[float] | np.ndarray, as_is_min_strength: float) -> np.ndarray:
+    """Which kappas a source as it is takes: those of at least `as_is_min_strength` (the largest when none is)."""
+    k = np.asarray(kappas, dtype=float)
+    keep: np.ndarray = k >= min(as_is_min_strength, float(k.max()))
+    return keep
+
+
+def strength_prior(cands: Candidates, kappas: Sequence[float] | np.ndarray, as_is_min_strength: float) -> np.ndarray:
+    """centre x kappa: how a centre's prior mass splits over the kappas. Evenly, except that a source as it is
+    (alone, between two, or pooled) takes only the kappas of at least `as_is_min_strength` (the largest kappa when
+    none is that large): with fewer pseudo-items the Dirichlet around a source fits any ten labels near it, so its
+    evidence would be the labels', not the source's (shifted copies keep every kappa: the labels choose their
+    location anyway)."""
+    k = np.asarray(kappas, dtype=float)
+    out = np.full((len(cands.prior), len(k)), 1.0 / len(k))
+    keep = as_is_strengths(k, as_is_min_strength)
+    if as_is_min_strength > 0:
+        as_is = np.array([c in ("source", "pair", "pool") for c in cands.kind], dtype=bool).reshape(-1)
+        out[as_is] = keep / keep.sum()
+    return out
+
+
 def posterior_weights(
-    cells: Cells, cands: Candidates, kappas: Sequence[float] | np.ndarray, flat: float, no_transfer_prior: float, log_ml0: float
+    cells: Cells, cands: Candidates, kappas: Sequence[float] | np.ndarray, flat: float, no_transfer_prior: float, log_ml0: float,
+    as_is_min_strength: float = 0.0,
 ) -> Posterior:
     """Posterior weights: prior x evidence, normalised (module docstring)."""
     k = np.asarray(kappas, dtype=float)
     alphas = k[None, :, None] * cands.centres[:, None, :] + flat * cells.flat[None, None, :]  # centre x kappa x cell
     lml = dirichlet_multinomial_log_ml_many(cells.counts, alphas) if len(cands.prior) else np.zeros((0, len(k)))
+    split = strength_prior(cands, k, as_is_min_strength)
+    with np.errstate(divide="ignore"):
+        log_k = np.log(split)
     log_post = np.concatenate((
         [math.log(no_transfer_prior + 1e-300) + log_ml0],
-        (np.log(cands.prior + 1e-300)[:, None] - math.log(len(k)) + lml).ravel(),
+        (np.log(cands.prior + 1e-300)[:, None] + log_k + lml).ravel(),
     ))
     w = np.exp(log_post - log_post.max())
-    return Posterior(w / w.sum(), lml, alphas + cells.counts[None, None, :], log_ml0)
+    return Posterior(w / w.sum(), lml, alphas + cells.counts[None, None, :], log_ml0, split)
 
 
 def prior_conflict(single_log_ml: np.ndarray, text_shares: np.ndarray, log_ml0: float, factor: float) -> tuple[bool, str]:

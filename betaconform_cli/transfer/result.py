@@ -102,7 +102,7 @@ def no_source_verdict(posterior_none: float, prior_none: float) -> tuple[bool, s
 
 def log_bayes_factors(cands: Candidates, post: Posterior, n_sources: int) -> list[float | None]:
     """Per source: log of its own candidates' prior-weighted evidence (as it is and shifted, averaged over the
-    kappas) over the no-transfer evidence."""
+    kappas with their prior, evidence.strength_prior) over the no-transfer evidence."""
     out: list[float | None] = []
     own = np.array([k in ("source", "shifted") for k in cands.kind], dtype=bool)
     for i in range(n_sources):
@@ -112,7 +112,8 @@ def log_bayes_factors(cands: Candidates, post: Posterior, n_sources: int) -> lis
             out.append(None)
             continue
         lml = post.log_ml[mine]
-        out.append(float(logsumexp(lml, b=(p / p.sum())[:, None] / lml.shape[1]) - post.log_ml0))
+        split = post.strength_prior[mine] if post.strength_prior is not None else np.full(lml.shape, 1 / lml.shape[1])
+        out.append(float(logsumexp(lml, b=(p / p.sum())[:, None] * split) - post.log_ml0))
     return out
 
 

@@ -24,7 +24,7 @@ METHOD_DESCRIPTIONS = {
 NO_SOURCE_LEVEL = 0.5
 LIST_KEYS = ("strengths", "grid_concentrations", "interpolation")
 NUMBER_KEYS = ("sigmoid_a", "sigmoid_b", "conflict_bayes_factor", "no_transfer_prior", "pool_prior", "pair_prior",
-               "histogram_smoothing", "similarity_power", "shift_prior", "shift_max", "shift_step", "max_move")
+               "histogram_smoothing", "similarity_power", "as_is_min_strength", "shift_prior", "shift_max", "shift_step", "max_move")
 NULLABLE_KEYS = ("no_transfer_prior", "histogram_smoothing", "max_move")
 BOOL_KEYS = ("sigmoid", "match_judge_count")
 
@@ -39,8 +39,8 @@ class TransferSettings:
 
     Eq. 14 (`sigmoid_a`, `sigmoid_b`, `size_weight`, `similarity`, `sigmoid`) serves both methods. The default
     method: the prior that no source applies (`source_prior`, `no_transfer_prior`), what a source offers (`strengths`,
-    `histogram_smoothing`, `pool_prior`, `pair_prior`, `interpolation`, `shift_prior`, `shift_max`, `shift_step`,
-    `match_judge_count`), how sources share their mass (`similarity_power`), the no-transfer evidence
+    `as_is_min_strength`, `histogram_smoothing`, `pool_prior`, `pair_prior`, `interpolation`, `shift_prior`, `shift_max`,
+    `shift_step`, `match_judge_count`), how sources share their mass (`similarity_power`), the no-transfer evidence
     (`no_transfer_evidence`, `grid_means`, `grid_concentrations`), how far the labels let the estimate move (`max_move`) and when to warn
     (`conflict_bayes_factor`).
     """
@@ -52,6 +52,7 @@ class TransferSettings:
     similarity: str = "cosine"
     sigmoid: bool = True
     strengths: tuple[float, ...] = (5.0, 20.0, 100.0)
+    as_is_min_strength: float = 20.0
     grid_means: int = 20
     grid_concentrations: tuple[float, ...] = (1.0, 4.0, 16.0, 64.0)
     conflict_bayes_factor: float = 0.1
@@ -82,6 +83,8 @@ class TransferSettings:
                 raise bad(name, f"must be a finite number; got {getattr(self, name)!r}")
         if not self.strengths or not all(_finite(s) and s > 0 for s in self.strengths):
             raise bad("strengths", f"must be a non-empty list of positive numbers; got {list(self.strengths)}")
+        if not (_finite(self.as_is_min_strength) and self.as_is_min_strength >= 0):
+            raise bad("as_is_min_strength", f"must be a non-negative number; got {self.as_is_min_strength}")
         if not isinstance(self.grid_means, int) or isinstance(self.grid_means, bool) or not 2 <= self.grid_means <= 1000:
             raise bad("grid_means", f"must be an integer between 2 and 1000; got {self.grid_means!r}")
         if not self.grid_concentrations or not all(_finite(c) and c > 0 for c in self.grid_concentrations):
