@@ -338,7 +338,7 @@ def _plain_mark(con: Any, table: Table, roles: Roles) -> str | None:
     if not any(typ.startswith(p) for p in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")):
         return None
     lo, hi = con.execute(f"SELECT min({col}), max({col}) FROM {table.sql}").fetchone()
-    return f"CAST({col} AS INTEGER)" if lo is None or (lo >= 0 and hi <= 1) else None
+    return col if lo is None or (lo >= 0 and hi <= 1) else None
 
 
 def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list[tuple[Any, ...]]:
@@ -351,12 +351,16 @@ def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list
                                                _verdict_expr(table, roles.verdict or "", roles.gold or "", opts.tolerance))
     item = q(roles.item or "")
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else None
-    keys = f"{ds}, {item}" if ds else item
     dup = f"count(*) - bit_count(bit_or({w}))" if w else f"count(*) - count(DISTINCT {q(roles.judge or '')})"
-    gold = (f"count({q(roles.gold)}) = 0", f"min({q(roles.gold)}) <> max({q(roles.gold)})") if roles.gold and not roles.correct else ("false", "false")
-    sql = (f"SELECT ds, judges, correct, count(*), count(*) FILTER (WHERE nogold), max(dups), bool_or(bad) FROM ("
-           f"SELECT {ds or 'NULL'} AS ds, count({mark}) AS judges, sum({mark}) AS correct, {dup} AS dups, {gold[0]} AS nogold, "
-           f"{item} IS NULL OR coalesce({gold[1]}, false) AS bad FROM {table.sql} GROUP BY {keys}) GROUP BY ds, judges, correct")
+    scored = roles.gold is not None and roles.correct is None  # verdicts against gold: items may lack gold
+    g = q(roles.gold or "")
+    inner = [f"{ds} AS ds" if ds else "NULL AS ds", f"count({mark}) AS judges", f"sum({mark}) AS correct", f"{dup} AS dups",
+             f"count({g}) = 0 AS nogold" if scored else "false AS nogold",
+             f"{item} IS NULL" + (f" OR coalesce(min({g}) <> max({g}), false)" if scored else "") + " AS bad"]
+    outer = ["ds" if ds else "NULL", "judges", "correct", "count(*)", "count(*) FILTER (WHERE nogold)" if scored else "0",
+             "max(dups)", "bool_or(bad)"]
+    sql = (f"SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {table.sql} GROUP BY {f'{ds}, {item}' if ds else item}) "
+           f"GROUP BY {'ds, ' if ds else ''}judges, correct")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
