@@ -239,7 +239,7 @@ def show(blocks: list[Block], console: Console) -> None:
                 # our widths, not rich's: rich squeezes columns below their longest word when a table is too wide
                 console.print(rich_table(part, ascii_only, encoding, widths), crop=False,
                               width=max(console.width, table_width(widths)))
-        elif not b.markdown_only:
+        else:
             for line in b.lines:
                 console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import InputError
 from .dataset import Dataset, Item, Reading, dataset_name
+from .detect import Plan
 from .options import InputOptions, Keep
 from .paths import expand_paths, is_regular, is_stdin
 from .pool import PoolItem, read_pool
@@ -25,13 +26,15 @@ __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem
 SAVED_FIT_SUFFIXES = (".yaml", ".yml")
 
 
-def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
-    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), in whatever format it holds."""
+def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+              planned: Plan | None = None) -> list[Dataset]:
+    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), in whatever format it holds
+    (`planned`: the reader already chosen for a regular file, so that it is not sniffed again)."""
     from .detect import prepared
 
     where = "<stdin>" if is_stdin(path) else str(path)
     name = "stdin" if is_stdin(path) else dataset_name(path)
-    with prepared(path, opts) as (how, local, stream):
+    with prepared(path, opts, planned) as (how, local, stream):
         if how.reader == "jsonl":
             from .jsonl import PendingRead
 
@@ -63,22 +66,25 @@ class PendingInputs:
         self._first: PendingRead | None = None
         self._thread: Any = None
         self._done: list[Any] = []
+        self._planned: Plan | None = None  # the first path's reader, chosen once
         first = self.paths[0] if self.paths else None
         if first is not None and (is_regular(first) or first.is_dir()):
             from .detect import plan
 
-            reader = plan(first, opts).reader
-            if reader == "jsonl":
+            how = plan(first, opts)
+            if how.reader == "jsonl":
                 self._first = PendingRead(first, opts, keep, parent_share=parent_share)
-            elif reader == "table":
+            elif how.reader == "table":
                 import threading
 
-                self._thread = threading.Thread(target=self._read_first, args=(first,), daemon=True)
+                self._thread = threading.Thread(target=self._read_first, args=(first, how), daemon=True)
                 self._thread.start()
+            else:
+                self._planned = how
 
-    def _read_first(self, path: Path) -> None:
+    def _read_first(self, path: Path, how: Plan) -> None:
         try:
-            self._done.append(read_path(path, self.opts, self.keep))
+            self._done.append(read_path(path, self.opts, self.keep, how))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread by result()
             self._done.append(exc)
 
@@ -95,7 +101,7 @@ class PendingInputs:
         out: list[Dataset] = []
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
-            out += self._first_result() if pending else read_path(p, self.opts, self.keep)
+            out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
         return out
 
 

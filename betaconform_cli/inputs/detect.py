@@ -154,13 +154,13 @@ def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
 
 
 @contextlib.contextmanager
-def prepared(path: Path, opts: InputOptions) -> Iterator[tuple[Plan, Path, BinaryIO | None]]:
+def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterator[tuple[Plan, Path, BinaryIO | None]]:
     """(how to read it, a path to read, an open stream or None). A regular file or folder is read where it is. A
     stream (stdin, a FIFO, a device, a process substitution) is opened once: JSON Lines are read from it as they
     come; anything else is first copied to a temporary file (lines capped at 16 MiB, so that an endless stream
     without line ends stops), which every reader -- DuckDB included -- can read like any file."""
     if is_regular(path) or path.is_dir() or is_hive_folder(path):
-        yield plan(path, opts), path, None
+        yield how or plan(path, opts), path, None
         return
     with open_binary(path) as fh:
         try:

@@ -106,10 +106,6 @@ def is_regular(path: Path) -> bool:
         return False
 
 
-class _Peekable(io.BufferedReader):
-    """A buffered stream with `peek` (gzip and stdin streams are wrapped so that content can be sniffed)."""
-
-
 def open_binary(path: Path) -> BinaryIO:
     """The file, standard input, or a gzip stream (by the .gz name or by its magic bytes), as bytes."""
     try:
@@ -155,11 +151,3 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     yield lineno, raw
     except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
-
-
-def read_prefix(fh: BinaryIO, size: int = 64 << 10) -> bytes:
-    """Up to `size` bytes from the start of a peekable stream, without consuming them."""
-    try:
-        return bytes(fh.peek(size)[:size])  # type: ignore[attr-defined]
-    except (OSError, EOFError, zlib.error):
-        return b""

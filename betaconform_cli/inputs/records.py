@@ -23,7 +23,6 @@ import orjson
 from .dataset import MAX_JUDGES
 from .options import InputOptions
 
-SHAPES = ("list", "dict", "counts", "verdicts")
 _MISSING = object()
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from .views import Block, Lines, TableView
+from .views import Block, TableView
 
 # C0 and C1 controls (not tab and newline), bidirectional embeddings, overrides and isolates, the line and
 # paragraph separators, and lone surrogates (undecodable bytes of a file name)
@@ -142,7 +142,3 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             if text:
                 parts.append(text)
     return "\n\n".join(parts) + "\n"
-
-
-def is_markdown_only(b: Block) -> bool:
-    return isinstance(b, Lines) and b.markdown_only

@@ -38,7 +38,6 @@ class Lines:
     lines: tuple[str, ...]
     heading: bool = False
     terminal_only: bool = False
-    markdown_only: bool = False
 
 
 Block = TableView | Lines
