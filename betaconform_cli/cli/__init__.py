@@ -70,9 +70,6 @@ class _Group(typer.core.TyperGroup):
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
             say("error: " + re.sub(r"`([a-z_]+)`", lambda m: _flag(command, m.group(1)), text))
-        except KeyboardInterrupt:
-            say("interrupted")
-            raise typer.Exit(130) from None
         raise typer.Exit(2)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
@@ -92,8 +89,7 @@ class _Group(typer.core.TyperGroup):
             message = " ".join(exc.format_message().split()).replace("Value error, ", "")  # typer's pydantic prefix
             say("error: " + message + where)
             code = 2
-        except typer.Abort:
-            say("interrupted")
+        except typer.Abort:  # click's own Ctrl-C (at a prompt)
             code = 130
         except Exception:  # a bug: it keeps its traceback, and an exit code CI cannot take for a failed gate
             import traceback
@@ -102,6 +98,8 @@ class _Group(typer.core.TyperGroup):
             say(f"internal error (a bug in betaconform {__version__}; please report it with the traceback above)")
             code = INTERNAL_ERROR
         code = code if isinstance(code, int) else 0
+        if code == 130:  # typer turns a KeyboardInterrupt anywhere in parsing or the command into a silent Exit(130)
+            say("interrupted")
         if standalone_mode:
             sys.exit(code)
         return code
