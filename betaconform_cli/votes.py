@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from scipy.optimize import minimize
 
 from .counts import CountTable
@@ -322,7 +321,8 @@ def _grid(prior: SplitPrior) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _log_sigmoid(z: np.ndarray) -> np.ndarray:
-    return -np.logaddexp(0.0, -z)
+    out: np.ndarray = -np.logaddexp(0.0, -z)
+    return out
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -387,7 +387,7 @@ class _SplitPosterior:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
         lp = np.tile(logprior - float(logsumexp(logprior)), n_models) - math.log(n_models)
         for j in np.nonzero((trials > 0) & can_err)[0]:
-            lp += self._log_marginal(j, slice(None))
+            lp += self._log_marginal(int(j), slice(None))
         self.log_post = lp
         w = np.exp(lp - lp.max())
         self.w = w / w.sum()
