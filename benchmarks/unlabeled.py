@@ -53,8 +53,8 @@ DISTINCT = ("judgebench", "snow_rte")
 # alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
 VARIANTS: dict[str, tuple[SplitPrior, bool]] = {
     "vote split": (SplitPrior(), True),
-    "prototype (logistic in the margin only)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
-    "folded Beta-Binomial offset only": (SplitPrior(mean1=0.0, sd0=1.0, sd1=1.0, models=("folded",), tau=1.0), False),
+    "vote split, no guard": (SplitPrior(), False),
+    "prototype (flat logistic, no guard)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
 }
 
 

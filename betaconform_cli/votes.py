@@ -58,7 +58,7 @@ class SplitPrior:
     sd0: float = 1.5
     mean1: float = -1.0
     sd1: float = 2.0
-    models: tuple[str, ...] = ("flat", "folded")
+    models: tuple[str, ...] = ("flat", "folded", "constant")
     weighted: bool = False
     tau: float = 1.0
     nodes: int = 15
@@ -312,11 +312,15 @@ def _fit_folded(k_lab: np.ndarray, s_lab: np.ndarray, rows: np.ndarray, count: n
 
 # --- the grid posterior ------------------------------------------------------------------------------
 
-def _grid(prior: SplitPrior) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _grid(prior: SplitPrior, slope: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Grid points (b0, b1) and their log prior, normalised to total mass 1; slope=False: b1 = 0 only."""
     b0 = np.linspace(*prior.grid0[:2], int(prior.grid0[2]))
-    b1 = np.linspace(*prior.grid1[:2], int(prior.grid1[2]))
+    b1 = np.linspace(*prior.grid1[:2], int(prior.grid1[2])) if slope else np.zeros(1)
     B0, B1 = np.meshgrid(b0, b1, indexing="ij")
-    logprior = -0.5 * ((B0 - prior.mean0) / prior.sd0) ** 2 - 0.5 * ((B1 - prior.mean1) / prior.sd1) ** 2
+    logprior = -0.5 * ((B0 - prior.mean0) / prior.sd0) ** 2
+    if slope:
+        logprior = logprior - 0.5 * ((B1 - prior.mean1) / prior.sd1) ** 2
+    logprior = logprior - float(logsumexp(logprior.ravel()))
     return B0.ravel(), B1.ravel(), logprior.ravel()
 
 
@@ -367,16 +371,17 @@ def _weighted_margin_code(votes: np.ndarray, counts: np.ndarray) -> np.ndarray:
 class _SplitPosterior:
     """Posterior over (model, b0, b1) on a grid, with a random effect u ~ N(0, tau^2) per split integrated by
     Gauss-Hermite quadrature: P(wrong | split j) = sigmoid(b0 + b1 x_j + offset_model[j] + u_j). Each model
-    ("flat": offset 0; "folded": the folded Beta-Binomial's log odds) has prior mass 1 / len(models), so the
-    weights average the models by the labels' marginal likelihood."""
+    ("flat": offset 0; "folded": the folded Beta-Binomial's log odds; "constant": offset 0 and b1 = 0, the split
+    says nothing about correctness) has prior mass 1 / len(models), so the weights average the models by the
+    labels' marginal likelihood."""
 
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
-        b0, b1, logprior = _grid(prior)
         n_models = offsets.shape[0]
-        self.b0 = np.tile(b0, n_models)
-        self.b1 = np.tile(b1, n_models)
-        self.model = np.repeat(np.arange(n_models), len(b0))
+        grids = [_grid(prior, slope=m != "constant") for m in prior.models]
+        self.b0 = np.concatenate([g[0] for g in grids])
+        self.b1 = np.concatenate([g[1] for g in grids])
+        self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
         self.models = prior.models
         self.x, self.offsets, self.wrong, self.trials = x, offsets, wrong, trials
         if prior.tau > 0:
@@ -385,7 +390,7 @@ class _SplitPosterior:
             self.log_omega = np.log(weights / weights.sum())
         else:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
-        lp = np.tile(logprior - float(logsumexp(logprior)), n_models) - math.log(n_models)
+        lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
         for j in np.nonzero((trials > 0) & can_err)[0]:
             lp += self._log_marginal(int(j), slice(None))
         self.log_post = lp
@@ -576,9 +581,16 @@ MIN_LABELED_SPLITS = 5
 
 
 def _guard(model: SplitModel) -> tuple[bool, str]:
-    """Use the unlabeled items only where the labels can say how often a plurality errs: at least
-    MIN_LABELED_SPLITS labeled items whose plurality could be wrong (a unanimous-or-tied-everywhere labeled set
-    says nothing about it, and the model would rest on its prior alone)."""
+    """Use the unlabeled items only where the labels support it: (1) the labels' marginal likelihood does not favour
+    the "constant" model (the split says nothing about correctness: then the unlabeled verdicts carry no
+    information the labels can check, and the labels-only estimate is as good and better calibrated); (2) at least
+    MIN_LABELED_SPLITS labeled items whose plurality could be wrong (with fewer, the model rests on its prior)."""
+    probs = model.model_probabilities
+    if "constant" in probs and len(probs) > 1 and probs["constant"] >= max(v for m, v in probs.items() if m != "constant"):
+        return False, (
+            f"labels only: the labels favour the model in which the vote split says nothing about correctness "
+            f"(posterior probability {probs['constant']:.2f})"
+        )
     if model.labeled_splits < MIN_LABELED_SPLITS:
         return False, (
             f"labels only: {model.labeled_splits} labeled item(s) whose plurality could be wrong, fewer than "

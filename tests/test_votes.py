@@ -319,6 +319,33 @@ class TestStatistical:
         assert covered / checks >= 0.8
         assert np.mean(ours) < np.mean(labels)
 
+    @pytest.mark.parametrize("case", ["copies", "noise"])
+    def test_no_worse_than_labels_only_when_verdicts_carry_no_information(self, case: str) -> None:
+        """Verdicts that say nothing about correctness beyond the labels: 'copies' (one judge copied 9 times: every
+        split unanimous) and 'noise' (verdicts independent of the gold). Over 20 seeds (250 items, r = 20) the
+        mean |estimate - actual| at k = 1, 5, 9 is within 10% (+0.2 points) of the labels-only estimate's."""
+        ours, labels = [], []
+        for seed in range(20):
+            rng = np.random.default_rng([14, seed])
+            items, judges = 250, 9
+            side = rng.integers(0, 2, size=items)
+            if case == "copies":
+                right = rng.random(items) < 0.7
+                votes = np.repeat(np.where(right, side, 1 - side)[:, None], judges, axis=1)
+            else:
+                votes = rng.integers(0, 2, size=(items, judges))
+            s = (votes == side[:, None]).sum(axis=1)
+            gold = np.full(items, -1)
+            pick = rng.choice(items, size=20, replace=False)
+            gold[pick] = side[pick]
+            est = estimate_errors(votes, gold, (1, 5, 9), 0.9, rng)
+            for k in (1, 5, 9):
+                per_s = np.array([hyper_error(judges, v, k) for v in range(judges + 1)])
+                actual = float(per_s @ np.bincount(s, minlength=judges + 1)) / items
+                ours.append(abs(est.row(k).estimate - actual))
+                labels.append(abs(est.row(k).labels_only - actual))
+        assert np.mean(ours) <= 1.1 * np.mean(labels) + 0.002
+
     def test_hundred_thousand_unlabeled_items_add_under_a_second(self) -> None:
         """10^5 unlabeled items of 11 judges: the vote-split part (labels-only fit given) takes < 1 s."""
         rng = np.random.default_rng(13)
