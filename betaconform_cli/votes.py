@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -43,6 +43,9 @@ from .errors import ParameterError
 from .fit import FitResult, analyse
 from .posterior import cell_errors
 from .settings import FitSettings
+
+if TYPE_CHECKING:
+    from .inputs.dataset import Votes
 
 METHOD_VOTES = "vote_split"
 METHOD_LABELS = "labels_only"
@@ -188,6 +191,17 @@ def _check(votes: Any, gold: Any, ks: tuple[int, ...], confidence_level: float, 
     return v, g, classes
 
 
+def _check_counts(counts: Any, rows: int) -> np.ndarray:
+    if counts is None:
+        return np.ones(rows, dtype=np.int64)
+    c = np.asarray(counts)
+    if c.shape != (rows,):
+        raise ParameterError(("counts", "votes"), f"{{0}} must hold one entry per row of {{1}} ({rows}); got shape {c.shape}")
+    if c.size and (not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c != np.round(c))):
+        raise ParameterError("counts", "must be non-negative whole numbers (items per row)")
+    return c.astype(np.int64)
+
+
 # --- patterns -----------------------------------------------------------------------------------------
 
 def class_counts(votes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -197,9 +211,11 @@ def class_counts(votes: np.ndarray, n_classes: int) -> np.ndarray:
     return np.bincount(flat, minlength=items * n_classes).reshape(items, n_classes)
 
 
-def distinct_patterns(counts: np.ndarray, inverse: bool = False, extra: np.ndarray | None = None) -> Any:
+def distinct_patterns(
+    counts: np.ndarray, inverse: bool = False, extra: np.ndarray | None = None, weights: np.ndarray | None = None
+) -> Any:
     """The distinct rows of class counts sorted in descending order (the vote splits), how many items have each,
-    and (inverse=True) each item's row.
+    and (inverse=True) each item's row; `weights`: how many items each input row stands for.
 
     Rows are encoded as one integer each (base: largest count + 1) so that 10^5 items aggregate in milliseconds;
     np.unique over rows is the fallback when the code would not fit in 63 bits.
@@ -219,6 +235,8 @@ def distinct_patterns(counts: np.ndarray, inverse: bool = False, extra: np.ndarr
     else:
         rows, inv, how_many = np.unique(srt, axis=0, return_inverse=True, return_counts=True)
     inv = np.asarray(inv).ravel()
+    if weights is not None:  # rows that stand for several items each
+        how_many = np.bincount(inv, weights=weights, minlength=len(rows)).astype(np.int64)
     return (rows, how_many, inv) if inverse else (rows, how_many)
 
 
@@ -272,12 +290,13 @@ def _splits(rows: np.ndarray, n_classes: int, bb: tuple[float, float] | None) ->
 
 
 def _fit_folded(k_lab: np.ndarray, s_lab: np.ndarray, rows: np.ndarray, count: np.ndarray, n_classes: int,
-                settings: FitSettings | None) -> tuple[float, float]:
+                settings: FitSettings | None, w_lab: np.ndarray | None = None) -> tuple[float, float]:
     """MAP single Beta-Binomial of the correct count S from every item: labeled items by their S, unlabeled ones by
     the likelihood of their split (S is the top count if the gold class is at the top, else another class's
     count: the sum of those probabilities). The weak prior of `fit` (N(0, sd^2) on log a and log b)."""
     sd = (settings.prior if settings is not None else FitSettings().prior).log_param_sd
-    cells, ccount = np.unique(np.column_stack([k_lab, s_lab]), axis=0, return_counts=True)
+    cells, inv = np.unique(np.column_stack([k_lab, s_lab]), axis=0, return_inverse=True)
+    ccount = np.bincount(np.asarray(inv).ravel(), weights=w_lab, minlength=len(cells))
     terms = []  # per unlabeled pattern: (n, candidate S values, their multiplicities)
     for row in rows:
         n = int(row.sum())
@@ -299,7 +318,8 @@ def _fit_folded(k_lab: np.ndarray, s_lab: np.ndarray, rows: np.ndarray, count: n
             out -= c * float(logsumexp(np.log(mult) + log_beta_binomial(cand, n, a, b)))
         return out + float(np.sum(theta**2)) / (2 * sd * sd)
 
-    p = float((s_lab.sum() + 1) / (k_lab.sum() + 2))
+    wl = np.ones(len(s_lab)) if w_lab is None else w_lab
+    p = float((np.dot(wl, s_lab) + 1) / (np.dot(wl, k_lab) + 2))
     best = None
     for conc in (2.0, 10.0):
         res = minimize(nll, np.log([p * conc, (1 - p) * conc]), method="L-BFGS-B", bounds=[(-8.0, 10.0)] * 2)
@@ -338,7 +358,7 @@ _BLOCK = 16
 _STEPS = 50  # the weighted margin is kept to 1/50
 
 
-def _weighted_margin_code(votes: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def _weighted_margin_code(votes: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per item, the plurality's margin with each judge weighted by its log odds of agreeing with the other judges'
     plurality (over every item, labeled or not: no gold needed), coded as an integer 0..2 * _STEPS.
 
@@ -356,8 +376,8 @@ def _weighted_margin_code(votes: np.ndarray, counts: np.ndarray) -> np.ndarray:
         best = others.max(axis=1)
         n_best = (others == best[:, None]).sum(axis=1)
         mine = others[np.arange(int(has.sum())), vj[has]]
-        agree[j] = float(np.sum(np.where(mine == best, 1.0 / n_best, 0.0)))
-        voted[j] = float(has.sum())
+        agree[j] = float(np.sum(weights[has] * np.where(mine == best, 1.0 / n_best, 0.0)))
+        voted[j] = float(weights[has].sum())
     acc = (agree + 1.0) / (voted + 2.0)
     w = np.maximum(np.log(acc / (1 - acc)), 0.05)
     valid = votes >= 0
@@ -444,29 +464,35 @@ def estimate_errors(
     n_draws: int = 4000,
     use_unlabeled: bool = True,
     guard: bool = True,
+    counts: Any = None,
 ) -> VoteEstimate:
     """The majority-vote error at each k over every item with a verdict, from the labeled items' gold and every
     item's verdicts (module docstring). `rng` is required (it seeds the fits and the interval's draws).
 
     `labels_only`: the labels-only `fit.analyse` result of these labeled items, if already computed (its
     settings' ks must equal `ks`). `use_unlabeled=False` gives the labels-only estimate over the labeled items.
+    `counts`: how many items each row of (votes, gold) stands for (a reader's distinct patterns; default 1 each).
     """
     if rng is None:
         raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
     ks = tuple(int(k) for k in ks)
     v, g, classes = _check(votes, gold, ks, confidence_level, n_classes)
+    weights = _check_counts(counts, v.shape[0])
     counts = class_counts(v, classes)
     n_all = counts.sum(axis=1)
-    keep = n_all > 0
-    dropped = int((~keep).sum())
-    counts, g, n_all = counts[keep], g[keep], n_all[keep]
+    keep = (n_all > 0) & (weights > 0)
+    dropped = int(weights[n_all == 0].sum())
+    counts, g, n_all, wt = counts[keep], g[keep], n_all[keep], weights[keep]
     lab = g >= 0
-    n_lab = int(lab.sum())
+    n_lab = int(wt[lab].sum())
     if n_lab == 0:
         raise ParameterError("gold", "labels no item that has a verdict: at least one labeled item is needed")
     s_lab = counts[lab, g[lab]] if n_lab else np.zeros(0, dtype=np.int64)
     k_lab = n_all[lab]
-    table = CountTable.from_pairs(k_lab, s_lab)
+    w_lab = wt[lab]
+    cells = np.zeros((int(max(k_lab.max(), 1)) + 1,) * 2, dtype=np.int64)
+    np.add.at(cells, (k_lab, s_lab), w_lab)
+    table = CountTable(cells)
     if labels_only is None:
         fs = settings if settings is not None else FitSettings(ks=ks, confidence_level=confidence_level)
         if tuple(fs.ks) != ks or fs.confidence_level != confidence_level:
@@ -476,7 +502,7 @@ def estimate_errors(
         raise ParameterError(("labels_only", "ks"), "{0} was computed for other ks than {1}")
     lo_rows = labels_only.rows
     mixture = labels_only.fit.mixture
-    n_unl = int((~lab).sum())
+    n_unl = int(wt[~lab].sum())
     top_judges = int(n_all.max())
 
     def labels_only_estimate(method_reason: str, model: SplitModel | None) -> VoteEstimate:
@@ -500,14 +526,15 @@ def estimate_errors(
 
     # labeled items: their exact error
     labeled_sum = np.zeros(len(ks))
-    for (kk, ss), c in zip(*np.unique(np.column_stack([k_lab, s_lab]), axis=0, return_counts=True)):
+    lab_cells, cell_inv = np.unique(np.column_stack([k_lab, s_lab]), axis=0, return_inverse=True)
+    for (kk, ss), c in zip(lab_cells, np.bincount(np.asarray(cell_inv).ravel(), weights=w_lab, minlength=len(lab_cells))):
         labeled_sum += c * err(int(kk))[int(ss)]
     # the vote splits: distinct sorted class counts; labeled ones with how many had a wrong plurality
-    key = _weighted_margin_code(v[keep], counts) if prior.weighted else None
-    lab_rows, lab_count, lab_inv = distinct_patterns(counts[lab], True, None if key is None else key[lab])
+    key = _weighted_margin_code(v[keep], counts, wt) if prior.weighted else None
+    lab_rows, lab_count, lab_inv = distinct_patterns(counts[lab], True, None if key is None else key[lab], w_lab)
     wrong_item = s_lab < lab_rows[lab_inv, 0]
-    lab_wrong = np.bincount(lab_inv, weights=wrong_item.astype(float), minlength=len(lab_rows))
-    unl_rows, unl_count = distinct_patterns(counts[~lab], False, None if key is None else key[~lab])
+    lab_wrong = np.bincount(lab_inv, weights=wrong_item * w_lab, minlength=len(lab_rows))
+    unl_rows, unl_count = distinct_patterns(counts[~lab], False, None if key is None else key[~lab], wt[~lab])
     width = lab_rows.shape[1]
     index: dict[tuple[int, ...], int] = {}
     for row in (*lab_rows, *unl_rows):
@@ -525,7 +552,7 @@ def estimate_errors(
     unl_n[pos_u] = unl_count
     unl_rows = unl_rows[:, :classes]
     folded = "folded" in prior.models
-    bb = _fit_folded(k_lab, s_lab, unl_rows, unl_count, classes, settings) if folded else None
+    bb = _fit_folded(k_lab, s_lab, unl_rows, unl_count, classes, settings, w_lab.astype(float)) if folded else None
     split_flat = _splits(rows_all, classes, None)
     split_bb = _splits(rows_all, classes, bb) if bb is not None else split_flat
     offsets = np.array([split_bb.offset if m == "folded" else np.zeros(n_pat) for m in prior.models])
@@ -575,6 +602,15 @@ def estimate_errors(
     )
     return VoteEstimate(ks, rows, METHOD_VOTES, reason, n_lab, n_unl, dropped, confidence_level, prior, model,
                         labels_only)
+
+
+def estimate_from_votes(
+    votes: Votes, ks: tuple[int, ...] = DEFAULT_KS, confidence_level: float = 0.9,
+    rng: np.random.Generator | None = None, **options: Any,
+) -> VoteEstimate:
+    """`estimate_errors` on a reader's `Dataset.votes` (distinct patterns with their counts, classes by name)."""
+    return estimate_errors(votes.patterns, votes.gold, ks, confidence_level, rng,
+                           n_classes=max(len(votes.classes), 2), counts=votes.counts, **options)
 
 
 MIN_LABELED_SPLITS = 5

@@ -15,6 +15,7 @@ from scipy.special import expit
 from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.fit import analyse
+from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.settings import FitSettings
 from betaconform_cli.votes import (
     METHOD_LABELS,
@@ -25,6 +26,7 @@ from betaconform_cli.votes import (
     class_counts,
     distinct_patterns,
     estimate_errors,
+    estimate_from_votes,
 )
 
 KS = tuple(range(1, 12))
@@ -258,6 +260,28 @@ class TestFallbackAndApi:
             estimate_errors(votes, gold, (1,), 0.9, None)
         with pytest.raises(ParameterError, match="confidence_level"):
             estimate_errors(votes, gold, (1,), 1.0, np.random.default_rng(0))
+
+    def test_pattern_counts_equal_repeated_rows(self) -> None:
+        """Rows with counts (a reader's distinct patterns, Dataset.votes) give the numbers of the rows repeated."""
+        rng = np.random.default_rng(15)
+        votes, gold, _ = binary_data(rng, 300, 7, 30)
+        votes[rng.random(votes.shape) < 0.1] = -1
+        key = np.column_stack([votes, gold])
+        uniq, inv = np.unique(key, axis=0, return_inverse=True)
+        counts = np.bincount(np.asarray(inv).ravel(), minlength=len(uniq))
+        order = np.argsort(np.asarray(inv).ravel(), kind="stable")
+        rows = estimate_errors(votes[order], gold[order], KS, 0.9, np.random.default_rng(4))
+        pats = estimate_errors(uniq[:, :-1], uniq[:, -1], KS, 0.9, np.random.default_rng(4), counts=counts)
+        assert (pats.labeled_items, pats.unlabeled_items) == (rows.labeled_items, rows.unlabeled_items) == (30, 270)
+        for a, b in zip(pats.rows, rows.rows):
+            assert a.estimate == pytest.approx(b.estimate, abs=1e-12)
+            assert a.low == pytest.approx(b.low, abs=0.01) and a.high == pytest.approx(b.high, abs=0.01)
+        v = Votes(judges=tuple(f"j{i}" for i in range(7)), classes=("no", "yes"), patterns=uniq[:, :-1],
+                  gold=uniq[:, -1], counts=counts)
+        via = estimate_from_votes(v, KS, 0.9, np.random.default_rng(4))
+        assert [r.estimate for r in via.rows] == [r.estimate for r in pats.rows]
+        with pytest.raises(ParameterError, match="counts"):
+            estimate_errors(uniq[:, :-1], uniq[:, -1], KS, 0.9, np.random.default_rng(4), counts=counts[:-1])
 
     def test_seeded_and_serialisable(self) -> None:
         """The same seed gives the same numbers; to_dict keeps 'items' as the labeled count."""
