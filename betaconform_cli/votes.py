@@ -311,11 +311,21 @@ def _fit_folded(k_lab: np.ndarray, s_lab: np.ndarray, rows: np.ndarray, count: n
         mult = np.concatenate([[t], np.ones(others.size), [unvoted] if unvoted else []]).astype(float)
         terms.append((n, cand, mult))
 
+    # every term flattened once: one vectorised pmf per evaluation, a log-sum-exp per pattern by reduceat
+    t_n = np.concatenate([np.full(len(cand), n, dtype=float) for n, cand, _ in terms]) if terms else np.zeros(0)
+    t_s = np.concatenate([cand for _, cand, _ in terms]) if terms else np.zeros(0)
+    t_logm = np.log(np.concatenate([mult for _, _, mult in terms])) if terms else np.zeros(0)
+    starts = np.cumsum([0] + [len(cand) for _, cand, _ in terms[:-1]]).astype(np.int64) if terms else np.zeros(0, dtype=np.int64)
+    t_count = np.asarray(count, dtype=float)
+
     def nll(theta: np.ndarray) -> float:
         a, b = np.exp(theta)
         out = -float(np.dot(ccount, log_beta_binomial(cells[:, 1], cells[:, 0], a, b)))
-        for (n, cand, mult), c in zip(terms, count):
-            out -= c * float(logsumexp(np.log(mult) + log_beta_binomial(cand, n, a, b)))
+        if len(t_s):
+            lv = t_logm + log_beta_binomial(t_s, t_n, a, b)
+            top = np.maximum.reduceat(lv, starts)
+            lse = top + np.log(np.add.reduceat(np.exp(lv - np.repeat(top, np.diff(np.append(starts, len(lv))))), starts))
+            out -= float(np.dot(t_count, lse))
         return out + float(np.sum(theta**2)) / (2 * sd * sd)
 
     wl = np.ones(len(s_lab)) if w_lab is None else w_lab
@@ -413,9 +423,12 @@ class _SplitPosterior:
         lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
         for j in np.nonzero((trials > 0) & can_err)[0]:
             lp += self._log_marginal(int(j), slice(None))
-        self.log_post = lp
         w = np.exp(lp - lp.max())
-        self.w = w / w.sum()
+        # keep the grid points that carry posterior mass (the rest weigh < 1e-12 of the largest): every later step
+        # costs grid x splits x nodes
+        live = w > 1e-12
+        self.b0, self.b1, self.model = self.b0[live], self.b1[live], self.model[live]
+        self.w = w[live] / w[live].sum()
 
     def _z(self, j: int, g: Any) -> np.ndarray:
         z: np.ndarray = self.b0[g] + self.b1[g] * self.x[j] + self.offsets[self.model[g], j]
@@ -434,9 +447,13 @@ class _SplitPosterior:
         """(posterior mean of P(wrong) per split, one draw per posterior draw `idx` and split)."""
         mean = np.zeros(len(splits))
         draws = np.zeros((len(idx), len(splits)))
+        prior_u = np.broadcast_to(np.exp(self.log_omega)[None, :], (len(self.w), len(self.u)))
         for c, j in enumerate(splits):
-            ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
-            cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
+            if self.trials[j] > 0:
+                ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
+                cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
+            else:  # no labeled item with this split: u keeps its prior
+                cond = prior_u
             p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
             mean[c] = float(self.w @ (cond * p).sum(axis=1))
             cum = np.cumsum(cond[idx], axis=1)
@@ -621,15 +638,15 @@ def _guard(model: SplitModel) -> tuple[bool, str]:
     the "constant" model (the split says nothing about correctness: then the unlabeled verdicts carry no
     information the labels can check, and the labels-only estimate is as good and better calibrated); (2) at least
     MIN_LABELED_SPLITS labeled items whose plurality could be wrong (with fewer, the model rests on its prior)."""
+    if model.labeled_splits < MIN_LABELED_SPLITS:
+        return False, (
+            f"labels only: {model.labeled_splits} labeled item(s) whose plurality could be wrong, fewer than "
+            f"{MIN_LABELED_SPLITS}, cannot say how often the judges' plurality errs"
+        )
     probs = model.model_probabilities
     if "constant" in probs and len(probs) > 1 and probs["constant"] >= max(v for m, v in probs.items() if m != "constant"):
         return False, (
             f"labels only: the labels favour the model in which the vote split says nothing about correctness "
             f"(posterior probability {probs['constant']:.2f})"
-        )
-    if model.labeled_splits < MIN_LABELED_SPLITS:
-        return False, (
-            f"labels only: {model.labeled_splits} labeled item(s) whose plurality could be wrong, fewer than "
-            f"{MIN_LABELED_SPLITS}, cannot say how often the judges' plurality errs"
         )
     return True, "vote split: labeled items exact, unlabeled items by P(plurality wrong | split)"
