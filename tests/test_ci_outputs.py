@@ -126,6 +126,19 @@ class TestStepSummary:
         warnings = [x for x in err.splitlines() if "job summary" in x]
         assert len(warnings) == 1 and warnings[0].startswith("warning: could not append to the job summary")
 
+    def test_full_disk(self, tmp_path: Path):
+        """/dev/full: the summary and the JUnit file fail to write (no space); the verdict's exit code stands."""
+        if not Path("/dev/full").exists():
+            pytest.skip("no /dev/full")
+        r = run_cli("fit", Q, "--max-error", "0.01", "--at-k", "5", "--junit", "/dev/full",
+                    env=cli_env(GITHUB_STEP_SUMMARY="/dev/full"))
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "Traceback" not in err, err
+        warnings = [x for x in err.splitlines() if x.startswith("warning:")]
+        assert len(warnings) == 2
+        assert warnings[0].startswith("warning: could not write the JUnit file /dev/full")
+        assert warnings[1].startswith("warning: could not append to the job summary")
+
     def test_summary_that_is_an_input_is_refused(self, tmp_path: Path):
         data = tmp_path / "labels.jsonl"
         data.write_bytes(Q.read_bytes())
@@ -345,6 +358,25 @@ class TestHtml:
         texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
         assert texts.count("—") == 2 and texts.count("+5") == 2 and texts.count("-2") == 2 and texts.count("·") == 3
 
+    def test_one_k_shows_its_interval(self, runner, tmp_path: Path):
+        """--ks 5: one point per series, and the estimate's interval drawn as a bar from low to high."""
+        page = tmp_path / "r.html"
+        invoke(runner, "fit", Q, "--ks", "5", "-o", page)
+        doc = _json_docs(invoke(runner, "fit", Q, "--ks", "5", "-f", "json").stdout)[0]
+        svg = _svgs(page.read_text(encoding="utf-8"))[0]
+        row = doc["error_rates"][0]
+        ticks = {t.text: float(t.get("y")) for t in svg.iter("{http://www.w3.org/2000/svg}text") if re.fullmatch(r"\d+%", t.text or "")}
+        (top_label, top_y), (zero_y) = max(ticks.items(), key=lambda kv: float(kv[0][:-1])), ticks["0%"]
+        scale = (zero_y - top_y) / float(top_label[:-1])  # px per point (labels sit 4 px below their line)
+
+        def y(v: float) -> float:
+            return zero_y - 4 - scale * 100 * v
+
+        bars = [e for e in svg.iter("{http://www.w3.org/2000/svg}line") if e.get("stroke-width") == "6"]
+        assert len(bars) == 1
+        ys = sorted(float(bars[0].get(a)) for a in ("y1", "y2"))
+        assert ys == pytest.approx(sorted([y(row["low"]), y(row["high"])]), abs=0.2)
+
     def test_score_slot(self):
         """`score`'s judges-vs-corrected bar: a Chart(kind='hbars') block is drawn like any other chart."""
         from betaconform_cli.report.html import to_html
@@ -367,6 +399,18 @@ class TestHtml:
         assert "<script" not in text and "\x1b" not in text and "\u202e" not in text
         for svg in _svgs(text):  # every chart is valid XML
             assert svg.tag.endswith("svg")
+
+    def test_judge_names_are_escaped(self, runner, tmp_path: Path, write_jsonl):
+        rows = [json.loads(x) for x in Q.read_text().splitlines()]
+        names = ["<img src=x onerror=alert(1)>", "a&b", "\x1b[2J", *[f"j{i}" for i in range(8)]]
+        data = write_jsonl("named.jsonl", [{"id": r["id"], "judgments": dict(zip(names, r["judgments"]))} for r in rows])
+        page = tmp_path / "j.html"
+        assert invoke(runner, "judges", data, "-o", page).exit_code == 0
+        text = page.read_text(encoding="utf-8")
+        p = _page(text)
+        assert "img" not in p.tags and p.refs == [] and "\x1b" not in text
+        heat = _svgs(text)[0]
+        assert "1 <img src=x onerror=alert(1)>" in [t.text for t in heat.iter("{http://www.w3.org/2000/svg}text")]
 
     @pytest.mark.parametrize("args", [
         ("doctor", str(Q)),

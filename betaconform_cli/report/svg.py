@@ -133,6 +133,11 @@ def lines_svg(chart: Chart) -> str:
         if s.low and s.high and j == 0:
             runs = _defined_runs([None if lo is None or hi is None else 0.0 for lo, hi in zip(s.low, s.high)])
             for run in runs:
+                if len(run) == 1:  # a lone k: its interval as a bar, not an invisible one-point band
+                    i = run[0]
+                    out.append(f'<line x1="{px(i):.1f}" x2="{px(i):.1f}" y1="{py(float(s.low[i])):.1f}" '  # type: ignore[arg-type]
+                               f'y2="{py(float(s.high[i])):.1f}" stroke="{colour}" stroke-width="6" stroke-opacity="0.3"/>')  # type: ignore[arg-type]
+                    continue
                 upper = " ".join(f"{px(i):.1f},{py(float(s.high[i])):.1f}" for i in run)  # type: ignore[arg-type]
                 lower = " ".join(f"{px(i):.1f},{py(float(s.low[i])):.1f}" for i in reversed(run))  # type: ignore[arg-type]
                 out.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.15" stroke="{colour}" stroke-opacity="0.4"/>')
