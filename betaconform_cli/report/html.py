@@ -70,7 +70,8 @@ def to_html(blocks: Sequence[Block], title: str, verdicts: Sequence[tuple[bool, 
         else:
             text = "\n".join(clean(x, keep_newlines=False) for x in b.lines).strip("\n")
             if text:
-                body.append(f"<pre>{escape(text)}</pre>" if any(len(x) > 100 or "  " in x for x in b.lines) else f"<p>{escape(text)}</p>".replace("\n", "<br>\n"))
+                aligned = any("  " in x.strip() for x in b.lines)  # text laid out in columns keeps its spacing
+                body.append(f"<pre>{escape(text)}</pre>" if aligned else f"<p>{escape(text)}</p>".replace("\n", "<br>\n"))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
