@@ -183,6 +183,18 @@ class TestJUnit:
         assert [c[0] for c in cases] == ["qa_judges", "code_review", "pairwise_verdicts"]
         assert not any(c[2] for c in cases)
 
+    @pytest.mark.parametrize("args", [
+        ("doctor", str(Q), str(PAIRS)),
+        ("evaluate", str(Q), str(PAIRS), "--r", "10", "--runs", "2", "--methods", "default"),
+        ("sample", str(Q), "--replay", "--runs", "2"),
+    ])
+    def test_commands_without_a_gate(self, runner, tmp_path: Path, args):
+        junit = tmp_path / "j.xml"
+        assert invoke(runner, *args, "--junit", junit).exit_code == 0
+        _, cases = _junit(junit)
+        expected = [Path(a).stem for a in args[1:] if a.endswith(".jsonl")]
+        assert [c[0] for c in cases] == expected and all(c[1] == f"betaconform.{args[0]}" and not c[2] for c in cases)
+
     def test_judges_gate(self, runner, tmp_path: Path):
         junit = tmp_path / "j.xml"
         r = invoke(runner, "judges", Q, "--max-error", "0.001", "--junit", junit)
