@@ -126,6 +126,13 @@ class TestStepSummary:
         warnings = [x for x in err.splitlines() if "job summary" in x]
         assert len(warnings) == 1 and warnings[0].startswith("warning: could not append to the job summary")
 
+    def test_fifo_without_a_reader(self, tmp_path: Path):
+        """A FIFO nobody reads: a warning, not a hang."""
+        fifo = tmp_path / "summary"
+        os.mkfifo(fifo)
+        r = run_cli("fit", Q, env=cli_env(GITHUB_STEP_SUMMARY=str(fifo)), timeout=30)
+        assert r.returncode == 0 and r.stderr.decode().startswith("warning: could not append to the job summary")
+
     def test_full_disk(self, tmp_path: Path):
         """/dev/full: the summary and the JUnit file fail to write (no space); the verdict's exit code stands."""
         if not Path("/dev/full").exists():

@@ -368,8 +368,10 @@ def append_step_summary(report: Report) -> None:
         return
     data = step_summary_text(report).encode("utf-8", "backslashreplace")
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
         try:
+            os.set_blocking(fd, True)
             if os.fstat(fd).st_size and not _ends_with_newline(target):
                 data = b"\n" + data
             written = os.write(fd, data)
