@@ -75,7 +75,8 @@ class SplitPrior:
 
 @dataclass(frozen=True)
 class VoteRow:
-    """Majority-vote error at k judges over all items (fractions in [0, 1]) and the labels-only estimate."""
+    """Majority-vote error at k judges over all items (fractions in [0, 1]) and the labels-only estimate; extrapolated:
+    some item has fewer than k judges (its missing judges come from the labels-only mixture, as in `fit`)."""
 
     k: int
     estimate: float
@@ -520,11 +521,11 @@ def estimate_errors(
     lo_rows = labels_only.rows
     mixture = labels_only.fit.mixture
     n_unl = int(wt[~lab].sum())
-    top_judges = int(n_all.max())
+    fewest_judges = int(n_all.min())  # k above it: some item's missing judges come from the labels-only mixture
 
     def labels_only_estimate(method_reason: str, model: SplitModel | None) -> VoteEstimate:
         rows = tuple(
-            VoteRow(k, r.estimate, r.low, r.high, r.estimate, r.low, r.high, k > top_judges) for k, r in zip(ks, lo_rows)
+            VoteRow(k, r.estimate, r.low, r.high, r.estimate, r.low, r.high, k > fewest_judges) for k, r in zip(ks, lo_rows)
         )
         return VoteEstimate(ks, rows, METHOD_LABELS, method_reason, n_lab, n_unl, dropped, confidence_level, prior,
                             model, labels_only)
@@ -614,7 +615,7 @@ def estimate_errors(
         return labels_only_estimate(reason, model)
     rows = tuple(
         VoteRow(k, float(centre[i]), float(min(low[i], centre[i])), float(max(high[i], centre[i])),
-                r.estimate, r.low, r.high, k > top_judges)
+                r.estimate, r.low, r.high, k > fewest_judges)
         for i, (k, r) in enumerate(zip(ks, lo_rows))
     )
     return VoteEstimate(ks, rows, METHOD_VOTES, reason, n_lab, n_unl, dropped, confidence_level, prior, model,

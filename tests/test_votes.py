@@ -227,7 +227,7 @@ class TestFallbackAndApi:
         assert off.method == METHOD_LABELS and off.to_dict()["unlabeled_items"] == 50
 
     def test_items_without_verdicts_are_dropped_and_k_beyond_extrapolates(self) -> None:
-        """An item nobody judged is counted as dropped; k above every item's judges is flagged extrapolated."""
+        """An item nobody judged is counted as dropped; k above some item's number of judges is flagged extrapolated."""
         rng = np.random.default_rng(6)
         votes, gold, _ = binary_data(rng, 80, 5, 30)
         votes[3] = -1
@@ -235,6 +235,9 @@ class TestFallbackAndApi:
         assert est.dropped_items == 1
         assert est.labeled_items + est.unlabeled_items == 79
         assert [r.extrapolated for r in est.rows] == [False, False, False, True]
+        votes[5, :2] = -1  # one item with 3 judges: k = 5 is extrapolated for it
+        est = estimate_errors(votes, gold, (1, 3, 5, 7), 0.9, np.random.default_rng(1))
+        assert [r.extrapolated for r in est.rows] == [False, False, True, True]
         assert all(0.0 <= r.low <= r.estimate <= r.high <= 1.0 for r in est.rows)
 
     @pytest.mark.parametrize(
