@@ -160,8 +160,8 @@ class TestPosterior:
         mean, _ = post.p_wrong(np.arange(3), np.zeros(1, dtype=int), np.random.default_rng(0))
 
         # an independent dense Simpson rule over the same box (other nodes than the estimator's grid)
-        g0 = np.linspace(-6, 6, 1201)
-        g1 = np.linspace(-16, 8, 2401)
+        g0 = np.linspace(-6, 6, 601)
+        g1 = np.linspace(-16, 8, 1201)
         B0, B1 = np.meshgrid(g0, g1, indexing="ij")
         logd = stats.norm.logpdf(B0, prior.mean0, prior.sd0) + stats.norm.logpdf(B1, prior.mean1, prior.sd1)
         for xj, wj, tj in zip(x, wrong, trials):
