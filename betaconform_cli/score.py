@@ -450,7 +450,10 @@ def compare_scores(
     either = pa.labeled | pb.labeled
     n_either = int(either.sum())
     ddof = max(pa.ddof, pb.ddof)
-    v0 = _pseudo_variance(pa.y[pa.labeled]) + _pseudo_variance(pb.y[pb.labeled])
+    if both.sum() >= 2:  # the labels-only variance of y_a - y_b: at most the discordance, smoothed as in v0
+        v0 = (float((pa.y[both] != pb.y[both]).sum()) + 1.0) / (int(both.sum()) + 2.0)
+    else:
+        v0 = _pseudo_variance(pa.y[pa.labeled]) + _pseudo_variance(pb.y[pb.labeled])
     variance, g = _mean_variance((pa.influence - pb.influence) * n_either, cluster, either, ddof, v0)
     n_items = ga.shape[0]
     if target == "set":
