@@ -128,7 +128,7 @@ def _ppi_variant(
             lam = 1.0
         else:
             var_f = float(np.var(fl, ddof=1))
-            lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, fl)[0, 1] / var_f, 0, 1))
+            lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, fl)[0, 1] / var_f, -1, 1))
         e = y - lam * fl
         theta = lam * float(f.mean()) + float(e.mean())
         p0 = (y.sum() + 1) / (n + 2)
@@ -205,23 +205,43 @@ ALTERNATIVES = {
 }
 
 
+def real_datasets(data: Path) -> list[tuple[str, np.ndarray]]:
+    return [(p.stem, load_correct(p)) for p in sorted(data.rglob("*.jsonl"))]
+
+
+def simulated_datasets(seed: int) -> list[tuple[str, np.ndarray]]:
+    """--simulate: 9 sets of 400 items x 11 judges, each judge right with its own probability (uniform in
+    [0.55, 0.9]) independently given the item, except on a share of hard items (10-30%) where every judge is right
+    with probability 0.4: errors that coincide, as real judges' do."""
+    rng = np.random.default_rng([seed, 400])
+    out = []
+    for k in range(9):
+        accuracy = rng.uniform(0.55, 0.9, 11)
+        hard = rng.random(400) < rng.uniform(0.1, 0.3)
+        p = np.where(hard[:, None], 0.4, accuracy[None, :])
+        out.append((f"simulated_{k}", (rng.random((400, 11)) < p).astype(float)))
+    return out
+
+
 def run(
-    data: Path, draws: int, seed: int, methods: dict[str, Callable[..., tuple[float, float, float]]], per_dataset: bool
+    datasets: list[tuple[str, np.ndarray]],
+    draws: int,
+    seed: int,
+    methods: dict[str, Callable[..., tuple[float, float, float]]],
+    per_dataset: bool,
 ) -> None:
-    files = sorted(p for p in data.rglob("*.jsonl"))
     if _truescore_ppi is None:
         methods = {k: v for k, v in methods.items() if not k.startswith("truescore")}
         print("truescore is not installed: its column is left out (pip install truescore into the venv)")
     for r in RS:
         table: dict[str, list[tuple[float, float, float]]] = {m: [] for m in methods}
         used = []
-        for path in files:
-            correct = load_correct(path)
+        for stem, correct in datasets:
             big_n = correct.shape[0]
             if big_n < 2 * r:
                 continue
-            used.append(path.stem)
-            rng = np.random.default_rng([seed, r, zlib.crc32(path.stem.encode())])
+            used.append(stem)
+            rng = np.random.default_rng([seed, r, zlib.crc32(stem.encode())])
             rows: dict[str, list[tuple[float, bool, float]]] = {m: [] for m in methods}
             for _ in range(draws):
                 gold, verdicts = make_system(correct, rng)
@@ -237,7 +257,7 @@ def run(
                 table[name].append((a[:, 0].mean(), a[:, 1].mean(), a[:, 2].mean()))
                 if per_dataset:
                     print(
-                        f"  r={r} {path.stem:32s} {name:34s} |err| {100 * a[:, 0].mean():5.2f}  "
+                        f"  r={r} {stem:32s} {name:34s} |err| {100 * a[:, 0].mean():5.2f}  "
                         f"cover {100 * a[:, 1].mean():5.1f}%  width {100 * a[:, 2].mean():5.1f}"
                     )
         print(f"\nr = {r}: {len(used)} datasets with at least {2 * r} items, {draws} draws each, 90% intervals")
@@ -263,15 +283,85 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--alternatives", action="store_true")
     parser.add_argument("--per-dataset", action="store_true")
+    parser.add_argument("--simulate", action="store_true", help="simulated judges instead of the shared data")
     args = parser.parse_args()
-    if not args.data.is_dir():
-        print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR)")
+    if args.simulate:
+        datasets = simulated_datasets(args.seed)
+    elif not args.data.is_dir():
+        print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR, or --simulate)")
         return 0
+    else:
+        datasets = real_datasets(args.data)
     start = time.perf_counter()
     methods = ALTERNATIVES if args.alternatives else MAIN
-    run(args.data, args.draws, args.seed, methods, args.per_dataset)
+    run(datasets, args.draws, args.seed, methods, args.per_dataset)
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
+
+
+def _latent_classes(verdicts: np.ndarray, classes: int, iters: int = 200) -> np.ndarray:
+    """r[i, c]: responsibilities of a C-class latent-class model of the pass/not-pass verdicts (EM, Beta(1,1)
+    smoothing, started from vote-share quantiles)."""
+    pos = (verdicts == 1).astype(float)
+    neg = (verdicts == 0).astype(float)
+    seen = np.maximum((verdicts >= 0).sum(axis=1), 1)
+    share = pos.sum(axis=1) / seen
+    ranks = np.argsort(np.argsort(share + 1e-9 * np.arange(len(share))))
+    r = np.eye(classes)[np.minimum(ranks * classes // len(share), classes - 1)]
+    for _ in range(iters):
+        w = (r.sum(axis=0) + 1) / (len(r) + classes)
+        p = (r.T @ pos + 1) / (r.T @ (pos + neg) + 2)
+        log = np.log(w) + pos @ np.log(p).T + neg @ np.log1p(-p).T
+        log -= log.max(axis=1, keepdims=True)
+        r = np.exp(log)
+        r /= r.sum(axis=1, keepdims=True)
+    return r
+
+
+def _lca_labels(classes: int, alpha: float, folds: int = 5, lam_lo: float = -1.0):
+    """Alternative: latent classes of the verdicts (unsupervised), each class's pass rate from the labels
+    (responsibility-weighted, shrunk by `alpha` pseudo-items toward the Dawid-Skene posterior's class mean),
+    cross-fitted over folds; PPI++ with lambda in [lam_lo, 1], fpc, pseudo-items, t."""
+
+    def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+        labeled = np.flatnonzero(observed >= 0)
+        n, big_n = len(labeled), len(observed)
+        r = _latent_classes(verdicts, classes)
+        prior = r.T @ fit_dawid_skene(verdicts).posterior / np.maximum(r.sum(axis=0), 1e-12)
+        y = observed[labeled].astype(float)
+        order = np.arange(n) % folds
+        f_lab = np.empty(n)
+        f_all = np.zeros(big_n)
+        for k in range(folds):
+            train = order != k
+            rl = r[labeled[train]]
+            pi = (rl.T @ y[train] + alpha * prior) / (rl.sum(axis=0) + alpha)
+            f_lab[~train] = r[labeled[~train]] @ pi
+            f_all += r @ pi / folds
+        f_all[labeled] = f_lab
+        var_f = float(np.var(f_lab, ddof=1))
+        lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, f_lab)[0, 1] / var_f, lam_lo, 1))
+        e = y - lam * f_lab
+        theta = lam * float(f_all.mean()) + float(e.mean())
+        p0 = (y.sum() + 1) / (n + 2)
+        s2 = (float(((e - e.mean()) ** 2).sum()) + 2 * p0 * (1 - p0)) / (n - 2 + 2)
+        half = float(stats.t.ppf(0.5 + LEVEL / 2, n - 2)) * math.sqrt(s2 / n * (1 - n / big_n))
+        return theta, max(0.0, theta - half), min(1.0, theta + half)
+
+    return method
+
+
+ALTERNATIVES.clear()
+ALTERNATIVES.update(
+    {
+        "ours": ours,
+        "PPI++ DS, lambda in [-1, 1]": _ppi_variant("ds", True, "t", "tuned", 2, 2.0),
+        "LCA 3 + labels a=2": _lca_labels(3, 2.0),
+        "LCA 4 + labels a=2": _lca_labels(4, 2.0),
+        "LCA 4 + labels a=5": _lca_labels(4, 5.0),
+        "LCA 6 + labels a=2": _lca_labels(6, 2.0),
+    }
+)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ Method (docs/SCORE.md):
    would need it). The judges' majority (ties half) is what "the judges say".
 2. Prediction-powered estimate (PPI++; in survey terms the regression estimator), eq. (1):
        theta = lambda * mean_U(f) + mean_L(y - lambda * f),
-   U all N items, L the n labeled ones. lambda = Cov_L(y, f) / Var_L(f), clipped to [0, 1], minimises the
-   variance (the labeled items are part of U, so there is no (1 + n/N) factor); lambda = 0 is labels only.
+   U all N items, L the n labeled ones. lambda = Cov_L(y, f) / Var_L(f), clipped to [-1, 1], minimises the
+   variance (the labeled items are part of U, so there is no (1 + n/N) factor); lambda = 0 is labels only, and a
+   negative lambda uses judges that the labels show to be worse than chance (adversarial sets).
 3. Variance from the labeled items' residuals e_i = y_i - lambda f_i - mean_L(y - lambda f), summed within
    clusters (one cluster per item without `clusters`), G the clusters holding a labeled item:
        V = fpc * G / n^2 * (sum_g S_g^2 + k v0 n / G) / (G - d + k),                          eq. (2)
@@ -56,7 +57,7 @@ METHOD_LABELS_ONLY = "labels only (Wilson)"
 DS_MAX_ITER = 500
 DS_TOL = 1e-8
 DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
-LAMBDA_RANGE = (0.0, 1.0)
+LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
 PSEUDO_ITEMS = 2.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)
 
 
@@ -243,7 +244,7 @@ def fit_dawid_skene(verdicts: np.ndarray, max_iter: int = DS_MAX_ITER, tol: floa
 
 
 def _tuned_lambda(y: np.ndarray, f: np.ndarray) -> float:
-    """Cov(y, f) / Var(f) on the labeled items, clipped to [0, 1]; 0 when f does not vary there."""
+    """Cov(y, f) / Var(f) on the labeled items, clipped to LAMBDA_RANGE; 0 when f does not vary there."""
     if len(y) < 2:
         return 0.0
     var_f = float(np.var(f, ddof=1))
@@ -349,10 +350,10 @@ def _estimate(
     maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(n_items, 0.5)
     lam = _tuned_lambda(y[labeled], f[labeled]) if lambda_ is None else float(lambda_)
     if not LAMBDA_RANGE[0] <= lam <= LAMBDA_RANGE[1]:
-        raise ParameterError("lambda_", f"must be between 0 and 1; got {lam}")
+        raise ParameterError("lambda_", f"must be between {LAMBDA_RANGE[0]:g} and {LAMBDA_RANGE[1]:g}; got {lam}")
     theta = lam * float(f.mean()) + float((y[labeled] - lam * f[labeled]).mean())  # eq. (1)
     resid = _residuals(y, f, lam, labeled)
-    ddof = 2 if lambda_ is None and lam > 0 else 1  # a tuned lambda is a second fitted parameter
+    ddof = 2 if lambda_ is None and lam != 0 else 1  # a tuned lambda is a second fitted parameter
     variance, g = _mean_variance(resid, cluster, labeled, ddof, _pseudo_variance(y[labeled]))
     fpc = 1.0 - n / n_items if target == "set" else 1.0
     judges_say = float(maj.mean())
@@ -376,7 +377,7 @@ def _estimate(
         positive=positive,
         confidence_level=float(confidence_level),
         target=target,
-        method=METHOD if model is not None and lam > 0 else METHOD_LABELS_ONLY,
+        method=METHOD if model is not None and lam != 0 else METHOD_LABELS_ONLY,
         lambda_=lam,
         model=model,
     )
@@ -398,7 +399,7 @@ def score(
 
     verdicts: items x judges class codes (-1 none); gold: one code per item (-1 unlabeled); positive: the code that
     passes; clusters: one id per item (correlated items share one); target: "set" (these items) or "new" (new items
-    like these); lambda_: fixed PPI weight in [0, 1] (None: tuned; 0: labels only). `rng` is accepted for the
+    like these); lambda_: fixed PPI weight in [-1, 1] (None: tuned; 0: labels only). `rng` is accepted for the
     common signature of stochastic core functions; the estimator itself is deterministic.
     """
     del rng

@@ -156,7 +156,7 @@ class TestEstimator:
 
     @pytest.mark.parametrize(("seed", "inside"), [(5, False), (6, True)])
     def test_tuned_lambda_is_the_regression_slope(self, seed: int, inside: bool) -> None:
-        """Tuned lambda = Cov(y, f) / Var(f) on the labeled items, clipped to [0, 1]; 2 parameters fitted."""
+        """Tuned lambda = Cov(y, f) / Var(f) on the labeled items, clipped to [-1, 1]; 2 parameters fitted."""
         rng = np.random.default_rng(seed)
         gold, verdicts = simulate(rng, 200, 0.7, (0.8, 0.75, 0.7, 0.85, 0.65))
         observed = observe(gold, rng.choice(200, 30, replace=False))
@@ -230,6 +230,17 @@ class TestEstimator:
         assert res.positive == 2
         assert res.to_dict()["score"]["estimate"] == res.score.estimate
 
+    def test_judges_worse_than_chance_get_a_negative_weight(self) -> None:
+        """Judges that mostly say the opposite of the gold (adversarial items): lambda < 0, and the interval is
+        narrower than the labels' alone."""
+        rng = np.random.default_rng(4)
+        gold, verdicts = simulate(rng, 300, 0.6, (0.2, 0.25, 0.3, 0.2, 0.3))
+        observed = observe(gold, rng.choice(300, 40, replace=False))
+        res = score(verdicts, observed, 1)
+        plain = score(verdicts, observed, 1, lambda_=0.0)
+        assert res.lambda_ < 0
+        assert res.score.high - res.score.low < 0.8 * (plain.score.high - plain.score.low)
+
     def test_to_dict_keys(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         gold, verdicts, observed = data
         d = score(verdicts, observed, 1).to_dict()
@@ -253,6 +264,8 @@ class TestChecks:
             score(verdicts, observed, 1, target="population")
         with pytest.raises(ParameterError, match="lambda_"):
             score(verdicts, observed, 1, lambda_=1.5)
+        with pytest.raises(ParameterError, match="lambda_"):
+            score(verdicts, observed, 1, lambda_=-1.01)
         one = np.full(len(gold), -1)
         one[0] = 1
         with pytest.raises(ParameterError, match="at least 2 labeled"):
