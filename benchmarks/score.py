@@ -34,6 +34,7 @@ import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -107,64 +108,83 @@ def majority_alone(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, f
     return m, float("nan"), float("nan")
 
 
-def _ppi_variant(
-    prediction: str, fpc: bool, quantile: str, lam_rule: str, ddof: int = 1, pseudo: float = 0.0
-) -> Callable[..., tuple[float, float, float]]:
-    """A variant of ours for --alternatives: prediction (ds / majority / share), finite-population correction or
-    not, t or normal quantile, lambda tuned or fixed at 1."""
+def _ppi(
+    y: np.ndarray,
+    f_lab: np.ndarray,
+    f_all: np.ndarray,
+    *,
+    lam_range: tuple[float, float] = (-1.0, 1.0),
+    fixed_lam: float | None = None,
+    fpc: bool = True,
+    quantile: str = "t",
+    ddof: int = 2,
+    pseudo: float = 2.0,
+) -> tuple[float, float, float]:
+    """PPI++ from labeled gold y, the prediction on the labeled items and on all items (the keywords' defaults are
+    ours: lambda tuned in [-1, 1], finite-population correction, t quantile, 2 fitted parameters, 2 pseudo-items)."""
+    n, big_n = len(y), len(f_all)
+    if fixed_lam is not None:
+        lam = fixed_lam
+    else:
+        var_f = float(np.var(f_lab, ddof=1))
+        lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, f_lab)[0, 1] / var_f, *lam_range))
+    e = y - lam * f_lab
+    theta = lam * float(f_all.mean()) + float(e.mean())
+    p0 = (y.sum() + 1) / (n + 2)
+    s2 = (float(((e - e.mean()) ** 2).sum()) + pseudo * p0 * (1 - p0)) / (n - ddof + pseudo)
+    var = s2 / n * ((1 - n / big_n) if fpc else 1.0)
+    q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
+    half = float(q) * math.sqrt(var)
+    return theta, max(0.0, theta - half), min(1.0, theta + half)
+
+
+def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "ds":
+        return fit_dawid_skene(verdicts).posterior
+    if kind == "majority":
+        return majority(verdicts)
+    seen = (verdicts >= 0).sum(axis=1)  # the share of judges saying pass
+    return np.where(seen > 0, (verdicts == 1).sum(axis=1) / np.maximum(seen, 1), 0.5)
+
+
+def _variant(prediction: str = "ds", **options: Any) -> Callable[..., tuple[float, float, float]]:
+    """Ours with one step changed (--alternatives): the prediction (ds / majority / share) or a _ppi option."""
 
     def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
         labeled = observed >= 0
-        n, big_n = int(labeled.sum()), len(observed)
-        if prediction == "ds":
-            f = fit_dawid_skene(verdicts).posterior
-        elif prediction == "majority":
-            f = majority(verdicts)
-        else:  # the share of judges saying pass
-            seen = (verdicts >= 0).sum(axis=1)
-            f = np.where(seen > 0, (verdicts == 1).sum(axis=1) / np.maximum(seen, 1), 0.5)
-        y, fl = observed[labeled].astype(float), f[labeled]
-        if lam_rule == "one":
-            lam = 1.0
-        else:
-            var_f = float(np.var(fl, ddof=1))
-            lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, fl)[0, 1] / var_f, -1, 1))
-        e = y - lam * fl
-        theta = lam * float(f.mean()) + float(e.mean())
-        p0 = (y.sum() + 1) / (n + 2)
-        s2 = (float(((e - e.mean()) ** 2).sum()) + pseudo * p0 * (1 - p0)) / (n - ddof + pseudo)
-        var = s2 / n * ((1 - n / big_n) if fpc else 1.0)
-        q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
-        half = float(q) * math.sqrt(var)
-        return theta, max(0.0, theta - half), min(1.0, theta + half)
+        f = _prediction(verdicts, prediction)
+        return _ppi(observed[labeled].astype(float), f[labeled], f, **options)
 
     return method
 
 
-def _cross_fit_semi(verdicts: np.ndarray, observed: np.ndarray, folds: int = 5) -> tuple[float, float, float]:
-    """Alternative: the prediction is a logistic regression of gold on the Dawid-Skene log-odds, cross-fitted
-    (each labeled item's prediction from a fit on the other folds); PPI++ with fpc and t quantile."""
-    labeled = np.flatnonzero(observed >= 0)
-    n, big_n = len(labeled), len(observed)
+def _cross_fitted(predict: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], folds: int = 5):
+    """A prediction that uses labels: predict(verdicts, train positions, their gold) -> prediction on all items;
+    each labeled item's from a fit on the other folds, the others' the mean over the folds' fits; then ours."""
+
+    def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+        labeled = np.flatnonzero(observed >= 0)
+        y = observed[labeled].astype(float)
+        order = np.arange(len(labeled)) % folds
+        f_lab = np.empty(len(labeled))
+        f_all = np.zeros(len(observed))
+        for k in range(folds):
+            train = order != k
+            f = predict(verdicts, labeled[train], y[train])
+            f_lab[~train] = f[labeled[~train]]
+            f_all += f / folds
+        f_all[labeled] = f_lab
+        return _ppi(y, f_lab, f_all)
+
+    return method
+
+
+def _calibrated_ds(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A logistic regression of gold on the Dawid-Skene log-odds (ridge toward slope 1, intercept 0)."""
     post = np.clip(fit_dawid_skene(verdicts).posterior, 1e-4, 1 - 1e-4)
     x = np.log(post / (1 - post))
-    y = observed[labeled].astype(float)
-    order = np.arange(n) % folds
-    f_lab = np.empty(n)
-    f_all = np.zeros(big_n)
-    for k in range(folds):
-        train = order != k
-        a, b = _logistic(x[labeled[train]], y[train])
-        f_lab[~train] = 1 / (1 + np.exp(-(a + b * x[labeled[~train]])))
-        f_all += 1 / (1 + np.exp(-(a + b * x))) / folds
-    f_all[labeled] = f_lab
-    var_f = float(np.var(f_lab, ddof=1))
-    lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, f_lab)[0, 1] / var_f, 0, 1))
-    e = y - lam * f_lab
-    theta = lam * float(f_all.mean()) + float(e.mean())
-    var = float(np.var(e, ddof=1)) / n * (1 - n / big_n)
-    half = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) * math.sqrt(var)
-    return theta, max(0.0, theta - half), min(1.0, theta + half)
+    a, b = _logistic(x[train], y)
+    return 1 / (1 + np.exp(-(a + b * x)))
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, float]:
@@ -188,20 +208,6 @@ MAIN = {
     "truescore PPI++ (majority)": truescore_majority,
     "labels only (Wilson)": wilson,
     "judges' majority alone": majority_alone,
-}
-ALTERNATIVES = {
-    "PPI++ majority, fpc, t": _ppi_variant("majority", True, "t", "tuned"),
-    "PPI++ vote share, fpc, t": _ppi_variant("share", True, "t", "tuned"),
-    "PPI++ DS, no fpc, t": _ppi_variant("ds", False, "t", "tuned"),
-    "PPI++ DS, fpc, normal": _ppi_variant("ds", True, "normal", "tuned"),
-    "PPI DS lambda=1, fpc, t": _ppi_variant("ds", True, "t", "one"),
-    "PPI++ DS, fpc, t (= ours)": _ppi_variant("ds", True, "t", "tuned"),
-    "PPI++ DS, fpc, t, ddof 2": _ppi_variant("ds", True, "t", "tuned", 2),
-    "PPI++ DS, fpc, t, ddof 2, 1 pseudo": _ppi_variant("ds", True, "t", "tuned", 2, 1.0),
-    "PPI++ DS, fpc, t, ddof 2, 2 pseudo": _ppi_variant("ds", True, "t", "tuned", 2, 2.0),
-    "PPI++ majority, fpc, t, ddof 2, 2 pseudo": _ppi_variant("majority", True, "t", "tuned", 2, 2.0),
-    "PPI++ DS, fpc, t, ddof 2, 4 pseudo": _ppi_variant("ds", True, "t", "tuned", 2, 4.0),
-    "cross-fitted calibrated DS, fpc, t": _cross_fit_semi,
 }
 
 
@@ -318,50 +324,35 @@ def _latent_classes(verdicts: np.ndarray, classes: int, iters: int = 200) -> np.
     return r
 
 
-def _lca_labels(classes: int, alpha: float, folds: int = 5, lam_lo: float = -1.0):
-    """Alternative: latent classes of the verdicts (unsupervised), each class's pass rate from the labels
-    (responsibility-weighted, shrunk by `alpha` pseudo-items toward the Dawid-Skene posterior's class mean),
-    cross-fitted over folds; PPI++ with lambda in [lam_lo, 1], fpc, pseudo-items, t."""
+def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Latent classes of the verdicts (unsupervised), each class's pass rate from the training labels
+    (responsibility-weighted, shrunk by `alpha` pseudo-items toward the Dawid-Skene posterior's class mean)."""
 
-    def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
-        labeled = np.flatnonzero(observed >= 0)
-        n, big_n = len(labeled), len(observed)
+    def predict(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np.ndarray:
         r = _latent_classes(verdicts, classes)
         prior = r.T @ fit_dawid_skene(verdicts).posterior / np.maximum(r.sum(axis=0), 1e-12)
-        y = observed[labeled].astype(float)
-        order = np.arange(n) % folds
-        f_lab = np.empty(n)
-        f_all = np.zeros(big_n)
-        for k in range(folds):
-            train = order != k
-            rl = r[labeled[train]]
-            pi = (rl.T @ y[train] + alpha * prior) / (rl.sum(axis=0) + alpha)
-            f_lab[~train] = r[labeled[~train]] @ pi
-            f_all += r @ pi / folds
-        f_all[labeled] = f_lab
-        var_f = float(np.var(f_lab, ddof=1))
-        lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, f_lab)[0, 1] / var_f, lam_lo, 1))
-        e = y - lam * f_lab
-        theta = lam * float(f_all.mean()) + float(e.mean())
-        p0 = (y.sum() + 1) / (n + 2)
-        s2 = (float(((e - e.mean()) ** 2).sum()) + 2 * p0 * (1 - p0)) / (n - 2 + 2)
-        half = float(stats.t.ppf(0.5 + LEVEL / 2, n - 2)) * math.sqrt(s2 / n * (1 - n / big_n))
-        return theta, max(0.0, theta - half), min(1.0, theta + half)
+        pi = (r[train].T @ y + alpha * prior) / (r[train].sum(axis=0) + alpha)
+        return r @ pi
 
-    return method
+    return predict
 
 
-ALTERNATIVES.clear()
-ALTERNATIVES.update(
-    {
-        "ours": ours,
-        "PPI++ DS, lambda in [-1, 1]": _ppi_variant("ds", True, "t", "tuned", 2, 2.0),
-        "LCA 3 + labels a=2": _lca_labels(3, 2.0),
-        "LCA 4 + labels a=2": _lca_labels(4, 2.0),
-        "LCA 4 + labels a=5": _lca_labels(4, 5.0),
-        "LCA 6 + labels a=2": _lca_labels(6, 2.0),
-    }
-)
+ALTERNATIVES = {
+    "ours (DS, lambda in [-1, 1], fpc, t, d = 2, k = 2)": ours,
+    "prediction: the majority": _variant("majority"),
+    "prediction: the share of judges saying pass": _variant("share"),
+    "prediction: DS calibrated by logistic on the labels, cross-fitted": _cross_fitted(_calibrated_ds),
+    "prediction: 3 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
+    "prediction: 6 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(6, 2.0)),
+    "lambda in [0, 1]": _variant(lam_range=(0.0, 1.0)),
+    "lambda = 1 (PPI)": _variant(fixed_lam=1.0, ddof=1),
+    "no finite-population correction": _variant(fpc=False),
+    "normal quantile": _variant(quantile="normal"),
+    "plain S^2 / n (d = 1, k = 0)": _variant(ddof=1, pseudo=0.0),
+    "d = 2, k = 0": _variant(pseudo=0.0),
+    "k = 1 pseudo-item": _variant(pseudo=1.0),
+    "k = 4 pseudo-items": _variant(pseudo=4.0),
+}
 
 
 if __name__ == "__main__":
