@@ -42,13 +42,14 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from .errors import FitWarning, ParameterError
+from .inputs.dataset import Votes
 
 TARGETS = ("set", "new")
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
@@ -57,6 +58,7 @@ METHOD_LABELS_ONLY = "labels only (Wilson)"
 DS_MAX_ITER = 500
 DS_TOL = 1e-8
 DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
+POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", "t")  # the pass class, by default
 LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
 PSEUDO_ITEMS = 2.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)
 
@@ -408,6 +410,45 @@ def score(
     v, g = binarize(verdicts, gold, positive)
     cluster = _cluster_codes(clusters, g.shape[0])
     return _estimate(v, g, positive, cluster, confidence_level, target, lambda_, True).result
+
+
+def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
+    """The class code that passes: `value` (the class as written, case-insensitive; --positive), else the one class
+    named like a pass (true, pass, yes, 1, correct, ...); an error names the classes when it cannot tell."""
+    folded = [str(c).strip().lower() for c in classes]
+    if value is not None:
+        want = str(value).strip().lower()
+        if want in folded:
+            return folded.index(want)
+        raise ParameterError(
+            "positive", f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}"
+        )
+    found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES]
+    if len(found) == 1:
+        return found[0]
+    raise ParameterError(
+        "positive",
+        f"cannot tell which class passes among {', '.join(map(str, classes)) or 'no classes'}; name it (e.g. "
+        f"{classes[0] if classes else 'pass'!s})",
+    )
+
+
+def score_votes(
+    votes: Votes,
+    positive: str | None = None,
+    *,
+    clusters: Sequence[Any] | np.ndarray | None = None,
+    confidence_level: float = 0.9,
+    target: str = "set",
+    rng: np.random.Generator | None = None,
+) -> ScoreResult:
+    """`score` on a dataset's votes (inputs.Votes: every item's verdicts, gold on some), the pass class resolved
+    from its name (`resolve_positive`); `clusters` one id per item in the votes' item order. The result's
+    `positive` is the class as written."""
+    code = resolve_positive(votes.classes, positive)
+    verdicts, gold = votes.per_item()
+    result = score(verdicts, gold, code, clusters=clusters, confidence_level=confidence_level, target=target, rng=rng)
+    return replace(result, positive=votes.classes[code])
 
 
 def align_items(ids_a: Sequence[Any], ids_b: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from betaconform_cli.errors import ParameterError
+from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import wilson_interval
 from betaconform_cli.score import (
     PSEUDO_ITEMS,
@@ -16,7 +17,9 @@ from betaconform_cli.score import (
     compare_scores,
     fit_dawid_skene,
     majority,
+    resolve_positive,
     score,
+    score_votes,
     wilson_fpc,
 )
 
@@ -282,6 +285,44 @@ class TestChecks:
             align_items(["x", "x"], ["x"])
         with pytest.raises(ParameterError, match="share no item"):
             align_items(["x"], ["y"])
+
+
+class TestPositiveAndVotes:
+    """The pass class by name, and the one-call route from a dataset's votes."""
+
+    @pytest.mark.parametrize(
+        ("classes", "value", "code"),
+        [
+            (("false", "true"), None, 1),
+            (("FAIL", "PASS"), None, 1),
+            (("no", "yes"), None, 1),
+            (("0", "1"), None, 1),
+            (("incorrect", "correct"), None, 1),
+            (("A", "B"), "a", 0),
+            (("cat", "dog", "bird"), "bird", 2),
+        ],
+    )
+    def test_resolve(self, classes: tuple[str, ...], value: str | None, code: int) -> None:
+        assert resolve_positive(classes, value) == code
+
+    @pytest.mark.parametrize(("classes", "value"), [(("A", "B"), None), (("A", "B"), "C"), (("true", "yes"), None)])
+    def test_unresolved_names_the_classes(self, classes: tuple[str, ...], value: str | None) -> None:
+        with pytest.raises(ParameterError, match="positive") as info:
+            resolve_positive(classes, value)
+        assert "A" in str(info.value) or "true" in str(info.value)
+
+    def test_votes_patterns_equal_items(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Patterns with counts give what the same items row by row give."""
+        gold, verdicts, observed = data
+        rows = np.column_stack([verdicts, observed])
+        uniq, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+        votes = Votes(tuple(f"j{k}" for k in range(5)), ("fail", "pass"), uniq[:, :5], uniq[:, 5], counts, inverse)
+        a = score_votes(votes)
+        b = score(verdicts, observed, 1)
+        assert (a.score.estimate, a.score.low, a.score.high) == pytest.approx(
+            (b.score.estimate, b.score.low, b.score.high)
+        )
+        assert a.positive == "pass"
 
 
 class TestCompare:
