@@ -301,7 +301,7 @@ def _interval(estimate: float, variance: float, dof: int, confidence_level: floa
     if not math.isfinite(variance) or dof < 1:
         return Interval(estimate, lo, hi)
     half = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) * math.sqrt(max(variance, 0.0))
-    return Interval(estimate, max(lo, estimate - half), min(hi, estimate + half))
+    return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
 
 
 def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:
@@ -364,7 +364,8 @@ def _estimate(
     if target == "new":  # eq. (3): this set's own mean around the population's
         var_score += _labeled_mean_variance(y, cluster, labeled) * n / n_items
         var_bias += _labeled_mean_variance(maj - y, cluster, labeled) * n / n_items
-    score = _interval(min(1.0, max(0.0, theta)), var_score, g - ddof, confidence_level, 0.0, 1.0)
+    raw = _interval(theta, var_score, g - ddof, confidence_level, 0.0, 1.0)  # around theta, then clipped
+    score = replace(raw, estimate=min(1.0, max(0.0, theta)))
     bias = _interval(judges_say - theta, var_bias, g - ddof, confidence_level, -1.0, 1.0)
     labels_only = wilson_fpc(int(y[labeled].sum()), n, confidence_level, n_items if target == "set" else None)
     result = ScoreResult(

@@ -244,6 +244,16 @@ class TestEstimator:
         assert res.lambda_ < 0
         assert res.score.high - res.score.low < 0.8 * (plain.score.high - plain.score.low)
 
+    def test_interval_stays_in_the_unit_range(self) -> None:
+        """Every label a pass and judges that say so: estimate and interval inside [0, 1], low <= estimate <= high."""
+        verdicts = np.ones((50, 3), dtype=int)
+        verdicts[:5, 0] = 0
+        observed = np.full(50, -1)
+        observed[:10] = 1
+        for lam in (None, 0.0, 1.0, -1.0):
+            s = score(verdicts, observed, 1, lambda_=lam).score
+            assert 0.0 <= s.low <= s.estimate <= s.high <= 1.0
+
     def test_to_dict_keys(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         gold, verdicts, observed = data
         d = score(verdicts, observed, 1).to_dict()
