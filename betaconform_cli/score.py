@@ -184,9 +184,22 @@ def binarize(verdicts: np.ndarray, gold: np.ndarray, positive: int) -> tuple[np.
     return vb, gb
 
 
-def _cluster_codes(clusters: Sequence[Any] | np.ndarray | None, n: int) -> np.ndarray:
+def _check_counts(counts: np.ndarray | None, rows: int, clustered: bool) -> np.ndarray:
+    if counts is None:
+        return np.ones(rows)
+    w = np.asarray(counts, dtype=float)
+    if w.shape != (rows,) or (w < 0).any() or not np.isfinite(w).all() or (w != np.round(w)).any():
+        raise ParameterError("counts", f"must give a whole number >= 0 of items per row ({rows} rows)")
+    if clustered and (w != 1).any():
+        raise ParameterError(
+            ("counts", "clusters"), "{0} and {1} cannot be combined: with clusters each row is one item"
+        )
+    return w
+
+
+def _cluster_codes(clusters: Sequence[Any] | np.ndarray | None, n: int) -> np.ndarray | None:
     if clusters is None:
-        return np.arange(n)
+        return None
     c = np.asarray(clusters)
     if c.shape != (n,):
         raise ParameterError("clusters", f"must give one cluster id per item ({n}); got shape {c.shape}")
@@ -203,10 +216,14 @@ def majority(verdicts: np.ndarray) -> np.ndarray:
     return np.where(pos > neg, 1.0, np.where(neg > pos, 0.0, 0.5))
 
 
-def fit_dawid_skene(verdicts: np.ndarray, max_iter: int = DS_MAX_ITER, tol: float = DS_TOL) -> JudgeModel:
-    """EM for the two-class Dawid-Skene model on pass/not-pass/none verdicts (items x judges), started from the
-    judges' vote shares; a missing verdict drops out of its item's likelihood. Oriented so that the judges are on
-    average better than chance (the labels of the two latent classes are otherwise exchangeable)."""
+def fit_dawid_skene(
+    verdicts: np.ndarray, weights: np.ndarray | None = None, max_iter: int = DS_MAX_ITER, tol: float = DS_TOL
+) -> JudgeModel:
+    """EM for the two-class Dawid-Skene model on pass/not-pass/none verdicts (rows x judges; `weights`: items per
+    row, for patterns with counts), started from the judges' vote shares; a missing verdict drops out of its item's
+    likelihood. Oriented so that the judges are on average better than chance (the labels of the two latent
+    classes are otherwise exchangeable)."""
+    w = np.ones(verdicts.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     seen = verdicts >= 0
     pos = ((verdicts == 1) & seen).astype(float)
     neg = ((verdicts == 0) & seen).astype(float)
@@ -220,16 +237,17 @@ def fit_dawid_skene(verdicts: np.ndarray, max_iter: int = DS_MAX_ITER, tol: floa
     while n_iter < max_iter:
         n_iter += 1
         # M-step (MAP with Beta(1 + a, 1 + a) on each rate, the prevalence likewise)
-        prevalence = (q.sum() + a) / (len(q) + 2 * a)
-        sensitivity = (q @ pos + a) / (q @ (pos + neg) + 2 * a)
-        specificity = ((1 - q) @ neg + a) / ((1 - q) @ (pos + neg) + 2 * a)
+        wq, wr = w * q, w * (1 - q)
+        prevalence = (wq.sum() + a) / (w.sum() + 2 * a)
+        sensitivity = (wq @ pos + a) / (wq @ (pos + neg) + 2 * a)
+        specificity = (wr @ neg + a) / (wr @ (pos + neg) + 2 * a)
         # E-step in log space
         log_pass = math.log(prevalence) + pos @ np.log(sensitivity) + neg @ np.log1p(-sensitivity)
         log_fail = math.log1p(-prevalence) + pos @ np.log1p(-specificity) + neg @ np.log(specificity)
         top = np.maximum(log_pass, log_fail)
         norm = top + np.log(np.exp(log_pass - top) + np.exp(log_fail - top))
         q = np.exp(log_pass - norm)
-        log_likelihood = float(norm.sum())
+        log_likelihood = float(w @ norm)
         if abs(log_likelihood - previous) <= tol * max(1.0, abs(log_likelihood)):
             converged = True
             break
@@ -245,55 +263,70 @@ def fit_dawid_skene(verdicts: np.ndarray, max_iter: int = DS_MAX_ITER, tol: floa
 # --- the estimator --------------------------------------------------------------------------------------------
 
 
-def _tuned_lambda(y: np.ndarray, f: np.ndarray) -> float:
-    """Cov(y, f) / Var(f) on the labeled items, clipped to LAMBDA_RANGE; 0 when f does not vary there."""
-    if len(y) < 2:
+def _wmean(x: np.ndarray, w: np.ndarray) -> float:
+    return float(w @ x / w.sum())
+
+
+def _tuned_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
+    """Cov(y, f) / Var(f) on the labeled items (w: items per row), clipped to LAMBDA_RANGE; 0 when f does not vary
+    there."""
+    if w.sum() < 2:
         return 0.0
-    var_f = float(np.var(f, ddof=1))
-    if var_f <= 1e-12:
+    fc = f - _wmean(f, w)
+    var_f = float(w @ fc**2)
+    if var_f <= 1e-12 * w.sum():
         return 0.0
-    cov = float(np.cov(y, f, ddof=1)[0, 1])
+    cov = float(w @ ((y - _wmean(y, w)) * fc))
     return float(np.clip(cov / var_f, *LAMBDA_RANGE))
 
 
-def _residuals(y: np.ndarray, f: np.ndarray, lam: float, labeled: np.ndarray) -> np.ndarray:
-    """Per item (all N): y_i - lam f_i - mean_L(y - lam f) on labeled items, 0 elsewhere."""
+def _residuals(y: np.ndarray, f: np.ndarray, lam: float, labeled: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per row (all): y_i - lam f_i - mean_L(y - lam f) on labeled rows, 0 elsewhere."""
     out = np.zeros(len(labeled))
     if labeled.any():
         e = y[labeled] - lam * f[labeled]
-        out[labeled] = e - e.mean()
+        out[labeled] = e - _wmean(e, w[labeled])
     return out
 
 
 def _mean_variance(
-    residuals: np.ndarray, cluster: np.ndarray, labeled: np.ndarray, ddof: int = 1, pseudo_variance: float = 0.0
+    residuals: np.ndarray,
+    cluster: np.ndarray | None,
+    labeled: np.ndarray,
+    w: np.ndarray,
+    ddof: int = 1,
+    pseudo_variance: float = 0.0,
 ) -> tuple[float, int]:
     """Variance of the labeled items' mean of a quantity from its centred residuals (eq. 2 without fpc): the sums
     within the G clusters holding a labeled item, squared, with `ddof` parameters fitted and PSEUDO_ITEMS pseudo-
     items of variance `pseudo_variance` (0: none)
         V = G / n^2 * (sum_g S_g^2 + k v0 n / G) / (G - ddof + k).
-    Without clusters (G = n) and k = 0 this is the textbook S^2 / n."""
-    n = int(labeled.sum())
-    g = int(len(np.unique(cluster[labeled]))) if n else 0
+    Without clusters (G = n: every item its own; a row of w items adds w r^2) and k = 0 this is S^2 / n."""
+    n = float(w[labeled].sum())
+    if cluster is None:
+        g = int(round(n))
+        sum_sq = float(w @ residuals**2)
+    else:
+        g = int(len(np.unique(cluster[labeled]))) if n else 0
+        sum_sq = float((np.bincount(cluster, weights=residuals * w) ** 2).sum())
     if g <= ddof:
         return float("nan"), g
-    sums = np.bincount(cluster, weights=residuals)
     k = PSEUDO_ITEMS if pseudo_variance > 0 else 0.0
-    return float(g / n**2 * ((sums**2).sum() + k * pseudo_variance * n / g) / (g - ddof + k)), g
+    return float(g / n**2 * (sum_sq + k * pseudo_variance * n / g) / (g - ddof + k)), g
 
 
-def _labeled_mean_variance(values: np.ndarray, cluster: np.ndarray, labeled: np.ndarray) -> float:
+def _labeled_mean_variance(values: np.ndarray, cluster: np.ndarray | None, labeled: np.ndarray, w: np.ndarray) -> float:
     """Cluster-robust variance of the labeled items' mean of `values` (for eq. 3)."""
     resid = np.zeros(len(labeled))
-    resid[labeled] = values[labeled] - values[labeled].mean()
-    return _mean_variance(resid, cluster, labeled)[0]
+    resid[labeled] = values[labeled] - _wmean(values[labeled], w[labeled])
+    return _mean_variance(resid, cluster, labeled, w)[0]
 
 
-def _pseudo_variance(y: np.ndarray) -> float:
+def _pseudo_variance(y: np.ndarray, w: np.ndarray) -> float:
     """v0 = p (1 - p) at p = (passes + 1) / (n + 2): the labels-only variance, what a residual's variance is at
     most worth when lambda = 0; PSEUDO_ITEMS of it keep a small sample whose residuals happen to be all zero from
     a zero-width interval (Wilson's remedy for the same failure of the plain binomial interval)."""
-    p = (float(y.sum()) + 1.0) / (len(y) + 2.0)
+    p = (float(w @ y) + 1.0) / (float(w.sum()) + 2.0)
     return p * (1.0 - p)
 
 
@@ -335,39 +368,43 @@ def _estimate(
     verdicts: np.ndarray,
     gold: np.ndarray,
     positive: Any,
-    cluster: np.ndarray,
+    cluster: np.ndarray | None,
+    w: np.ndarray,
     confidence_level: float,
     target: str,
     lambda_: float | None,
     use_judges: bool,
 ) -> _Parts:
-    n_items = gold.shape[0]
+    n_items = int(w.sum())
     labeled = gold >= 0
-    n = int(labeled.sum())
+    n = int(w[labeled].sum())
     if n < 2:
         raise ParameterError("gold", f"needs at least 2 labeled items to give an interval; got {n}")
     y = np.where(labeled, gold, 0).astype(float)
-    model = fit_dawid_skene(verdicts) if use_judges and verdicts.shape[1] > 0 else None
-    f = model.posterior if model is not None else np.full(n_items, 0.5)
-    maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(n_items, 0.5)
-    lam = _tuned_lambda(y[labeled], f[labeled]) if lambda_ is None else float(lambda_)
+    model = fit_dawid_skene(verdicts, w) if use_judges and verdicts.shape[1] > 0 else None
+    f = model.posterior if model is not None else np.full(len(w), 0.5)
+    maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(len(w), 0.5)
+    wl = w[labeled]
+    lam = _tuned_lambda(y[labeled], f[labeled], wl) if lambda_ is None else float(lambda_)
     if not LAMBDA_RANGE[0] <= lam <= LAMBDA_RANGE[1]:
         raise ParameterError("lambda_", f"must be between {LAMBDA_RANGE[0]:g} and {LAMBDA_RANGE[1]:g}; got {lam}")
-    theta = lam * float(f.mean()) + float((y[labeled] - lam * f[labeled]).mean())  # eq. (1)
-    resid = _residuals(y, f, lam, labeled)
+    theta = lam * _wmean(f, w) + _wmean(y[labeled] - lam * f[labeled], wl)  # eq. (1)
+    resid = _residuals(y, f, lam, labeled, w)
     ddof = 2 if lambda_ is None and lam != 0 else 1  # a tuned lambda is a second fitted parameter
-    variance, g = _mean_variance(resid, cluster, labeled, ddof, _pseudo_variance(y[labeled]))
+    variance, g = _mean_variance(resid, cluster, labeled, w, ddof, _pseudo_variance(y[labeled], wl))
     fpc = 1.0 - n / n_items if target == "set" else 1.0
-    judges_say = float(maj.mean())
+    judges_say = _wmean(maj, w)
     var_bias = variance * fpc
     var_score = variance * fpc
     if target == "new":  # eq. (3): this set's own mean around the population's
-        var_score += _labeled_mean_variance(y, cluster, labeled) * n / n_items
-        var_bias += _labeled_mean_variance(maj - y, cluster, labeled) * n / n_items
+        var_score += _labeled_mean_variance(y, cluster, labeled, w) * n / n_items
+        var_bias += _labeled_mean_variance(maj - y, cluster, labeled, w) * n / n_items
     raw = _interval(theta, var_score, g - ddof, confidence_level, 0.0, 1.0)  # around theta, then clipped
     score = replace(raw, estimate=min(1.0, max(0.0, theta)))
     bias = _interval(judges_say - theta, var_bias, g - ddof, confidence_level, -1.0, 1.0)
-    labels_only = wilson_fpc(int(y[labeled].sum()), n, confidence_level, n_items if target == "set" else None)
+    labels_only = wilson_fpc(
+        int(round(float(wl @ y[labeled]))), n, confidence_level, n_items if target == "set" else None
+    )
     result = ScoreResult(
         score=score,
         judges_say=judges_say,
@@ -376,7 +413,7 @@ def _estimate(
         labeled_items=n,
         unlabeled_items=n_items - n,
         judges=int(verdicts.shape[1]),
-        clusters=None if np.array_equal(cluster, np.arange(n_items)) else g,
+        clusters=None if cluster is None else g,
         positive=positive,
         confidence_level=float(confidence_level),
         target=target,
@@ -392,6 +429,7 @@ def score(
     gold: np.ndarray,
     positive: Any = 1,
     *,
+    counts: np.ndarray | None = None,
     clusters: Sequence[Any] | np.ndarray | None = None,
     confidence_level: float = 0.9,
     target: str = "set",
@@ -401,7 +439,8 @@ def score(
     """The judge-corrected pass rate of one system (module docstring, eqs. 1-3).
 
     verdicts: items x judges class codes (-1 none); gold: one code per item (-1 unlabeled); positive: the code that
-    passes; clusters: one id per item (correlated items share one); target: "set" (these items) or "new" (new items
+    passes; counts: items per row when rows are patterns of identical items (inputs.Votes; None: one each);
+    clusters: one id per row, each row one item (correlated items share one); target: "set" (these items) or "new" (new items
     like these); lambda_: fixed PPI weight in [-1, 1] (None: tuned; 0: labels only). `rng` is accepted for the
     common signature of stochastic core functions; the estimator itself is deterministic.
     """
@@ -410,7 +449,8 @@ def score(
     _check_target(target)
     v, g = binarize(verdicts, gold, positive)
     cluster = _cluster_codes(clusters, g.shape[0])
-    return _estimate(v, g, positive, cluster, confidence_level, target, lambda_, True).result
+    w = _check_counts(counts, g.shape[0], cluster is not None)
+    return _estimate(v, g, positive, cluster, w, confidence_level, target, lambda_, True).result
 
 
 def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
@@ -447,8 +487,12 @@ def score_votes(
     from its name (`resolve_positive`); `clusters` one id per item in the votes' item order. The result's
     `positive` is the class as written."""
     code = resolve_positive(votes.classes, positive)
-    verdicts, gold = votes.per_item()
-    result = score(verdicts, gold, code, clusters=clusters, confidence_level=confidence_level, target=target, rng=rng)
+    options: dict[str, Any] = {"confidence_level": confidence_level, "target": target, "rng": rng}
+    if clusters is None:  # patterns with counts: what 10^7 rows cost is what their distinct patterns cost
+        result = score(votes.patterns, votes.gold, code, counts=votes.counts, **options)
+    else:
+        verdicts, gold = votes.per_item()
+        result = score(verdicts, gold, code, clusters=clusters, **options)
     return replace(result, positive=votes.classes[code])
 
 
@@ -487,8 +531,9 @@ def compare_scores(
     if ga.shape != gb.shape:
         raise ParameterError(("verdicts_a", "verdicts_b"), "{0} and {1} must hold the same items (align_items)")
     cluster = _cluster_codes(clusters, ga.shape[0])
-    pa = _estimate(va, ga, positive, cluster, confidence_level, target, None, True)
-    pb = _estimate(vb, gb, positive, cluster, confidence_level, target, None, True)
+    w = np.ones(ga.shape[0])
+    pa = _estimate(va, ga, positive, cluster, w, confidence_level, target, None, True)
+    pb = _estimate(vb, gb, positive, cluster, w, confidence_level, target, None, True)
     both = pa.labeled & pb.labeled
     either = pa.labeled | pb.labeled
     n_either = int(either.sum())
@@ -496,16 +541,16 @@ def compare_scores(
     if both.sum() >= 2:  # the labels-only variance of y_a - y_b: at most the discordance, smoothed as in v0
         v0 = (float((pa.y[both] != pb.y[both]).sum()) + 1.0) / (int(both.sum()) + 2.0)
     else:
-        v0 = _pseudo_variance(pa.y[pa.labeled]) + _pseudo_variance(pb.y[pb.labeled])
-    variance, g = _mean_variance((pa.influence - pb.influence) * n_either, cluster, either, ddof, v0)
+        v0 = _pseudo_variance(pa.y[pa.labeled], w[pa.labeled]) + _pseudo_variance(pb.y[pb.labeled], w[pb.labeled])
+    variance, g = _mean_variance((pa.influence - pb.influence) * n_either, cluster, either, w, ddof, v0)
     n_items = ga.shape[0]
     if target == "set":
         variance *= 1.0 - min(pa.labeled.sum(), pb.labeled.sum()) / n_items
     elif both.sum() >= 2:
-        variance += _labeled_mean_variance(pa.y - pb.y, cluster, both) * int(both.sum()) / n_items
+        variance += _labeled_mean_variance(pa.y - pb.y, cluster, both, w) * int(both.sum()) / n_items
     else:
-        variance += _labeled_mean_variance(pa.y, cluster, pa.labeled) * int(pa.labeled.sum()) / n_items
-        variance += _labeled_mean_variance(pb.y, cluster, pb.labeled) * int(pb.labeled.sum()) / n_items
+        variance += _labeled_mean_variance(pa.y, cluster, pa.labeled, w) * int(pa.labeled.sum()) / n_items
+        variance += _labeled_mean_variance(pb.y, cluster, pb.labeled, w) * int(pb.labeled.sum()) / n_items
     diff = pa.result.score.estimate - pb.result.score.estimate
     interval = _interval(diff, variance, g - ddof, confidence_level, -1.0, 1.0)
     return ComparisonResult(interval, pa.result, pb.result, n_items, int(both.sum()), float(confidence_level), target)

@@ -333,6 +333,31 @@ class TestPositiveAndVotes:
             (b.score.estimate, b.score.low, b.score.high)
         )
         assert a.positive == "pass"
+        assert a.judges_say == pytest.approx(b.judges_say) and a.lambda_ == pytest.approx(b.lambda_)
+        assert (a.labels_only.low, a.labels_only.high) == pytest.approx((b.labels_only.low, b.labels_only.high))
+
+    @pytest.mark.parametrize("target", ["set", "new"])
+    def test_counts_equal_repeated_rows(self, target: str) -> None:
+        """A row with count c is c identical items: the same as repeating it (a pattern may be counted 0 times)."""
+        rng = np.random.default_rng(9)
+        verdicts = rng.integers(-1, 2, (30, 4))
+        observed = np.where(rng.random(30) < 0.5, rng.integers(0, 2, 30), -1)
+        counts = rng.integers(0, 5, 30)
+        counts[observed >= 0] += 1
+        a = score(verdicts, observed, 1, counts=counts, target=target)
+        b = score(np.repeat(verdicts, counts, axis=0), np.repeat(observed, counts), 1, target=target)
+        assert (a.score.estimate, a.score.low, a.score.high) == pytest.approx(
+            (b.score.estimate, b.score.low, b.score.high)
+        )
+        assert (a.judges_bias.low, a.judges_bias.high) == pytest.approx((b.judges_bias.low, b.judges_bias.high))
+        assert (a.labeled_items, a.unlabeled_items) == (b.labeled_items, b.unlabeled_items)
+
+    def test_counts_checked(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        gold, verdicts, observed = data
+        with pytest.raises(ParameterError, match="counts"):
+            score(verdicts, observed, 1, counts=np.full(len(gold), 0.5))
+        with pytest.raises(ParameterError, match="cannot be combined"):
+            score(verdicts, observed, 1, counts=np.full(len(gold), 2), clusters=np.arange(len(gold)))
 
 
 class TestCompare:
