@@ -1,8 +1,9 @@
 """`score`: the evaluated system's pass rate, corrected for the judges' bias with a few gold labels.
 
 Inputs are plain arrays: `verdicts[i, j]` the class code judge j gave item i (-1: no verdict), `gold[i]` the human
-label's class code (-1: unlabeled), `positive` the code that counts as a pass. Everything is reduced to pass /
-not pass first, so multi-class gold reports the share of one class.
+label's class code (-1: unlabeled), `positive` the code that counts as a pass; optionally `counts`, items per row
+when rows are patterns of identical items (inputs.Votes). Everything is reduced to pass / not pass first, so
+multi-class gold reports the share of one class.
 
 Method (docs/SCORE.md):
 
@@ -26,6 +27,8 @@ Method (docs/SCORE.md):
    fpc = 1 - n/N for target "set" (the pass rate of these N items: the labeled items are part of it, finite-
    population correction) and 1 for target "new" (new items like these), which adds the variance of this set's
    own mean around the population's, estimated from the labeled items: V_L(y) * n / N.               eq. (3)
+   With clusters fpc stays 1 - n/N: exact when whole clusters are labeled and equal in size, an approximation
+   when labels are drawn item by item across clusters.
    The interval is estimate +- t_{G-d} * sqrt(V), clipped to [0, 1].
 4. The judges' bias = mean_U(majority) - theta: the same influence as theta (the majority's mean over U is known),
    and for target "new" eq. (3) with y replaced by majority - y.
@@ -54,7 +57,7 @@ from .inputs.dataset import Votes
 TARGETS = ("set", "new")
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
 METHOD = "PPI++ with a Dawid-Skene posterior of all judges"
-METHOD_LABELS_ONLY = "labels only (Wilson)"
+METHOD_LABELS_ONLY = "labels only (lambda = 0)"
 DS_MAX_ITER = 500
 DS_TOL = 1e-8
 DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
