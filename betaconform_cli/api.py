@@ -215,7 +215,7 @@ def sample_live(
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
-    pool_items = read_pool(pool, opts.id_field) if pool is not None else None
+    pool_items = read_pool(pool, opts.id_field, opts.duplicates) if pool is not None else None
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
     decision = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None)

@@ -68,7 +68,7 @@ class TestErrors:
         "lines,line,field,words",
         [
             (['{"judgments": [1, 0]}', "{not json"], 2, None, "malformed JSON"),
-            (['{"judgments": [1, 0]}', '{"judgments": [1, 2]}'], 2, "judgments[1]", "must be 1, 0"),
+            (['{"judgments": [1, 0]}', '{"judgments": [1, 2]}'], 2, "judgments[1]", "must be 1/0"),
             (['{"judgments": [1, 0]}', '{"judgments": "yes"}'], 2, "judgments", "must be a list"),
             (['{"judgments": [null, null]}'], 1, "judgments", "no judges"),
             (['{"judgments": []}'], 1, "judgments", "no judges"),
@@ -235,7 +235,7 @@ class TestFastPath:
     @pytest.mark.parametrize(
         "bad,field,words",
         [
-            ('{"judgments": [1, 2]}', "judgments[1]", "must be 1, 0"),
+            ('{"judgments": [1, 2]}', "judgments[1]", "must be 1/0"),
             ('{"judgments": [null]}', "judgments", "no judges"),
             ('{"judgments": 1}', "judgments", "must be a list"),
             ('{"judgments": [1, 0], "text": "\\u00e9", oops}', None, "malformed JSON"),

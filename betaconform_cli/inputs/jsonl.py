@@ -14,17 +14,18 @@ import signal
 import sys
 import threading
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
 from ..errors import InputError
-from . import records
+from . import records, values
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
 from .options import InputOptions, Keep
 from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
@@ -61,6 +62,8 @@ class _Scan:
     first_line: int = 0
     lines: int = 0
     error: tuple[int, str, str | None] | None = None
+    id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id as written (JSON), and its line
+    id_lines: array[int] = field(default_factory=lambda: array("q"))
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -77,6 +80,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
     keep_items = keep is not Keep.COUNTS
     marks = keep is Keep.JUDGMENTS
     fast = shape == "list" and not keep_items and "." not in field_name
+    id_name = opts.id_field
+    plain_id = "." not in id_name
     lineno = line0
     for raw in lines:
         lineno += 1
@@ -94,6 +99,10 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             key = _fast_counts(obj, field_name)
             if key is not None and key[0] <= MAX_JUDGES:
                 counts[key] = counts.get(key, 0) + 1
+                ident_value = obj.get(id_name) if plain_id else records.get(obj, id_name, None)
+                if ident_value is not None:
+                    out.id_hashes.append(_id_hash(ident_value))
+                    out.id_lines.append(lineno)
                 continue
         try:
             line_shape = _line_shape(obj, shape, opts)
@@ -111,6 +120,10 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
                 continue
             out.error = (lineno, err.message, err.field)
             break
+        ident_value = records.get(obj, id_name, None)
+        if ident_value is not None:
+            out.id_hashes.append(_id_hash(ident_value))
+            out.id_lines.append(lineno)
         if shape is None:
             out.first_line = lineno
         shape = line_shape
@@ -138,14 +151,7 @@ def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
 
 
 def _json_problem(raw: bytes, exc: Exception) -> str:
-    """A malformed line, with a hint when it is not UTF-8 at all (UTF-16 from some Windows tools)."""
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4].count(b"\x00") >= 1:
-        return "not UTF-8 text (it looks like UTF-16: save the file as UTF-8)"
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8 text (save the file as UTF-8)"
-    return f"malformed JSON ({exc})"
+    return values.json_problem(raw, exc)
 
 
 def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
@@ -188,25 +194,40 @@ def _blocks(fh: BinaryIO, remaining: int | None, path: Path, at_start: bool = Tr
         yield buf
 
 
-def _fast_decoder(field_name: str) -> Any:
-    """A msgspec decoder that keeps only the raw bytes of the judgments field (None without msgspec)."""
+def _fast_decoder(field_name: str, id_field: str = "id") -> Any:
+    """A msgspec decoder that keeps only the raw bytes of the judgments and id fields (None without msgspec)."""
     try:
         import msgspec
     except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
         return None
-    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw)], rename={"judgments": field_name})
+    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", msgspec.Raw, msgspec.Raw(b""))],
+                             rename={"judgments": field_name, "ident": id_field})
     return msgspec.json.Decoder(item)
 
 
 _JUDGMENTS = attrgetter("judgments")
+_IDENT = attrgetter("ident")
+_UNQUOTE = methodcaller("strip", b'"')
+NO_ID = frozenset({hash(b""), hash(b"null")})
 
 
-def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str) -> dict[tuple[int, int], int] | None:
+def _id_hash(value: Any) -> int:
+    """The hash the fast path gives an id: of its text as written, a string's without its quotes (so that 3 and
+    "3", one id to `sample`, meet; the exact comparison follows)."""
+    if isinstance(value, str):
+        return hash(value.encode())
+    return hash(orjson.dumps(value))
+
+
+def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str,
+                ids: array[int] | None = None) -> dict[tuple[int, int], int] | None:
     """Counts of a block of list-shaped lines, or None when anything needs the careful path.
 
     msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
     hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
-    distinct array is validated once by the careful code. No Python code runs per line.
+    distinct array is validated once by the careful code. No Python code runs per line. `ids` receives the hash
+    of each line's id as written (hash(b"") without one), one per line: a block with blank lines (whose lines
+    msgspec does not hand back) takes the careful path.
     """
     import msgspec
 
@@ -214,6 +235,8 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
         lines = decoder.decode_lines(buf)
         buf.decode("utf-8")  # msgspec does not check the text of fields it skips; orjson does
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        return None
+    if ids is not None and len(lines) != buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1):
         return None
     tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
     counts: dict[tuple[int, int], int] = {}
@@ -234,6 +257,8 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
         if key is None:
             return None
         counts[key] = counts.get(key, 0) + n
+    if ids is not None:
+        ids.extend(map(hash, map(_UNQUOTE, map(bytes, map(_IDENT, lines)))))
     return counts
 
 
@@ -246,16 +271,19 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Sc
     line0 = 0
     decoder: Any = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field
+    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field and "." not in opts.id_field
     for buf in blocks:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
         if shape == "list" and fast_ok:
             if decoder is None:
-                decoder = _fast_decoder(opts.judgments_field) or False
-            got = _fast_block(buf, decoder, cache, opts.judgments_field) if decoder else None
+                decoder = _fast_decoder(opts.judgments_field, opts.id_field) or False
+            ids = array("q")
+            got = _fast_block(buf, decoder, cache, opts.judgments_field, ids) if decoder else None
             if got is not None:
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n
+                total.id_hashes.extend(ids)
+                total.id_lines.extend(range(line0 + 1, line0 + 1 + len(ids)))
                 line0 += n_lines
                 continue
         lines = buf.split(b"\n")
@@ -265,6 +293,8 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Sc
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
+        total.id_hashes.extend(sc.id_hashes)
+        total.id_lines.extend(sc.id_lines)
         for reason, (n, first) in sc.skips.items():
             entry = total.skips.setdefault(reason, [0, first])
             entry[0] += n
@@ -389,7 +419,10 @@ class PendingRead:
         shape: str | None = None
         skips: dict[str, list[int]] = {}
         offset = 0
+        id_hashes, id_lines = array("q"), array("q")
         for sc in scans:
+            id_hashes.extend(sc.id_hashes)
+            id_lines.extend(sc.id_lines if not offset else (line + offset for line in sc.id_lines))
             if sc.error is not None:
                 line, message, field_name = sc.error
                 raise InputError(src, message, line=offset + line, field=field_name)
@@ -404,6 +437,15 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
+        dropped = _repeated_ids(id_hashes, id_lines, self, src, shape)
+        if dropped:
+            items_kept = [pair for pair in scans[0].items if pair[0].line not in dropped]
+            for key, n in dropped.values():
+                counts[key] = counts.get(key, 0) - n
+            counts = {k: n for k, n in counts.items() if n}
+            scans[0].items[:] = items_kept
+            if self.opts.duplicates != "error":
+                skips[f"id repeated (--duplicates {self.opts.duplicates})"] = [len(dropped), min(dropped)]
         skipped = sum(n for n, _ in skips.values())
         if not any(counts.values()):
             if skipped:
@@ -432,6 +474,60 @@ class PendingRead:
             judge_names=names,
             reading=reading,
         )
+
+
+def _repeated_ids(hashes: array[int], lines: array[int], read: PendingRead, src: str, shape: str | None) -> dict[int, tuple[tuple[int, int], int]]:
+    """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their JSON text first (8
+    bytes per line); the few lines whose hashes meet are read again and compared exactly. A repeated id is an
+    InputError naming both lines, unless opts.duplicates keeps the first or the last line: then
+    {line dropped: ((judges, correct), weight)} for the caller to take out of the counts."""
+    if len(hashes) < 2:
+        return {}
+    import numpy as np
+
+    h = np.frombuffer(hashes, dtype=np.int64)
+    order = np.argsort(h, kind="stable")
+    sh = h[order]
+    same = sh[1:] == sh[:-1]
+    if not same.any():
+        return {}
+    hit = np.zeros(len(sh), dtype=bool)
+    hit[1:] |= same
+    hit[:-1] |= same
+    hit &= ~np.isin(sh, np.array(sorted(NO_ID), dtype=np.int64))
+    if not hit.any():
+        return {}
+    suspects = set(np.frombuffer(lines, dtype=np.int64)[order[hit]].tolist())
+    opts = read.opts
+    if read.stream is not None:
+        if opts.duplicates != "error":
+            raise InputError(src, f"ids repeat (lines {', '.join(map(str, sorted(suspects)[:2]))}); keeping the first or the "
+                                  "last needs a file, not a stream: save it to a file first", field=opts.id_field)
+        first, again = sorted(suspects)[:2]
+        raise InputError(src, f"this line repeats the id of line {first}; keep the first or the last with `duplicates`",
+                         line=again, field=opts.id_field)
+    seen: dict[str, list[tuple[int, Any]]] = {}
+    with open_binary(read.path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno not in suspects:
+                continue
+            obj = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw)
+            ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
+            seen.setdefault(str(ident), []).append((lineno, obj))
+    groups = sorted((g for g in seen.values() if len(g) > 1), key=lambda g: g[1][0])
+    if not groups:
+        return {}  # the hashes of different ids met
+    if opts.duplicates == "error":
+        (first, obj), (again, _) = groups[0][:2]
+        ident = records.exact_id(records.get(obj, opts.id_field, None), b"", opts.id_field)
+        raise InputError(src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
+                              "`duplicates`", line=again, field=opts.id_field)
+    dropped: dict[int, tuple[tuple[int, int], int]] = {}
+    for g in groups:
+        for lineno, obj in (g[1:] if opts.duplicates == "first" else g[:-1]):
+            p = records.parse(obj, shape or "list", opts)
+            dropped[lineno] = ((p.judges, p.correct), p.weight)
+    return dropped
 
 
 def _aligned(pairs: list[tuple[Item, tuple[str, ...] | None]], shape: str | None) -> tuple[tuple[Item, ...], tuple[str, ...]]:

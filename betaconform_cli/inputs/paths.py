@@ -151,3 +151,18 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     yield lineno, raw
     except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+def verify_gzip(path: Path, where: str) -> None:
+    """Read a gzip file to its end so that its CRC and length are checked (DuckDB's gzip reader does not check
+    them: a damaged file would be read as other data); InputError when it is damaged or truncated."""
+    try:
+        with gzip.open(path, "rb") as fh:
+            while fh.read(1 << 20):
+                pass
+    except EOFError:
+        raise InputError(where, "damaged gzip file: truncated (it ends before the compressed data does)") from None
+    except (gzip.BadGzipFile, zlib.error) as exc:  # a bad CRC or length, a corrupt deflate stream
+        raise InputError(where, f"damaged gzip file: {exc}") from None
+    except OSError as exc:
+        raise InputError(where, f"cannot read: {exc.strerror or exc}") from None
