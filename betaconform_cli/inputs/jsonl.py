@@ -18,7 +18,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,7 +28,7 @@ from ..errors import InputError
 from . import records, values
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
+from .paths import MAX_LINE_BYTES, is_regular, is_stdin, iter_lines, open_binary
 
 PARALLEL_MIN_BYTES = 32 << 20
 BLOCK_BYTES = 4 << 20
@@ -62,18 +62,19 @@ class _Scan:
     first_line: int = 0
     lines: int = 0
     error: tuple[int, str, str | None] | None = None
-    id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id as written (JSON), and its line
-    id_lines: array[int] = field(default_factory=lambda: array("q"))
+    id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (_id_hash)
+    id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
         entry[0] += 1
 
 
-def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0) -> _Scan:
+def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0,
+          id_lines: bool = False) -> _Scan:
     """The careful path: count (judges, correct) over lines numbered line0 + 1, ...; stop at the first bad
     line unless skip_invalid. `shape` is the file's shape when earlier lines fixed it."""
-    out = _Scan({})
+    out = _Scan({}, id_lines=array("q") if id_lines else None)
     counts = out.counts
     loads = orjson.loads
     field_name = opts.judgments_field
@@ -102,7 +103,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
                 ident_value = obj.get(id_name) if plain_id else records.get(obj, id_name, None)
                 if ident_value is not None:
                     out.id_hashes.append(_id_hash(ident_value))
-                    out.id_lines.append(lineno)
+                    if out.id_lines is not None:
+                        out.id_lines.append(lineno)
                 continue
         try:
             line_shape = _line_shape(obj, shape, opts)
@@ -123,7 +125,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
         ident_value = records.get(obj, id_name, None)
         if ident_value is not None:
             out.id_hashes.append(_id_hash(ident_value))
-            out.id_lines.append(lineno)
+            if out.id_lines is not None:
+                out.id_lines.append(lineno)
         if shape is None:
             out.first_line = lineno
         shape = line_shape
@@ -200,23 +203,20 @@ def _fast_decoder(field_name: str, id_field: str = "id") -> Any:
         import msgspec
     except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
         return None
-    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", msgspec.Raw, msgspec.Raw(b""))],
+    ident = str | int | float | None  # an id of another kind (a list, a 100-digit number) takes the careful path
+    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
                              rename={"judgments": field_name, "ident": id_field})
     return msgspec.json.Decoder(item)
 
 
 _JUDGMENTS = attrgetter("judgments")
 _IDENT = attrgetter("ident")
-_UNQUOTE = methodcaller("strip", b'"')
-NO_ID = frozenset({hash(b""), hash(b"null")})
+NO_ID = frozenset({hash(""), hash("None")})  # the fast path's id of a line without one, and of a null id
 
 
 def _id_hash(value: Any) -> int:
-    """The hash the fast path gives an id: of its text as written, a string's without its quotes (so that 3 and
-    "3", one id to `sample`, meet; the exact comparison follows)."""
-    if isinstance(value, str):
-        return hash(value.encode())
-    return hash(orjson.dumps(value))
+    """The hash of an id's text (3 and "3" are one id, as to `sample`); the exact comparison follows."""
+    return hash(str(value))
 
 
 def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str,
@@ -258,15 +258,15 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
             return None
         counts[key] = counts.get(key, 0) + n
     if ids is not None:
-        ids.extend(map(hash, map(_UNQUOTE, map(bytes, map(_IDENT, lines)))))
+        ids.extend(map(hash, map(str, map(_IDENT, lines))))
     return counts
 
 
-def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Scan:
+def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lines: bool = False) -> _Scan:
     """Scan a file (or a byte range of it) block by block: the careful path until the shape is known to be
     a list of judgments, then the fast path for each block that it accepts (the careful path otherwise,
     which also finds the exact line and field of an error)."""
-    total = _Scan({})
+    total = _Scan({}, id_lines=array("q") if id_lines else None)
     shape: str | None = None
     line0 = 0
     decoder: Any = None
@@ -283,18 +283,20 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Sc
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n
                 total.id_hashes.extend(ids)
-                total.id_lines.extend(range(line0 + 1, line0 + 1 + len(ids)))
+                if total.id_lines is not None:
+                    total.id_lines.extend(range(line0 + 1, line0 + 1 + len(ids)))
                 line0 += n_lines
                 continue
         lines = buf.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
-        sc = _scan(iter(lines), opts, keep, shape, line0)
+        sc = _scan(iter(lines), opts, keep, shape, line0, id_lines)
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
         total.id_hashes.extend(sc.id_hashes)
-        total.id_lines.extend(sc.id_lines)
+        if total.id_lines is not None and sc.id_lines is not None:
+            total.id_lines.extend(sc.id_lines)
         for reason, (n, first) in sc.skips.items():
             entry = total.skips.setdefault(reason, [0, first])
             entry[0] += n
@@ -401,7 +403,7 @@ class PendingRead:
             self._pool.join()
             return scans
         if self.stream is not None:
-            return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep)]
+            return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep, id_lines=True)]
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
@@ -419,10 +421,9 @@ class PendingRead:
         shape: str | None = None
         skips: dict[str, list[int]] = {}
         offset = 0
-        id_hashes, id_lines = array("q"), array("q")
+        id_hashes: array[int] = array("q")
         for sc in scans:
             id_hashes.extend(sc.id_hashes)
-            id_lines.extend(sc.id_lines if not offset else (line + offset for line in sc.id_lines))
             if sc.error is not None:
                 line, message, field_name = sc.error
                 raise InputError(src, message, line=offset + line, field=field_name)
@@ -437,7 +438,7 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
-        dropped = _repeated_ids(id_hashes, id_lines, self, src, shape)
+        dropped = _repeated_ids(id_hashes, scans[0].id_lines, self, src, shape)
         if dropped:
             items_kept = [pair for pair in scans[0].items if pair[0].line not in dropped]
             for key, n in dropped.values():
@@ -476,56 +477,62 @@ class PendingRead:
         )
 
 
-def _repeated_ids(hashes: array[int], lines: array[int], read: PendingRead, src: str, shape: str | None) -> dict[int, tuple[tuple[int, int], int]]:
-    """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their JSON text first (8
-    bytes per line); the few lines whose hashes meet are read again and compared exactly. A repeated id is an
-    InputError naming both lines, unless opts.duplicates keeps the first or the last line: then
-    {line dropped: ((judges, correct), weight)} for the caller to take out of the counts."""
+def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None
+                  ) -> dict[int, tuple[tuple[int, int], int]]:
+    """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their text first (8 bytes
+    per line, sorted once); when two hashes meet, the file is read again and those lines' ids compared exactly (a
+    stream cannot be read again: its lines were kept). A repeated id is an InputError naming both lines, unless
+    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight)}."""
     if len(hashes) < 2:
         return {}
     import numpy as np
 
     h = np.frombuffer(hashes, dtype=np.int64)
-    order = np.argsort(h, kind="stable")
-    sh = h[order]
+    sh = np.sort(h)
     same = sh[1:] == sh[:-1]
     if not same.any():
         return {}
-    hit = np.zeros(len(sh), dtype=bool)
-    hit[1:] |= same
-    hit[:-1] |= same
-    hit &= ~np.isin(sh, np.array(sorted(NO_ID), dtype=np.int64))
-    if not hit.any():
+    twice = set(sh[1:][same].tolist()) - NO_ID
+    if not twice:
         return {}
-    suspects = set(np.frombuffer(lines, dtype=np.int64)[order[hit]].tolist())
     opts = read.opts
-    if read.stream is not None:
+    if read.stream is not None:  # read once: its lines were kept; 64-bit hashes of different ids do not meet in practice
+        at: dict[int, list[int]] = {}
+        for line, x in zip(lines or (), hashes):
+            if x in twice:
+                at.setdefault(x, []).append(line)
+        pairs = sorted((g[:2] for g in at.values() if len(g) > 1), key=lambda pair: pair[1])
+        if not pairs:
+            return {}
         if opts.duplicates != "error":
-            raise InputError(src, f"ids repeat (lines {', '.join(map(str, sorted(suspects)[:2]))}); keeping the first or the "
-                                  "last needs a file, not a stream: save it to a file first", field=opts.id_field)
-        first, again = sorted(suspects)[:2]
-        raise InputError(src, f"this line repeats the id of line {first}; keep the first or the last with `duplicates`",
-                         line=again, field=opts.id_field)
-    seen: dict[str, list[tuple[int, Any]]] = {}
-    with open_binary(read.path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if lineno not in suspects:
-                continue
-            obj = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw)
-            ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
-            seen.setdefault(str(ident), []).append((lineno, obj))
-    groups = sorted((g for g in seen.values() if len(g) > 1), key=lambda g: g[1][0])
+            raise InputError(src, f"the id of line {pairs[0][0]} appears again; keeping the first or the last line of an id "
+                                  "needs a file, not a stream: save it to a file first", line=pairs[0][1], field=opts.id_field)
+        raise InputError(src, f"the id of line {pairs[0][0]} appears again; keep the first or the last with `duplicates`",
+                         line=pairs[0][1], field=opts.id_field)
+    seen: dict[str, list[tuple[int, records.Parsed]]] = {}
+    for lineno, raw in iter_lines(read.path):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue  # skipped (skip_invalid)
+        value = records.get(obj, opts.id_field, None) if isinstance(obj, dict) else None
+        if value is None or _id_hash(value) not in twice:
+            continue
+        try:
+            parsed = records.parse(obj, shape or "list", opts)
+        except records.RecordError:
+            continue  # skipped (skip_invalid): not counted, so not a repeat
+        seen.setdefault(str(records.exact_id(value, raw, opts.id_field)), []).append((lineno, parsed))
+    groups = sorted(((ident, g) for ident, g in seen.items() if len(g) > 1), key=lambda kv: kv[1][1][0])
     if not groups:
         return {}  # the hashes of different ids met
     if opts.duplicates == "error":
-        (first, obj), (again, _) = groups[0][:2]
-        ident = records.exact_id(records.get(obj, opts.id_field, None), b"", opts.id_field)
+        ident, ((first, _), (again, _)) = groups[0][0], groups[0][1][:2]
         raise InputError(src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
                               "`duplicates`", line=again, field=opts.id_field)
     dropped: dict[int, tuple[tuple[int, int], int]] = {}
-    for g in groups:
-        for lineno, obj in (g[1:] if opts.duplicates == "first" else g[:-1]):
-            p = records.parse(obj, shape or "list", opts)
+    for _, g in groups:
+        for lineno, p in (g[1:] if opts.duplicates == "first" else g[:-1]):
             dropped[lineno] = ((p.judges, p.correct), p.weight)
     return dropped
 
