@@ -105,6 +105,10 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
         raise InputError(where, "no scorers: nothing plays a judge in this log")
     field = opts.label_field if opts.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    if field != "target" and not any(records.has(s, field) for s in samples):
+        meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
+        known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
+        raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
     gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)

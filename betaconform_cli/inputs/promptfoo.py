@@ -158,6 +158,11 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
                                 "plays a judge in this promptfoo file")
     if sum(v for k, v in sources.items() if k != "none") == 0:
+        if field is not None and not any(records.has(r, field) for _, r in results):
+            vars_ = results[0][1].get("vars") or ((results[0][1].get("testCase") or {}).get("vars")) or {}
+            known = ", ".join(f"vars.{k}" for k in vars_) if isinstance(vars_, dict) and vars_ else "none"
+            raise InputError(where, f"no result has this field (the gold label); the first result's vars: {known}",
+                             field=field)
         raise InputError(where, "no gold label: name it with `label_field` (e.g. vars.gold, values pass/fail), "
                                 "or rate results in promptfoo's viewer")
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
