@@ -123,8 +123,42 @@ def open_binary(path: Path) -> BinaryIO:
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
     if str(path).endswith(".gz") or head == b"\x1f\x8b":
-        return io.BufferedReader(gzip.GzipFile(fileobj=buffered, mode="rb"))
+        return io.BufferedReader(_CheckedGzip(fileobj=buffered, mode="rb", where="<stdin>" if is_stdin(path) else str(path)))
     return buffered  # type: ignore[no-any-return]
+
+
+def gzip_problem(exc: BaseException) -> str:
+    """A damaged gzip stream, for a message."""
+    if isinstance(exc, EOFError):
+        return "damaged gzip file: truncated (it ends before the compressed data does)"
+    return f"damaged gzip file: {exc or type(exc).__name__}"
+
+
+class _CheckedGzip(gzip.GzipFile):
+    """A gzip stream whose damage (a bad CRC or length -- checked at its end --, a corrupt deflate stream, a cut-off
+    file) is an InputError naming the file, whichever reader meets it: never read as other data or a traceback."""
+
+    def __init__(self, *args: Any, where: str, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._where = where
+
+    def read(self, size: int | None = -1) -> bytes:
+        try:
+            return super().read(size)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
+
+    def peek(self, n: int) -> bytes:
+        try:
+            return super().peek(n)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
 
 
 def read_line(fh: BinaryIO, path: Path, lineno: int) -> bytes:
@@ -160,9 +194,7 @@ def verify_gzip(path: Path, where: str) -> None:
         with gzip.open(path, "rb") as fh:
             while fh.read(1 << 20):
                 pass
-    except EOFError:
-        raise InputError(where, "damaged gzip file: truncated (it ends before the compressed data does)") from None
-    except (gzip.BadGzipFile, zlib.error) as exc:  # a bad CRC or length, a corrupt deflate stream
-        raise InputError(where, f"damaged gzip file: {exc}") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # cut off; a bad CRC or length; a corrupt deflate stream
+        raise InputError(where, gzip_problem(exc)) from None
     except OSError as exc:
         raise InputError(where, f"cannot read: {exc.strerror or exc}") from None

@@ -138,6 +138,17 @@ def _fail(where: str, exc: Exception) -> InputError:
     return InputError(where, f"cannot read the table ({first[:200]})")
 
 
+def _gzipped(path: Path) -> bool:
+    """A gzip file, by its name or its first bytes."""
+    if path.name.lower().endswith(".gz"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
 def _first_bad_json(path: Path, where: str) -> None:
     """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
     import orjson
@@ -203,9 +214,10 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
     """kind: parquet, csv, tsv or jsonl; a folder is read whole (hive partitions become columns). A gzipped file is
     verified whole first (DuckDB's reader does not check the CRC). `skip`: malformed CSV rows are dropped and
     counted (Table.rejected) instead of stopping."""
-    for gz in sorted(path.rglob("*.gz")) if path.is_dir() else [path] if path.name.lower().endswith(".gz") else []:
+    for gz in sorted(path.rglob("*.gz")) if path.is_dir() else [path] if _gzipped(path) else []:
         verify_gzip(gz, where if gz == path else str(gz))
     rejected = (0, 0)
+    packed = ", compression = 'gzip'" if not path.is_dir() and _gzipped(path) else ""  # by content, not only by name
     target = str(path / "**" / ("*.parquet" if kind == "parquet" else "*")) if path.is_dir() else str(path)
     hive = f", hive_partitioning = {str(path.is_dir()).lower()}"
     try:
@@ -217,15 +229,15 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
             return Table(where, base + ")", tuple((str(c[0]), str(c[1])) for c in cols), "__row", numbered)
         if kind == "jsonl":
             # every column read as text too (a JSON string unquoted, a number or boolean as written), as in CSV
-            found = con.execute(f"DESCRIBE SELECT * FROM read_json({lit(target)}, format = 'newline_delimited')").fetchall()
+            found = con.execute(f"DESCRIBE SELECT * FROM read_json({lit(target)}, format = 'newline_delimited'{packed})").fetchall()
             columns = "{" + ", ".join(f"{lit(str(c[0]))}: 'VARCHAR'" for c in found) + "}"
-            reader = f"read_json({lit(target)}, format = 'newline_delimited', columns = {columns})"
+            reader = f"read_json({lit(target)}, format = 'newline_delimited', columns = {columns}{packed})"
         else:
             # the dialect is fixed and every column read as text: DuckDB's sniffer would otherwise turn a ragged row
             # into one column, read past an unclosed quote, or guess a type from the first rows that a later row breaks
             delim, names = _csv_header(path, kind, where)
             columns = "{" + ", ".join(f"{lit(n)}: 'VARCHAR'" for n in names) + "}"
-            reader = (f"read_csv({lit(target)}, header = true, auto_detect = false, columns = {columns}, delim = {lit(delim)}, "
+            reader = (f"read_csv({lit(target)}, header = true, auto_detect = false, columns = {columns}, delim = {lit(delim)}{packed}, "
                       f"quote = '\"', escape = '\"', strict_mode = true{', ignore_errors = true, store_rejects = true' if skip else ''}"
                       f"{hive})")
         con.execute(f"CREATE OR REPLACE TEMP TABLE src AS SELECT * FROM {reader}")

@@ -1,7 +1,8 @@
 """What a value in an input means: the one rule every reader follows (JSON Lines, tables, promptfoo, inspect).
 
 - A **correctness** value (a judgment, a correctness column, promptfoo's `pass`, a gold pass/fail label) is
-  1/0, true/false (JSON booleans too), or one of the words in TRUE / FALSE (case and surrounding spaces ignored).
+  1/0 (as a number or as text that reads as one: "1.0", "1e0"), true/false (JSON booleans too), or one of the
+  words in TRUE / FALSE (case and surrounding spaces ignored).
 - A **missing** value is no verdict (or, for gold, no gold): JSON null, an empty cell, a float NaN, or one of the
   words in MISSING ("NA", "N/A", "NaN", "null", "None", case ignored).
 - A **verdict is scored against gold** by `agree`: both missing-free; numbers (or text that reads as a number)
@@ -70,6 +71,9 @@ def mark(value: Any) -> int | None:
             return 0
         if word in MISSING:
             return None
+        x = number(word)  # "1.00", "1e0", " 0 "
+        if x == 1 or x == 0:
+            return int(x)
     raise ValueProblem(f"must be {MARK_WORDS} (null, empty or NA: no verdict), got {shown(value)}")
 
 
@@ -134,7 +138,9 @@ def sql_mark(text: str, bad: int) -> str:
     """SQL: a VARCHAR expression as 1, 0, NULL (missing) or `bad`."""
     s = f"lower(trim({text}))"
     yes, no = ", ".join(map(_lit, TRUE)), ", ".join(map(_lit, FALSE))
-    return f"CASE WHEN {sql_missing(text)} THEN NULL WHEN {s} IN ({yes}) THEN 1 WHEN {s} IN ({no}) THEN 0 ELSE {bad} END"
+    x = f"TRY_CAST({s} AS DOUBLE)"
+    return (f"CASE WHEN {sql_missing(text)} THEN NULL WHEN {s} IN ({yes}) THEN 1 WHEN {s} IN ({no}) THEN 0 "
+            f"WHEN {x} = 1 THEN 1 WHEN {x} = 0 THEN 0 ELSE {bad} END")
 
 
 def sql_agree(verdict: str, gold: str, tolerance: float | None, bad: int) -> str:
