@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Q, ROOT, one_error_line, run_cli
+from .conftest import ROOT, Q, one_error_line, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures"
 PROMPTFOO = FIXTURES / "promptfoo" / "results.json"
