@@ -422,6 +422,8 @@ def _check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> Non
     """The first bad row, for the error message: a bad value, a missing id or judge, a repeated (item, judge), gold
     that differs within an item. Runs only after the histogram query found something wrong."""
     rows = long_rows(table, roles, opts, numbered=True)
+    if opts.skip_invalid:  # the rows the caller skipped are not what is wrong
+        rows = f"SELECT * FROM ({rows}) WHERE (mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
     bad = _first(con, f"SELECT rn, judge FROM ({rows}) WHERE mark < 0 ORDER BY rn")
     if bad:
         col = _column(roles, bad[1])
