@@ -205,7 +205,7 @@ def sample_live(
     from .inputs import read_pool
     from .report.fit import fit_document
     from .report.sample import LiveReport
-    from .stopping.live import check_ids, check_labeled_in_pool, decide, next_items
+    from .stopping.live import check_ids, check_labeled_in_pool, decide, decide_with_votes, next_items, pool_verdicts
 
     check_seed(seed)
     if batch is not None and batch < 1:
@@ -215,10 +215,14 @@ def sample_live(
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
-    pool_items = read_pool(pool, opts.id_field, opts.duplicates) if pool is not None else None
+    pool_ds, pool_items = _read_live_pool(pool, opts, rule) if pool is not None else (None, None)
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
-    decision = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None)
+    joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
+    if joined is not None:
+        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, np.random.default_rng(seed), joined.n_classes)
+    else:
+        decision, check = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None), None
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
@@ -238,11 +242,66 @@ def sample_live(
         "samples": decision.samples, "stop_at": decision.stop_at, "more_needed": decision.more,
         "statistic": decision.statistic, "labeled_ids": [it.id for it in items],
     }
-    if "last" in decision.path.extra:
-        extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
+    if check is not None:
+        est = check.estimate
+        extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
+                                  "unlabeled_items": est.unlabeled_items, "half_width": check.half_width, "at_k": check.at_k,
+                                  "monitoring_level": est.confidence_level}
+        extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
+        message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
+    else:
+        if pool is not None:
+            extra["pool_verdicts"] = {"used": False, "reason": why or _pool_votes_absent(rule, pool_ds)}
+        if "last" in decision.path.extra:
+            extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
     doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
                        next_ids=[p.id for p in nxt])
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+
+
+def _read_live_pool(pool: str, opts: InputOptions, rule: Any) -> tuple[Dataset | None, list[Any]]:
+    """The live pool: its items (id and the line written back as a next item) and, where the rule can use them
+    (stopping.live.uses_pool_votes), its verdicts through the input layer (any format it reads). A JSON Lines pool
+    keeps its own lines; another format's next items are written as {"id": ...} lines. A pool the input layer
+    cannot read as verdicts (ids only) is used for its ids, as before issue 17."""
+    import orjson
+
+    from .errors import InputError
+    from .inputs import PoolItem, read_pool
+    from .inputs.detect import plan
+    from .inputs.paths import is_regular, is_stdin
+    from .stopping.live import uses_pool_votes
+
+    path = Path(pool)
+    jsonl = is_stdin(path) or not is_regular(path) or plan(path, opts).kind == "jsonl"
+    ds = None
+    if not is_stdin(path) and uses_pool_votes(rule):
+        try:
+            found = read_inputs([pool], opts, Keep.ITEMS)
+            if len(found) != 1:
+                raise InputError(pool, f"holds {len(found)} datasets; the pool of one live loop is one dataset")
+            ds = found[0]
+        except InputError:
+            if not jsonl:
+                raise  # not JSON Lines: its verdicts are the only way to read it
+            ds = None  # a JSON Lines pool of ids (and other fields) only
+    if jsonl:
+        return ds, read_pool(pool, opts.id_field, opts.duplicates)
+    if ds is None or ds.votes is None or ds.votes.ids is None:
+        raise InputError(pool, "a pool that is not JSON Lines is read through its verdicts, which need item ids: name "
+                               "the id column with `id_col`, or give the pool as JSON Lines", field=opts.id_field)
+    items = [PoolItem(i, orjson.dumps({opts.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
+    return ds, items
+
+
+def _pool_votes_absent(rule: Any, pool_ds: Dataset | None) -> str:
+    from .stopping.live import uses_pool_votes
+
+    if not uses_pool_votes(rule):
+        return "only the calibrated precision rule (patience 1) checks the pool's verdicts; this rule watches the labels"
+    if pool_ds is None:
+        return "the pool carries ids only (no judges' verdicts the input layer reads)"
+    return "the pool carries correctness only, not the judges' verdicts"
 
 
 # --- transfer -----------------------------------------------------------------------------------------------

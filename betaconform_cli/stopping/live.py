@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..inputs import Item, PoolItem
+from ..inputs.dataset import Votes
 from .rules import Rule, RulePath, rule_path
 
 
@@ -73,3 +74,114 @@ def next_items(pool: Sequence[PoolItem], labeled_ids: set[str], batch: int, rng:
     order = rng.permutation(len(pool))
     fresh = [pool[i] for i in order if pool[i].id not in labeled_ids]
     return fresh[:batch]
+
+
+# --- the pool's verdicts (issue 17): the precision rule on every pool item, labeled or not -----------------
+
+
+@dataclass(frozen=True)
+class VoteCheck:
+    """The precision rule checked on the vote-split estimate over the whole pool (`votes.estimate_errors`):
+    `half_width` the widest half-width over the checked ks of its interval at the rule's monitoring level,
+    `at_k` where it is widest, `estimate` the estimate itself (its `method` says whether the guard fell back to
+    the labels only)."""
+
+    half_width: float
+    at_k: int
+    estimate: object = field(repr=False)
+
+
+def uses_pool_votes(rule: Rule) -> bool:
+    """Only the calibrated precision rule can use the pool's verdicts: its statistic is an interval for the pool's
+    error, which the vote-split estimate gives too. The sequential method's promise is a theorem about a
+    confidence sequence of the labels, and the conformal and variance rules watch statistics of the labels only.
+    With patience above 1 the rule needs its statistic at earlier numbers of labels, which the live loop did not
+    keep for the pool's verdicts: that rule stays on the labels."""
+    from .rules import PrecisionRule
+
+    return isinstance(rule, PrecisionRule) and rule.method == "calibrated" and rule.patience == 1
+
+
+def vote_check(rule: Rule, verdicts: np.ndarray, gold: np.ndarray, rng: np.random.Generator,
+               n_classes: int | None = None, counts: np.ndarray | None = None, level: float | None = None) -> VoteCheck:
+    """The calibrated precision rule's statistic from every pool item: `verdicts` (items x judges class codes, -1 no
+    verdict) and `gold` (-1 for the items not labeled yet). The interval is the vote-split estimate's at the rule's
+    monitoring level (the level the labels-only check uses after every label, rules.PrecisionRule), for the error
+    over the pool's items: the labeled items' own error is exact, so it narrows as the pool gets labeled."""
+    from ..votes import estimate_errors
+
+    if not uses_pool_votes(rule):
+        raise ValueError("only the calibrated precision rule checks the pool's verdicts")
+    n = (np.asarray(verdicts) >= 0).sum(axis=1)
+    lab = np.asarray(gold) >= 0
+    top = int(n[lab].min()) if lab.any() else 0
+    ks = rule.checked_ks(np.array([top]))  # type: ignore[union-attr]
+    level = rule.monitoring_level if level is None else level  # type: ignore[union-attr]
+    est = estimate_errors(verdicts, gold, ks, level, rng, n_classes=n_classes, counts=counts)
+    halves = [(row.high - row.low) / 2 for row in est.rows]
+    i = int(np.argmax(halves))
+    return VoteCheck(float(halves[i]), est.rows[i].k, est)
+
+
+def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, gold: np.ndarray,
+                      rng: np.random.Generator, n_classes: int | None = None,
+                      level: float | None = None) -> tuple[Decision, VoteCheck]:
+    """`decide` for the calibrated precision rule with the pool's verdicts (every pool item in `verdicts`, the
+    labeled ones with their gold): stop when the vote-split interval over the pool is at most the target half-wide
+    (after at least `min_samples` labels), else ask for about (half-width / target)^2 times the labels so far.
+    When the vote-split estimate falls back to the labels only (its guard: the labels cannot vouch for the split),
+    the decision is the labels-only rule's (`decide`, with its finite-pool correction), as without the verdicts."""
+    pool_size = len(gold)
+    base = decide(rule, items, rng, pool_size)
+    check = vote_check(rule, verdicts, gold, rng, n_classes, level=level)
+    if not check.estimate.used_unlabeled:  # type: ignore[attr-defined]
+        return base, check
+    r = len(items)
+    fired = check.half_width <= rule.target and r >= rule.min_samples  # type: ignore[union-attr]
+    if fired:
+        stopped_by: str | None = "rule"
+    elif r >= pool_size:
+        stopped_by = "pool exhausted"
+    else:
+        stopped_by = None
+    from .rules import _needed
+
+    more = 0 if stopped_by else max(1, _needed(r, check.half_width / rule.target, 1.1) - r, rule.min_samples - r)  # type: ignore[union-attr]
+    if not stopped_by:
+        more = min(more, pool_size - r)
+    return Decision(stopped_by, r, r if fired else None, more, check.half_width, base.path), check
+
+
+@dataclass(frozen=True)
+class PoolVerdicts:
+    """Every pool item's verdicts (pool order, the pool's judges) with gold only where the labeled file gives it:
+    `verdicts` items x judges class codes (-1 no verdict), `gold` (-1 not labeled yet), `n_classes`."""
+
+    verdicts: np.ndarray
+    gold: np.ndarray
+    n_classes: int
+
+
+def pool_verdicts(pool: Votes, labeled: Votes | None) -> tuple[PoolVerdicts | None, str]:
+    """Join the pool's verdicts to the labeled file's gold by item id: (the pool's verdicts with gold, why) or (None,
+    why not). Classes are matched by name; a pool item counts as labeled only when the labeled file holds
+    it with gold (gold the pool itself carries is not a label yet: the labeled file is the loop's state). None when
+    the pool or the labeled file carries no verdicts by item id, or no pool item is labeled with gold."""
+    if pool.ids is None:
+        return None, "the pool carries no item ids with its verdicts"
+    if labeled is None or labeled.ids is None:
+        return None, "the labeled items carry correctness only, not the judges' verdicts and gold"
+    classes = list(pool.classes)
+    code = {c: i for i, c in enumerate(classes)}
+    for c in labeled.classes:
+        if c not in code:
+            code[c] = len(classes)
+            classes.append(c)
+    verdicts, _ = pool.per_item()
+    verdicts = np.array(verdicts, dtype=np.int64)
+    _, lab_gold = labeled.per_item()
+    gold_by_id = {i: int(code[labeled.classes[g]]) for i, g in zip(labeled.ids, lab_gold) if g >= 0}
+    gold = np.array([gold_by_id.get(i, -1) for i in pool.ids], dtype=np.int64)
+    if not (gold >= 0).any():
+        return None, "no pool item is labeled with gold yet"
+    return PoolVerdicts(verdicts, gold, max(len(classes), 2)), f"{int((gold >= 0).sum())} labeled and {int((gold < 0).sum())} unlabeled pool items"

@@ -1,0 +1,203 @@
+"""Live sampling benchmark (issue 17, item 5): `sample --pool` with the pool's verdicts against ids only.
+
+For every dataset under ../shared/data (recursively, *.jsonl and *.jsonl.gz), seeded runs of the live loop: the
+pool is the whole dataset in a random labeling order; items are labeled in batches of 10 and after each batch the
+calibrated precision rule (target 0.05 half-width, 90% level, checked at the rule's monitoring level 0.95, ks
+1..min(11, K), finite-pool correction) decides whether to stop:
+
+- ids only: the rule on the labels (`stopping.live.decide`, what `sample --pool` did before issue 17); the estimate
+  at the stop is `fit`'s on the labeled items.
+- pool's verdicts: the rule on the vote-split estimate over the whole pool (`stopping.live.decide_with_votes`);
+  every pool item shows its verdicts, binary verdicts made from correctness as benchmarks/unlabeled.py makes them
+  (the gold side if the judge is correct, the other if not, the gold side drawn at random per item).
+
+Reported: labels at the stop (mean over runs, each dataset weighs the same), the change, and at the stop the error
+margin (mean over odd k <= K of |estimate - the pool's exact error|, points) and "within": the share of runs whose
+estimate was within the target of the pool's error at every checked k (the rule's promise, >= 0.9).
+
+    .venv/bin/python benchmarks/sample_pool.py --runs 10 --update-doc docs/STOPPING.md
+
+Exits 0 with a message when the data folder is absent (the data is not part of the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
+from betaconform_cli.blas import one_thread  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
+from betaconform_cli.evaluate.settings import run_rng  # noqa: E402
+from betaconform_cli.fit import analyse  # noqa: E402
+from betaconform_cli.inputs import Item  # noqa: E402
+from betaconform_cli.settings import FitSettings  # noqa: E402
+from betaconform_cli.stopping.live import decide, decide_with_votes  # noqa: E402
+from betaconform_cli.stopping.rules import PrecisionRule  # noqa: E402
+from unlabeled import DEFAULT_DATA, DISTINCT, Data, load, truth  # noqa: E402
+
+KS = tuple(range(1, 12))
+TARGET = 0.05
+BATCH = 10
+LEVEL = 0.9
+POOL = "pool's verdicts"
+# the vote-split interval's level for the check: None = the rule's monitoring level (0.95, as the labels-only check)
+VARIANTS: dict[str, float | None] = {POOL: None, "pool's verdicts, 0.9 level": 0.9}
+
+
+@dataclass
+class Cell:
+    name: str
+    collection: str
+    size: int
+    labels: dict[str, np.ndarray]
+    margin: dict[str, np.ndarray]
+    within: dict[str, np.ndarray]
+    fallback: np.ndarray  # the vote-split guard fell back to the labels at the stop
+
+
+def run_cell(d: Data, runs: int, seed: int) -> Cell:
+    j = d.judgments
+    n, big_k = j.shape
+    ks = tuple(k for k in KS if k <= big_k)
+    rule = PrecisionRule(target=TARGET, ks=ks, confidence_level=LEVEL)
+    actual = truth(j)[: len(ks)]
+    odd = np.array([k % 2 == 1 for k in ks])
+    names = ("ids only", *VARIANTS)
+    labels = {m: np.zeros(runs) for m in names}
+    margin = {m: np.zeros(runs) for m in names}
+    within = {m: np.zeros(runs, dtype=bool) for m in names}
+    fallback = np.zeros(runs, dtype=bool)
+    settings = FitSettings(ks=ks, confidence_level=LEVEL)
+    for run in range(runs):
+        rng = run_rng(seed, d.name, 0, run)
+        order = rng.permutation(n)
+        side = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), run, 23]).integers(0, 2, size=n)
+        votes = np.where(j == 1, side[:, None], 1 - side[:, None])
+        items = [Item(big_k, int(j[i].sum())) for i in order]
+        done = {m: False for m in names}
+        for r in range(BATCH, n + BATCH, BATCH):
+            r = min(r, n)
+            if not done["ids only"]:
+                dec = decide(rule, items[:r], np.random.default_rng([seed, run, r]), n)
+                if dec.stopped:
+                    table = CountTable.from_pairs(np.full(r, big_k), j[order[:r]].sum(axis=1))
+                    est = np.array([row.estimate for row in analyse(table, settings, np.random.default_rng([seed, run, r])).rows])
+                    labels["ids only"][run], done["ids only"] = r, True
+                    margin["ids only"][run] = 100 * np.abs(est - actual)[odd].mean()
+                    within["ids only"][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
+            for m, level in VARIANTS.items():
+                if done[m]:
+                    continue
+                gold = np.full(n, -1)
+                gold[order[:r]] = side[order[:r]]
+                dec, check = decide_with_votes(rule, items[:r], votes, gold, np.random.default_rng([seed, run, r, 1]), level=level)
+                if dec.stopped:
+                    if check.estimate.used_unlabeled:  # type: ignore[attr-defined]
+                        est = np.array([row.estimate for row in check.estimate.rows])  # type: ignore[attr-defined]
+                    else:  # the labels-only decision: its estimate is fit's, as with ids only
+                        table = CountTable.from_pairs(np.full(r, big_k), j[order[:r]].sum(axis=1))
+                        est = np.array([row.estimate for row in analyse(table, settings, np.random.default_rng([seed, run, r])).rows])
+                    labels[m][run], done[m] = r, True
+                    margin[m][run] = 100 * np.abs(est - actual)[odd].mean()
+                    within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
+                    if m == POOL:
+                        fallback[run] = not check.estimate.used_unlabeled  # type: ignore[attr-defined]
+            if all(done.values()):
+                break
+    return Cell(d.name, d.collection, n, labels, margin, within, fallback)
+
+
+def summary(cells: list[Cell], runs: int) -> str:
+    collections = sorted({c.collection for c in cells})
+    groups = [("all", None)] + [(c, (c,)) for c in collections] + [("distinct judges (" + " + ".join(DISTINCT) + ")", DISTINCT)]
+    names = list(cells[0].labels)
+    out = [
+        f"({len(cells)} datasets, {runs} runs each; labels at the stop and margin: mean ± standard error over runs of "
+        "the per-dataset mean, each dataset weighs the same; within: share of runs whose estimate at the stop was "
+        "within the target of the pool's error at every checked k)",
+        "",
+        "| group | datasets | mean pool size | method | labels at stop | vs ids only | margin | within |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for gname, members in groups:
+        sel = [c for c in cells if members is None or c.collection in members]
+        if not sel:
+            continue
+        size = float(np.mean([c.size for c in sel]))
+        base = float(np.mean([c.labels["ids only"] for c in sel]))
+        for m in names:
+            lab = np.mean([c.labels[m] for c in sel], axis=0)
+            mar = np.mean([c.margin[m] for c in sel], axis=0)
+            wit = float(np.mean([c.within[m].mean() for c in sel]))
+            rel = "—" if m == "ids only" else f"{100 * (lab.mean() / base - 1):+.0f}%"
+            out.append(f"| {gname} | {len(sel)} | {size:.0f} | {m} | {lab.mean():.1f} ± {lab.std(ddof=1) / np.sqrt(len(lab)):.1f} | "
+                       f"{rel} | {mar.mean():.2f} ± {mar.std(ddof=1) / np.sqrt(len(mar)):.2f} | {100 * wit:.0f}% |")
+    out += ["", "Per dataset (labels at the stop; margin; within; runs where the vote-split guard fell back to the labels):", "",
+            "| dataset | pool size | labels: " + " → ".join(names) + " | margin | within | fell back |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for c in sorted(cells, key=lambda c: (c.collection, c.name)):
+        out.append(f"| {c.name} | {c.size} | " + " → ".join(f"{c.labels[m].mean():.1f}" for m in names) + " | "
+                   + " → ".join(f"{c.margin[m].mean():.2f}" for m in names) + " | "
+                   + " → ".join(f"{100 * c.within[m].mean():.0f}%" for m in names) + f" | {int(c.fallback.sum())}/{len(c.fallback)} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of judgment files (searched recursively)")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
+    args = ap.parse_args(argv)
+    if not args.data.is_dir():
+        print(f"sample pool benchmark skipped: no data folder at {args.data}", file=sys.stderr)
+        return 0
+    files = sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+    if not files:
+        print(f"sample pool benchmark skipped: no *.jsonl files under {args.data}", file=sys.stderr)
+        return 0
+    if args.runs < 2:
+        raise SystemExit("--runs must be at least 2")
+    data = [load(p, args.data) for p in files]
+    t0 = time.monotonic()
+    cells = []
+    with one_thread():
+        for d in data:
+            cells.append(run_cell(d, args.runs, args.seed))
+            print(f"  {d.name}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    rel = os.path.relpath(args.data, ROOT)
+    text = "\n".join([
+        "## The live loop with the pool's verdicts (issue 17)",
+        "",
+        f"Command: `.venv/bin/python benchmarks/sample_pool.py --data {rel} --runs {args.runs} --seed {args.seed}`  ",
+        f"Run time: {time.monotonic() - t0:.0f} s for {len(data)} datasets. Precision rule, target {TARGET}, batches of "
+        f"{BATCH}, {LEVEL:g} level.",
+        "",
+        summary(cells, args.runs),
+    ])
+    if args.update_doc is not None:
+        old = args.update_doc.read_text(encoding="utf-8") if args.update_doc.exists() else ""
+        start, end = "<!-- sample-pool:start -->", "<!-- sample-pool:end -->"
+        block = f"{start}\n{text}{end}"
+        new = old[: old.index(start)] + block + old[old.index(end) + len(end):] if start in old and end in old else old.rstrip("\n") + "\n\n" + block + "\n"
+        atomic_write_text(args.update_doc, new)
+        print(f"updated {args.update_doc}", file=sys.stderr)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
