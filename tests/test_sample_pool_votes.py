@@ -134,3 +134,66 @@ class TestFewerLabels:
                     break
         assert np.mean(stops["votes"]) < np.mean(stops["ids"]) and all(v <= i for v, i in zip(stops["votes"], stops["ids"])), stops
         assert sum(within) >= 3, within
+
+
+class TestApi:
+    """api.sample_live with a pool whose reader kept the verdicts (Dataset.votes with ids): the input layer's readers
+    are stood in for by a reader that returns such datasets, so the wiring is checked here whatever format fills them."""
+
+    def _patch(self, monkeypatch: pytest.MonkeyPatch, tmp_path, pool_format: str):  # type: ignore[no-untyped-def]
+        import dataclasses
+        import json
+
+        from betaconform_cli import api
+        from betaconform_cli.counts import CountTable
+        from betaconform_cli.inputs import Dataset
+
+        verdicts, side = synthetic_pool(200, 11, 3)
+        ids = [f"q{i}" for i in range(200)]
+        classes = ("A", "B")
+        correct = (verdicts == side[:, None]).sum(axis=1)
+        lab_n = 60
+        pool_path = tmp_path / f"pool.{pool_format}"
+        lab_path = tmp_path / "lab.jsonl"
+        if pool_format == "jsonl":
+            pool_path.write_text("".join(json.dumps({"id": i, "x": 1}) + "\n" for i in ids))
+        else:
+            pool_path.write_text("id,judge,verdict\n" + "".join(f"{i},j0,A\n" for i in ids))
+        lab_path.write_text("".join(json.dumps({"id": ids[i], "judgments": [int(v == side[i]) for v in verdicts[i]]}) + "\n"
+                                    for i in range(lab_n)))
+        real = api.read_inputs
+
+        def fake(arguments, opts, keep):  # type: ignore[no-untyped-def]
+            (ds,) = real(arguments, opts, keep) if arguments[0] == str(lab_path) else (None,)
+            if ds is not None:  # the labeled file: its items as read, plus their verdicts and gold
+                v = votes_of(verdicts[:lab_n].tolist(), side[:lab_n].tolist(), classes, ids[:lab_n])
+                return [dataclasses.replace(ds, votes=v)]
+            v = votes_of(verdicts.tolist(), [-1] * 200, classes, ids)
+            return [Dataset("pool", arguments[0], CountTable.from_pairs([11], [int(correct[0])]), "verdicts", votes=v)]
+
+        monkeypatch.setattr(api, "read_inputs", fake)
+        return api, str(lab_path), str(pool_path), ids[:lab_n]
+
+    @pytest.mark.parametrize("pool_format", ["jsonl", "csv"])
+    def test_pool_verdicts_used(self, monkeypatch: pytest.MonkeyPatch, tmp_path, pool_format: str) -> None:  # type: ignore[no-untyped-def]
+        from betaconform_cli.stopping.rules import PrecisionRule
+
+        api, lab, pool, labeled = self._patch(monkeypatch, tmp_path, pool_format)
+        rule = PrecisionRule(target=0.01, ks=(1, 3, 5))
+        rep = api.sample_live(lab, rule, pool, batch=5)
+        doc = rep.document
+        pv = doc["pool_verdicts"]
+        assert pv["used"] is True and pv["labeled_items"] == 60 and pv["unlabeled_items"] == 140
+        assert doc["statistic"] == pytest.approx(pv["half_width"]) and not doc["stopped"]
+        assert "pool items' verdicts" in doc["message"]
+        nxt = [__import__("json").loads(x) for x in rep.next_lines]
+        assert len(nxt) == 5 and not {n["id"] for n in nxt} & set(labeled)
+        if pool_format == "jsonl":
+            assert all(n.get("x") == 1 for n in nxt)  # a JSON Lines pool's own lines
+        else:
+            assert all(set(n) == {"id"} for n in nxt)
+
+    def test_other_rules_say_why_not(self, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+        api, lab, pool, _ = self._patch(monkeypatch, tmp_path, "jsonl")
+        doc = api.sample_live(lab, VarianceRule(), pool).document
+        assert doc["pool_verdicts"]["used"] is False and "labels" in doc["pool_verdicts"]["reason"]
