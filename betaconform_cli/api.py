@@ -173,7 +173,7 @@ def sample_replay(
     from .fit import empirical_errors
     from .report.sample import ReplayReport
     from .stopping.live import check_ids
-    from .stopping.replay import replay_one, summarize
+    from .stopping.replay import pool_arrays, replay_one, summarize
 
     check_seed(seed)
     if not 1 <= runs <= MAX_RUNS:
@@ -183,11 +183,12 @@ def sample_replay(
     check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
     actual = empirical_errors(ds.table, settings.ks)
     rng = np.random.default_rng(seed)
+    arrays = pool_arrays(items)
     results = []
     for i in range(runs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitWarning)
-            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual))
+            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
     return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
