@@ -368,11 +368,13 @@ def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
+    progress: Progress | None = None,
 ) -> JudgesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
     import numpy as np
 
     from .judges import analyse_judges
+    from .judges.analysis import DATA_SEEDED, data_seed
     from .report.judges import JudgesReport, judges_document
 
     check_seed(seed)
@@ -383,7 +385,13 @@ def judges(
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
-        result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
-                                ensemble, costs, max_error, population)
-        docs.append(judges_document(ds.name, ds.source, seed, result.to_dict()))
+        matrix = ds.judgment_matrix()
+        # common random numbers: the model's draws are seeded by the labels themselves, so the same data gives the
+        # same ensembles, intervals and --max-error outcome for any line order and any --seed (analysis.data_seed)
+        rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
+        label = f"{ds.name}: "
+        step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
+        result = analyse_judges(matrix, ds.judge_names, ks, confidence_level, rng, ensemble, costs, max_error, population,
+                                progress=step)
+        docs.append(judges_document(ds.name, ds.source, seed, {**result.to_dict(), "random_numbers": DATA_SEEDED}))
     return JudgesReport(tuple(docs), tuple(notes))

@@ -9,7 +9,7 @@ import typer
 from .. import api
 from ..errors import ParameterError
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
+from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import EstimateGroup, InputGroup, OutputGroup, grouped, parse_ks
 
 PICK = "Selection"
@@ -31,8 +31,9 @@ def judges(
     fmt = resolve_format(out)
     refuse_overwrites(data, output=out.output)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
-    report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
-                        members, parse_costs(cost), max_error, population)
+    with progress("judges") as update:
+        report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+                            est.seed, members, parse_costs(cost), max_error, population, update)
     raise typer.Exit(emit(report, out, fmt))
 
 
