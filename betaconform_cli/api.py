@@ -181,6 +181,7 @@ def sample_replay(
     (ds,) = read_inputs([pool], opts, Keep.ITEMS)
     items = ds.items or ()
     check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
     actual = empirical_errors(ds.table, settings.ks)
     rng = np.random.default_rng(seed)
     arrays = pool_arrays(items)
