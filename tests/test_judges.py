@@ -323,6 +323,32 @@ def res_matrix(y: np.ndarray) -> np.ndarray:
     return out
 
 
+class TestSameDataSameAnswer:
+    """Rows and columns in any order give the same result; data_seed depends on the data only."""
+
+    def test_permuted_matrix(self) -> None:
+        y = simulate_groups(5, 40, judges=6)
+        y[3, 2] = np.nan
+        names = tuple(f"j{i}" for i in range(6))
+        rows, cols = np.random.default_rng(1).permutation(40), np.random.default_rng(2).permutation(6)
+        settings = JudgesSettings(model=FAST.model)
+        a = analyse_judges(y, names, rng=np.random.default_rng(0), max_error=0.3, settings=settings).to_dict()
+        b = analyse_judges(y[rows][:, cols], tuple(names[c] for c in cols), rng=np.random.default_rng(0), max_error=0.3,
+                           settings=settings).to_dict()
+        assert a == b
+        assert [j["name"] for j in a["judges"]] == sorted(names)
+
+    def test_data_seed(self) -> None:
+        from betaconform_cli.judges.analysis import data_seed
+        y = simulate_groups(6, 30, judges=5)
+        names = tuple("abcde")
+        cols = [4, 2, 0, 1, 3]
+        assert data_seed(y, names) == data_seed(y[::-1][:, cols], tuple(names[c] for c in cols))
+        z = y.copy()
+        z[0, 0] = 1 - z[0, 0]
+        assert data_seed(z, names) != data_seed(y, names)
+
+
 class TestSearchAndCost:
     """Beam search against exact enumeration; the cost rule on hand-made candidates."""
 
