@@ -104,8 +104,11 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) ->
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
+    progress: Progress | None = None,
 ) -> FitReport:
-    """Fit every input and return its error table beside the baselines (and the gate's verdict)."""
+    """Fit every input and return its error table beside the baselines (and the gate's verdict).
+
+    progress(done, total, what): after each dataset (a folder of many files can take a while)."""
     from .report.fit import FitReport, fit_document, saved_document
 
     check_seed(seed)
@@ -129,6 +132,8 @@ def fit(
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check)
         docs.append(doc)
         checks += [check] if check is not None else []
+        if progress is not None:
+            progress(i + 1, len(datasets), f"fit: {ds.name}")
         if targets:
             vector = None
             if embed is not None:
