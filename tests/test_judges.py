@@ -373,7 +373,7 @@ class TestSearchAndCost:
 
     def test_beam_rank_matches_full_draws(self) -> None:
         """Ranking on a subset of draws without building the candidates' pmfs gives the same errors as building them."""
-        from betaconform_cli.judges.subsets import _grown_errors, _grow, _errors
+        from betaconform_cli.judges.subsets import _errors, _grow, _grown_errors
         y = simulate_groups(3, 60, judges=7)
         post = sample_posterior(y, np.random.default_rng(1), FAST.model)
         t, c, j = post.accuracy.shape

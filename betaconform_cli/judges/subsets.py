@@ -14,7 +14,7 @@ import numpy as np
 
 from ..distributions import majority_error_weights
 from .maxent import maxent_subset_errors
-from .model import ClassPosterior, all_subset_error_draws, all_subsets, subset_error_draws
+from .model import ClassPosterior, all_subset_error_draws
 
 
 def empirical_subset_errors(correct: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +116,8 @@ def beam_tables(
     per_size = budget / max(max_size, 1)
     for k in range(1, max_size + 1):
         seen_rows: dict[tuple[int, ...], int] = {}
-        parent_list, added_list = [], []
+        parent_list: list[int] = []
+        added_list: list[int] = []
         for b, row in enumerate(members):
             for j in range(n_judges):
                 if j in row:

@@ -172,7 +172,7 @@ def big_pool(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class TestReplayScale:
     """A replay stops after tens of labels: its cost is the read, not the pool squared (before: 150k items 47 s)."""
 
-    @pytest.mark.parametrize("rule", [[], ["--rule", "precision"], ["--rule", "variance"], ["--score-scale", "S/k"]])
+    @pytest.mark.parametrize("rule", [[], ["--rule", "precision"], ["--rule", "variance"], ["--score-scale", "S/k"], ["--centre", "fitted"]])
     def test_large_pool(self, big_pool: Path, rule: list[str]) -> None:
         p = run_cli("sample", big_pool, "--replay", "--runs", "3", *rule, "-f", "json", timeout=SLOW)
         assert p.returncode == 0, p.stderr.decode()[-2000:]
