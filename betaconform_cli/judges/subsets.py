@@ -1,8 +1,8 @@
 """Subsets of judges: the labeled items' own majority error, every subset's posterior error draws, beam search.
 
 Exact enumeration of all 2^J - 1 subsets when J <= `exact_max_judges` (2,047 for 11 judges); beyond, a beam
-search per size: the `beam_width` best subsets of size k - 1 (by the choice score) each extended by every other
-judge, the best `beam_width` kept (docs/JUDGES.md, "Search").
+search per size: the kept subsets of size k - 1 each extended by every other judge, ranked on a few posterior
+draws, the best `beam_width` kept, narrowing to stay within a fixed work budget (docs/JUDGES.md, "Search").
 """
 
 from __future__ import annotations
