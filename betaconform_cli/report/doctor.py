@@ -13,7 +13,6 @@ from .fit import SCHEMA
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
-
 TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
 
 
