@@ -391,6 +391,10 @@ class PendingRead:
         self._pool: Any = None
         self._async: Any = None
         self._first: tuple[str, int, int, InputOptions] | None = None
+        if opts.labels is not None:  # read once, here: its errors name the labels file, and forked workers share it
+            from .labels import load
+
+            load(opts)
         n_workers = 1 if stream is not None else _workers(self.path, keep, workers)
         if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not self.path.name.endswith(".gz"):
             try:
@@ -454,6 +458,9 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
+        if self.opts.labels is not None and shape not in (None, "verdicts"):
+            raise InputError(src, f"--labels gives gold to verdicts; this file holds '{shape}' records (correctness only, "
+                                  "already scored)")
         votes: dict[tuple[Any, ...], int] = {}
         for sc in scans:
             for vkey, n in sc.votes.items():

@@ -636,6 +636,41 @@ def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tu
     return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in got], skipped
 
 
+def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tuple[str, ...]]:
+    """The table with its gold column taken from the labels file where a row has none (labels.py's rule), joined by
+    the item id in DuckDB; an InputError when a labels file's label contradicts the table's own gold."""
+    from .labels import load
+
+    lab = load(opts)
+    assert lab is not None
+    item = _find(table, "item", opts.item_col if opts.item_col in table.names else None)
+    if item is None:
+        raise InputError(table.where, "--labels joins gold to items by id: no id column here (columns: "
+                                      f"{', '.join(table.names)}); name it with --id-col")
+    gold = opts.gold_col if opts.gold_col in table.names else _find(table, "gold", None) if opts.gold_col is None else None
+    con.execute("CREATE OR REPLACE TEMP TABLE __labels (id VARCHAR, label VARCHAR, lrow BIGINT)")
+    if lab.by_id:
+        con.executemany("INSERT INTO __labels VALUES (?, ?, ?)", [(i, v, r) for i, (v, r) in lab.by_id.items()])
+    key = f"trim(CAST(s.{q(item)} AS VARCHAR))"
+    if gold is not None:
+        own = f"CAST(s.{q(gold)} AS VARCHAR)"
+        clash = _first(con, f"SELECT s.__row, {key}, {own}, l.label, l.lrow FROM {table.numbered} s JOIN __labels l ON "
+                            f"{key} = l.id WHERE NOT {values.sql_missing(own)} AND "
+                            f"{values.sql_agree(own, 'l.label', None, 0)} = 0 ORDER BY s.__row")
+        if clash:
+            raise InputError(table.where, f"the gold label {clash[2]!r} of item {clash[1]!r} contradicts the labels file "
+                                          f"{lab.where} (row {clash[4]}: {clash[3]!r})", line=int(clash[0]), field=gold, unit="row")
+        merged = f"CASE WHEN {values.sql_missing(own)} THEN l.label ELSE {own} END AS {q(gold)}"
+        cols = ", ".join(merged if c == gold else f"s.{q(c)}" for c in table.names) + ", s.__row, s.__file"
+    else:
+        cols = ", ".join(f"s.{q(c)}" for c in table.names) + ", l.label AS gold, s.__row, s.__file"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW __joined AS SELECT {cols} FROM {table.numbered} s LEFT JOIN __labels l ON {key} = l.id")
+    used = con.execute(f"SELECT count(*) FROM __labels WHERE id IN (SELECT {key} FROM {table.sql} s)").fetchone()
+    columns = tuple((str(c[0]), str(c[1])) for c in con.execute("DESCRIBE SELECT * FROM __joined").fetchall())
+    joined = Table(table.where, "__joined", columns, "__row", "__joined", table.rejected)
+    return joined, (lab.note(int(used[0]) if used else 0),)
+
+
 def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
                shape: str | None = None) -> list[Dataset]:
     """Every dataset in a table file or folder (one per value of the dataset column, else one). With
@@ -643,7 +678,7 @@ def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str,
     try:
         return _read_table(path, kind, opts, keep, name, where, shape)
     except InputError as exc:
-        if kind != "jsonl" or exc.unit != "row" or not exc.line or path.is_dir():
+        if kind != "jsonl" or exc.unit != "row" or not exc.line or path.is_dir() or exc.path != where:
             raise
         line = _line_numbers(path, {exc.line}).get(exc.line, exc.line)  # a JSON Lines table names lines, not rows
         raise InputError(exc.path, re.sub(r"\brows? (\d+)", lambda m: f"line {_line_numbers(path, {int(m.group(1))}).get(int(m.group(1)), m.group(1))}",
@@ -657,8 +692,13 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     con = connect()
     try:
         table = open_table(con, path, kind, where, opts.skip_invalid)
+        notes: tuple[str, ...] = ()
+        if opts.labels is not None:
+            table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
-        reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row")
+        if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
+            raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
+        reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:
             skipped += [(None, "malformed row", table.rejected[1])] + [(None, "malformed row", 0)] * (table.rejected[0] - 1)
