@@ -441,13 +441,21 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> d
     for ds, names in seen.items():
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
         out[ds] = (judges, {})
+    memo: dict[str | None, str | None] = {}
+
+    def cls(text: str | None) -> str | None:  # few distinct texts: each written one way once
+        if text not in memo:
+            memo[text] = canonical(text)
+        return memo[text]
+
+    ats = {ds: {j: i for i, j in enumerate(judges)} for ds, (judges, _) in out.items()}
     for ds, js, vs, gold, n in got:
         judges, tally = out[ds]
         row: list[str | None] = [None] * len(judges)
-        at = {j: i for i, j in enumerate(judges)}
+        at = ats[ds]
         for j, v in zip(js, vs):
-            row[at[j]] = canonical(v)
-        key = (tuple(row), canonical(gold))
+            row[at[j]] = cls(v)
+        key = (tuple(row), cls(gold))
         tally[key] = tally.get(key, 0) + int(n)
     return out
 
