@@ -105,6 +105,15 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
         raise InputError(where, "no scorers: nothing plays a judge in this log")
     field = opts.label_field if opts.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
+        from .labels import load
+
+        lab = load(opts)
+        try:
+            golds = [lab.gold(s.get("id"), g) if lab is not None else g for s, g in zip(samples, golds)]
+        except values.ValueProblem as exc:
+            raise InputError(where, str(exc), field=field, unit="sample") from None
+        golds = [None if _missing(g) else g for g in golds]
     if field != "target" and not any(records.has(s, field) for s in samples):
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
@@ -139,11 +148,19 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
             score = (s.get("scores") or {}).get(sc)
             value = score.get("value") if isinstance(score, dict) else None
             marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.tolerance),
-                              n, None, _text(s), gold is None))
+                              n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
+                              None if gold is None else class_text(gold)))
     reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
                       unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
-    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample")
+    # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
+    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.tolerance is None)
+
+
+def class_text(value: Any) -> str | None:
+    from .patterns import class_text as text
+
+    return text(value)
 
 
 def _gold(value: Any, where: str, n: int, field: str) -> Any:
