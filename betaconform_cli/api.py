@@ -222,7 +222,7 @@ def sample_live(
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
-    pool_ds, pool_items = _read_live_pool(pool, opts, rule) if pool is not None else (None, None)
+    pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
     joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
@@ -266,11 +266,15 @@ def sample_live(
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
 
 
-def _read_live_pool(pool: str, opts: InputOptions, rule: Any) -> tuple[Dataset | None, list[Any]]:
+def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> tuple[Dataset | None, list[Any]]:
     """The live pool: its items (id and the line written back as a next item) and, where the rule can use them
     (stopping.live.uses_pool_votes), its verdicts through the input layer (any format it reads). A JSON Lines pool
     keeps its own lines; another format's next items are written as {"id": ...} lines. A pool the input layer
-    cannot read as verdicts (ids only) is used for its ids, as before issue 17."""
+    cannot read as verdicts (ids only) is used for its ids, as before issue 17. The pool is read with the labeled
+    file as its `--labels` (unless one is given): a pool without any gold of its own is then not "no labeled items"
+    (which gold counts is decided by id in stopping.live.pool_verdicts, from the labeled file alone)."""
+    import dataclasses
+
     import orjson
 
     from .errors import InputError
@@ -284,7 +288,8 @@ def _read_live_pool(pool: str, opts: InputOptions, rule: Any) -> tuple[Dataset |
     ds = None
     if not is_stdin(path) and uses_pool_votes(rule):
         try:
-            found = read_inputs([pool], opts, Keep.ITEMS)
+            with_gold = opts if opts.labels is not None or labeled == "-" else dataclasses.replace(opts, labels=labeled)
+            found = read_inputs([pool], with_gold, Keep.ITEMS)
             if len(found) != 1:
                 raise InputError(pool, f"holds {len(found)} datasets; the pool of one live loop is one dataset")
             ds = found[0]
@@ -295,8 +300,10 @@ def _read_live_pool(pool: str, opts: InputOptions, rule: Any) -> tuple[Dataset |
     if jsonl:
         return ds, read_pool(pool, opts.id_field, opts.duplicates)
     if ds is None or ds.votes is None or ds.votes.ids is None:
-        raise InputError(pool, "a pool that is not JSON Lines is read through its verdicts, which need item ids: name "
-                               "the id column with `id_col`, or give the pool as JSON Lines", field=opts.id_field)
+        raise InputError(pool, "a pool that is not JSON Lines is read through its verdicts by item id, and this "
+                               f"{ds.reading.source_format if ds is not None and ds.reading is not None else 'input'} "
+                               "does not keep item ids with them; give the pool as JSON Lines (one item per line, with "
+                               "its id)", field=opts.id_field)
     items = [PoolItem(i, orjson.dumps({opts.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
     return ds, items
 

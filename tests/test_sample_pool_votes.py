@@ -197,3 +197,56 @@ class TestApi:
         api, lab, pool, _ = self._patch(monkeypatch, tmp_path, "jsonl")
         doc = api.sample_live(lab, VarianceRule(), pool).document
         assert doc["pool_verdicts"]["used"] is False and "labels" in doc["pool_verdicts"]["reason"]
+
+
+class TestCli:
+    """The real readers: a JSON Lines pool of verdicts without gold, the labeled file with gold."""
+
+    def _files(self, tmp_path, n: int = 200, lab: int = 60):  # type: ignore[no-untyped-def]
+        import csv
+        import json
+
+        verdicts, side = synthetic_pool(n, 9, 4)
+        judges = [f"j{i}" for i in range(9)]
+        rows = [{"id": f"q{i}", "label": "AB"[side[i]], "verdicts": {j: "AB"[v] for j, v in zip(judges, verdicts[i])}}
+                for i in range(n)]
+        (tmp_path / "pool.jsonl").write_text("".join(json.dumps({**r, "label": None}) + "\n" for r in rows))
+        (tmp_path / "lab.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:lab]))
+        with open(tmp_path / "pool.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "judge", "verdict", "gold"])
+            for r in rows:
+                for j, v in r["verdicts"].items():
+                    w.writerow([r["id"], j, v, ""])
+        return rows
+
+    def test_jsonl_pool_verdicts(self, tmp_path) -> None:  # type: ignore[no-untyped-def]
+        import json
+
+        from typer.testing import CliRunner
+
+        from betaconform_cli.cli import app
+
+        self._files(tmp_path)
+        res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl"),
+                                       "--rule", "precision", "--target", "0.01", "--batch", "3", "-f", "json",
+                                       "-o", str(tmp_path / "next.jsonl")])
+        assert res.exit_code == 1, res.output
+        doc = json.loads(res.stdout)
+        assert doc["pool_verdicts"]["used"] is True and doc["pool_verdicts"]["unlabeled_items"] == 140
+        nxt = [json.loads(x) for x in (tmp_path / "next.jsonl").read_text().splitlines()]
+        assert len(nxt) == 3 and all(int(x["id"][1:]) >= 60 and x["label"] is None for x in nxt)
+        # the same loop with the conformal rule: the labels decide, and the JSON says why
+        res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl"), "-f", "json"])
+        assert json.loads(res.stdout)["pool_verdicts"]["used"] is False
+
+    def test_table_pool_without_ids_is_one_line(self, tmp_path) -> None:  # type: ignore[no-untyped-def]
+        from typer.testing import CliRunner
+
+        from betaconform_cli.cli import app
+
+        self._files(tmp_path)
+        res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.csv"),
+                                       "--rule", "precision"])
+        assert res.exit_code == 2, res.output
+        assert "pool.csv" in res.output and "JSON Lines" in res.output and "Traceback" not in res.output
