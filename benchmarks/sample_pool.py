@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from unlabeled import DEFAULT_DATA, DISTINCT, Data, load, truth  # noqa: E402
 
 from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
 from betaconform_cli.blas import one_thread  # noqa: E402
@@ -46,7 +47,6 @@ from betaconform_cli.inputs import Item  # noqa: E402
 from betaconform_cli.settings import FitSettings  # noqa: E402
 from betaconform_cli.stopping.live import decide, decide_with_votes  # noqa: E402
 from betaconform_cli.stopping.rules import PrecisionRule  # noqa: E402
-from unlabeled import DEFAULT_DATA, DISTINCT, Data, load, truth  # noqa: E402
 
 KS = tuple(range(1, 12))
 TARGET = 0.05
@@ -105,8 +105,8 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
                 gold[order[:r]] = side[order[:r]]
                 dec, check = decide_with_votes(rule, items[:r], votes, gold, np.random.default_rng([seed, run, r, 1]), level=level)
                 if dec.stopped:
-                    if check.estimate.used_unlabeled:  # type: ignore[attr-defined]
-                        est = np.array([row.estimate for row in check.estimate.rows])  # type: ignore[attr-defined]
+                    if check.estimate.used_unlabeled:
+                        est = np.array([row.estimate for row in check.estimate.rows])
                     else:  # the labels-only decision: its estimate is fit's, as with ids only
                         table = CountTable.from_pairs(np.full(r, big_k), j[order[:r]].sum(axis=1))
                         est = np.array([row.estimate for row in analyse(table, settings, np.random.default_rng([seed, run, r])).rows])
@@ -114,7 +114,7 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
                     margin[m][run] = 100 * np.abs(est - actual)[odd].mean()
                     within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
                     if m == POOL:
-                        fallback[run] = not check.estimate.used_unlabeled  # type: ignore[attr-defined]
+                        fallback[run] = not check.estimate.used_unlabeled
             if all(done.values()):
                 break
     return Cell(d.name, d.collection, n, labels, margin, within, fallback)

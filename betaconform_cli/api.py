@@ -209,7 +209,6 @@ def sample_live(
 
     from .counts import CountTable
     from .fit import analyse
-    from .inputs import read_pool
     from .report.fit import fit_document
     from .report.sample import LiveReport
     from .stopping.live import check_ids, check_labeled_in_pool, decide, decide_with_votes, next_items, pool_verdicts

@@ -77,9 +77,9 @@ class TestRule:
         items = [Item(7, int((verdicts[i] == side[i]).sum())) for i in range(40)]
         base = PrecisionRule(target=0.05, ks=(1, 3, 5, 7))
         check = vote_check(base, verdicts, gold, np.random.default_rng(5))
-        assert check.estimate.confidence_level == pytest.approx(0.95)  # type: ignore[attr-defined]
-        halves = [(r.high - r.low) / 2 for r in check.estimate.rows]  # type: ignore[attr-defined]
-        assert check.half_width == pytest.approx(max(halves)) and [r.k for r in check.estimate.rows] == [1, 3, 5, 7]  # type: ignore[attr-defined]
+        assert check.estimate.confidence_level == pytest.approx(0.95)
+        halves = [(r.high - r.low) / 2 for r in check.estimate.rows]
+        assert check.half_width == pytest.approx(max(halves)) and [r.k for r in check.estimate.rows] == [1, 3, 5, 7]
         above = PrecisionRule(target=check.half_width + 1e-9, ks=(1, 3, 5, 7))
         below = PrecisionRule(target=check.half_width - 1e-9, ks=(1, 3, 5, 7))
         d_above, _ = decide_with_votes(above, items, verdicts, gold, np.random.default_rng(5))
@@ -97,7 +97,7 @@ class TestRule:
         rule = PrecisionRule(target=1e-6, ks=(1, 3))
         d, check = decide_with_votes(rule, items, verdicts, side.copy(), np.random.default_rng(0))
         base = decide(rule, items, np.random.default_rng(0), 30)
-        assert not check.estimate.used_unlabeled  # type: ignore[attr-defined]
+        assert not check.estimate.used_unlabeled
         assert d.stopped_by == base.stopped_by == "rule" and d.more == 0
 
 
@@ -128,7 +128,7 @@ class TestFewerLabels:
                     if d.stopped:
                         stops["votes"].append(r)
                         done["votes"] = True
-                        est = np.array([row.estimate for row in check.estimate.rows])  # type: ignore[attr-defined]
+                        est = np.array([row.estimate for row in check.estimate.rows])
                         within.append(bool(np.all(np.abs(est - truth) <= 0.05)))
                 if all(done.values()):
                     break

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..inputs import Item, PoolItem
 from ..inputs.dataset import Votes
-from .rules import Rule, RulePath, rule_path
+from .rules import PrecisionRule, Rule, RulePath, _needed, rule_path
+
+if TYPE_CHECKING:
+    from ..votes import VoteEstimate
 
 
 def check_ids(items: Sequence[Item], source: str, need_ids: bool = True, id_field: str = "id") -> None:
@@ -91,7 +95,7 @@ class VoteCheck:
 
     half_width: float
     at_k: int
-    estimate: object = field(repr=False)
+    estimate: VoteEstimate = field(repr=False)
 
 
 def uses_pool_votes(rule: Rule) -> bool:
@@ -100,8 +104,6 @@ def uses_pool_votes(rule: Rule) -> bool:
     confidence sequence of the labels, and the conformal and variance rules watch statistics of the labels only.
     With patience above 1 the rule needs its statistic at earlier numbers of labels, which the live loop did not
     keep for the pool's verdicts: that rule stays on the labels."""
-    from .rules import PrecisionRule
-
     return isinstance(rule, PrecisionRule) and rule.method == "calibrated" and rule.patience == 1
 
 
@@ -113,13 +115,13 @@ def vote_check(rule: Rule, verdicts: np.ndarray, gold: np.ndarray, rng: np.rando
     over the pool's items: the labeled items' own error is exact, so it narrows as the pool gets labeled."""
     from ..votes import estimate_errors
 
-    if not uses_pool_votes(rule):
+    if not (isinstance(rule, PrecisionRule) and uses_pool_votes(rule)):
         raise ValueError("only the calibrated precision rule checks the pool's verdicts")
     n = (np.asarray(verdicts) >= 0).sum(axis=1)
     lab = np.asarray(gold) >= 0
     top = int(n[lab].min()) if lab.any() else 0
-    ks = rule.checked_ks(np.array([top]))  # type: ignore[union-attr]
-    level = rule.monitoring_level if level is None else level  # type: ignore[union-attr]
+    ks = rule.checked_ks(np.array([top]))
+    level = rule.monitoring_level if level is None else level
     est = estimate_errors(verdicts, gold, ks, level, rng, n_classes=n_classes, counts=counts)
     halves = [(row.high - row.low) / 2 for row in est.rows]
     i = int(np.argmax(halves))
@@ -134,22 +136,22 @@ def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, g
     (after at least `min_samples` labels), else ask for about (half-width / target)^2 times the labels so far.
     When the vote-split estimate falls back to the labels only (its guard: the labels cannot vouch for the split),
     the decision is the labels-only rule's (`decide`, with its finite-pool correction), as without the verdicts."""
+    if not (isinstance(rule, PrecisionRule) and uses_pool_votes(rule)):
+        raise ValueError("only the calibrated precision rule checks the pool's verdicts")
     pool_size = len(gold)
     base = decide(rule, items, rng, pool_size)
     check = vote_check(rule, verdicts, gold, rng, n_classes, level=level)
-    if not check.estimate.used_unlabeled:  # type: ignore[attr-defined]
+    if not check.estimate.used_unlabeled:
         return base, check
     r = len(items)
-    fired = check.half_width <= rule.target and r >= rule.min_samples  # type: ignore[union-attr]
+    fired = check.half_width <= rule.target and r >= rule.min_samples
     if fired:
         stopped_by: str | None = "rule"
     elif r >= pool_size:
         stopped_by = "pool exhausted"
     else:
         stopped_by = None
-    from .rules import _needed
-
-    more = 0 if stopped_by else max(1, _needed(r, check.half_width / rule.target, 1.1) - r, rule.min_samples - r)  # type: ignore[union-attr]
+    more = 0 if stopped_by else max(1, _needed(r, check.half_width / rule.target, 1.1) - r, rule.min_samples - r)
     if not stopped_by:
         more = min(more, pool_size - r)
     return Decision(stopped_by, r, r if fired else None, more, check.half_width, base.path), check
