@@ -427,6 +427,9 @@ class PendingRead:
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
+    def _labels_note(self, hashes: array[int]) -> tuple[str, ...]:
+        return _labels_used(hashes, self.opts)
+
     def result(self) -> Dataset:
         src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
         try:
@@ -501,6 +504,7 @@ class PendingRead:
             roles=roles,
             judge_counts=_judge_counts(items, names),
             skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
+            notes=self._labels_note(id_hashes),
         )
         vote_set = None
         if votes:
@@ -529,6 +533,19 @@ class PendingRead:
             judge_names=names,
             reading=reading,
         )
+
+
+def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
+    """The note of a labels file: how many of its ids some line here has (by the hash of the id's text)."""
+    if opts.labels is None:
+        return ()
+    from .labels import load
+
+    lab = load(opts)
+    if lab is None:
+        return ()
+    seen = set(hashes)
+    return (lab.note(sum(_id_hash(i) in seen for i in lab.by_id)),)
 
 
 def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None
