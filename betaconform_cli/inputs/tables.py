@@ -415,32 +415,36 @@ def _class_expr(table: Table, col: str) -> str:
     return f"CASE WHEN {values.sql_missing(v)} THEN NULL ELSE trim({v}) END"
 
 
-def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> dict[Any, tuple[tuple[str, ...], dict[Any, int]]]:
+def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_item: bool = False) -> dict[Any, tuple[Any, ...]]:
     """{dataset: (judges, {(each judge's class or None, gold class or None): items})} of a table whose judges give
     verdicts beside a gold column, by one aggregation in DuckDB: each item's verdicts become one list ordered by
     judge, and items GROUP BY that list and their gold, so that patterns, not rows, reach Python. Rows the
-    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before."""
+    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before.
+    `per_item` (commands that keep items): one row per item instead, in input order, with its id: {dataset:
+    (judges, {}, each item's (classes, gold), ids)}, patterns.build's arguments."""
     from .patterns import canonical
 
-    rows = long_rows(table, roles, opts, numbered=opts.duplicates != "error" and roles.shape == "long")
+    rows = long_rows(table, roles, opts, numbered=per_item or opts.duplicates != "error" and roles.shape == "long")
     if opts.duplicates != "error" and roles.shape == "long":
         order = "ASC" if opts.duplicates == "first" else "DESC"
         rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
     ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
-    sql = (f"SELECT ds, js, vs, gold, count(*) FROM (SELECT ds, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
-           f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
-           f"GROUP BY ds, item) WHERE len(js) > 0 GROUP BY ALL")
+    inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
+             f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
+             f"GROUP BY ds, item")
+    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) WHERE len(js) > 0 ORDER BY first" if per_item else
+           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) WHERE len(js) > 0 GROUP BY ds, js, vs, gold")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
         raise _fail(table.where, exc) from None
-    out: dict[Any, tuple[tuple[str, ...], dict[Any, int]]] = {}
+    out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, set[str]] = {}
     for ds, js, _, _, _ in got:
         seen.setdefault(ds, set()).update(js)
     for ds, names in seen.items():
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
-        out[ds] = (judges, {})
+        out[ds] = (judges, {}, [], []) if per_item else (judges, {})
     memo: dict[str | None, str | None] = {}
 
     def cls(text: str | None) -> str | None:  # few distinct texts: each written one way once
@@ -448,15 +452,19 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> d
             memo[text] = canonical(text)
         return memo[text]
 
-    ats = {ds: {j: i for i, j in enumerate(judges)} for ds, (judges, _) in out.items()}
+    ats = {ds: {j: i for i, j in enumerate(got_ds[0])} for ds, got_ds in out.items()}
     for ds, js, vs, gold, n in got:
-        judges, tally = out[ds]
+        judges, tally, *items = out[ds]
         row: list[str | None] = [None] * len(judges)
         at = ats[ds]
         for j, v in zip(js, vs):
             row[at[j]] = cls(v)
         key = (tuple(row), cls(gold))
-        tally[key] = tally.get(key, 0) + int(n)
+        if per_item:
+            items[0].append(key)
+            items[1].append(str(n))
+        else:
+            tally[key] = tally.get(key, 0) + int(n)
     return out
 
 
@@ -725,7 +733,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:
             return datasets
-        found = vote_patterns(con, table, roles, opts)
+        found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)
         return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in found.items()}, where)
     finally:
         con.close()
