@@ -96,7 +96,7 @@ class EmbeddingCache:
         f = self._file(text_hash(text))
         try:
             v: np.ndarray = np.load(f, allow_pickle=False)
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError):  # EOFError: an empty or cut entry (never Ctrl-C): recomputed
             return None
         if v.shape != (self.dimension,) or not np.all(np.isfinite(v)):
             return None  # a damaged entry is recomputed, never used
@@ -105,7 +105,7 @@ class EmbeddingCache:
     def put(self, text: str, vector: np.ndarray) -> None:
         data = np.asarray(vector, dtype=np.float32)
         try:
-            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False), sync=False)
+            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False))
         except (OSError, OutputError):
             pass  # an unwritable cache only costs time
 

@@ -24,7 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import atomic
-from ..errors import ParameterError
+from ..errors import OutputError, ParameterError
 from ..report import EXTENSIONS, Report
 from ..report.render import clean, to_markdown
 from ..report.views import Block, TableView
@@ -275,6 +275,19 @@ def write_stdout(text: str, fmt: str = "table") -> None:
         discard(sys.stdout)
 
 
+@contextlib.contextmanager
+def stdout_faults() -> Iterator[None]:
+    """Standard output that cannot take what is written (`> /dev/full`, a disk that fills, an I/O error): one line
+    naming it, exit 2, never a traceback. A reader that has gone (`| head`) is not a fault (see _Console)."""
+    try:
+        yield
+    except BrokenPipeError:
+        discard(sys.stdout)
+    except OSError as exc:
+        discard(sys.stdout)  # what is still buffered would fail again at exit
+        raise OutputError(f"<stdout>: cannot write: {exc.strerror or exc}") from None
+
+
 def emit(report: Report, out: OutputGroup, fmt: str | None = None) -> int:
     """Notes to stderr; the report to stdout (the table also when -o writes a file); saved fits; the exit code."""
     fmt = fmt or resolve_format(out)
@@ -283,13 +296,15 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None) -> int:
     for note in report.notes:
         say(note)
     if out.output is None:
-        if fmt == "table":
-            show(report.blocks(), stdout_console())
-        else:
-            write_stdout(text_of(report, fmt), fmt)
+        with stdout_faults():
+            if fmt == "table":
+                show(report.blocks(), stdout_console())
+            else:
+                write_stdout(text_of(report, fmt), fmt)
     else:
         atomic.write_text(out.output, text_of(report, fmt))
-        show(report.blocks(), stdout_console())
+        with stdout_faults():
+            show(report.blocks(), stdout_console())
         say(f"wrote {out.output}")
     for path, body in saves:
         from ..savedfit import dump_fit

@@ -16,10 +16,11 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError
+from ..errors import InputError, fault_text
 
 STDIN = "-"
 MAX_LINE_BYTES = 16 << 20
@@ -28,6 +29,16 @@ DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".tsv", ".tsv.gz", ".
 
 def is_stdin(path: str | Path) -> bool:
     return str(path) == STDIN
+
+
+def as_path(arg: str | Path) -> Path:
+    """An argument as a path. Only the argument `-` itself is standard input; any other spelling of a file named
+    `-` (`./-`, `data/../-`) is that file. pathlib writes Path('./-') as '-', which would read as standard input,
+    so such a file is kept by its absolute path."""
+    if isinstance(arg, Path):
+        return arg
+    p = Path(arg)
+    return Path(os.path.abspath(arg)) if arg != STDIN and is_stdin(p) else p
 
 
 def is_hive_folder(path: Path) -> bool:
@@ -64,26 +75,8 @@ def expand_paths(arguments: list[str]) -> list[Path]:
     when it is a hive-partitioned table; globs expanded (sorted). A path given twice is read once."""
     out: list[Path] = []
     for arg in arguments:
-        p = Path(arg)
-        if is_stdin(arg):
-            out.append(p)
-        elif p.is_dir():
-            if is_hive_folder(p):
-                out.append(p)
-                continue
-            found = _data_files(p)
-            if not found:
-                raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in DATA_SUFFIXES)})")
-            out.extend(found)
-        elif any(ch in arg for ch in "*?[") and not os.path.lexists(p):  # a real file named "a[1].jsonl" is itself
-            found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
-            if not found:
-                raise InputError(arg, "pattern matches no file")
-            out.extend(found)
-        else:
-            if not p.exists():
-                raise _missing(arg)
-            out.append(p)
+        with read_faults(arg):  # a folder on the way that may not be searched: PermissionError from is_dir()
+            out.extend(_expand(arg))
     if sum(is_stdin(p) for p in out) > 1:
         raise InputError(STDIN, "standard input can be read only once; give '-' once")
     seen: set[Path] = set()
@@ -94,6 +87,27 @@ def expand_paths(arguments: list[str]) -> list[Path]:
             seen.add(key)
             unique.append(p)
     return unique
+
+
+def _expand(arg: str) -> list[Path]:
+    p = as_path(arg)
+    if is_stdin(arg):
+        return [p]
+    if p.is_dir():
+        if is_hive_folder(p):
+            return [p]
+        found = _data_files(p)
+        if not found:
+            raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in DATA_SUFFIXES)})")
+        return found
+    if any(ch in arg for ch in "*?[") and not os.path.lexists(p):  # a real file named "a[1].jsonl" is itself
+        found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
+        if not found:
+            raise InputError(arg, "pattern matches no file")
+        return found
+    if not p.exists():
+        raise _missing(arg)
+    return [p]
 
 
 def is_regular(path: Path) -> bool:
@@ -151,3 +165,19 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     yield lineno, raw
     except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+@contextmanager
+def read_faults(where: str) -> Iterator[None]:
+    """Everything the environment can throw while a file is read -- permission denied, an I/O error, a truncated
+    or corrupt gzip, zip or deflate stream (EOFError, zlib.error), bytes that are not UTF-8 -- as an InputError
+    naming the file (errors.fault_text). Each reader is run inside this, so none needs to list them."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        fault = fault_text(exc, where)
+        if fault is None:
+            raise
+        raise InputError(where, f"cannot read: {fault}") from None
