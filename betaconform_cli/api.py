@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import check_target, refuse_inputs
+from .atomic import check_target, file_stem, file_stems, refuse_inputs
 from .errors import FitWarning, OutputError, ParameterError
 from .gate import Gate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
@@ -62,7 +62,8 @@ class SaveTo:
         return self.path is not None or self.directory is not None
 
     def targets(self, names: Sequence[str]) -> list[Path]:
-        """One file per dataset; two datasets with one name would overwrite each other, so they are refused."""
+        """One file per dataset inside `directory`, named by atomic.file_stems; two datasets with one name would
+        overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
                 raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
@@ -74,8 +75,9 @@ class SaveTo:
         dup = next((n for n, c in seen.items() if c > 1), None)
         if dup is not None:
             raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
-                              f"{dup}.yaml; rename one or save them separately")
-        return [self.directory / f"{n}.yaml" for n in names]
+                              f"{file_stem(dup)}.yaml; rename one or save them separately")
+        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b")
+        return [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
 
 
 def skip_note(ds: Dataset) -> list[str]:
