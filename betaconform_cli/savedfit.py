@@ -394,8 +394,10 @@ def expand_fits(arguments: Sequence[str], what: str = "saved fit") -> list[Path]
     out: list[Path] = []
     if sum(arg == STDIN for arg in arguments) > 1:
         raise ParamsError(f"{STDIN}: standard input can be read only once; give '-' once")
+    from .inputs.paths import as_path  # a file named '-' ('./-') is that file, not standard input
+
     for arg in arguments:
-        p = Path(arg)
+        p = as_path(arg)
         if arg == STDIN:
             found = [p]
         elif p.is_dir():
