@@ -124,13 +124,15 @@ def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name:
             continue
         if judges > MAX_JUDGES:
             raise InputError(source, f"an item has {judges} judges; at most {MAX_JUDGES} are supported")
+        if n <= 0:  # a counts table's cell of 0 items: it holds nothing (a dataset of only such cells, no items)
+            continue
         cells = by.setdefault(ds, {})
         cells[(judges, correct)] = cells.get((judges, correct), 0) + n
     out = []
     for ds in sorted(dict.fromkeys([r[0] for r in rows]), key=lambda d: (d is not None, str(d))):
         sk = skipped.get(ds, {})
         if ds not in by:
-            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items())
+            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items()) or "every count is 0"
             raise InputError(source, f"no usable items in {name if ds is None else ds!r} ({why})")
         items: tuple[Item, ...] | None = None
         if keep is not Keep.COUNTS:
