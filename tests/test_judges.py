@@ -204,7 +204,8 @@ class TestValidation:
             ({"costs": {"a": 1.0}}, "costs need max_error"),
             ({"max_error": 0.0}, r"max_error must be in \(0, 1\]"),
             ({"confidence_level": 1.0}, "confidence_level"),
-            ({"population": 5}, "population must be an integer >= the 20 labeled items"),
+            ({"population": 5}, "population must be an integer from the 20 labeled items to 2"),
+            ({"population": 2**53 + 1}, "population must be an integer from the 20 labeled items to 2"),
         ],
     )
     def test_bad_options(self, kwargs: dict[str, object], match: str) -> None:

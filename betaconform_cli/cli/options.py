@@ -193,6 +193,7 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
+        check_integers(kwargs)
         for name, cls in groups.items():
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
         return func(**kwargs)
@@ -201,6 +202,18 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__  # typer must see the expanded signature, not the original
     return wrapper
+
+
+MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
+
+
+def check_integers(values: dict[str, Any]) -> None:
+    """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
+    is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
+    (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
+    for name, v in values.items():
+        if isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
+            raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
 
 def parse_ks(text: str) -> tuple[int, ...]:

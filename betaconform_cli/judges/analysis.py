@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import ParameterError, UsageError
 from ..fit import analyse
 from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
@@ -67,14 +67,17 @@ def check_inputs(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return arr
 
 
+MAX_POPULATION = 2**53  # counted in floating point (the unlabeled share): exact up to 2^53
+
+
 def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, population: int | None, items: int) -> None:
     bad = [k for k in ks if not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= min(n_judges, MAX_K)]
     if not ks or bad:
         raise UsageError(f"ks must be integers between 1 and {min(n_judges, MAX_K)} (the number of judges); got {list(ks)}")
     if not 0.0 < confidence_level < 1.0:
         raise UsageError(f"confidence_level must be strictly between 0 and 1; got {confidence_level}")
-    if population is not None and (not isinstance(population, (int, np.integer)) or population < items):
-        raise UsageError(f"population must be an integer >= the {items} labeled items; got {population}")
+    if population is not None and (not isinstance(population, (int, np.integer)) or not items <= population <= MAX_POPULATION):
+        raise ParameterError("population", f"must be an integer from the {items} labeled items to 2^53; got {population}")
 
 
 def _resolve(members: Sequence[str], names: Sequence[str], what: str) -> tuple[int, ...]:
