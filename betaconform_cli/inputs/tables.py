@@ -191,6 +191,27 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
     return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols)
 
 
+def _nested(typ: str) -> bool:
+    """A DuckDB type holding several values per cell: a list (INTEGER[]), an array (INTEGER[3]), a struct, map or
+    union (Parquet and JSON carry them)."""
+    t = typ.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
+
+
+def check_types(table: Table, roles: Roles) -> None:
+    """Each column that plays a role holds one value per cell: a Parquet list or struct column as correctness, a
+    judge, an id or a count is an InputError naming the column, never a failed cast deep in a query."""
+    used = [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.text, roles.dataset) if c]
+    used += list(roles.judge_cols)
+    if roles.shape == "counts":
+        used += [c for c in ("judges", "correct", "count") if c in table.names]
+    for col in used:
+        typ = table.type_of(col)
+        if _nested(typ):
+            raise InputError(table.where, f"holds {typ} values; each cell must be one value (a number, a boolean or "
+                                          "text)", field=col, unit="column")
+
+
 def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple[str, ...]:
     if patterns is None:
         return tuple(c for c in table.names if c not in taken)
@@ -409,6 +430,7 @@ def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str,
     try:
         table = open_table(con, path, kind, where)
         roles = guess_roles(table, opts, shape)
+        check_types(table, roles)
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row")
         if roles.shape == "counts":
             cells = [(ds, j, c, n, 0) for ds, j, c, n in counts_table(con, table, roles)]
