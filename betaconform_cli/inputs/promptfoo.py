@@ -71,6 +71,8 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), f"a {type(value).__name__}")
 
 
@@ -79,10 +81,11 @@ def check_shape(result: dict[str, Any], where: str, n: int) -> None:
     else an InputError naming the record and the field: a hand-edited or foreign file never meets `.get` on a
     string. Absent (null) parts are allowed: each use has its default."""
 
-    def need(value: Any, field: str, *types: type) -> None:
-        if value is not None and not isinstance(value, types):
+    def need(value: Any, field: str, *types: type, optional: bool = True) -> None:
+        if (value is not None or not optional) and not isinstance(value, types):
             allowed = " or ".join(_kind(t()) for t in types)
-            raise InputError(where, f"must be {allowed}, got {_kind(value)} {records.show(value)}", line=n, field=field,
+            got = _kind(value) + ("" if value is None else f" {records.show(value)}")
+            raise InputError(where, f"must be {allowed}, got {got}", line=n, field=field,
                              unit="record")
 
     for key in ("testCase", "gradingResult", "response", "vars"):
@@ -94,7 +97,7 @@ def check_shape(result: dict[str, Any], where: str, n: int) -> None:
     need(comps, "gradingResult.componentResults", list)
     for k, c in enumerate(comps or []):
         at = f"gradingResult.componentResults[{k}]"
-        need(c, at, dict)
+        need(c, at, dict, optional=False)
         need(c.get("assertion"), f"{at}.assertion", dict)
         need(c.get("metadata"), f"{at}.metadata", dict)
         need((c.get("assertion") or {}).get("provider"), f"{at}.assertion.provider", dict, str)
