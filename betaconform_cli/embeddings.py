@@ -289,9 +289,15 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         model = self._load()
-        return np.asarray(
-            model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
-        )
+        try:
+            out = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False,
+                               convert_to_numpy=True)
+        except MemoryError:
+            raise
+        except Exception as exc:  # a folder that loads but cannot embed (no tokenizer, no transformer) is the user's
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise EmbeddingError(f"embedding model {self.path} cannot embed text: {why}") from None
+        return np.asarray(out)
 
 
 def default_model_path() -> Path:
