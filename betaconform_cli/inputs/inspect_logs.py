@@ -56,11 +56,15 @@ def _load_plain(path: Path, where: str) -> dict[str, Any]:
                                     "pip install 'betaconform-cli[inspect]' (or inspect-ai)") from None
         except (KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
             raise InputError(where, f"not a readable inspect-ai .eval archive ({exc})") from None
+        except RecursionError:
+            raise InputError(where, "not a readable inspect-ai .eval archive (JSON nested too deeply)") from None
         return dict(header)
     try:
         doc = json.loads(path.read_bytes())
     except (ValueError, OSError) as exc:
         raise InputError(where, f"not an inspect-ai log ({exc})") from None
+    except RecursionError:
+        raise InputError(where, "not an inspect-ai log (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or "eval" not in doc:
         raise InputError(where, "not an inspect-ai log (no 'eval')")
     return doc

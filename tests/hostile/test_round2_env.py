@@ -227,6 +227,16 @@ class TestTypesWhereValuesEnter:
         assert "log.json" in line and field in line, line
 
 
+    @pytest.mark.parametrize("forced", [None, "inspect", "promptfoo"])
+    def test_json_nested_too_deeply(self, tmp_path: Path, forced: str | None) -> None:
+        """The standard library's JSON parser recurses: a document 200 000 levels deep is refused, not a
+        RecursionError."""
+        f = tmp_path / "deep.json"
+        f.write_text('{"eval": ' + "[" * 200_000 + "]" * 200_000 + "}")
+        line = one_error_line(run_cli("fit", f, *(["--from", forced] if forced else []), env=_without_inspect_ai(tmp_path)))
+        assert "deep.json" in line and ("deep" in line.split("deep.json", 1)[1] or "depth" in line), line
+
+
 def _without_inspect_ai(tmp_path: Path) -> dict[str, str]:
     """The environment of a CLI process that cannot import inspect-ai (the standard-library reader runs)."""
     shadow = tmp_path / "no-inspect"
