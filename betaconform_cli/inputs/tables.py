@@ -441,5 +441,11 @@ def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str,
         rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None)
                 for ds, item, judge, mark, gold, text, rn in marks(con, table, roles, opts))
         return from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None, empty_judge="column")
+    except Exception as exc:
+        import duckdb
+
+        if isinstance(exc, duckdb.Error):  # any query may be the one that meets a corrupt page, not only the first
+            raise _fail(where, exc) from None
+        raise
     finally:
         con.close()

@@ -264,6 +264,33 @@ class TestEnvironmentFaults:
     """Class 3, environment: a file that cannot be read, a stream that cannot be written, a corrupt compressed
     stream -- one line naming it, exit 2."""
 
+    def test_corrupt_parquet_pages(self, tmp_path: Path) -> None:
+        """Bits flipped anywhere in a Parquet file: whichever query meets the damage (the first, or a later one
+        such as the judge-name scan), the reader says the file cannot be read. Forty damaged copies are read in
+        this process; the first that fails is then run as a CLI process."""
+        import random
+
+        from betaconform_cli.errors import InputError
+        from betaconform_cli.inputs import Keep, read_inputs
+
+        good = _parquet(tmp_path / "good.parquet", "SELECT (i % 50)::VARCHAR AS item_id, 'j' || (i // 50)::VARCHAR AS "
+                                                   "judge, (hash(i) % 2)::INTEGER AS correct FROM range(500) t(i)")
+        data, rng, failed = good.read_bytes(), random.Random(3), None
+        for n in range(40):
+            damaged = bytearray(data)
+            for _ in range(4):
+                damaged[rng.randrange(4, len(damaged) - 8)] ^= 1 << rng.randrange(8)
+            f = tmp_path / f"bad{n}.parquet"
+            f.write_bytes(bytes(damaged))
+            for keep in (Keep.COUNTS, Keep.JUDGMENTS):
+                try:
+                    read_inputs([str(f)], keep=keep)
+                except InputError as exc:
+                    assert f"bad{n}.parquet" in str(exc)
+                    failed = failed or f
+        assert failed is not None
+        assert failed.name in one_error_line(run_cli("judges", failed))
+
     @pytest.mark.parametrize("args", [["doctor", Q], ["fit", Q, "-f", "json"], ["fit", Q], ["judges", Q, "-f", "csv"],
                                       ["fit", "--help"], ["--version"]])
     def test_stdout_full(self, args: list[Any]) -> None:
