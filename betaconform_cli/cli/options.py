@@ -210,11 +210,16 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
 
 
+OWN_RANGE = frozenset({"population"})  # checked in full (any size) by its command, whose message names the file
+
+
 def check_integers(values: dict[str, Any]) -> None:
     """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
     is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
     (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
     for name, v in values.items():
+        if name in OWN_RANGE:
+            continue
         if isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
             raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
