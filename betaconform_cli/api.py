@@ -16,7 +16,7 @@ from .atomic import check_target, refuse_inputs
 from .errors import FitWarning, OutputError, ParameterError
 from .gate import Gate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
-from .settings import FitSettings
+from .settings import FitSettings, check_seed
 
 if TYPE_CHECKING:
     from .embeddings import EmbedOptions
@@ -30,14 +30,7 @@ if TYPE_CHECKING:
     from .report.transfer import TransferReport
     from .transfer import TransferSettings
 
-MAX_SEED = 2**63 - 1
 Progress = Callable[[int, int, str], None]
-
-
-def check_seed(seed: int) -> None:
-    """numpy takes any non-negative seed, but JSON carries 64-bit integers at most."""
-    if not 0 <= seed <= MAX_SEED:
-        raise ParameterError("seed", f"must be an integer from 0 to 2^63 - 1; got {seed}")
 
 
 @dataclass(frozen=True)
@@ -79,13 +72,14 @@ class SaveTo:
 
 
 def skip_note(ds: Dataset) -> list[str]:
-    """What a reader skipped, for stderr: invalid lines of a JSON Lines file, or items and why."""
+    """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
+    of a JSON Lines file, or items and why."""
     if not ds.skipped:
-        return []
+        return list(ds.left_out)
     if ds.reading is None or ds.reading.unit == "line":
-        return [f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
-    return [f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) -> FitResult:
@@ -228,7 +222,7 @@ def sample_live(
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
     if decision.stopped_by == "pool exhausted":
-        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled, the rule is not met"
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
     elif decision.stopped:
         message = f"stop: enough labels (r = {decision.samples})"
     else:
@@ -360,7 +354,8 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
     from .report.doctor import DoctorReport, doctor_document
 
-    return DoctorReport(tuple(doctor_document(ds) for ds in read_inputs(arguments, opts, Keep.JUDGMENTS)))
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
 
 
 def judges(

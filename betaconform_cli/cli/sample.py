@@ -12,7 +12,7 @@ from ..atomic import check_target
 from ..errors import ParameterError
 from ..settings import FitSettings
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format, say, write_lines
+from .emit import FileOut, emit, refuse_overwrites, resolve_format, write_lines
 from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
@@ -84,8 +84,6 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), output=next_file)
     report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
-    code = emit(report, OutputGroup(out.fmt, None))
-    if next_file is not None:
-        write_lines(next_file, report.next_lines)
-        say(f"wrote {len(report.next_lines)} next item(s) to {next_file}")
-    raise typer.Exit(code)
+    files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
+                                                  f"wrote {len(report.next_lines)} next item(s) to {next_file}")]
+    raise typer.Exit(emit(report, OutputGroup(out.fmt, None), files=files))

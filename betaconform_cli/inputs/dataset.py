@@ -73,6 +73,7 @@ class Dataset:
     items: tuple[Item, ...] | None = None
     judge_names: tuple[str, ...] = ()
     reading: Reading | None = field(default=None, repr=False)
+    left_out: tuple[str, ...] = ()  # files of the arguments that were not read (this tool's own outputs), for stderr
 
     @property
     def n_items(self) -> int:

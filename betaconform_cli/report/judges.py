@@ -201,7 +201,7 @@ class JudgesReport:
         return to_json(self.documents)
 
     def csv(self) -> str:
-        rows = ([d["dataset"], e["k"], " ".join(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
+        rows = ([d["dataset"], e["k"], list(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
                  e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self.documents for e in d["ensembles"])
         return to_csv(ENSEMBLE_CSV, rows)
 

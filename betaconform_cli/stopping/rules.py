@@ -16,7 +16,7 @@ and the first ``r`` at which the rule fires:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Union
 
 import numpy as np
@@ -381,7 +381,14 @@ def rule_path(rule: Rule, judges: np.ndarray, correct: np.ndarray, rng: np.rando
     centres = None
     if isinstance(rule, ConformalRule) and rule.centre == "fitted":
         centres = fitted_centres(judges, correct, rule.score_scale, rng)
-    return rule.path(judges, correct, centres, pool_size)
+    p = rule.path(judges, correct, centres, pool_size)
+    if pool_size is not None and p.stop_at is not None and p.stop_at >= pool_size:
+        # first met at the pool's last item: a finite-pool interval has no width left once every item is labeled, so
+        # the rule "passes" because the pool ran out, not because the labels met its target. Unless the rule is met
+        # there without the pool's size too, it did not fire: the pool is exhausted and the target missed.
+        if rule.path(judges, correct, centres, None).stop_at != p.stop_at:
+            p = replace(p, stop_at=None)
+    return p
 
 def make_rule(name: str, **options: Any) -> Rule:
     """Build a rule from its options (`precision_method` sets the precision rule's `method`); an option the rule
