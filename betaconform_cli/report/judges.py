@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import quote_all
 from ..settings import TIE_RULE
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView, pct
@@ -212,7 +213,7 @@ class JudgesReport:
             c = d.get("cost")
             if c is not None and not c["met"]:
                 out.append(f"no ensemble meets max error {pct(c['max_error'])} with these labels: {d['dataset']}'s lowest "
-                           f"upper bound is {pct(c['high'])} ({', '.join(c['members'])}); label more items")
+                           f"upper bound is {pct(c['high'])} ({quote_all(c['members'])}); label more items")
         return tuple(out)
 
     @property

@@ -123,6 +123,13 @@ class TestNamesSurvive:
         assert p.returncode == 1 and err.count("\n") == 1 and "two\\nlines\\x1b[31m" in err and "\x1b" not in err
 
 
+    def test_column_names_in_an_error_are_quoted(self, tmp_path: Path) -> None:
+        table = tmp_path / "t.csv"
+        table.write_text('item,judge,correct,"x, y"\n1,a,1,0\n1,b,0,0\n2,a,1,1\n2,b,1,1\n')
+        line = one_error_line(run_cli("fit", table, "--item-col", "nope"))
+        assert "'x, y'" in line and "'correct'" in line
+
+
 class TestPoolExhausted:
     """Class 9: a rule that is met only because every pool item is labeled (a finite-pool interval has no width
     left) does not say "enough labels": the pool is exhausted and the target missed."""
