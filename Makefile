@@ -1,13 +1,14 @@
 # make install: .venv with everything (CPU torch first, so sentence-transformers does not pull a CUDA build)
 # make run:     the main job on sample_data/
-# make test:    the whole test suite
+# make test:    the whole test suite, on every core (pytest-xdist)
+# make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes): under a minute
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck bench sample-data clean
+.PHONY: install run test test-fast lint typecheck bench sample-data clean
 
 install: $(STAMP)
 
@@ -26,7 +27,10 @@ run: install
 	$(BIN)/betaconform fit sample_data/
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
+
+test-fast: install
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile"
 
 lint: install
 	$(BIN)/ruff check betaconform_cli tests benchmarks sample_data

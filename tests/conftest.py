@@ -24,6 +24,16 @@ SAMPLE = ROOT / "sample_data"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """tests/hostile/ runs real CLI processes (seconds each on 2 cores): marked `hostile`, left out of the fast tier."""
+    for item in items:
+        if HOSTILE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.hostile)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _one_blas_thread() -> Any:
     """As the CLI does: tiny matrices, and spinning BLAS threads slow everything on 2 cores."""

@@ -15,6 +15,7 @@ from betaconform_cli import __version__
 from betaconform_cli.cli import app
 
 from .conftest import ROOT, SAMPLE, invoke
+from .tolerance import assert_close
 
 GOLDEN = Path(__file__).parent / "golden"
 REQUIRED = {"schema", "command", "source", "items", "judges", "method", "seed", "model", "error_rates"}
@@ -204,22 +205,6 @@ class TestGolden:
             path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         expected = json.loads(path.read_text())
         assert_close(doc, expected, name)
-
-
-def assert_close(got, want, where: str) -> None:
-    """Equal structure; numbers equal to 1e-6 (absolute) or 1e-6 relative, to allow other BLAS builds."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict) and got.keys() == want.keys(), where
-        for k in want:
-            assert_close(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_close(g, w, f"{where}[{i}]")
-    elif isinstance(want, float) and not isinstance(want, bool):
-        assert got == pytest.approx(want, rel=1e-5, abs=1e-6), where
-    else:
-        assert got == want, where
 
 
 class TestMeta:

@@ -266,3 +266,31 @@ class TestFastPath:
     def test_renamed_field(self, write_jsonl, block: int) -> None:
         p = write_jsonl("r.jsonl", [{"votes": [1, 0, 1]}] * 200)
         assert read_dataset(p, InputSpec(judgments_field="votes")).table.counts[3, 2] == 200
+
+
+class TestVotes:
+    """The unlabeled-items data model: patterns with counts, expanded per item on demand."""
+
+    def test_counts_and_expansion(self) -> None:
+        import numpy as np
+
+        from betaconform_cli.inputs.dataset import Votes
+
+        v = Votes(("a", "b"), ("no", "yes"), np.array([[1, 1], [0, -1], [1, 0]]), np.array([1, -1, -1]),
+                  np.array([2, 3, 1]))
+        assert (v.labeled_items, v.unlabeled_items) == (2, 4)
+        verdicts, gold = v.per_item()
+        assert verdicts.shape == (6, 2) and list(gold) == [1, 1, -1, -1, -1, -1]
+        kept = Votes(v.judges, v.classes, v.patterns, v.gold, v.counts, item_pattern=np.array([2, 0, 1, 1, 0, 1]))
+        assert [list(r) for r in kept.per_item()[0][:2]] == [[1, 0], [1, 1]]
+
+    def test_refuses_inconsistent_arrays(self) -> None:
+        import numpy as np
+        import pytest
+
+        from betaconform_cli.inputs.dataset import Votes
+
+        with pytest.raises(ValueError):
+            Votes(("a",), ("x",), np.array([[1]]), np.array([0]), np.array([1]))  # code 1 of one class
+        with pytest.raises(ValueError):
+            Votes(("a",), ("x", "y"), np.array([[1]]), np.array([0]), np.array([2]), item_pattern=np.array([0]))

@@ -62,8 +62,64 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class Votes:
+    """What the judges said on every item, labeled or not, as class codes (the data model of unlabeled items).
+
+    Items with the same verdicts and the same gold are one *pattern*: `patterns[p, j]` is the class code judge j gave
+    (-1: no verdict), `gold[p]` the gold's code (-1: no gold, an unlabeled item), `counts[p]` how many items share
+    it; `classes[code]` is the class as read (text). Patterns, not rows, are what a reader hands over, so a table
+    of 10^7 rows costs what its distinct patterns cost. `item_pattern` (each item's pattern, in input order) and
+    `ids` are kept only when a command needs items (pairing by id, the live sampling loop).
+    """
+
+    judges: tuple[str, ...]
+    classes: tuple[str, ...]
+    patterns: np.ndarray = field(repr=False)
+    gold: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    item_pattern: np.ndarray | None = field(default=None, repr=False)
+    ids: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        p = np.asarray(self.patterns, dtype=np.int32).reshape(-1, len(self.judges))
+        g = np.asarray(self.gold, dtype=np.int32).reshape(-1)
+        c = np.asarray(self.counts, dtype=np.int64).reshape(-1)
+        if not (len(p) == len(g) == len(c)) or (c < 0).any():
+            raise ValueError("patterns, gold and counts must have one entry per pattern, counts >= 0")
+        if p.size and (p.min() < -1 or p.max() >= len(self.classes)) or g.size and (g.min() < -1 or g.max() >= len(self.classes)):
+            raise ValueError("class codes must be -1 or index `classes`")
+        for name, arr in (("patterns", p), ("gold", g), ("counts", c)):
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        if self.item_pattern is not None:
+            ip = np.asarray(self.item_pattern, dtype=np.int64).reshape(-1)
+            if ip.size and (ip.min() < 0 or ip.max() >= len(p)) or int(np.bincount(ip, minlength=len(p)).sum()) != int(c.sum()):
+                raise ValueError("item_pattern must index patterns, one entry per item")
+            ip.setflags(write=False)
+            object.__setattr__(self, "item_pattern", ip)
+
+    @property
+    def labeled_items(self) -> int:
+        return int(self.counts[self.gold >= 0].sum())
+
+    @property
+    def unlabeled_items(self) -> int:
+        return int(self.counts[self.gold < 0].sum())
+
+    def per_item(self) -> tuple[np.ndarray, np.ndarray]:
+        """(verdicts (items, judges), gold (items,)): each item's row, in input order when items were kept."""
+        index = self.item_pattern if self.item_pattern is not None else np.repeat(np.arange(len(self.counts)), self.counts)
+        return self.patterns[index], self.gold[index]
+
+
+@dataclass(frozen=True)
 class Dataset:
-    """A validated input: one file, or one value of a table's dataset column."""
+    """A validated input: one file, or one value of a table's dataset column.
+
+    `table` is the labeled items' (judges, correct) histogram; `votes`, for inputs that carry verdicts and not only
+    correctness, what every judge said on every item, unlabeled items included (None for correctness-only inputs,
+    which cannot have unlabeled items).
+    """
 
     name: str
     source: str
@@ -73,7 +129,12 @@ class Dataset:
     items: tuple[Item, ...] | None = None
     judge_names: tuple[str, ...] = ()
     reading: Reading | None = field(default=None, repr=False)
+    votes: Votes | None = field(default=None, repr=False)
     left_out: tuple[str, ...] = ()  # files of the arguments that were not read (this tool's own outputs), for stderr
+
+    @property
+    def unlabeled_items(self) -> int:
+        return 0 if self.votes is None else self.votes.unlabeled_items
 
     @property
     def n_items(self) -> int:
