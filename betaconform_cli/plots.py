@@ -68,29 +68,42 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     ax.legend(fontsize=7, frameon=False)
 
 
+MARKERS = {"default": "o", "plugin": "v", "paper": "s", "binomial": "^", "beta_binomial": "D", "empirical": "x",
+           "transfer": "P", "paper_transfer": "*"}
+LINESTYLES = {"default": "-", "plugin": "-", "paper": "--", "binomial": ":", "beta_binomial": "-.", "empirical": (0, (5, 1, 1, 1)),
+              "transfer": "-", "paper_transfer": "--"}
+
+
+def curve(cell: Cell, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """One estimator's mean and sd over the draws per k, as the tables compute them: undefined (NaN, not drawn)
+    at a k where any draw is undefined (empirical where a drawn item has fewer than k judges)."""
+    e = cell.estimates[:, cell.methods.index(method), :]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = e.mean(axis=0)
+        sd = e.std(axis=0, ddof=1) if e.shape[0] > 1 else np.zeros(e.shape[1])
+    return mean, np.where(np.isfinite(mean), sd, np.nan)
+
+
 def _error_panel(ax: Any, cell: Cell) -> None:
-    """Fig. 4: majority-vote error against k; estimator mean over draws with a +-1 sd band."""
-    ks = np.array(cell.ks)
+    """Fig. 4: majority-vote error against k; estimator mean over draws with a +-1 sd band. Every series is
+    visible: its own marker and dash, and a small sideways offset, so that equal curves do not hide each other;
+    nothing is drawn at a k where the table says the value is undefined."""
+    ks = np.array(cell.ks, dtype=float)
     actual = np.asarray(cell.actual, dtype=float)
-    for m in CURVE_METHODS:
-        if m not in cell.methods:
-            continue
-        j = cell.methods.index(m)
-        e = cell.estimates[:, j, :]
-        if not np.isfinite(e).any():
-            continue
-        # NaN columns: k larger than some drawn item's number of judges (empirical estimator)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(e, axis=0)
-            sd = np.nanstd(e, axis=0, ddof=1) if e.shape[0] > 1 else np.zeros(len(ks))
+    shown = [m for m in CURVE_METHODS if m in cell.methods and np.isfinite(curve(cell, m)[0]).any()]
+    spread = 0.3  # ks are whole numbers: offsets within +-0.15 never reach the next k
+    for i, m in enumerate(shown):
+        mean, sd = curve(cell, m)
+        x = ks + (spread * (i / max(len(shown) - 1, 1) - 0.5) if len(shown) > 1 else 0.0)
         label = "no transfer" if m == "default" and "transfer" in cell.methods else ESTIMATOR_LABELS[m]
-        ax.plot(ks, 100 * mean, "-", color=COLOURS[m], lw=1.3, label=label)
-        ax.fill_between(ks, 100 * (mean - sd), 100 * (mean + sd), color=COLOURS[m], alpha=0.15, lw=0)
-    ax.plot(ks, 100 * actual, "o-", color=COLOURS["actual"], ms=3, lw=1.6, label="actual")
-    ax.set_xlabel("ensemble size k (even k: ties count half)")
+        ax.plot(x, 100 * mean, linestyle=LINESTYLES[m], marker=MARKERS[m], color=COLOURS[m], ms=4, lw=1.3, label=label)
+        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=COLOURS[m], alpha=0.12, lw=0)
+    ax.plot(ks, 100 * actual, "o-", color=COLOURS["actual"], ms=3, lw=1.6, label="actual", zorder=5)
+    ax.set_xlabel("ensemble size k (even k: ties count half; estimators offset sideways)")
     ax.set_ylabel("majority-vote error (%)")
     ax.set_xticks(ks)
+    ax.set_ylim(bottom=0)
     ax.set_title(f"{_plain(cell.dataset)}\nerror vs k; {cell.runs} draws, {cell.title}, ±1 sd", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
@@ -118,8 +131,15 @@ def _samples_panel(ax: Any, ev: Evaluation) -> None:
         from .stopping import theoretical_samples
 
         tau = float(info.get("tau", 25.0))
-        grid = np.linspace(min(values), max(values), 60) if len(set(values)) > 1 else np.array(values)
+        lo, hi = min(values), max(values)
+        if hi - lo < 0.5 * hi:  # one xi (or a narrow range): show the curve around it, not a lone point
+            lo, hi = 0.5 * lo, 1.5 * hi
+        grid = np.linspace(lo, hi, 80)
         ax.plot(grid, [theoretical_samples(float(g), tau) for g in grid], "k--", lw=1.5, label=f"Proposition 4.1 (tau = {tau:g})")
+        ax.set_xlim(lo, hi)
+    elif len(set(values)) == 1 and values[0] > 0:  # one threshold: an axis around it, not a 0.003-wide one
+        ax.set_xlim(0.5 * values[0], 1.5 * values[0])
+    ax.set_ylim(bottom=0)
     ax.set_xlabel(param)
     ax.set_ylabel("labeled items used")
     ax.set_title(f"{info.get('rule', 'stopping')} rule: samples against {param} ({ev.settings.runs} runs, ±1 sd)", fontsize=9)

@@ -49,6 +49,7 @@ def _stable_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TERM", "dumb")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)  # a test run inside GitHub Actions: not its job page
 
 
 @pytest.fixture

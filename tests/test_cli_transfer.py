@@ -178,3 +178,22 @@ def test_source_files_given_as_targets_get_a_hint(tmp_path: Path) -> None:
     target.write_text('{"text": "x", "judgments": [1, 0]}\n')
     res = CliRunner().invoke(app, ["transfer", str(target), "--sources", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")])
     assert res.exit_code == 2 and "--sources" in res.stderr and "b.yaml" in res.stderr
+
+
+class TestReportsWhereUsersLook:
+    """transfer, like every command: the job summary, a JUnit case per target, the HTML page."""
+
+    def test_summary_junit_html(self, runner, sources: Path, write_jsonl, tmp_path: Path, monkeypatch) -> None:
+        from junitparser import JUnitXml
+
+        target = write_jsonl("t.jsonl", rows(HARD, [2, 3, 1, 4, 2, 3, 2, 5, 3, 2]))
+        summary = tmp_path / "summary.md"
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        page, junit = tmp_path / "t.html", tmp_path / "t.xml"
+        res = invoke(runner, "transfer", target, "--sources", sources, "-o", page, "--junit", junit)
+        assert res.exit_code == 0, res.output
+        assert summary.read_text(encoding="utf-8").startswith("## betaconform transfer\n")
+        cases = [(c.name, c.classname, list(c.result)) for s in JUnitXml.fromfile(str(junit)) for c in s]
+        assert cases == [("t", "betaconform.transfer", [])]
+        text = page.read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and "<table>" in text and "<script" not in text

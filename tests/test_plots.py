@@ -95,3 +95,48 @@ def test_mixed_judge_counts_draw_without_warnings(tmp_path: Path):
     err_ax = fig.get_axes()[1]
     empirical = next(line for line in err_ax.get_lines() if line.get_label() == "empirical")
     assert np.isnan(empirical.get_ydata()[3:]).all() and np.isfinite(empirical.get_ydata()[:3]).all()
+
+
+class TestChartsTellTheTruth:
+    """Every series visible, axes that show the data, nothing drawn that the tables call undefined."""
+
+    def test_undefined_where_the_table_says_so(self):
+        """Some draws (not all) lack items with k judges: the table's mean is undefined there, and so is the line."""
+        t = CountTable.from_pairs([5] * 20 + [3] * 3, [5, 4, 4, 3, 2, 1, 5, 0, 3, 2, 5, 5, 4, 3, 5, 4, 2, 5, 4, 3, 1, 3, 2])
+        ev = evaluate([("mixed", t)], EvaluateSettings(sizes=(8,), runs=12, ks=(1, 2, 3, 4, 5), n_draws=200), 0)
+        cell = ev.cell("mixed", 8)
+        e = cell.estimates[:, cell.methods.index("empirical"), :]
+        partly = np.isnan(e).any(axis=0) & np.isfinite(e).any(axis=0)
+        assert partly.any()  # the member that matters: some draws defined, some not
+        table = cell.summary("empirical").estimate_mean
+        line = next(x for x in evaluation_figure(ev).get_axes()[1].get_lines() if x.get_label() == "empirical")
+        assert [v is None for v in table] == list(np.isnan(line.get_ydata()))
+
+    def test_every_series_visible(self, ev):
+        """Each estimator its own marker and dash, and its own x offset: no line lies exactly on another."""
+        err_ax = evaluation_figure(ev).get_axes()[1]
+        lines = [x for x in err_ax.get_lines() if x.get_label() != "actual"]
+        assert len(lines) >= 4
+        assert len({x.get_marker() for x in lines}) == len(lines)
+        xs = [tuple(np.round(x.get_xdata(), 6)) for x in lines]
+        assert len(set(xs)) == len(xs)
+        assert all(abs(a - k) < 0.5 for x in lines for a, k in zip(x.get_xdata(), KS))  # still read at their k
+        low, high = err_ax.get_ylim()
+        assert low == 0 and high >= max(np.nanmax(x.get_ydata()) for x in lines)
+
+    def test_one_xi_shows_the_curve(self):
+        """Fig. 6 with one xi: a Proposition 4.1 curve (not one point) over an axis around the value, from 0 up."""
+        from betaconform_cli.evaluate import evaluate_adaptive, rule_grid
+        from betaconform_cli.stopping import theoretical_samples
+
+        t = CountTable.from_histogram([3, 3, 2, 2, 3, 5, 8, 12, 14, 10, 8, 30])
+        rules, info = rule_grid("conformal", (0.03,))
+        ev1 = evaluate_adaptive([("d", t)], rules, EvaluateSettings(runs=2, ks=(1, 3), n_draws=100), 0, rule_info=info)
+        ax = evaluation_figure(ev1).get_axes()[0]
+        curve = next(x for x in ax.get_lines() if str(x.get_label()).startswith("Proposition 4.1"))
+        x, y = curve.get_xdata(), curve.get_ydata()
+        assert len(x) > 10 and np.ptp(x) >= 0.03  # a curve, over a range at least as wide as the value
+        lo, hi = ax.get_xlim()
+        assert lo < 0.03 < hi and hi - lo >= 0.03
+        assert ax.get_ylim()[0] == 0
+        np.testing.assert_allclose(y, [theoretical_samples(float(v), 25.0) for v in x])

@@ -8,7 +8,7 @@ import typer
 
 from .. import api
 from . import app
-from .emit import emit, resolve_format
+from .emit import emit, refuse_overwrites, resolve_format
 from .options import InputGroup, OutputGroup, grouped
 
 
@@ -21,4 +21,5 @@ def doctor(
 ) -> None:
     """Show how inputs are read: format, column roles, items, judges and their verdicts, skipped rows."""
     fmt = resolve_format(out)
+    refuse_overwrites(data, out=out)
     raise typer.Exit(emit(api.doctor(data, inp.build()), out, fmt))

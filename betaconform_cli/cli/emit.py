@@ -25,10 +25,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import atomic
-from ..errors import ParameterError
-from ..report import EXTENSIONS, Report
+from ..errors import BetaConformError, ParameterError, UsageError
+from ..report import EXTENSIONS, Report, Verdict, verdicts
 from ..report.render import clean, to_markdown
-from ..report.views import Block, TableView
+from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -127,7 +127,7 @@ def resolve_format(out: OutputGroup) -> str:
         return EXTENSIONS[suffix]
     if not suffix:
         raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: cannot tell the format without an extension; add {{1}}")
-    raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv or .md), or add {{1}}")
+    raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {{1}}")
 
 
 def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8", widths: list[int] | None = None) -> Table:
@@ -242,7 +242,7 @@ def show(blocks: list[Block], console: Console) -> None:
                 console.print(rich_table(part, ascii_only, encoding, widths), crop=False,
                               width=max(console.width, table_width(widths)))
         else:
-            for line in b.lines:
+            for line in b.text if isinstance(b, Chart) else b.lines:
                 console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
 
 
@@ -260,6 +260,10 @@ def text_of(report: Report, fmt: str) -> str:
         return report.csv()
     if fmt == "markdown":
         return to_markdown(report.blocks(markdown=True))
+    if fmt == "html":
+        from ..report.html import to_html
+
+        return to_html(report.blocks(), f"betaconform {command_name()}", [(v.passed, _verdict_line(v)) for v in verdicts(report) if v.gate])
     buf = io.StringIO()
     show(report.blocks(), Console(file=buf, width=WIDE, highlight=False, soft_wrap=False, color_system=None,
                                   force_terminal=False, legacy_windows=False))
@@ -289,17 +293,19 @@ class FileOut:
 
 
 def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequence[FileOut] = ()) -> int:
-    """The report to stdout (the table also when -o writes a file), -o, saved fits and `files`; the exit code.
+    """The report to stdout (the table also when -o writes a file), -o, saved fits and `files`; the JUnit file and
+    the job summary; the exit code (the report's: the JUnit file and the summary never change it).
 
     What we promise is what happens: every output is checked (distinct, writable, a saved fit that can be read
     back) and written before anything is printed, so a failing output is the only line shown, never a table
-    followed by an error; then notes, the data, what was written, and a failed gate."""
+    followed by an error; then notes, the data, what was written, and a failed gate. The JUnit file and the job
+    summary come last: a failure to write them is a warning."""
     from ..savedfit import render_fit
 
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
     targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
-    atomic.refuse_same(targets)  # --save-dir's names are known now
+    atomic.refuse_same(targets + [("junit", out.junit)])  # --save-dir's names are known now
     for what, path in targets:
         if path is not None:
             atomic.check_writable(path, what)
@@ -321,19 +327,118 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
         say(message)
     for line in report.failures:
         say(line)
+    if out.junit is not None:
+        write_junit(report, out.junit)
+    if out.step_summary:
+        append_step_summary(report)
     return report.exit_code
 
 
+def command_name() -> str:
+    """The command being run ('fit'), from the command line's context; 'betaconform' outside one."""
+    try:  # typer >= 0.29 carries its own click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - an older typer on plain click
+        from click.globals import get_current_context  # type: ignore[no-redef]
+    ctx = get_current_context(silent=True)
+    return str(ctx.info_name) if ctx is not None and ctx.info_name else "betaconform"
+
+
+def _verdict_line(v: Verdict) -> str:
+    """'qa_judges (max-error 20% at k=5): upper interval bound ... (limit 20.00%)'."""
+    head = f"{v.dataset} ({v.gate})" if v.gate else v.dataset
+    reason = v.reason[len(v.dataset) + 2:] if v.reason.startswith(f"{v.dataset}: ") else v.reason
+    return f"{head}: {reason}" if reason else head
+
+
+def write_junit(report: Report, path: Path) -> None:
+    """One JUnit test case per dataset and gate, atomically; a file that cannot be written is one line on
+    stderr, and the exit code stays the verdict's."""
+    from ..report.junit import to_junit
+
+    try:
+        atomic.write_text(path, to_junit(command_name(), verdicts(report)))
+    except (OSError, BetaConformError) as exc:
+        say(f"warning: could not write the JUnit file {path}: {_reason(exc)}")
+        return
+    say(f"wrote {path}")
+
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def step_summary_text(report: Report) -> str:
+    """The job summary's Markdown: the command, each failed gate first with its reason, then the report."""
+    lines = [f"## betaconform {command_name()}", ""]
+    found = verdicts(report)
+    failed = [v for v in found if not v.passed]
+    for v in failed:
+        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {clean(_verdict_line(v), keep_newlines=False)}")
+        lines.append(">")
+    if failed:
+        lines[-1] = ""
+    passed = [v for v in found if v.passed and v.gate]
+    lines += [f"- :white_check_mark: gate passed: {clean(_verdict_line(v), keep_newlines=False)}" for v in passed]
+    if passed:
+        lines.append("")
+    return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
+
+
+def append_step_summary(report: Report) -> None:
+    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set: one write
+    of the whole text, so that a failure leaves nothing half-appended; a failure is one line on stderr."""
+    target = os.environ.get(STEP_SUMMARY)
+    if not target:
+        return
+    data = step_summary_text(report).encode("utf-8", "backslashreplace")
+    try:
+        # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+        try:
+            os.set_blocking(fd, True)
+            if os.fstat(fd).st_size and not _ends_with_newline(target):
+                data = b"\n" + data
+            written = os.write(fd, data)
+            while written < len(data):  # a short write (a full disk) goes on where it stopped or raises
+                written += os.write(fd, data[written:])
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
+
+
+def _ends_with_newline(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"
+    except OSError:
+        return True
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
 def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
-                      **outputs: Path | None) -> None:
+                      out: OutputGroup | None = None, **outputs: Path | None) -> None:
     """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data): judgment files
     (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config);
-    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first)."""
+    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first). `out`: the
+    output group's files (-o, --junit) and the job summary ($GITHUB_STEP_SUMMARY, appended to) when it is on."""
     from ..inputs import expand_paths
     from ..savedfit import expand_fits
 
     paths = _expanded(inputs, expand_paths) + _expanded(fits, expand_fits) + [p for p in others if p is not None]
+    if out is not None:
+        outputs = {"output": out.output, "junit": out.junit, **outputs}
     named = [(name.replace("_", " "), p) for name, p in outputs.items() if p is not None]
+    summary = os.environ.get(STEP_SUMMARY)
+    if out is not None and out.step_summary and summary and any(atomic.same_file(Path(summary), p) for p in paths):
+        raise UsageError(f"${STEP_SUMMARY} ({summary}) is one of the inputs, and the job summary is appended there: "
+                         "point it elsewhere, or add --no-step-summary")
     atomic.refuse_inputs(named, paths)
     atomic.refuse_same(named)
 

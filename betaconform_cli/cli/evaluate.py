@@ -66,7 +66,7 @@ def evaluate(
         rules = ev.rule_grid(rule.value, parse_numbers(xi, "xi") if xi else None, parse_numbers(target, "target") if target else None,
                              **common.given(), **({"ks": settings.ks, "confidence_level": settings.confidence_level} if rule is Rule.precision else {}))
     check_plot(plot, plot_r, rule, settings.sizes)
-    refuse_overwrites(data, output=out.output, plot=plot)
+    refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:
         report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
     files = []

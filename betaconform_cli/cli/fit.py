@@ -41,7 +41,7 @@ def fit(
     fmt = resolve_format(out)
     if emb.given and not embed:
         raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
-    refuse_overwrites(data, output=out.output, saved_fit=save.save)
+    refuse_overwrites(data, out=out, saved_fit=save.save)
     report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
                      api.SaveTo(save.save, save.save_dir), emb.build() if embed else None)
     raise typer.Exit(emit(report, out, fmt))

@@ -29,7 +29,7 @@ def judges(
 ) -> None:
     """Which judges, and how many: per-judge accuracy, shared mistakes, the ensemble to run for each size k."""
     fmt = resolve_format(out)
-    refuse_overwrites(data, output=out.output)
+    refuse_overwrites(data, out=out)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
                         members, parse_costs(cost), max_error, population)

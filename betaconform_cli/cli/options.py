@@ -33,6 +33,7 @@ class Format(str, Enum):
     json = "json"
     csv = "csv"
     markdown = "markdown"
+    html = "html"
 
 
 class SourceFormat(str, Enum):
@@ -108,7 +109,9 @@ class OutputGroup:
     """Where and how results are written (every command)."""
 
     fmt: Annotated[Format | None, _opt("--format", "-f", help="output format (default: from -o's extension, else table)", panel=OUTPUT)] = None
-    output: Annotated[Path | None, _opt("--output", "-o", help="write the result to FILE (atomically; .txt .json .csv .md); the table still shows", panel=OUTPUT)] = None
+    output: Annotated[Path | None, _opt("--output", "-o", help="write the result to FILE (atomically; .txt .json .csv .md .html); the table still shows", panel=OUTPUT)] = None
+    junit: Annotated[Path | None, _opt("--junit", help="also write a JUnit XML file: one test case per dataset and gate (for CI test reports)", panel=OUTPUT)] = None
+    step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 
 
 @dataclass(frozen=True)

@@ -22,5 +22,5 @@ def report_cmd(
 ) -> None:
     """Print the error tables of saved fits, several side by side (and gate on them)."""
     fmt = resolve_format(out)
-    refuse_overwrites([], fits, output=out.output)
+    refuse_overwrites([], fits, out=out)
     raise typer.Exit(emit(api.report(fits, gate.build(), chart), out, fmt))

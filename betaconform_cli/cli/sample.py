@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from typing import Annotated, Any
 
@@ -63,7 +64,7 @@ def sample(
         if pool is not None or batch is not None:
             raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
         fmt = resolve_format(out)
-        refuse_overwrites([labeled], output=out.output)
+        refuse_overwrites([labeled], out=out)
         raise typer.Exit(emit(api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build()), out, fmt))
     if runs != 1:
         raise ParameterError(("runs", "replay"), "{0} needs {1}")
@@ -79,11 +80,11 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
         if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
             raise ParameterError(("output", "pool"), "{0} receives the next items to label, which come from {1}: add {1}, or drop "
                                                      "{0} (the decision goes to standard output; --format sets its format)")
-        if next_file.suffix.lower() in (".csv", ".md", ".markdown", ".txt"):
+        if next_file.suffix.lower() in (".csv", ".md", ".markdown", ".txt", ".html", ".htm"):
             raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
-    refuse_overwrites([labeled] + ([pool] if pool else []), output=next_file)
+    refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
     report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
     files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
                                                   f"wrote {len(report.next_lines)} next item(s) to {next_file}")]
-    raise typer.Exit(emit(report, OutputGroup(out.fmt, None), files=files))
+    raise typer.Exit(emit(report, dataclasses.replace(out, output=None), files=files))

@@ -52,7 +52,7 @@ def transfer_cmd(
 ) -> None:
     """Borrow strength from fitted source datasets for targets with only a few labels."""
     fmt = resolve_format(out)
-    refuse_overwrites(targets, sources, [config], output=out.output, saved_fit=save.save)
+    refuse_overwrites(targets, sources, [config], out=out, saved_fit=save.save)
     tsettings = api.transfer_settings(
         config, method=method.value, size_weight=size_weight.value if size_weight else None,
         similarity=similarity.value if similarity else None, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,

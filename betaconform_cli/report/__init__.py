@@ -7,12 +7,56 @@ report), transfer.py, sample.py, evaluate.py, judges.py.
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from .views import Block
 
-FORMATS = ("table", "json", "csv", "markdown")
-EXTENSIONS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table"}
+FORMATS = ("table", "json", "csv", "markdown", "html")
+EXTENSIONS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table",
+              ".html": "html", ".htm": "html"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One dataset against one gate (fit/report --max-error, judges --max-error, score --min-score, sample's
+    stopping rule), or a dataset with no gate (`gate` empty, passed). A JUnit test case; a line of the job
+    summary. `reason`: the gate's own line (why it passed or failed)."""
+
+    dataset: str
+    gate: str
+    passed: bool
+    reason: str = ""
+
+
+def verdicts(report: Any) -> tuple[Verdict, ...]:
+    """A result's verdicts: its own `verdicts()` where it has a gate; else one passing case per dataset it
+    reports on (or, for a result that failed without saying which dataset, one case per dataset carrying its
+    failure lines)."""
+    own = getattr(report, "verdicts", None)
+    if callable(own):
+        return tuple(own())
+    names = dataset_names(report)
+    failures = tuple(getattr(report, "failures", ()))
+    failed = bool(failures) or getattr(report, "exit_code", 0) != 0
+    return tuple(Verdict(n, "", not failed, "; ".join(failures)) for n in names)
+
+
+def dataset_names(report: Any) -> list[str]:
+    """The datasets a result reports on, in order, each once."""
+    names: list[str] = []
+    docs = getattr(report, "documents", None)
+    if docs is None and getattr(report, "document", None) is not None:
+        docs = [report.document]
+    for d in docs or ():
+        name = d.get("dataset") if isinstance(d, dict) else None
+        if name is not None and str(name) not in names:
+            names.append(str(name))
+    ev = getattr(report, "evaluation", None)
+    for name in getattr(ev, "datasets", ()) or ():
+        if str(name) not in names:
+            names.append(str(name))
+    return names
 
 
 class Verdictless:
@@ -48,3 +92,6 @@ class Report(Protocol):
 
     @property
     def exit_code(self) -> int: ...
+
+    # optional: `verdicts() -> tuple[Verdict, ...]`, one per dataset and gate, for a result with a gate (see
+    # `verdicts` above); the JUnit file, the job summary and the HTML page read them

@@ -17,8 +17,9 @@ from .. import __version__
 from ..counts import CountTable
 from ..gate import GateCheck
 from ..settings import TIE_RULE
+from . import Verdict
 from .render import to_csv, to_json
-from .views import BLANK, Block, Lines, TableView, caption_of, k_label, pct, tie_note
+from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
     from ..fit import FitResult
@@ -197,11 +198,51 @@ def bar_chart_lines(d: Doc, width: int = 40) -> list[str]:
     return lines
 
 
+def error_chart(d: Doc) -> Chart:
+    """Error against k: the estimate with its interval (a band), and the baselines; empirical only where it is
+    defined (the table's —)."""
+    rows = d["error_rates"]
+
+    def col(name: str) -> tuple[float | None, ...]:
+        return tuple(None if r.get(name) is None else float(r[name]) for r in rows)
+
+    return Chart(
+        kind="lines",
+        title=f"{d['dataset']}: majority-vote error against k",
+        x=tuple(str(r["k"]) for r in rows),
+        series=(
+            Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
+            Series("binomial", col("binomial")),
+            Series("beta-binomial", col("beta_binomial")),
+            Series("empirical", col("empirical")),
+        ),
+        x_label="number of judges k (even k: ties count half)",
+        y_label="majority-vote error",
+        caption="empirical is not drawn where an item has fewer than k judges" if any(_extrapolated(r) for r in rows) else "",
+    )
+
+
+def histogram_chart(d: Doc) -> Chart:
+    """Observed vs fitted counts of correct judges; its text is the terminal's bar chart."""
+    title, bars = histogram_bars(d)
+    return Chart(
+        kind="bars",
+        title=title.replace(" (█)", "").replace(" (┃)", ""),
+        x=tuple(str(s) for s, _, _ in bars),
+        series=(Series("observed", tuple(float(o) for _, o, _ in bars)), Series("fitted mixture", tuple(f for _, _, f in bars))),
+        x_label="correct judges",
+        y_label="items",
+        percent=False,
+        text=tuple(bar_chart_lines(d)),
+    )
+
+
 def fit_blocks(d: Doc, chart: bool = True) -> list[Block]:
-    """One dataset in a terminal: its error table, a description, and (with `chart`) the histogram and diagnostics."""
+    """One dataset in a terminal: its error table, a description, and (with `chart`) the histogram and diagnostics.
+    The error chart has no terminal text (the table is it); HTML draws it."""
     blocks: list[Block] = [error_view(d), Lines((describe(d),))]
     if chart:
-        blocks += [BLANK, Lines(tuple(bar_chart_lines(d))), BLANK, diagnostics_view(d)]
+        blocks += [error_chart(d), BLANK, histogram_chart(d), BLANK, diagnostics_view(d)]
     return [*blocks, BLANK]
 
 
@@ -253,6 +294,19 @@ class FitReport:
             for r in d["error_rates"]
         )
         return to_csv(CSV_COLUMNS, rows)
+
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""
+        by = {c.dataset: c for c in self.checks}
+        out = []
+        for d in self.documents:
+            c = by.get(d["dataset"])
+            if c is None:
+                out.append(Verdict(str(d["dataset"]), "", True))
+            else:
+                gate = f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else "")
+                out.append(Verdict(c.dataset, gate, c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
+        return tuple(out)
 
     @property
     def failures(self) -> tuple[str, ...]:

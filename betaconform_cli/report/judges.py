@@ -8,8 +8,9 @@ from typing import Any
 
 from ..errors import quote_all
 from ..settings import TIE_RULE
+from . import Verdict
 from .render import to_csv, to_json
-from .views import BLANK, Block, Lines, TableView, pct
+from .views import BLANK, Block, Chart, Lines, TableView, pct
 
 
 def _level(d: dict[str, Any]) -> int:
@@ -74,6 +75,25 @@ def pairs_matrix_view(d: dict[str, Any]) -> TableView:
         columns=("judge", *[str(i) for i in range(1, len(names) + 1)]),
         rows=rows,
         caption=caption,
+    )
+
+
+def shared_mistakes_chart(d: dict[str, Any]) -> Chart:
+    """The pairs matrix as a heat map (HTML): both-wrong beyond independence; no colour where a pair has no common
+    item, nor on the diagonal."""
+    names = d["judge_names"]
+    index = {n: i for i, n in enumerate(names)}
+    cells: list[list[float | None]] = [[None] * len(names) for _ in names]
+    for p in d["pairs"]:
+        a, b = index[p["a"]], index[p["b"]]
+        cells[a][b] = cells[b][a] = None if p["excess"] is None else float(p["excess"])
+    return Chart(
+        kind="heatmap",
+        title="shared mistakes: both wrong beyond independence (points)",
+        x=tuple(str(i) for i in range(1, len(names) + 1)),
+        rows=tuple(f"{i} {n}" for i, n in enumerate(names, 1)),
+        cells=tuple(tuple(r) for r in cells),
+        caption="red: the pair errs together more than independence predicts; blue: less; grey —: no item judged by both",
     )
 
 
@@ -191,7 +211,8 @@ class JudgesReport:
         out: list[Block] = []
         for d in self.documents:
             head = f"{d['dataset']}: {d['items']} labeled items, {len(d['judge_names'])} judges; {d['target']}"
-            out += [Lines((head,), heading=markdown), *views(d)]
+            tables = views(d)
+            out += [Lines((head,), heading=markdown), *tables[:2], shared_mistakes_chart(d), *tables[2:]]
             ex = d.get("exchangeability") or {}
             if ex.get("note"):
                 out.append(Lines((f"exchangeable? {ex['note']}",)))
@@ -205,6 +226,21 @@ class JudgesReport:
         rows = ([d["dataset"], e["k"], list(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
                  e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self.documents for e in d["ensembles"])
         return to_csv(ENSEMBLE_CSV, rows)
+
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """One per dataset: its --max-error gate (an ensemble meets it, or none does), or a passing case."""
+        out = []
+        fails = dict(zip((d["dataset"] for d in self.documents if d.get("cost") and not d["cost"]["met"]), self.failures))
+        for d in self.documents:
+            c = d.get("cost")
+            if c is None:
+                out.append(Verdict(str(d["dataset"]), "", True))
+            elif c["met"]:
+                out.append(Verdict(str(d["dataset"]), f"max-error {100 * c['max_error']:g}%", True,
+                                   f"{', '.join(c['members'])} (cost {c['cost']:g}) has upper bound {pct(c['high'])}"))
+            else:
+                out.append(Verdict(str(d["dataset"]), f"max-error {100 * c['max_error']:g}%", False, fails[d["dataset"]]))
+        return tuple(out)
 
     @property
     def failures(self) -> tuple[str, ...]:

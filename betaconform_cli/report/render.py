@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from .views import Block, TableView
+from .views import Block, Chart, TableView
 
 # C0 and C1 controls (not tab and newline), bidirectional embeddings, overrides and isolates, the line and
 # paragraph separators, and lone surrogates (undecodable bytes of a file name)
@@ -144,7 +144,7 @@ def to_markdown(blocks: Sequence[Block]) -> str:
     """Blocks as Markdown: headings, paragraphs and tables separated by blank lines (charts left out)."""
     parts: list[str] = []
     for b in blocks:
-        if b.terminal_only:
+        if b.terminal_only or isinstance(b, Chart):  # charts: drawn in HTML only
             continue
         if isinstance(b, TableView):
             parts.append(markdown_table(b))

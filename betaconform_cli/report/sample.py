@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import Verdictless
+from . import Verdict, Verdictless
 from .fit import SCHEMA, FitReport
 from .render import to_csv, to_json
 from .views import Block, Lines, TableView
@@ -107,6 +107,12 @@ class LiveReport:
     @property
     def failures(self) -> tuple[str, ...]:
         return ()
+
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """The stopping rule as a gate: passed when it says stop (exit 0), failed with its message when it says
+        continue (exit 1)."""
+        rule = str(self.document.get("rule") or "stopping")
+        return (Verdict(str(self.document.get("dataset", "")), f"{rule} rule", self.stopped, self.message),)
 
     @property
     def exit_code(self) -> int:

@@ -51,7 +51,44 @@ class Lines:
     terminal_only: bool = False
 
 
-Block = TableView | Lines
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: y per x (None where the tables say the value is undefined: nothing is drawn there),
+    with an optional interval (low, high) per x."""
+
+    name: str
+    y: tuple[float | None, ...]
+    low: tuple[float | None, ...] = ()
+    high: tuple[float | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A figure, format-neutral: HTML draws it as inline SVG (report/svg.py); a terminal prints `text` (the
+    text chart, or nothing); Markdown leaves it out.
+
+    kind "lines": `x` numbers, `series` lines (the first one's interval drawn as a band, the others' as bars);
+    kind "bars": `x` categories, `series[0]` bars (observed), `series[1:]` markers (fitted);
+    kind "heatmap": `x` column labels, `rows` row labels, `cells[row][col]` a value (None: no number);
+    kind "hbars": `rows` labels, `series[0]` one value per row, with its interval when given (`score`'s
+    judges-vs-corrected bar).
+    """
+
+    kind: str
+    title: str
+    x: tuple[str, ...] = ()
+    series: tuple[Series, ...] = ()
+    rows: tuple[str, ...] = ()
+    cells: tuple[tuple[float | None, ...], ...] = ()
+    x_label: str = ""
+    y_label: str = ""
+    percent: bool = True  # values are fractions, shown as %
+    caption: str = ""
+    text: tuple[str, ...] = ()
+    terminal_only: bool = True  # never in Markdown
+
+
+Block = TableView | Lines | Chart
 
 BLANK = Lines(("",))
 

@@ -41,6 +41,7 @@ def cli_env(**extra: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
     env.update(PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", NO_COLOR="1", TERM="dumb")
     env.pop("COLUMNS", None)
+    env.pop("GITHUB_STEP_SUMMARY", None)  # a test run inside GitHub Actions: not its job page
     for k, v in extra.items():
         if v is None:
             env.pop(k, None)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The shell step of the composite GitHub Action (action.yml): install betaconform, run one command on the inputs
+# with the gate and the outputs asked for, and hand back its exit code. Every input arrives as an environment
+# variable (never pasted into the script), so a file name or option cannot inject shell code. Runs the same on a
+# laptop: tests/test_action.py runs it locally.
+#
+#   BC_COMMAND   fit | report | judges | sample | transfer | evaluate | doctor (default fit)
+#   BC_FILES     the files, directories or globs to read, separated by newlines or spaces (required)
+#   BC_MAX_ERROR the gate's limit, a fraction (fit/report/judges --max-error); empty: no gate
+#   BC_AT_K      the gate's k (fit/report --at-k; default 5 when BC_MAX_ERROR is set)
+#   BC_JUNIT     write a JUnit XML file here (empty: none)
+#   BC_HTML      write the HTML report here (empty: none)
+#   BC_ARGS      further options, split on spaces (e.g. "--ks 1,3,5 --seed 1")
+#   BC_INSTALL   what pip installs (default: the action's own checkout); "none" uses the betaconform on PATH
+#   BC_PYTHON    the Python to install into and run with (default python3)
+set -uo pipefail
+
+python=${BC_PYTHON:-python3}
+command=${BC_COMMAND:-fit}
+case "$command" in
+  fit|report|judges|sample|transfer|evaluate|doctor|score) ;;
+  *) echo "error: unknown command '$command' (fit, report, judges, sample, transfer, evaluate, doctor, score)" >&2; exit 2 ;;
+esac
+if [ -z "${BC_FILES:-}" ]; then
+  echo "error: the action's 'files' input is empty: name the judgment files (or saved fits) to read" >&2
+  exit 2
+fi
+
+install=${BC_INSTALL:-$(cd "$(dirname "$0")/.." && pwd)}
+if [ "$install" != "none" ]; then
+  "$python" -m pip install --quiet --disable-pip-version-check "$install" || { echo "error: could not install betaconform from $install" >&2; exit 2; }
+fi
+
+args=("$command")
+set -f  # the globs in BC_FILES are betaconform's to expand (it reads directories and globs itself)
+# shellcheck disable=SC2206  # word splitting on purpose: one file per word or line
+files=(${BC_FILES})
+# shellcheck disable=SC2206
+extra=(${BC_ARGS:-})
+set +f
+args+=("${files[@]}")
+if [ -n "${BC_MAX_ERROR:-}" ]; then
+  args+=(--max-error "$BC_MAX_ERROR")
+  if [ "$command" = fit ] || [ "$command" = report ]; then
+    args+=(--at-k "${BC_AT_K:-5}")
+  fi
+fi
+[ -n "${BC_JUNIT:-}" ] && args+=(--junit "$BC_JUNIT")
+[ -n "${BC_HTML:-}" ] && args+=(-o "$BC_HTML")
+args+=("${extra[@]}")
+
+echo "betaconform ${args[*]}" >&2
+"$python" -m betaconform_cli "${args[@]}"
+code=$?
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  {
+    echo "exit-code=$code"
+    echo "junit=${BC_JUNIT:-}"
+    echo "html=${BC_HTML:-}"
+  } >> "$GITHUB_OUTPUT"
+fi
+exit "$code"
