@@ -17,7 +17,7 @@ LAYERS = [
     {"errors", "settings", "counts", "blas", "atomic"},
     {"distributions", "inputs", "gate"},
     {"fit", "posterior", "savedfit", "embeddings"},
-    {"stopping", "transfer", "judges"},
+    {"stopping", "transfer", "judges", "score"},
     {"evaluate"},
     {"report", "plots"},
     {"api"},

@@ -1,0 +1,359 @@
+"""`score` benchmark: the numbers behind docs/SCORE.md.
+
+Real data (../shared/data, or --data DIR; every *.jsonl below it). The shared data holds only correctness
+(1 = the judge agreed with the gold label), so each draw builds a binary system to score: every item's gold is
+"pass" with probability p (p uniform in [0.5, 0.9] per draw: a realistic pass rate; for pairwise data "A is
+better" drawn at random is p = 0.5), and judge j's verdict is the gold when it was correct, the other side when
+not (no verdict stays none). Truth = the pass rate of all N items of the draw. r = 20 and 50 items are labeled
+(without replacement); a dataset with fewer than 2r items is skipped at that r (at most half the items labeled).
+Per draw and method: |estimate - truth|, whether the 90% interval covers the truth, and its width. Means over
+draws, then over datasets (each dataset weighs the same).
+
+Methods, side by side in this script:
+- ours: betaconform_cli.score.score (Dawid-Skene posterior of all judges in PPI++, finite-population variance);
+- truescore 0.7.4 `ppi_estimate` (PPI++) with the judges' majority (ties half) as its judge: the peer of the issue
+  (needs `pip install truescore` in the venv; not a dependency of the project; the column is left out without it);
+- labels only: Wilson's interval on the r labels (no finite-population correction, as the peers);
+- the judges' majority alone: its error (it has no interval).
+
+    .venv/bin/python benchmarks/score.py                  # main table (+ per dataset with --per-dataset)
+    .venv/bin/python benchmarks/score.py --alternatives   # the variants docs/SCORE.md compares
+    .venv/bin/python benchmarks/score.py --draws 100 --seed 7
+
+Exits 0 with a message when the data folder is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from betaconform_cli.score import fit_dawid_skene, majority, score, wilson_fpc  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+RS = (20, 50)
+LEVEL = 0.9
+PASS_RATE = (0.5, 0.9)
+
+try:  # the peer, only where it is installed
+    from truescore.correct import ppi_estimate as _truescore_ppi
+except ImportError:  # pragma: no cover - depends on the venv
+    _truescore_ppi = None
+
+
+def load_correct(path: Path) -> np.ndarray:
+    """correct[i, j] (1 / 0 / NaN for no verdict) from {"judgments": [...]} lines (a list, or keyed by judge)."""
+    rows: list[list[float]] = []
+    keys: list[str] | None = None
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            j = json.loads(line)["judgments"]
+            if isinstance(j, dict):
+                keys = keys or list(j)
+                j = [j.get(k) for k in keys]
+            rows.append([float("nan") if x is None else float(x) for x in j])
+    width = max(len(r) for r in rows)
+    return np.array([r + [float("nan")] * (width - len(r)) for r in rows])
+
+
+def make_system(correct: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """gold (0/1) per item and verdicts (0/1/-1) per item and judge, from a correctness matrix."""
+    p = rng.uniform(*PASS_RATE)
+    gold = (rng.random(correct.shape[0]) < p).astype(int)
+    verdicts = np.where(correct == 1, gold[:, None], 1 - gold[:, None])
+    verdicts = np.where(np.isnan(correct), -1, verdicts).astype(int)
+    return gold, verdicts
+
+
+# --- methods: each (verdicts, gold with -1 for unlabeled) -> (estimate, low, high) ------------------------------
+
+
+def ours(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+    s = score(verdicts, observed, 1, confidence_level=LEVEL, target="set").score
+    return s.estimate, s.low, s.high
+
+
+def truescore_majority(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+    assert _truescore_ppi is not None
+    labeled = np.flatnonzero(observed >= 0)
+    est = _truescore_ppi(majority(np.where(verdicts >= 0, verdicts, -1)), observed[labeled], labeled, alpha=1 - LEVEL)
+    return float(est.point), float(est.low), float(est.high)
+
+
+def wilson(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+    y = observed[observed >= 0]
+    w = wilson_fpc(int(y.sum()), len(y), LEVEL)
+    return w.estimate, w.low, w.high
+
+
+def majority_alone(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+    m = float(majority(verdicts).mean())
+    return m, float("nan"), float("nan")
+
+
+def _ppi(
+    y: np.ndarray,
+    f_lab: np.ndarray,
+    f_all: np.ndarray,
+    *,
+    lam_range: tuple[float, float] = (-1.0, 1.0),
+    fixed_lam: float | None = None,
+    fpc: bool = True,
+    quantile: str = "t",
+    ddof: int = 2,
+    pseudo: float = 2.0,
+) -> tuple[float, float, float]:
+    """PPI++ from labeled gold y, the prediction on the labeled items and on all items (the keywords' defaults are
+    ours: lambda tuned in [-1, 1], finite-population correction, t quantile, 2 fitted parameters, 2 pseudo-items)."""
+    n, big_n = len(y), len(f_all)
+    if fixed_lam is not None:
+        lam = fixed_lam
+    else:
+        var_f = float(np.var(f_lab, ddof=1))
+        lam = 0.0 if var_f < 1e-12 else float(np.clip(np.cov(y, f_lab)[0, 1] / var_f, *lam_range))
+    e = y - lam * f_lab
+    theta = lam * float(f_all.mean()) + float(e.mean())
+    p0 = (y.sum() + 1) / (n + 2)
+    s2 = (float(((e - e.mean()) ** 2).sum()) + pseudo * p0 * (1 - p0)) / (n - ddof + pseudo)
+    var = s2 / n * ((1 - n / big_n) if fpc else 1.0)
+    q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
+    half = float(q) * math.sqrt(var)
+    return theta, max(0.0, theta - half), min(1.0, theta + half)
+
+
+def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "ds":
+        return fit_dawid_skene(verdicts).posterior
+    if kind == "majority":
+        return majority(verdicts)
+    seen = (verdicts >= 0).sum(axis=1)  # the share of judges saying pass
+    return np.where(seen > 0, (verdicts == 1).sum(axis=1) / np.maximum(seen, 1), 0.5)
+
+
+def _variant(prediction: str = "ds", **options: Any) -> Callable[..., tuple[float, float, float]]:
+    """Ours with one step changed (--alternatives): the prediction (ds / majority / share) or a _ppi option."""
+
+    def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+        labeled = observed >= 0
+        f = _prediction(verdicts, prediction)
+        return _ppi(observed[labeled].astype(float), f[labeled], f, **options)
+
+    return method
+
+
+def _cross_fitted(predict: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], folds: int = 5):
+    """A prediction that uses labels: predict(verdicts, train positions, their gold) -> prediction on all items;
+    each labeled item's from a fit on the other folds, the others' the mean over the folds' fits; then ours."""
+
+    def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
+        labeled = np.flatnonzero(observed >= 0)
+        y = observed[labeled].astype(float)
+        order = np.arange(len(labeled)) % folds
+        f_lab = np.empty(len(labeled))
+        f_all = np.zeros(len(observed))
+        for k in range(folds):
+            train = order != k
+            f = predict(verdicts, labeled[train], y[train])
+            f_lab[~train] = f[labeled[~train]]
+            f_all += f / folds
+        f_all[labeled] = f_lab
+        return _ppi(y, f_lab, f_all)
+
+    return method
+
+
+def _calibrated_ds(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A logistic regression of gold on the Dawid-Skene log-odds (ridge toward slope 1, intercept 0)."""
+    post = np.clip(fit_dawid_skene(verdicts).posterior, 1e-4, 1 - 1e-4)
+    x = np.log(post / (1 - post))
+    a, b = _logistic(x[train], y)
+    return 1 / (1 + np.exp(-(a + b * x)))
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, float]:
+    """Ridge-penalised (slope toward 1, intercept toward 0) logistic fit by Newton's method."""
+    w = np.array([0.0, 1.0])
+    design = np.column_stack([np.ones_like(x), x])
+    prior = np.array([0.0, 1.0])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(design @ w)))
+        grad = design.T @ (y - p) - ridge * (w - prior)
+        hess = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        w = w + step
+        if np.abs(step).max() < 1e-8:
+            break
+    return float(w[0]), float(w[1])
+
+
+MAIN = {
+    "ours": ours,
+    "truescore PPI++ (majority)": truescore_majority,
+    "labels only (Wilson)": wilson,
+    "judges' majority alone": majority_alone,
+}
+
+
+def real_datasets(data: Path) -> list[tuple[str, np.ndarray]]:
+    return [(p.stem, load_correct(p)) for p in sorted(data.rglob("*.jsonl"))]
+
+
+def simulated_datasets(seed: int) -> list[tuple[str, np.ndarray]]:
+    """--simulate: 9 sets of 400 items x 11 judges, each judge right with its own probability (uniform in
+    [0.55, 0.9]) independently given the item, except on a share of hard items (10-30%) where every judge is right
+    with probability 0.4: errors that coincide, as real judges' do."""
+    rng = np.random.default_rng([seed, 400])
+    out = []
+    for k in range(9):
+        accuracy = rng.uniform(0.55, 0.9, 11)
+        hard = rng.random(400) < rng.uniform(0.1, 0.3)
+        p = np.where(hard[:, None], 0.4, accuracy[None, :])
+        out.append((f"simulated_{k}", (rng.random((400, 11)) < p).astype(float)))
+    return out
+
+
+def run(
+    datasets: list[tuple[str, np.ndarray]],
+    draws: int,
+    seed: int,
+    methods: dict[str, Callable[..., tuple[float, float, float]]],
+    per_dataset: bool,
+) -> None:
+    if _truescore_ppi is None:
+        methods = {k: v for k, v in methods.items() if not k.startswith("truescore")}
+        print("truescore is not installed: its column is left out (pip install truescore into the venv)")
+    for r in RS:
+        table: dict[str, list[tuple[float, float, float]]] = {m: [] for m in methods}
+        used = []
+        for stem, correct in datasets:
+            big_n = correct.shape[0]
+            if big_n < 2 * r:
+                continue
+            used.append(stem)
+            rng = np.random.default_rng([seed, r, zlib.crc32(stem.encode())])
+            rows: dict[str, list[tuple[float, bool, float]]] = {m: [] for m in methods}
+            for _ in range(draws):
+                gold, verdicts = make_system(correct, rng)
+                truth = float(gold.mean())
+                observed = np.full(big_n, -1)
+                pick = rng.choice(big_n, r, replace=False)
+                observed[pick] = gold[pick]
+                for name, method in methods.items():
+                    est, low, high = method(verdicts, observed)
+                    rows[name].append((abs(est - truth), low <= truth <= high, high - low))
+            for name in methods:
+                a = np.array(rows[name], dtype=float)
+                table[name].append((a[:, 0].mean(), a[:, 1].mean(), a[:, 2].mean()))
+                if per_dataset:
+                    print(
+                        f"  r={r} {stem:32s} {name:34s} |err| {100 * a[:, 0].mean():5.2f}  "
+                        f"cover {100 * a[:, 1].mean():5.1f}%  width {100 * a[:, 2].mean():5.1f}"
+                    )
+        print(f"\nr = {r}: {len(used)} datasets with at least {2 * r} items, {draws} draws each, 90% intervals")
+        print("| method | mean abs error (points) | coverage | mean width (points) |\n|---|---:|---:|---:|")
+        for name in methods:
+            a = np.array(table[name])
+            cover = "n/a" if np.isnan(a[:, 2]).all() else f"{100 * a[:, 1].mean():.1f}%"
+            width = "n/a" if np.isnan(a[:, 2]).all() else f"{100 * a[:, 2].mean():.2f}"
+            print(f"| {name} | {100 * a[:, 0].mean():.2f} | {cover} | {width} |")
+        if "truescore PPI++ (majority)" in table and "ours" in table:
+            ours_a, peer = np.array(table["ours"]), np.array(table["truescore PPI++ (majority)"])
+            print(
+                f"ours / peer: |error| {ours_a[:, 0].mean() / peer[:, 0].mean():.2f}x, "
+                f"width {ours_a[:, 2].mean() / peer[:, 2].mean():.2f}x; worst dataset coverage "
+                f"{100 * ours_a[:, 1].min():.1f}% ({used[int(ours_a[:, 1].argmin())]})"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--draws", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--alternatives", action="store_true")
+    parser.add_argument("--per-dataset", action="store_true")
+    parser.add_argument("--simulate", action="store_true", help="simulated judges instead of the shared data")
+    args = parser.parse_args()
+    if args.simulate:
+        datasets = simulated_datasets(args.seed)
+    elif not args.data.is_dir():
+        print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR, or --simulate)")
+        return 0
+    else:
+        datasets = real_datasets(args.data)
+    start = time.perf_counter()
+    methods = ALTERNATIVES if args.alternatives else MAIN
+    run(datasets, args.draws, args.seed, methods, args.per_dataset)
+    print(f"\n({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+def _latent_classes(verdicts: np.ndarray, classes: int, iters: int = 200) -> np.ndarray:
+    """r[i, c]: responsibilities of a C-class latent-class model of the pass/not-pass verdicts (EM, Beta(1,1)
+    smoothing, started from vote-share quantiles)."""
+    pos = (verdicts == 1).astype(float)
+    neg = (verdicts == 0).astype(float)
+    seen = np.maximum((verdicts >= 0).sum(axis=1), 1)
+    share = pos.sum(axis=1) / seen
+    ranks = np.argsort(np.argsort(share + 1e-9 * np.arange(len(share))))
+    r = np.eye(classes)[np.minimum(ranks * classes // len(share), classes - 1)]
+    for _ in range(iters):
+        w = (r.sum(axis=0) + 1) / (len(r) + classes)
+        p = (r.T @ pos + 1) / (r.T @ (pos + neg) + 2)
+        log = np.log(w) + pos @ np.log(p).T + neg @ np.log1p(-p).T
+        log -= log.max(axis=1, keepdims=True)
+        r = np.exp(log)
+        r /= r.sum(axis=1, keepdims=True)
+    return r
+
+
+def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Latent classes of the verdicts (unsupervised), each class's pass rate from the training labels
+    (responsibility-weighted, shrunk by `alpha` pseudo-items toward the Dawid-Skene posterior's class mean)."""
+
+    def predict(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np.ndarray:
+        r = _latent_classes(verdicts, classes)
+        prior = r.T @ fit_dawid_skene(verdicts).posterior / np.maximum(r.sum(axis=0), 1e-12)
+        pi = (r[train].T @ y + alpha * prior) / (r[train].sum(axis=0) + alpha)
+        return r @ pi
+
+    return predict
+
+
+ALTERNATIVES = {
+    "ours (DS, lambda in [-1, 1], fpc, t, d = 2, k = 2)": ours,
+    "prediction: the majority": _variant("majority"),
+    "prediction: the share of judges saying pass": _variant("share"),
+    "prediction: DS calibrated by logistic on the labels, cross-fitted": _cross_fitted(_calibrated_ds),
+    "prediction: 3 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
+    "prediction: 6 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(6, 2.0)),
+    "lambda in [0, 1]": _variant(lam_range=(0.0, 1.0)),
+    "lambda = 1 (PPI)": _variant(fixed_lam=1.0, ddof=1),
+    "no finite-population correction": _variant(fpc=False),
+    "normal quantile": _variant(quantile="normal"),
+    "plain S^2 / n (d = 1, k = 0)": _variant(ddof=1, pseudo=0.0),
+    "d = 2, k = 0": _variant(pseudo=0.0),
+    "k = 1 pseudo-item": _variant(pseudo=1.0),
+    "k = 4 pseudo-items": _variant(pseudo=4.0),
+}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,442 @@
+"""The `score` core: each formula against an independent computation, and (slow) coverage by simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from betaconform_cli.errors import ParameterError
+from betaconform_cli.inputs.dataset import Votes
+from betaconform_cli.judges import wilson_interval
+from betaconform_cli.score import (
+    PSEUDO_ITEMS,
+    align_items,
+    compare_scores,
+    fit_dawid_skene,
+    majority,
+    resolve_positive,
+    score,
+    score_votes,
+    wilson_fpc,
+)
+
+LEVEL = 0.9
+
+
+def simulate(
+    rng: np.random.Generator, n_items: int, pass_rate: float, accuracy: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """gold (0/1) and verdicts of conditionally independent judges (judge j right with probability accuracy[j])."""
+    gold = (rng.random(n_items) < pass_rate).astype(int)
+    right = rng.random((n_items, len(accuracy))) < np.asarray(accuracy)
+    verdicts = np.where(right, gold[:, None], 1 - gold[:, None])
+    return gold, verdicts
+
+
+def observe(gold: np.ndarray, labeled: np.ndarray) -> np.ndarray:
+    out = np.full(len(gold), -1)
+    out[labeled] = gold[labeled]
+    return out
+
+
+def half_width(variance: float, dof: int) -> float:
+    return float(stats.t.ppf(0.5 + LEVEL / 2, dof)) * math.sqrt(variance)
+
+
+@pytest.fixture
+def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(5)
+    gold, verdicts = simulate(rng, 200, 0.7, (0.8, 0.75, 0.7, 0.85, 0.65))
+    labeled = rng.choice(200, 30, replace=False)
+    return gold, verdicts, observe(gold, labeled)
+
+
+class TestWilson:
+    """Labels only: Wilson's score interval, with the finite-population correction for this set."""
+
+    @pytest.mark.parametrize(("k", "n"), [(0, 10), (3, 10), (17, 20), (20, 20), (41, 50)])
+    def test_matches_scipy_without_population(self, k: int, n: int) -> None:
+        """Without a population it is scipy's binomtest(...).proportion_ci(method='wilson')."""
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="wilson")
+        got = wilson_fpc(k, n, LEVEL)
+        assert got.estimate == pytest.approx(k / n)
+        assert (got.low, got.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+    def test_population_replaces_n_by_n_over_fpc(self) -> None:
+        """With N items, Wilson's formula at m = n / (1 - n/N), written out here."""
+        k, n, big_n = 14, 20, 100
+        m = n / (1 - n / big_n)
+        z = stats.norm.ppf(0.5 + LEVEL / 2)
+        p = k / n
+        centre = (p + z * z / (2 * m)) / (1 + z * z / m)
+        half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+        got = wilson_fpc(k, n, LEVEL, big_n)
+        assert (got.low, got.high) == pytest.approx((centre - half, centre + half), abs=1e-12)
+        assert got.high - got.low < wilson_fpc(k, n, LEVEL).high - wilson_fpc(k, n, LEVEL).low
+
+    def test_every_item_labeled_is_exact(self) -> None:
+        """All N labeled: the pass rate is known, the interval is the point."""
+        got = wilson_fpc(7, 10, LEVEL, 10)
+        assert (got.estimate, got.low, got.high) == (0.7, 0.7, 0.7)
+
+    def test_agrees_with_the_judges_module(self) -> None:
+        assert (wilson_fpc(9, 25, 0.95).low, wilson_fpc(9, 25, 0.95).high) == pytest.approx(
+            wilson_interval(9, 25, 0.95)
+        )
+
+
+class TestDawidSkene:
+    """The prediction: a two-class latent model of all judges, fitted without the gold."""
+
+    def test_posterior_near_bayes_with_true_parameters(self) -> None:
+        """On many items its posterior is close to Bayes' rule with the true accuracies and prevalence."""
+        rng = np.random.default_rng(11)
+        accuracy = np.array([0.8, 0.7, 0.75, 0.9, 0.65])
+        gold, verdicts = simulate(rng, 4000, 0.3, tuple(accuracy))
+        model = fit_dawid_skene(verdicts)
+        right_if_pass = np.where(verdicts == 1, accuracy, 1 - accuracy).prod(axis=1)
+        right_if_fail = np.where(verdicts == 0, accuracy, 1 - accuracy).prod(axis=1)
+        bayes = 0.3 * right_if_pass / (0.3 * right_if_pass + 0.7 * right_if_fail)
+        assert model.converged
+        assert model.prevalence == pytest.approx(0.3, abs=0.03)
+        assert np.abs(model.sensitivity - accuracy).max() < 0.05
+        assert np.abs(model.posterior - bayes).mean() < 0.03
+
+    def test_orientation_and_missing_verdicts(self) -> None:
+        """Classes come out with the judges better than chance; a missing verdict (-1) is left out."""
+        rng = np.random.default_rng(3)
+        gold, verdicts = simulate(rng, 600, 0.6, (0.8, 0.8, 0.8))
+        verdicts[rng.random(verdicts.shape) < 0.2] = -1
+        model = fit_dawid_skene(verdicts)
+        assert (model.sensitivity + model.specificity > 1).all()
+        assert np.corrcoef(model.posterior, gold)[0, 1] > 0.6
+
+    def test_majority_ties_and_none_are_half(self) -> None:
+        v = np.array([[1, 1, 0], [0, 0, 1], [1, 0, -1], [-1, -1, -1]])
+        assert majority(v).tolist() == [1.0, 0.0, 0.5, 0.5]
+
+
+class TestEstimator:
+    """The PPI++ estimate and its variance (module docstring eqs. 1-3), against direct formulas."""
+
+    def test_lambda_zero_is_labels_only(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """lambda = 0: the labeled items' pass rate, interval from their own variance (fpc, 2 pseudo-items)."""
+        gold, verdicts, observed = data
+        res = score(verdicts, observed, 1, lambda_=0.0, confidence_level=LEVEL)
+        y = observed[observed >= 0].astype(float)
+        n, big_n = len(y), len(observed)
+        assert res.score.estimate == pytest.approx(y.mean(), abs=1e-12)
+        p0 = (y.sum() + 1) / (n + 2)
+        var = (
+            (1 - n / big_n) * (((y - y.mean()) ** 2).sum() + PSEUDO_ITEMS * p0 * (1 - p0)) / (n - 1 + PSEUDO_ITEMS) / n
+        )
+        assert res.score.high - res.score.estimate == pytest.approx(half_width(var, n - 1), rel=1e-9)
+        assert res.method.startswith("labels only")
+
+    @pytest.mark.parametrize("target", ["set", "new"])
+    def test_fixed_lambda_against_direct_formula(
+        self, data: tuple[np.ndarray, np.ndarray, np.ndarray], target: str
+    ) -> None:
+        """A fixed lambda: estimate (eq. 1) and the finite-population (or new-items) variance written out."""
+        gold, verdicts, observed = data
+        lam = 0.7
+        res = score(verdicts, observed, 1, lambda_=lam, confidence_level=LEVEL, target=target)
+        f = fit_dawid_skene(verdicts).posterior
+        lab = observed >= 0
+        y, n, big_n = observed[lab].astype(float), int(lab.sum()), len(observed)
+        e = y - lam * f[lab]
+        assert res.score.estimate == pytest.approx(lam * f.mean() + e.mean(), abs=1e-12)
+        p0 = (y.sum() + 1) / (n + 2)
+        var = (((e - e.mean()) ** 2).sum() + PSEUDO_ITEMS * p0 * (1 - p0)) / (n - 1 + PSEUDO_ITEMS) / n
+        var *= (1 - n / big_n) if target == "set" else 1.0
+        if target == "new":
+            var += y.var(ddof=1) / big_n  # this set's mean around the population's: s^2 / N
+        assert res.score.high - res.score.estimate == pytest.approx(half_width(var, n - 1), rel=1e-9)
+        assert res.target == target and res.lambda_ == lam
+
+    @pytest.mark.parametrize(("seed", "inside"), [(5, False), (6, True)])
+    def test_tuned_lambda_is_the_regression_slope(self, seed: int, inside: bool) -> None:
+        """Tuned lambda = Cov(y, f) / Var(f) on the labeled items, clipped to [-1, 1]; 2 parameters fitted."""
+        rng = np.random.default_rng(seed)
+        gold, verdicts = simulate(rng, 200, 0.7, (0.8, 0.75, 0.7, 0.85, 0.65))
+        observed = observe(gold, rng.choice(200, 30, replace=False))
+        res = score(verdicts, observed, 1, confidence_level=LEVEL)
+        f = fit_dawid_skene(verdicts).posterior
+        lab = observed >= 0
+        y = observed[lab].astype(float)
+        slope = np.polyfit(f[lab], y, 1)[0]
+        assert (0 < slope < 1) == inside
+        assert res.lambda_ == pytest.approx(min(slope, 1.0), rel=1e-9)
+        n, big_n = len(y), len(observed)
+        e = y - res.lambda_ * f[lab]
+        p0 = (y.sum() + 1) / (n + 2)
+        var = (1 - n / big_n) * (((e - e.mean()) ** 2).sum() + 2 * p0 * (1 - p0)) / (n - 2 + 2) / n
+        assert res.score.high - res.score.estimate == pytest.approx(half_width(var, n - 2), rel=1e-9)
+
+    def test_judges_say_and_bias(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """The judges alone: the majority's pass rate over all items; bias = that minus the corrected estimate."""
+        gold, verdicts, observed = data
+        res = score(verdicts, observed, 1)
+        assert res.judges_say == pytest.approx(majority(verdicts).mean())
+        assert res.judges_bias.estimate == pytest.approx(res.judges_say - res.score.estimate)
+        assert res.judges_bias.high - res.judges_bias.low == pytest.approx(res.score.high - res.score.low)
+        assert (res.labeled_items, res.unlabeled_items, res.judges) == (30, 170, 5)
+
+    def test_clusters_against_direct_formula(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Cluster-robust: residuals summed within clusters, G / n^2 (sum S_g^2 + k v0 n / G) / (G - d + k)."""
+        gold, verdicts, observed = data
+        clusters = np.arange(len(gold)) // 4
+        res = score(verdicts, observed, 1, clusters=clusters, lambda_=0.5, confidence_level=LEVEL)
+        f = fit_dawid_skene(verdicts).posterior
+        lab = observed >= 0
+        y, n, big_n = observed[lab].astype(float), int(lab.sum()), len(observed)
+        e = y - 0.5 * f[lab]
+        sums: dict[int, float] = {}
+        for c, r in zip(clusters[lab], e - e.mean()):
+            sums[int(c)] = sums.get(int(c), 0.0) + float(r)
+        g = len(sums)
+        p0 = (y.sum() + 1) / (n + 2)
+        s2 = sum(v * v for v in sums.values())
+        var = (1 - n / big_n) * g / n**2 * (s2 + 2 * p0 * (1 - p0) * n / g) / (g - 1 + 2)
+        assert res.clusters == g
+        assert res.score.high - res.score.estimate == pytest.approx(half_width(var, g - 1), rel=1e-9)
+
+    def test_singleton_clusters_change_nothing(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        gold, verdicts, observed = data
+        a = score(verdicts, observed, 1)
+        b = score(verdicts, observed, 1, clusters=[f"c{i}" for i in range(len(gold))])
+        assert (a.score.low, a.score.high) == pytest.approx((b.score.low, b.score.high), abs=1e-12)
+
+    def test_copied_items_in_one_cluster_widen(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Each item twice (two samples of one prompt): ignoring the copies narrows the interval, clusters do not."""
+        gold, verdicts, observed = data
+        single = score(verdicts, observed, 1, lambda_=0.6)
+        v2, o2 = np.repeat(verdicts, 2, axis=0), np.repeat(observed, 2)
+        naive = score(v2, o2, 1, lambda_=0.6)
+        clustered = score(v2, o2, 1, lambda_=0.6, clusters=np.repeat(np.arange(len(gold)), 2))
+        width = lambda r: r.score.high - r.score.low  # noqa: E731
+        assert width(naive) < 0.8 * width(single)
+        assert width(clustered) == pytest.approx(width(single), rel=0.1)
+
+    def test_multiclass_gold_reports_one_class(self) -> None:
+        """Codes 0/1/2: the share of the positive code; verdicts of other classes are 'not pass'."""
+        rng = np.random.default_rng(2)
+        gold = rng.integers(0, 3, 300)
+        verdicts = np.where(rng.random((300, 4)) < 0.8, gold[:, None], rng.integers(0, 3, (300, 4)))
+        observed = observe(gold, rng.choice(300, 40, replace=False))
+        res = score(verdicts, observed, 2, lambda_=0.0)
+        lab = observed >= 0
+        assert res.score.estimate == pytest.approx((observed[lab] == 2).mean())
+        assert res.positive == 2
+        assert res.to_dict()["score"]["estimate"] == res.score.estimate
+
+    def test_judges_worse_than_chance_get_a_negative_weight(self) -> None:
+        """Judges that mostly say the opposite of the gold (adversarial items): lambda < 0, and the interval is
+        narrower than the labels' alone."""
+        rng = np.random.default_rng(4)
+        gold, verdicts = simulate(rng, 300, 0.6, (0.2, 0.25, 0.3, 0.2, 0.3))
+        observed = observe(gold, rng.choice(300, 40, replace=False))
+        res = score(verdicts, observed, 1)
+        plain = score(verdicts, observed, 1, lambda_=0.0)
+        assert res.lambda_ < 0
+        assert res.score.high - res.score.low < 0.8 * (plain.score.high - plain.score.low)
+
+    def test_interval_stays_in_the_unit_range(self) -> None:
+        """Every label a pass and judges that say so: estimate and interval inside [0, 1], low <= estimate <= high."""
+        verdicts = np.ones((50, 3), dtype=int)
+        verdicts[:5, 0] = 0
+        observed = np.full(50, -1)
+        observed[:10] = 1
+        for lam in (None, 0.0, 1.0, -1.0):
+            s = score(verdicts, observed, 1, lambda_=lam).score
+            assert 0.0 <= s.low <= s.estimate <= s.high <= 1.0
+
+    def test_to_dict_keys(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        gold, verdicts, observed = data
+        d = score(verdicts, observed, 1).to_dict()
+        assert {"score", "judges_say", "labels_only", "positive", "labeled_items", "unlabeled_items", "method"} <= set(
+            d
+        )
+        assert set(d["score"]) == {"estimate", "low", "high"}
+
+
+class TestChecks:
+    """Parameters are checked once and named."""
+
+    @pytest.mark.parametrize("level", [0, 1, 1.5, -0.1])
+    def test_confidence_level(self, data: tuple[np.ndarray, np.ndarray, np.ndarray], level: float) -> None:
+        with pytest.raises(ParameterError, match="confidence_level"):
+            score(data[1], data[2], 1, confidence_level=level)
+
+    def test_target_lambda_labels_shapes(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        gold, verdicts, observed = data
+        with pytest.raises(ParameterError, match="target"):
+            score(verdicts, observed, 1, target="population")
+        with pytest.raises(ParameterError, match="lambda_"):
+            score(verdicts, observed, 1, lambda_=1.5)
+        with pytest.raises(ParameterError, match="lambda_"):
+            score(verdicts, observed, 1, lambda_=-1.01)
+        one = np.full(len(gold), -1)
+        one[0] = 1
+        with pytest.raises(ParameterError, match="at least 2 labeled"):
+            score(verdicts, one, 1)
+        with pytest.raises(ParameterError, match="items x judges"):
+            score(verdicts[:10], observed, 1)
+        with pytest.raises(ParameterError, match="cluster id per item"):
+            score(verdicts, observed, 1, clusters=[1, 2])
+
+    def test_align_items(self) -> None:
+        ia, ib = align_items(["x", "y", "z"], ["z", "q", "x"])
+        assert ia.tolist() == [0, 2] and ib.tolist() == [2, 0]
+        with pytest.raises(ParameterError, match="repeats"):
+            align_items(["x", "x"], ["x"])
+        with pytest.raises(ParameterError, match="share no item"):
+            align_items(["x"], ["y"])
+
+
+class TestPositiveAndVotes:
+    """The pass class by name, and the one-call route from a dataset's votes."""
+
+    @pytest.mark.parametrize(
+        ("classes", "value", "code"),
+        [
+            (("false", "true"), None, 1),
+            (("FAIL", "PASS"), None, 1),
+            (("no", "yes"), None, 1),
+            (("0", "1"), None, 1),
+            (("incorrect", "correct"), None, 1),
+            (("A", "B"), "a", 0),
+            (("cat", "dog", "bird"), "bird", 2),
+        ],
+    )
+    def test_resolve(self, classes: tuple[str, ...], value: str | None, code: int) -> None:
+        assert resolve_positive(classes, value) == code
+
+    @pytest.mark.parametrize(("classes", "value"), [(("A", "B"), None), (("A", "B"), "C"), (("true", "yes"), None)])
+    def test_unresolved_names_the_classes(self, classes: tuple[str, ...], value: str | None) -> None:
+        with pytest.raises(ParameterError, match="positive") as info:
+            resolve_positive(classes, value)
+        assert "A" in str(info.value) or "true" in str(info.value)
+
+    def test_votes_patterns_equal_items(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Patterns with counts give what the same items row by row give."""
+        gold, verdicts, observed = data
+        rows = np.column_stack([verdicts, observed])
+        uniq, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+        votes = Votes(tuple(f"j{k}" for k in range(5)), ("fail", "pass"), uniq[:, :5], uniq[:, 5], counts, inverse)
+        a = score_votes(votes)
+        b = score(verdicts, observed, 1)
+        assert (a.score.estimate, a.score.low, a.score.high) == pytest.approx(
+            (b.score.estimate, b.score.low, b.score.high)
+        )
+        assert a.positive == "pass"
+        assert a.judges_say == pytest.approx(b.judges_say) and a.lambda_ == pytest.approx(b.lambda_)
+        assert (a.labels_only.low, a.labels_only.high) == pytest.approx((b.labels_only.low, b.labels_only.high))
+
+    @pytest.mark.parametrize("target", ["set", "new"])
+    def test_counts_equal_repeated_rows(self, target: str) -> None:
+        """A row with count c is c identical items: the same as repeating it (a pattern may be counted 0 times)."""
+        rng = np.random.default_rng(9)
+        verdicts = rng.integers(-1, 2, (30, 4))
+        observed = np.where(rng.random(30) < 0.5, rng.integers(0, 2, 30), -1)
+        counts = rng.integers(0, 5, 30)
+        counts[observed >= 0] += 1
+        a = score(verdicts, observed, 1, counts=counts, target=target)
+        b = score(np.repeat(verdicts, counts, axis=0), np.repeat(observed, counts), 1, target=target)
+        assert (a.score.estimate, a.score.low, a.score.high) == pytest.approx(
+            (b.score.estimate, b.score.low, b.score.high)
+        )
+        assert (a.judges_bias.low, a.judges_bias.high) == pytest.approx((b.judges_bias.low, b.judges_bias.high))
+        assert (a.labeled_items, a.unlabeled_items) == (b.labeled_items, b.unlabeled_items)
+
+    def test_counts_checked(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        gold, verdicts, observed = data
+        with pytest.raises(ParameterError, match="counts"):
+            score(verdicts, observed, 1, counts=np.full(len(gold), 0.5))
+        with pytest.raises(ParameterError, match="cannot be combined"):
+            score(verdicts, observed, 1, counts=np.full(len(gold), 2), clusters=np.arange(len(gold)))
+
+
+class TestCompare:
+    """Two systems on the same items: the difference with a paired interval."""
+
+    def test_paired_variance_against_direct_formula(self) -> None:
+        rng = np.random.default_rng(8)
+        gold_a, verdicts_a = simulate(rng, 300, 0.7, (0.8, 0.75, 0.85))
+        flip = rng.random(300) < 0.15  # system b: a's answers with 15% changed
+        gold_b = np.where(flip, 1 - gold_a, gold_a)
+        verdicts_b = np.where(rng.random((300, 3)) < 0.8, gold_b[:, None], 1 - gold_b[:, None])
+        labeled = rng.choice(300, 40, replace=False)
+        oa, ob = observe(gold_a, labeled), observe(gold_b, labeled)
+        res = compare_scores(verdicts_a, oa, verdicts_b, ob, 1, confidence_level=LEVEL)
+        assert res.difference.estimate == pytest.approx(res.a.score.estimate - res.b.score.estimate)
+        lab = oa >= 0
+        ea = oa[lab] - res.a.lambda_ * fit_dawid_skene(verdicts_a).posterior[lab]
+        eb = ob[lab] - res.b.lambda_ * fit_dawid_skene(verdicts_b).posterior[lab]
+        d = (ea - ea.mean()) - (eb - eb.mean())
+        n = int(lab.sum())
+        v0 = ((oa[lab] != ob[lab]).sum() + 1) / (n + 2)
+        var = (1 - n / 300) * ((d**2).sum() + 2 * v0) / (n - 2 + 2) / n
+        assert res.difference.high - res.difference.estimate == pytest.approx(half_width(var, n - 2), rel=1e-9)
+        unpaired = math.hypot(res.a.score.high - res.a.score.low, res.b.score.high - res.b.score.low)
+        assert res.difference.high - res.difference.low < unpaired
+        assert res.labeled_both == 40 and res.shared_items == 300
+
+
+@pytest.mark.slow
+class TestCoverage:
+    """Seeded simulations: the 90% interval covers the truth it claims to (Monte Carlo se about 1.5 points)."""
+
+    @pytest.mark.parametrize("r", [20, 50])
+    def test_this_set(self, r: int) -> None:
+        """Target 'set': truth = these 400 items' pass rate; coverage at least 86% over 300 draws."""
+        rng = np.random.default_rng([18, r])
+        hits, widths, labels_widths = [], [], []
+        for _ in range(300):
+            gold, verdicts = simulate(rng, 400, rng.uniform(0.5, 0.9), (0.8, 0.7, 0.75, 0.85, 0.65, 0.7, 0.8))
+            res = score(verdicts, observe(gold, rng.choice(400, r, replace=False)), 1, confidence_level=LEVEL)
+            hits.append(res.score.low <= gold.mean() <= res.score.high)
+            widths.append(res.score.high - res.score.low)
+            labels_widths.append(res.labels_only.high - res.labels_only.low)
+        assert np.mean(hits) >= 0.86
+        assert np.mean(widths) < 0.8 * np.mean(labels_widths)  # the judges help
+
+    def test_new_items_at_a_quarter_labeled(self) -> None:
+        """Target 'new' at r = 100 of 400: covers the population's rate; target 'set' would under-cover it."""
+        rng = np.random.default_rng(1800)
+        p = 0.7
+        new_hits, set_hits = [], []
+        for _ in range(300):
+            gold, verdicts = simulate(rng, 400, p, (0.8, 0.7, 0.75))
+            observed = observe(gold, rng.choice(400, 100, replace=False))
+            new = score(verdicts, observed, 1, target="new").score
+            this = score(verdicts, observed, 1, target="set").score
+            new_hits.append(new.low <= p <= new.high)
+            set_hits.append(this.low <= p <= this.high)
+        assert np.mean(new_hits) >= 0.86
+        assert np.mean(set_hits) < np.mean(new_hits)
+
+    def test_clustered_samples(self) -> None:
+        """Four samples per prompt sharing the prompt's difficulty: clusters keep coverage, items alone do not."""
+        rng = np.random.default_rng(1801)
+        clustered_hits, naive_hits = [], []
+        prompts, per = 100, 4
+        clusters = np.repeat(np.arange(prompts), per)
+        for _ in range(300):
+            prompt_pass = rng.beta(1.5, 0.6, prompts)  # pass rates differ a lot between prompts
+            gold = (rng.random(prompts * per) < np.repeat(prompt_pass, per)).astype(int)
+            right = rng.random((prompts * per, 3)) < np.array([0.8, 0.75, 0.7])
+            verdicts = np.where(right, gold[:, None], 1 - gold[:, None])
+            labeled_prompts = rng.choice(prompts, 10, replace=False)
+            labeled = np.flatnonzero(np.isin(clusters, labeled_prompts))
+            observed = observe(gold, labeled)
+            c = score(verdicts, observed, 1, clusters=clusters, lambda_=0.0).score
+            n = score(verdicts, observed, 1, lambda_=0.0).score
+            truth = gold.mean()
+            clustered_hits.append(c.low <= truth <= c.high)
+            naive_hits.append(n.low <= truth <= n.high)
+        assert np.mean(clustered_hits) >= 0.86
+        assert np.mean(naive_hits) < np.mean(clustered_hits) - 0.05
