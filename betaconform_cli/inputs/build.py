@@ -124,13 +124,15 @@ def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name:
             continue
         if judges > MAX_JUDGES:
             raise InputError(source, f"an item has {judges} judges; at most {MAX_JUDGES} are supported")
+        if n == 0:
+            continue  # a counts table's cell with count 0
         cells = by.setdefault(ds, {})
         cells[(judges, correct)] = cells.get((judges, correct), 0) + n
     out = []
     for ds in sorted(dict.fromkeys([r[0] for r in rows]), key=lambda d: (d is not None, str(d))):
         sk = skipped.get(ds, {})
         if ds not in by:
-            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items())
+            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items()) or "every count is 0"
             raise InputError(source, f"no usable items in {name if ds is None else ds!r} ({why})")
         items: tuple[Item, ...] | None = None
         if keep is not Keep.COUNTS:
@@ -141,4 +143,30 @@ def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name:
                            sum(sk.values()), items, (), info))
     if not out:
         raise InputError(source, "no items")
+    return out
+
+
+def with_skips(datasets: list[Dataset], name: str, skipped: Sequence[tuple[str | None, str, int]]) -> list[Dataset]:
+    """Datasets with the rows a reader skipped (`skip_invalid`) counted in their readings: (dataset, reason, row)
+    each, row 0 when unknown; rows of no known dataset are counted in the first."""
+    if not skipped:
+        return datasets
+    from dataclasses import replace
+
+    by: dict[str, dict[str, list[int]]] = {}
+    names = [d.name for d in datasets]
+    for ds, reason, row in skipped:
+        key = str(ds) if ds is not None and str(ds) in names else names[0]
+        entry = by.setdefault(key, {}).setdefault(reason, [0, 0])
+        entry[0] += 1
+        if row and (not entry[1] or row < entry[1]):
+            entry[1] = row
+    out = []
+    for d in datasets:
+        extra = tuple(Skip(r, n, first) for r, (n, first) in by.get(d.name, {}).items())
+        if not extra:
+            out.append(d)
+            continue
+        reading = replace(d.reading, skips=d.reading.skips + extra) if d.reading else None
+        out.append(replace(d, skipped=d.skipped + sum(s.count for s in extra), reading=reading))
     return out

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from . import values
 from .dataset import MAX_JUDGES
 from .options import InputOptions
 
@@ -111,14 +112,14 @@ def exact_id(value: Any, raw: bytes, path: str) -> str | None:
 
 
 def as_mark(value: Any, raw: bytes | None = None) -> int | None | str:
-    """1/0/true/false -> 1/0, null -> None; anything else -> a description of the bad value."""
-    if value is True or value == 1 and type(value) in (int, float):
-        return 1
-    if value is False or value == 0 and type(value) in (int, float):
-        return 0
-    if value is None:
-        return None
-    return f"must be 1, 0, true, false or null, got {show(value, raw)}"
+    """A correctness value (values.mark: 1/0, true/false, yes/no, pass/fail, ...) as 1/0, a missing one as None;
+    anything else -> a description of the bad value."""
+    try:
+        return values.mark(value)
+    except values.ValueProblem as exc:
+        if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53 and raw is not None:
+            return str(exc).rsplit(", got ", 1)[0] + f", got {show(value, raw)}"
+        return str(exc)
 
 
 def is_int(v: Any) -> bool:
@@ -235,24 +236,23 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     if verdicts is _MISSING:
         raise RecordError(field, "missing")
     label = get(obj, opts.label_field, None)
-    if label is None:
+    if isinstance(label, (list, dict)):
+        raise RecordError(opts.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
+    if values.is_missing(label):
         raise RecordError(opts.label_field, "missing (the gold label is needed to score verdicts)")
+    if opts.tolerance is not None and values.number(label) is None:
+        raise RecordError(opts.label_field, f"a tolerance compares numbers, got {show(label)}")
     if isinstance(verdicts, dict):
         keys: list[str] | None = [str(k) for k in verdicts]
-        values = list(verdicts.values())
+        values_ = list(verdicts.values())
     elif isinstance(verdicts, list):
-        keys, values = None, verdicts
+        keys, values_ = None, verdicts
     else:
         raise RecordError(field, f"must be a list or an object, got {type(verdicts).__name__}")
-    tol = opts.tolerance
-    if tol is not None and not _num(label):
-        raise RecordError(opts.label_field, f"must be a number with a tolerance, got {show(label)}")
     out: list[int | None] = []
-    for i, v in enumerate(values):
+    for i, v in enumerate(values_):
         where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"
-        if isinstance(v, (list, dict)):
-            raise RecordError(where, "must be a scalar verdict")
-        out.append(score(v, label, tol, where))
+        out.append(score(v, label, opts.tolerance, where))
     n = sum(m is not None for m in out)
     c = sum(m == 1 for m in out)
     if not marks:
@@ -261,16 +261,9 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
 
 
 def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:
-    """1 when a verdict agrees with the gold label (equality, or |verdict - gold| <= tolerance), 0 when not,
-    None when there is no verdict. Shared by every format that compares verdicts with gold."""
-    if verdict is None:
-        return None
-    if tolerance is None:
-        return int(verdict == gold and type(verdict) is type(gold) or (_num(verdict) and _num(gold) and verdict == gold))
-    if not _num(verdict):
-        raise RecordError(where, f"must be a number with a tolerance, got {show(verdict)}")
-    return int(abs(verdict - gold) <= tolerance)
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """1 when a verdict agrees with the gold label, 0 when not, None when either is missing (values.agree: the one
+    scorer of every format); RecordError naming `where` when they cannot be compared."""
+    try:
+        return values.agree(verdict, gold, tolerance)
+    except values.ValueProblem as exc:
+        raise RecordError(where, str(exc)) from None
