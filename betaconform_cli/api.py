@@ -16,7 +16,7 @@ from .atomic import check_target, file_stem, file_stems, refuse_inputs
 from .errors import FitWarning, OutputError, ParameterError, UsageError
 from .gate import Gate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
-from .settings import FitSettings
+from .settings import FitSettings, check_seed
 
 if TYPE_CHECKING:
     from .embeddings import EmbedOptions
@@ -30,14 +30,7 @@ if TYPE_CHECKING:
     from .report.transfer import TransferReport
     from .transfer import TransferSettings
 
-MAX_SEED = 2**63 - 1
 Progress = Callable[[int, int, str], None]
-
-
-def check_seed(seed: int) -> None:
-    """numpy takes any non-negative seed, but JSON carries 64-bit integers at most."""
-    if not 0 <= seed <= MAX_SEED:
-        raise ParameterError("seed", f"must be an integer from 0 to 2^63 - 1; got {seed}")
 
 
 @dataclass(frozen=True)
@@ -81,13 +74,14 @@ class SaveTo:
 
 
 def skip_note(ds: Dataset) -> list[str]:
-    """What a reader skipped, for stderr: invalid lines of a JSON Lines file, or items and why."""
+    """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
+    of a JSON Lines file, or items and why."""
     if not ds.skipped:
-        return []
+        return list(ds.left_out)
     if ds.reading is None or ds.reading.unit == "line":
-        return [f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
-    return [f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) -> FitResult:
@@ -106,8 +100,11 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) ->
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
+    progress: Progress | None = None,
 ) -> FitReport:
-    """Fit every input and return its error table beside the baselines (and the gate's verdict)."""
+    """Fit every input and return its error table beside the baselines (and the gate's verdict).
+
+    progress(done, total, what): after each dataset (a folder of many files can take a while)."""
     from .report.fit import FitReport, fit_document, saved_document
 
     check_seed(seed)
@@ -131,6 +128,8 @@ def fit(
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check)
         docs.append(doc)
         checks += [check] if check is not None else []
+        if progress is not None:
+            progress(i + 1, len(datasets), f"fit: {ds.name}")
         if targets:
             vector = None
             if embed is not None:
@@ -175,7 +174,7 @@ def sample_replay(
     from .fit import empirical_errors
     from .report.sample import ReplayReport
     from .stopping.live import check_ids
-    from .stopping.replay import replay_one, summarize
+    from .stopping.replay import pool_arrays, replay_one, summarize
 
     check_seed(seed)
     if not 1 <= runs <= MAX_RUNS:
@@ -183,13 +182,15 @@ def sample_replay(
     (ds,) = read_inputs([pool], opts, Keep.ITEMS)
     items = ds.items or ()
     check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
     actual = empirical_errors(ds.table, settings.ks)
     rng = np.random.default_rng(seed)
+    arrays = pool_arrays(items)
     results = []
     for i in range(runs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitWarning)
-            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual))
+            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
     return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
@@ -230,7 +231,7 @@ def sample_live(
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
     if decision.stopped_by == "pool exhausted":
-        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled, the rule is not met"
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
     elif decision.stopped:
         message = f"stop: enough labels (r = {decision.samples})"
     else:
@@ -362,18 +363,21 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
     from .report.doctor import DoctorReport, doctor_document
 
-    return DoctorReport(tuple(doctor_document(ds) for ds in read_inputs(arguments, opts, Keep.JUDGMENTS)))
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
 
 
 def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
+    progress: Progress | None = None,
 ) -> JudgesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
     import numpy as np
 
     from .judges import analyse_judges
+    from .judges.analysis import DATA_SEEDED, data_seed
     from .report.judges import JudgesReport, judges_document
 
     check_seed(seed)
@@ -384,12 +388,18 @@ def judges(
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
+        matrix = ds.judgment_matrix()
+        label = f"{ds.name}: "
+        step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
         try:
-            result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
-                                    ensemble, costs, max_error, population)
+            # common random numbers: the model's draws are seeded by the labels themselves, so the same data gives
+            # the same ensembles, intervals and --max-error outcome for any line order and any --seed (data_seed)
+            rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
+            result = analyse_judges(matrix, ds.judge_names, ks, confidence_level, rng, ensemble, costs, max_error,
+                                    population, progress=step)
         except ParameterError as exc:  # the option, and the file it was checked against
             raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
-        docs.append(judges_document(ds.name, ds.source, seed, result.to_dict()))
+        docs.append(judges_document(ds.name, ds.source, seed, {**result.to_dict(), "random_numbers": DATA_SEEDED}))
     return JudgesReport(tuple(docs), tuple(notes))

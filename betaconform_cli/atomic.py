@@ -363,3 +363,28 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
     atomic_write(path, write)
+
+
+def check_writable(path: Path, what: str = "output") -> None:
+    """Refuse, before any output is printed or written, a file that cannot be written: its folder (or the nearest
+    one that exists, where the folders would be made) is not writable, or a file stands where a folder must be.
+    The write itself still reports what only writing can tell (a full disk)."""
+    check_target(path, what)
+    if open_fd(path) is not None:
+        return
+    target = _target(path)
+    if target.exists():  # replaced through a temporary file beside it, or rewritten in place (see atomic_write)
+        if not target.is_file() or _dir_writable(target.parent) or os.access(target, os.W_OK):
+            return
+        raise OutputError(f"{path}: cannot write the {what}: permission denied")
+    folder = target.parent if str(target.parent) else Path(".")
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputError(f"{path}: cannot write the {what}: {folder} is not a folder")
+    if not _dir_writable(folder):
+        raise OutputError(f"{path}: cannot write the {what}: the folder {folder} is not writable")
+
+
+def _dir_writable(folder: Path) -> bool:
+    return os.access(folder if str(folder) else ".", os.W_OK | os.X_OK)

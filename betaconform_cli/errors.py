@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+
+def quote(value: object) -> str:
+    """A name from the user's data (a judge, a dataset, an id) as a message quotes it: in quotes, with newlines,
+    control characters and ANSI escapes written as escapes (Python's repr), so that it stays one visible token."""
+    return repr(str(value))
+
+
+def quote_all(values: Iterable[object]) -> str:
+    """Several names, each quoted (a name holding ', ' stays one name)."""
+    return ", ".join(quote(v) for v in values)
 
 
 class BetaConformError(Exception):

@@ -171,6 +171,10 @@ def _fold_help_tables() -> None:
 
     setattr(rich_utils, "Table", FoldingTable)  # noqa: B010 - typer's module imports Table by name; replace that name
 
+    # a flag takes no value: no "<bool>" type beside --skip-invalid, --chart/--no-chart, --help
+    shown_type = TyperOption.display_type_rich
+    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)  # type: ignore[method-assign]
+
 
 app = typer.Typer(
     cls=_Group,

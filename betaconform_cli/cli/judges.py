@@ -9,8 +9,8 @@ import typer
 from .. import api
 from ..errors import ParameterError
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
-from .options import EstimateGroup, InputGroup, OutputGroup, grouped, parse_ks
+from .emit import emit, progress, refuse_overwrites, resolve_format
+from .options import InputGroup, JudgesEstimateGroup, OutputGroup, grouped, parse_ks
 
 PICK = "Selection"
 
@@ -20,7 +20,7 @@ PICK = "Selection"
 def judges(
     data: Annotated[list[str], typer.Argument(help="labeled items with named judges (any input format); '-' reads standard input")],
     inp: InputGroup,
-    est: EstimateGroup,
+    est: JudgesEstimateGroup,
     out: OutputGroup,
     ensemble: Annotated[str | None, typer.Option("--ensemble", help="the error table of one named ensemble: 'a,b,c'", rich_help_panel=PICK)] = None,
     cost: Annotated[str | None, typer.Option("--cost", help="prices per judge, 'gpt-4o=5,claude=3,llama=0.2': with --max-error, the cheapest ensemble that meets it", rich_help_panel=PICK)] = None,
@@ -32,8 +32,9 @@ def judges(
     refuse_overwrites(data, out=out)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     try:
-        report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
-                            members, parse_costs(cost), max_error, population)
+        with progress("judges") as update:
+            report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+                                est.seed, members, parse_costs(cost), max_error, population, update)
     except ParameterError as exc:  # the core's `costs` is this command's --cost
         if "costs" not in exc.params:
             raise

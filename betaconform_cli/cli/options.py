@@ -23,7 +23,7 @@ from ..embeddings import EmbedOptions
 from ..errors import ParameterError
 from ..gate import Gate, make_gate
 from ..inputs import InputOptions
-from ..settings import MAX_K, FitSettings
+from ..settings import MAX_K, FitSettings, check_seed
 
 INPUT, OUTPUT, MODEL, GATE, EMBED = "Input", "Output", "Model", "Gate", "Embeddings"
 
@@ -118,12 +118,22 @@ class OutputGroup:
 class EstimateGroup:
     """The error table's ks, interval level and seed (every computing command)."""
 
-    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11, judges: 1, 3, 5, ... up to the judges there are)", panel=MODEL)] = None
+    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11)", panel=MODEL)] = None
     confidence_level: Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)] = 0.9
-    seed: Annotated[int, _opt("--seed", help="seed for every random draw; written to the output", panel=MODEL)] = 0
+    seed: Annotated[int, _opt("--seed", help="seed for every random draw, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0
+
+    def __post_init__(self) -> None:  # checked where the option enters: nothing is printed before a bad seed fails
+        check_seed(self.seed)
 
     def ks_tuple(self, default: str | None = "1-11") -> tuple[int, ...]:
         return parse_ks(self.ks if self.ks is not None else (default or ""))
+
+
+@dataclass(frozen=True)
+class JudgesEstimateGroup(EstimateGroup):
+    """EstimateGroup with `judges`' own default ks (each command's --help states its own default)."""
+
+    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1, 3, 5, ... up to the number of judges)", panel=MODEL)] = None
 
 
 @dataclass(frozen=True)
@@ -174,7 +184,7 @@ class SaveGroup:
     save_dir: Annotated[Path | None, _opt("--save-dir", help="save one <dataset>.yaml per input in DIR", panel=OUTPUT)] = None
 
 
-GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
+GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
 
 
 def grouped(func: Callable[..., Any]) -> Callable[..., Any]:

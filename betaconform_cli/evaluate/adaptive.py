@@ -12,9 +12,10 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..fit import empirical_errors
+from ..settings import check_seed
 from .fixed_r import Draws
 from .results import Cell, Evaluation, Skipped
-from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, check_seed, item_arrays, run_rng
+from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, item_arrays, run_rng
 
 
 def evaluate_adaptive(
@@ -70,7 +71,7 @@ def evaluate_adaptive(
                     rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
                     order = rng.permutation(n)
                     j_run, c_run = judges[order], correct[order]
-                    path = rule_path(rule, j_run, c_run, rng, pool_size=n)
+                    path = rule_path(rule, j_run, c_run, rng, pool_size=n, until_stop=True)
                     r = int(path.stop_at) if path.stop_at is not None else n
                     stopped += path.stop_at is not None
                     samples[run] = r

@@ -9,6 +9,7 @@ promptfoo.py, inspect_logs.py; build.py turns any reader's marks into Datasets t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -57,10 +58,12 @@ class PendingInputs:
     forked workers, a first table by DuckDB on a thread of its own (DuckDB releases the GIL while it works);
     `result()` reads the rest and returns every dataset in order."""
 
-    def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0):
+    def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
+                 left_out: Sequence[str] = ()):
         from .jsonl import PendingRead
 
         self.paths = list(paths)
+        self.left_out = tuple(left_out)
         self.opts = opts
         self.keep = keep
         self._first: PendingRead | None = None
@@ -103,6 +106,8 @@ class PendingInputs:
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
             out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
+        if out and self.left_out:  # said once, with the first dataset
+            out[0] = dataclasses.replace(out[0], left_out=self.left_out)
         return _distinct_logs(out)
 
 
@@ -126,9 +131,10 @@ def _refuse_saved_fits(paths: Sequence[Path]) -> None:
 def begin_read(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
                parent_share: float = 1.0) -> PendingInputs:
     """Expand the arguments and start reading (see PendingInputs)."""
-    paths = expand_paths(list(arguments))
+    left_out: list[str] = []
+    paths = expand_paths(list(arguments), left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share)
+    return PendingInputs(paths, opts, keep, parent_share, left_out)
 
 
 def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
