@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from betaconform_cli.errors import InputError
-from betaconform_cli.inputs import InputOptions, read_dataset
+from betaconform_cli.inputs import InputOptions, Keep, read_dataset
 from betaconform_cli.inputs.patterns import as_dict
 
 from .conftest import invoke
@@ -157,3 +157,33 @@ class TestErrors:
         bad.write_text("id,label\nq0,A\nq0,B\n")
         res = invoke(runner, command, bare["long csv"], "--labels", bad)
         assert res.exit_code == 2 and "bad.csv: row 2" in res.output and "Traceback" not in res.output
+
+
+class TestMoreFormats:
+    def test_jsonl_notes_the_labels_it_used(self, tmp_path: Path) -> None:
+        j = tmp_path / "d.jsonl"
+        j.write_text('{"id": "a", "verdicts": ["A", "B"]}\n{"id": "b", "verdicts": ["A", "A"]}\n')
+        gold = tmp_path / "g.csv"
+        gold.write_text("id,label\na,A\nzz,B\n")
+        ds = read_dataset(j, InputOptions(labels=str(gold)))
+        assert ds.n_items == 1 and ds.unlabeled_items == 1
+        assert ds.reading is not None and any("1 of its 2 labels matched" in n for n in ds.reading.notes)
+
+    def test_promptfoo_cases_without_a_rating_take_the_labels_file(self, tmp_path: Path) -> None:
+        fixtures = Path(__file__).parent / "fixtures" / "promptfoo"
+        doc = json.loads((fixtures / "results_human.expected.json").read_text())
+        before = read_dataset(fixtures / "results_human.jsonl", InputOptions(), Keep.JUDGMENTS)
+        unrated = [it for it in doc["items"] if it["gold"] is None and any(v is not None for v in it["verdicts"])]
+        assert len(unrated) == before.unlabeled_items == 3
+        gold = tmp_path / "g.csv"
+        with open(gold, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "label"])
+            w.writerows([it["id"], "pass"] for it in unrated)
+        after = read_dataset(fixtures / "results_human.jsonl", InputOptions(labels=str(gold)), Keep.JUDGMENTS)
+        assert after.unlabeled_items == 0 and after.n_items == before.n_items + 3
+        rated = next(it for it in doc["items"] if it["gold"] is not None)
+        with open(gold, "a", newline="") as fh:
+            csv.writer(fh).writerow([rated["id"], "fail" if rated["gold"] == "pass" else "pass"])
+        with pytest.raises(InputError, match="contradicts the labels file"):
+            read_dataset(fixtures / "results_human.jsonl", InputOptions(labels=str(gold)))

@@ -352,21 +352,25 @@ def _workers(path: Path, keep: Keep, workers: int | None) -> int:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while workers are forked (they inherit it), then restored here; a Ctrl-C meanwhile is lost."""
+def _sigint_held() -> Iterator[list[int]]:
+    """Ctrl-C held while workers are forked (they must not die half-started): a SIGINT meanwhile is noted, not
+    lost, and the caller raises KeyboardInterrupt once the workers are up; the previous handler is restored."""
+    held: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield held
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
     try:
-        yield
+        yield held
     finally:
         signal.signal(signal.SIGINT, before)
 
 
 def _quiet_worker() -> None:
-    """A worker reports errors as data; what it could print is only a broken pipe to a parent that has gone
-    (interrupted), which must not reach the user's terminal after "interrupted"."""
+    """A worker ignores Ctrl-C (the terminal sends it to the whole group; the parent ends its workers) and reports
+    errors as data; what it could print is only a broken pipe to a parent that has gone (interrupted), which must
+    not reach the user's terminal after "interrupted"."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the worker's whole life
 
 
@@ -407,8 +411,11 @@ class PendingRead:
                 jobs = [(str(self.path), a, b, opts) for a, b in ranges]
                 self._first = jobs[0]
                 # workers ignore Ctrl-C (the terminal sends it to them too): this process ends them (_scans)
-                with _sigint_ignored():
+                with _sigint_held() as held:
                     self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1, initializer=_quiet_worker)
+                if held:  # Ctrl-C came while the workers started
+                    self._pool.terminate()
+                    raise KeyboardInterrupt
                 self._async = self._pool.map_async(_scan_range, jobs[1:])
 
     def _scans(self) -> list[_Scan]:
@@ -426,6 +433,9 @@ class PendingRead:
             return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep, id_lines=True)]
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
+
+    def _labels_note(self, hashes: array[int]) -> tuple[str, ...]:
+        return _labels_used(hashes, self.opts)
 
     def result(self) -> Dataset:
         src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
@@ -501,20 +511,21 @@ class PendingRead:
             roles=roles,
             judge_counts=_judge_counts(items, names),
             skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
+            notes=self._labels_note(id_hashes),
         )
         vote_set = None
         if votes:
             from .patterns import build, merge_rows
 
-            judges, rows = merge_rows((names, classes, gold, n) for (names, classes, gold), n in votes.items())
+            judges, rows = merge_rows((keys, classes, gold, n) for (keys, classes, gold), n in votes.items())
             if self.keep is Keep.COUNTS:
                 vote_set = build(judges, rows)
             else:
                 index = {j: i for i, j in enumerate(judges)}
                 per_item = []
-                for (names, classes, gold), _, _ in scans[0].vote_items:
+                for (keys, classes, gold), _, _ in scans[0].vote_items:
                     row: list[str | None] = [None] * len(judges)
-                    for nm, c in zip(names if names is not None else (str(i + 1) for i in range(len(classes))), classes):
+                    for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
                         row[index[nm]] = c
                     per_item.append((tuple(row), gold))
                 vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items])
@@ -529,6 +540,19 @@ class PendingRead:
             judge_names=names,
             reading=reading,
         )
+
+
+def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
+    """The note of a labels file: how many of its ids some line here has (by the hash of the id's text)."""
+    if opts.labels is None:
+        return ()
+    from .labels import load
+
+    lab = load(opts)
+    if lab is None:
+        return ()
+    seen = set(hashes)
+    return (lab.note(sum(_id_hash(i) in seen for i in lab.by_id)),)
 
 
 def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, quote_all
 from . import values
 from .dataset import MAX_JUDGES, Dataset, Reading
 from .options import InputOptions, Keep
@@ -259,12 +259,12 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     """The column for a role: the one given (it must exist), else the one column with a common name."""
     if given is not None:
         if given not in table.names:
-            raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {', '.join(table.names)}")
+            raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {quote_all(table.names)}")
         return given
     lower = {c.lower(): c for c in table.names if c not in exclude}
     found = [lower[n] for n in ROLE_NAMES[role] if n in lower]
     if len(found) > 1:
-        raise InputError(table.where, f"columns {', '.join(map(repr, found))} could each be the {role} column; "
+        raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
                                       f"name one with `{role}_col`")
     return found[0] if found else None
 
@@ -286,7 +286,7 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         for col in ("judges", "correct"):
             if col not in table.names:
                 raise InputError(table.where, f"a counts table needs columns 'judges' and 'correct' (and optionally 'count'); "
-                                              f"columns: {', '.join(table.names)}")
+                                              f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
     item = _find(table, "item", opts.item_col)
     text = _find(table, "text", opts.text_col, frozenset({item} if item else ()))
@@ -298,13 +298,13 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         if judge is None or item is None:
             missing = "judge" if judge is None else "item"
             raise InputError(table.where, f"a long table needs an item column and a judge column; found no {missing} column "
-                                          f"(columns: {', '.join(table.names)}); name it with `{missing}_col`")
+                                          f"(columns: {quote_all(table.names)}); name it with `{missing}_col`")
         if correct is not None and verdict is not None and gold is not None and not (opts.correct_col or opts.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
-                                          f"(columns: {', '.join(table.names)})")
+                                          f"(columns: {quote_all(table.names)})")
         if correct is not None and not opts.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
@@ -312,8 +312,29 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
     cols = _judge_columns(table, opts.judge_cols, taken)
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
-                                      f"(columns: {', '.join(table.names)}); name them with `judge_cols`")
+                                      f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
     return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols)
+
+
+def _nested(typ: str) -> bool:
+    """A DuckDB type holding several values per cell: a list (INTEGER[]), an array (INTEGER[3]), a struct, map or
+    union (Parquet and JSON carry them)."""
+    t = typ.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
+
+
+def check_types(table: Table, roles: Roles) -> None:
+    """Each column that plays a role holds one value per cell: a Parquet list or struct column as correctness, a
+    judge, an id or a count is an InputError naming the column, never a failed cast deep in a query."""
+    used = [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.text, roles.dataset) if c]
+    used += list(roles.judge_cols)
+    if roles.shape == "counts":
+        used += [c for c in ("judges", "correct", "count") if c in table.names]
+    for col in used:
+        typ = table.type_of(col)
+        if _nested(typ):
+            raise InputError(table.where, f"holds {typ} values; each cell must be one value (a number, a boolean or "
+                                          "text)", field=col, unit="column")
 
 
 def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple[str, ...]:
@@ -323,7 +344,7 @@ def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple
     for pat in (p.strip() for p in patterns.split(",") if p.strip()):
         hits = [c for c in table.names if fnmatch.fnmatchcase(c, pat)]
         if not hits:
-            raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {', '.join(table.names)})")
+            raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {quote_all(table.names)})")
         out += [c for c in hits if c not in out]
     return tuple(out)
 
@@ -415,32 +436,36 @@ def _class_expr(table: Table, col: str) -> str:
     return f"CASE WHEN {values.sql_missing(v)} THEN NULL ELSE trim({v}) END"
 
 
-def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> dict[Any, tuple[tuple[str, ...], dict[Any, int]]]:
+def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_item: bool = False) -> dict[Any, tuple[Any, ...]]:
     """{dataset: (judges, {(each judge's class or None, gold class or None): items})} of a table whose judges give
     verdicts beside a gold column, by one aggregation in DuckDB: each item's verdicts become one list ordered by
     judge, and items GROUP BY that list and their gold, so that patterns, not rows, reach Python. Rows the
-    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before."""
+    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before.
+    `per_item` (commands that keep items): one row per item instead, in input order, with its id: {dataset:
+    (judges, {}, each item's (classes, gold), ids)}, patterns.build's arguments."""
     from .patterns import canonical
 
-    rows = long_rows(table, roles, opts, numbered=opts.duplicates != "error" and roles.shape == "long")
+    rows = long_rows(table, roles, opts, numbered=per_item or opts.duplicates != "error" and roles.shape == "long")
     if opts.duplicates != "error" and roles.shape == "long":
         order = "ASC" if opts.duplicates == "first" else "DESC"
         rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
     ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
-    sql = (f"SELECT ds, js, vs, gold, count(*) FROM (SELECT ds, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
-           f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
-           f"GROUP BY ds, item) WHERE len(js) > 0 GROUP BY ALL")
+    inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
+             f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
+             f"GROUP BY ds, item")
+    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) WHERE len(js) > 0 ORDER BY first" if per_item else
+           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) WHERE len(js) > 0 GROUP BY ds, js, vs, gold")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
         raise _fail(table.where, exc) from None
-    out: dict[Any, tuple[tuple[str, ...], dict[Any, int]]] = {}
+    out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, set[str]] = {}
     for ds, js, _, _, _ in got:
         seen.setdefault(ds, set()).update(js)
     for ds, names in seen.items():
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
-        out[ds] = (judges, {})
+        out[ds] = (judges, {}, [], []) if per_item else (judges, {})
     memo: dict[str | None, str | None] = {}
 
     def cls(text: str | None) -> str | None:  # few distinct texts: each written one way once
@@ -448,15 +473,19 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> d
             memo[text] = canonical(text)
         return memo[text]
 
-    ats = {ds: {j: i for i, j in enumerate(judges)} for ds, (judges, _) in out.items()}
+    ats = {ds: {j: i for i, j in enumerate(got_ds[0])} for ds, got_ds in out.items()}
     for ds, js, vs, gold, n in got:
-        judges, tally = out[ds]
+        judges, tally, *items = out[ds]
         row: list[str | None] = [None] * len(judges)
         at = ats[ds]
         for j, v in zip(js, vs):
             row[at[j]] = cls(v)
         key = (tuple(row), cls(gold))
-        tally[key] = tally.get(key, 0) + int(n)
+        if per_item:
+            items[0].append(key)
+            items[1].append(str(n))
+        else:
+            tally[key] = tally.get(key, 0) + int(n)
     return out
 
 
@@ -704,6 +733,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
+        check_types(table, roles)
         if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
@@ -725,7 +755,13 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:
             return datasets
-        found = vote_patterns(con, table, roles, opts)
+        found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)
         return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in found.items()}, where)
+    except Exception as exc:
+        import duckdb
+
+        if isinstance(exc, duckdb.Error):  # any query may be the one that meets a corrupt page, not only the first
+            raise _fail(where, exc) from None
+        raise
     finally:
         con.close()
