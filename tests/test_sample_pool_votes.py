@@ -91,14 +91,14 @@ class TestRule:
 
     def test_every_pool_item_labeled(self) -> None:
         """Nothing left unlabeled: the vote split has nothing to add, and the decision is the labels-only rule's
-        (whose finite-pool correction makes the interval a point: stop)."""
+        (a stop: by the rule or with the pool exhausted)."""
         verdicts, side = synthetic_pool(30, 5, 2)
         items = [Item(5, int((verdicts[i] == side[i]).sum())) for i in range(30)]
         rule = PrecisionRule(target=1e-6, ks=(1, 3))
         d, check = decide_with_votes(rule, items, verdicts, side.copy(), np.random.default_rng(0))
         base = decide(rule, items, np.random.default_rng(0), 30)
         assert not check.estimate.used_unlabeled
-        assert d.stopped_by == base.stopped_by == "rule" and d.more == 0
+        assert d.stopped and d.stopped_by == base.stopped_by and d.more == 0
 
 
 class TestFewerLabels:
@@ -218,6 +218,11 @@ class TestCli:
             for r in rows:
                 for j, v in r["verdicts"].items():
                     w.writerow([r["id"], j, v, ""])
+        with open(tmp_path / "wide.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "gold", *judges])
+            for r in rows:
+                w.writerow([r["id"], "", *r["verdicts"].values()])
         return rows
 
     def test_jsonl_pool_verdicts(self, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -240,13 +245,21 @@ class TestCli:
         res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl"), "-f", "json"])
         assert json.loads(res.stdout)["pool_verdicts"]["used"] is False
 
-    def test_table_pool_without_ids_is_one_line(self, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    @pytest.mark.parametrize("table", ["pool.csv", "wide.csv"])
+    def test_table_pool(self, tmp_path, table: str) -> None:  # type: ignore[no-untyped-def]
+        """A long or wide CSV pool (empty gold): its verdicts are used, the next items are written as {"id": ...} lines."""
+        import json
+
         from typer.testing import CliRunner
 
         from betaconform_cli.cli import app
 
         self._files(tmp_path)
-        res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.csv"),
-                                       "--rule", "precision"])
-        assert res.exit_code == 2, res.output
-        assert "pool.csv" in res.output and "JSON Lines" in res.output and "Traceback" not in res.output
+        res = CliRunner().invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / table),
+                                       "--rule", "precision", "--target", "0.01", "--batch", "4", "-f", "json",
+                                       "-o", str(tmp_path / "next.jsonl")])
+        assert res.exit_code == 1, res.output
+        doc = json.loads(res.stdout)
+        assert doc["pool_verdicts"]["used"] is True and doc["pool_verdicts"]["unlabeled_items"] == 140
+        nxt = [json.loads(x) for x in (tmp_path / "next.jsonl").read_text().splitlines()]
+        assert len(nxt) == 4 and all(set(x) == {"id"} and int(x["id"][1:]) >= 60 for x in nxt)
