@@ -435,7 +435,8 @@ def score(
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
-    datasets = read_inputs(arguments, opts, Keep.ITEMS if compare else Keep.COUNTS)
+    clustered = opts.cluster_field is not None or opts.cluster_col is not None
+    datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
     for ds in datasets:
         notes += skip_note(ds)
@@ -452,7 +453,7 @@ def score(
     for ds in datasets:
         votes = _votes(ds, opts)
         with _About(ds.source):
-            result = core.score_votes(votes, positive, clusters=votes_clusters(votes), confidence_level=confidence_level,
+            result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=confidence_level,
                                       target=target)
         check = gate.check(ds.name, result.score.to_dict()) if gate is not None else None
         docs.append(score_document(ds.name, ds.source, result.to_dict(), check))
@@ -460,9 +461,17 @@ def score(
     return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
 
 
-def votes_clusters(votes: Any) -> Any:
-    """Each item's cluster id (in the votes' item order) when the reader kept one (--cluster-field), else None."""
-    return getattr(votes, "clusters", None)
+def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
+    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field, --cluster-col),
+    else None; an error when it was asked for and the input's reader kept none."""
+    if opts.cluster_field is None and opts.cluster_col is None:
+        return None
+    clusters = getattr(ds.votes, "clusters", None)
+    if clusters is None:
+        what = f"--cluster-field '{opts.cluster_field}'" if opts.cluster_field is not None else f"--cluster-col '{opts.cluster_col}'"
+        raise InputError(ds.source, f"{what}: no cluster ids were read from this input (its format has no such field "
+                                    "or column)")
+    return clusters
 
 
 def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, confidence_level: float,
@@ -485,12 +494,15 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
         verdicts, gold = votes.per_item()
         passes = (np.where(verdicts < 0, -1, verdicts == code).astype(np.int8),
                   np.where(gold < 0, -1, gold == code).astype(np.int8))
-        clusters = votes_clusters(votes)
+        clusters = votes_clusters(ds, opts)
         sides.append((ds, votes, votes.classes[code], passes, clusters))
     (da, va, pos_a, (vra, ga), ca), (db, vb, pos_b, (vrb, gb), cb) = sides
     if str(pos_a).strip().lower() != str(pos_b).strip().lower():
         raise ParameterError("positive", f"passes {pos_a!r} in {da.source} but {pos_b!r} in {db.source}; "
                                          "name the class that passes in both with {0}")
+    if not set(va.ids) & set(vb.ids):
+        raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.id_field}'); --compare pairs the two "
+                                                         "systems' answers to the same items by id")
     ia, ib = core.align_items(va.ids, vb.ids)
     clusters = None
     if ca is not None or cb is not None:
