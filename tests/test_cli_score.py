@@ -259,3 +259,32 @@ class TestInputs:
             r["label"] = "pass"
         err = error_line(invoke(runner, "score", write_rows(tmp_path / "few.jsonl", rows)))
         assert "few.jsonl" in err and "2" in err
+
+
+class TestClusters:
+    """--cluster-field: samples of one prompt are one cluster; the interval counts clusters, not rows."""
+
+    def test_cluster_field_reaches_the_core(self, runner) -> None:
+        doc = run_json(runner, SYSTEM, "--cluster-field", "prompt")
+        rows = rows_of(SYSTEM)
+        verdicts, gold = arrays(rows, "pass")
+        want = core_score(verdicts, gold, 1, clusters=[r["prompt"] for r in rows])
+        assert doc["clusters"] == len({r["prompt"] for r in rows if "label" in r}) == 14
+        assert doc["score"]["low"] == pytest.approx(want.score.low, abs=1e-12)
+        assert doc["score"]["high"] == pytest.approx(want.score.high, abs=1e-12)
+
+    def test_copies_of_an_item_do_not_narrow_the_interval(self, runner, tmp_path: Path) -> None:
+        """Each item three times: as rows, the interval narrows by about sqrt(3); as one cluster each, it does not."""
+        rows = rows_of(SYSTEM)
+        tripled = [r | {"id": f"{r['id']}-{c}", "prompt": r["id"]} for r in rows for c in range(3)]
+        path = write_rows(tmp_path / "tripled.jsonl", tripled)
+        width = lambda d: d["score"]["high"] - d["score"]["low"]  # noqa: E731
+        once = width(run_json(runner, SYSTEM, "--target", "new"))
+        as_rows = width(run_json(runner, path, "--target", "new"))
+        as_clusters = width(run_json(runner, path, "--target", "new", "--cluster-field", "prompt"))
+        assert as_rows < 0.7 * once
+        assert as_clusters == pytest.approx(once, rel=0.1)
+
+    def test_cluster_field_missing_is_one_line(self, runner) -> None:
+        err = error_line(invoke(runner, "score", SYSTEM, "--cluster-field", "nope"))
+        assert "system_verdicts.jsonl" in err and "nope" in err
