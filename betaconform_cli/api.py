@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import check_target, refuse_inputs
-from .errors import FitWarning, InputError, OutputError, ParameterError
+from .errors import FitWarning, InputError, OutputError, ParameterError, UsageError
 from .gate import Gate, ScoreGate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
 from .settings import FitSettings
@@ -216,7 +216,7 @@ def sample_live(
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
-    pool_items = read_pool(pool, opts.id_field) if pool is not None else None
+    pool_items = read_pool(pool, opts.id_field, opts.duplicates) if pool is not None else None
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
     decision = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None)
@@ -383,8 +383,13 @@ def judges(
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
-        result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
-                                ensemble, costs, max_error, population)
+        try:
+            result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
+                                    ensemble, costs, max_error, population)
+        except ParameterError as exc:  # the option, and the file it was checked against
+            raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+        except UsageError as exc:
+            raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result.to_dict()))
     return JudgesReport(tuple(docs), tuple(notes))
 

@@ -19,6 +19,7 @@ class InputError(BetaConformError):
         self.path = path
         self.line = line
         self.field = field
+        self.unit = unit
         self.reason = message
         where = path if line is None else (f"{path}:{line}" if not unit else f"{path}: {unit} {line}")
         if field is not None:

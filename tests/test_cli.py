@@ -104,7 +104,7 @@ class TestBadInput:
         p = write_jsonl("bad.jsonl", ['{"judgments": [1, 0]}', '{"judgments": [1, "x"]}'], raw=True)
         res = invoke(runner, "fit", p)
         assert res.exit_code == 2
-        assert res.stderr.strip() == f"error: {p}:2: field 'judgments[1]': must be 1, 0, true, false or null, got \"x\""
+        assert res.stderr.strip() == f"error: {p}:2: field 'judgments[1]': must be 1/0, true/false, yes/no, pass/fail or correct/incorrect (null, empty or NA: no verdict), got \"x\""
 
     @pytest.mark.parametrize("args", [["--method", "magic"], ["--components", "7"], ["--ks", "a-b"], ["--confidence-level", "1.5"], ["--format", "xml"],
                                       ["--ks", "3-300000000"], ["--seed", "-1"], ["--tolerance", "nan"]])

@@ -84,7 +84,7 @@ class TestBadInput:
         rows = write_pool(tmp_path / "pool.jsonl", 20)
         (tmp_path / "lab.jsonl").write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[0]) + "\n")
         res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
-        assert res.exit_code == 2 and "lab.jsonl:2" in res.stderr and "duplicate id" in res.stderr
+        assert res.exit_code == 2 and "lab.jsonl:2" in res.stderr and "appears again" in res.stderr
 
     def test_pool_without_ids(self, tmp_path: Path) -> None:
         (tmp_path / "pool.jsonl").write_text(json.dumps({"judgments": [1, 1, 0]}) + "\n")

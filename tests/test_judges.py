@@ -201,10 +201,11 @@ class TestValidation:
             ({"costs": {"q": 1.0}, "max_error": 0.2}, r"costs: unknown judge 'q'; known judges: a, b, c"),
             ({"costs": {"a": -1.0}, "max_error": 0.2}, r"price of 'a' must be a finite number >= 0"),
             ({"costs": {"a": float("nan")}, "max_error": 0.2}, "finite number"),
-            ({"costs": {"a": 1.0}}, "costs need max_error"),
+            ({"costs": {"a": 1.0}}, "costs needs max_error"),
             ({"max_error": 0.0}, r"max_error must be in \(0, 1\]"),
             ({"confidence_level": 1.0}, "confidence_level"),
-            ({"population": 5}, "population must be an integer >= the 20 labeled items"),
+            ({"population": 5}, "population must be an integer from the 20 labeled items"),
+            ({"population": 10**20}, "population must be an integer from the 20 labeled items to 9007199254740992"),
         ],
     )
     def test_bad_options(self, kwargs: dict[str, object], match: str) -> None:

@@ -31,8 +31,13 @@ def judges(
     fmt = resolve_format(out)
     refuse_overwrites(data, out=out)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
-    report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
-                        members, parse_costs(cost), max_error, population)
+    try:
+        report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
+                            members, parse_costs(cost), max_error, population)
+    except ParameterError as exc:  # the core's `costs` is this command's --cost
+        if "costs" not in exc.params:
+            raise
+        raise ParameterError(tuple("cost" if p == "costs" else p for p in exc.params), exc.template) from None
     raise typer.Exit(emit(report, out, fmt))
 
 

@@ -105,7 +105,7 @@ class InputGroup:
     dataset_col: Annotated[str | None, _opt("--dataset-col", help="table: a column that splits one file into datasets", panel=INPUT)] = None
     judge_cols: Annotated[str | None, _opt("--judge-cols", help="wide table: judge columns, names or globs ('gpt*,claude*')", panel=INPUT)] = None
     tolerance: Annotated[float | None, _opt("--tolerance", help="scoring judges: a verdict is correct when |verdict - gold| <= T", panel=INPUT)] = None
-    duplicates: Annotated[Duplicates, _opt("--duplicates", help="long table: a repeated (item, judge) row is an error, or keep the first or last", panel=INPUT)] = Duplicates.error
+    duplicates: Annotated[Duplicates, _opt("--duplicates", help="a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two table rows) is an error, or keep the first or the last", panel=INPUT)] = Duplicates.error
     skip_invalid: Annotated[bool, _opt("--skip-invalid", help="skip bad lines and rows (and say how many) instead of stopping", panel=INPUT)] = False
 
     def build(self) -> InputOptions:

@@ -174,5 +174,6 @@ def count_table(keys: Iterable[tuple[tuple[int, int], int]]) -> CountTable:
     top = max((k for (k, _), n in pairs if n), default=1)
     arr = np.zeros((max(top, 1) + 1, max(top, 1) + 1), dtype=np.int64)
     for (k, s), n in pairs:
-        arr[k, s] += n
+        if n:  # an empty cell may lie beyond the table (a counts table's rows with count 0)
+            arr[k, s] += n
     return CountTable(arr)

@@ -14,13 +14,12 @@ archive (inspect-ai 0.3.2xx writes them) is an error that says what to install.
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from . import records
+from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .options import InputOptions, Keep
@@ -67,12 +66,15 @@ def _load_plain(path: Path, where: str) -> dict[str, Any]:
 
 
 def _missing(v: Any) -> bool:
-    return v is None or v == NOANSWER or (isinstance(v, float) and math.isnan(v))
+    """No verdict: inspect's NOANSWER, or a missing value (values.is_missing: null, NaN, NA, ...)."""
+    return not isinstance(v, (list, dict)) and (v == NOANSWER or values.is_missing(v))
 
 
 def _kind(v: Any) -> str:
     if isinstance(v, dict):
         return "dict"
+    if isinstance(v, list):
+        return "list"
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return "number"
     return "text"
@@ -102,8 +104,11 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
     if not scorers:
         raise InputError(where, "no scorers: nothing plays a judge in this log")
     field = opts.label_field if opts.label_field != "label" else "target"
-    golds = [records.get(s, field, None) for s in samples]
-    golds = [g[0] if isinstance(g, list) and len(g) == 1 else g for g in golds]
+    golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    if field != "target" and not any(records.has(s, field) for s in samples):
+        meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
+        known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
+        raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
     gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
@@ -134,16 +139,32 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
             score = (s.get("scores") or {}).get(sc)
             value = score.get("value") if isinstance(score, dict) else None
             marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.tolerance),
-                              n, None, _text(s), gold is None))
+                              n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
+                              None if gold is None else class_text(gold)))
     reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
                       unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
-    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample")
+    # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
+    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.tolerance is None)
+
+
+def class_text(value: Any) -> str | None:
+    from .patterns import class_text as text
+
+    return text(value)
+
+
+def _gold(value: Any, where: str, n: int, field: str) -> Any:
+    """A sample's gold label: one value; a one-element list is its element, an empty list or a missing value is no
+    gold, a longer list (several targets) an error naming the sample (give a field with one label)."""
+    if isinstance(value, list):
+        if len(value) > 1:
+            raise InputError(where, f"holds {len(value)} labels ({values.shown(value)}); name a field holding one label "
+                                    "per sample with `label_field`", line=n, field=field, unit="sample")
+        value = value[0] if value else None
+    return None if _missing(value) else value
 
 
 def _agree(value: Any, gold: Any, tolerance: float | None) -> int:
-    if isinstance(value, str):
-        return int(value.strip() == str(gold).strip())
-    if tolerance is not None:
-        return int(abs(float(value) - float(gold)) <= tolerance)
-    return int(float(value) == float(gold))
+    """values.agree, the scorer of every format (the kinds were matched before: it cannot fail here)."""
+    return values.agree(value, gold, tolerance) or 0

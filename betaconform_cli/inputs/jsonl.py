@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,10 +25,10 @@ from typing import Any, BinaryIO
 import orjson
 
 from ..errors import InputError
-from . import records
+from . import records, values
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
+from .paths import MAX_LINE_BYTES, is_regular, is_stdin, iter_lines, open_binary
 
 PARALLEL_MIN_BYTES = 32 << 20
 BLOCK_BYTES = 4 << 20
@@ -61,22 +62,30 @@ class _Scan:
     first_line: int = 0
     lines: int = 0
     error: tuple[int, str, str | None] | None = None
+    id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (_id_hash)
+    id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
+    votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
+    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
+    vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
         entry[0] += 1
 
 
-def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0) -> _Scan:
+def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0,
+          id_lines: bool = False) -> _Scan:
     """The careful path: count (judges, correct) over lines numbered line0 + 1, ...; stop at the first bad
     line unless skip_invalid. `shape` is the file's shape when earlier lines fixed it."""
-    out = _Scan({})
+    out = _Scan({}, id_lines=array("q") if id_lines else None)
     counts = out.counts
     loads = orjson.loads
     field_name = opts.judgments_field
     keep_items = keep is not Keep.COUNTS
     marks = keep is Keep.JUDGMENTS
     fast = shape == "list" and not keep_items and "." not in field_name
+    id_name = opts.id_field
+    plain_id = "." not in id_name
     lineno = line0
     for raw in lines:
         lineno += 1
@@ -94,12 +103,17 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             key = _fast_counts(obj, field_name)
             if key is not None and key[0] <= MAX_JUDGES:
                 counts[key] = counts.get(key, 0) + 1
+                ident_value = obj.get(id_name) if plain_id else records.get(obj, id_name, None)
+                if ident_value is not None:
+                    out.id_hashes.append(_id_hash(ident_value))
+                    if out.id_lines is not None:
+                        out.id_lines.append(lineno)
                 continue
         try:
             line_shape = _line_shape(obj, shape, opts)
             p = records.parse(obj, line_shape, opts, marks, raw)
-            if keep_items:
-                ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
+            ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field) if keep_items else None
+            if keep_items and not p.unlabeled:
                 text = records.get(obj, opts.text_field, None)
                 if text is not None and not isinstance(text, str):
                     raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
@@ -111,10 +125,24 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
                 continue
             out.error = (lineno, err.message, err.field)
             break
+        if p.classes is not None:
+            vkey = (p.names, p.classes, p.gold)
+            out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
+            if p.unlabeled:
+                out.unlabeled_lines[lineno] = vkey
+            if keep_items:
+                out.vote_items.append((vkey, ident, lineno))
+        ident_value = records.get(obj, id_name, None)
+        if ident_value is not None:
+            out.id_hashes.append(_id_hash(ident_value))
+            if out.id_lines is not None:
+                out.id_lines.append(lineno)
         if shape is None:
             out.first_line = lineno
         shape = line_shape
         fast = shape == "list" and not keep_items and "." not in field_name
+        if p.unlabeled:
+            continue  # kept in votes, not in the labeled histogram
         key = (p.judges, p.correct)
         counts[key] = counts.get(key, 0) + p.weight
     out.shape = shape
@@ -138,14 +166,7 @@ def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
 
 
 def _json_problem(raw: bytes, exc: Exception) -> str:
-    """A malformed line, with a hint when it is not UTF-8 at all (UTF-16 from some Windows tools)."""
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[:4].count(b"\x00") >= 1:
-        return "not UTF-8 text (it looks like UTF-16: save the file as UTF-8)"
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8 text (save the file as UTF-8)"
-    return f"malformed JSON ({exc})"
+    return values.json_problem(raw, exc)
 
 
 def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
@@ -188,25 +209,37 @@ def _blocks(fh: BinaryIO, remaining: int | None, path: Path, at_start: bool = Tr
         yield buf
 
 
-def _fast_decoder(field_name: str) -> Any:
-    """A msgspec decoder that keeps only the raw bytes of the judgments field (None without msgspec)."""
+def _fast_decoder(field_name: str, id_field: str = "id") -> Any:
+    """A msgspec decoder that keeps only the raw bytes of the judgments and id fields (None without msgspec)."""
     try:
         import msgspec
     except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
         return None
-    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw)], rename={"judgments": field_name})
+    ident = str | int | float | None  # an id of another kind (a list, a 100-digit number) takes the careful path
+    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
+                             rename={"judgments": field_name, "ident": id_field})
     return msgspec.json.Decoder(item)
 
 
 _JUDGMENTS = attrgetter("judgments")
+_IDENT = attrgetter("ident")
+NO_ID = frozenset({hash(""), hash("None")})  # the fast path's id of a line without one, and of a null id
 
 
-def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str) -> dict[tuple[int, int], int] | None:
+def _id_hash(value: Any) -> int:
+    """The hash of an id's text (3 and "3" are one id, as to `sample`); the exact comparison follows."""
+    return hash(str(value))
+
+
+def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str,
+                ids: array[int] | None = None) -> dict[tuple[int, int], int] | None:
     """Counts of a block of list-shaped lines, or None when anything needs the careful path.
 
     msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
     hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
-    distinct array is validated once by the careful code. No Python code runs per line.
+    distinct array is validated once by the careful code. No Python code runs per line. `ids` receives the hash
+    of each line's id as written (hash(b"") without one), one per line: a block with blank lines (whose lines
+    msgspec does not hand back) takes the careful path.
     """
     import msgspec
 
@@ -214,6 +247,8 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
         lines = decoder.decode_lines(buf)
         buf.decode("utf-8")  # msgspec does not check the text of fields it skips; orjson does
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        return None
+    if ids is not None and len(lines) != buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1):
         return None
     tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
     counts: dict[tuple[int, int], int] = {}
@@ -234,37 +269,50 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
         if key is None:
             return None
         counts[key] = counts.get(key, 0) + n
+    if ids is not None:
+        ids.extend(map(hash, map(str, map(_IDENT, lines))))
     return counts
 
 
-def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep) -> _Scan:
+def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lines: bool = False) -> _Scan:
     """Scan a file (or a byte range of it) block by block: the careful path until the shape is known to be
     a list of judgments, then the fast path for each block that it accepts (the careful path otherwise,
     which also finds the exact line and field of an error)."""
-    total = _Scan({})
+    total = _Scan({}, id_lines=array("q") if id_lines else None)
     shape: str | None = None
     line0 = 0
     decoder: Any = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field
+    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field and "." not in opts.id_field
     for buf in blocks:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
         if shape == "list" and fast_ok:
             if decoder is None:
-                decoder = _fast_decoder(opts.judgments_field) or False
-            got = _fast_block(buf, decoder, cache, opts.judgments_field) if decoder else None
+                decoder = _fast_decoder(opts.judgments_field, opts.id_field) or False
+            ids = array("q")
+            got = _fast_block(buf, decoder, cache, opts.judgments_field, ids) if decoder else None
             if got is not None:
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n
+                total.id_hashes.extend(ids)
+                if total.id_lines is not None:
+                    total.id_lines.extend(range(line0 + 1, line0 + 1 + len(ids)))
                 line0 += n_lines
                 continue
         lines = buf.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
-        sc = _scan(iter(lines), opts, keep, shape, line0)
+        sc = _scan(iter(lines), opts, keep, shape, line0, id_lines)
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
+        for vkey, n in sc.votes.items():
+            total.votes[vkey] = total.votes.get(vkey, 0) + n
+        total.unlabeled_lines.update(sc.unlabeled_lines)
+        total.vote_items.extend(sc.vote_items)
+        total.id_hashes.extend(sc.id_hashes)
+        if total.id_lines is not None and sc.id_lines is not None:
+            total.id_lines.extend(sc.id_lines)
         for reason, (n, first) in sc.skips.items():
             entry = total.skips.setdefault(reason, [0, first])
             entry[0] += n
@@ -371,7 +419,7 @@ class PendingRead:
             self._pool.join()
             return scans
         if self.stream is not None:
-            return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep)]
+            return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep, id_lines=True)]
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
@@ -389,7 +437,9 @@ class PendingRead:
         shape: str | None = None
         skips: dict[str, list[int]] = {}
         offset = 0
+        id_hashes: array[int] = array("q")
         for sc in scans:
+            id_hashes.extend(sc.id_hashes)
             if sc.error is not None:
                 line, message, field_name = sc.error
                 raise InputError(src, message, line=offset + line, field=field_name)
@@ -404,8 +454,31 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
+        votes: dict[tuple[Any, ...], int] = {}
+        for sc in scans:
+            for vkey, n in sc.votes.items():
+                votes[vkey] = votes.get(vkey, 0) + n
+        dropped = _repeated_ids(id_hashes, scans[0].id_lines, self, src, shape)
+        if dropped:
+            items_kept = [pair for pair in scans[0].items if pair[0].line not in dropped]
+            for key, n, p in dropped.values():
+                if p.classes is not None:
+                    vkey = (p.names, p.classes, p.gold)
+                    votes[vkey] = votes.get(vkey, 0) - n
+                if not p.unlabeled:
+                    counts[key] = counts.get(key, 0) - n
+            counts = {k: n for k, n in counts.items() if n}
+            scans[0].items[:] = items_kept
+            scans[0].vote_items[:] = [v for v in scans[0].vote_items if v[2] not in dropped]
+            if self.opts.duplicates != "error":
+                skips[f"id repeated (--duplicates {self.opts.duplicates})"] = [len(dropped), min(dropped)]
         skipped = sum(n for n, _ in skips.values())
+        unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
         if not any(counts.values()):
+            if unlabeled:
+                raise InputError(src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
+                                      f"('{self.opts.label_field}'); label some, or give the gold in a separate file with "
+                                      "--labels")
             if skipped:
                 raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
             raise InputError(src, "empty file: no items")
@@ -422,7 +495,24 @@ class PendingRead:
             judge_counts=_judge_counts(items, names),
             skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
         )
+        vote_set = None
+        if votes:
+            from .patterns import build, merge_rows
+
+            judges, rows = merge_rows((names, classes, gold, n) for (names, classes, gold), n in votes.items())
+            if self.keep is Keep.COUNTS:
+                vote_set = build(judges, rows)
+            else:
+                index = {j: i for i, j in enumerate(judges)}
+                per_item = []
+                for (names, classes, gold), _, _ in scans[0].vote_items:
+                    row: list[str | None] = [None] * len(judges)
+                    for nm, c in zip(names if names is not None else (str(i + 1) for i in range(len(classes))), classes):
+                        row[index[nm]] = c
+                    per_item.append((tuple(row), gold))
+                vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items])
         return Dataset(
+            votes=vote_set,
             name=self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path)),
             source=src,
             table=count_table(counts.items()),
@@ -432,6 +522,66 @@ class PendingRead:
             judge_names=names,
             reading=reading,
         )
+
+
+def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None
+                  ) -> dict[int, tuple[tuple[int, int], int, records.Parsed]]:
+    """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their text first (8 bytes
+    per line, sorted once); when two hashes meet, the file is read again and those lines' ids compared exactly (a
+    stream cannot be read again: its lines were kept). A repeated id is an InputError naming both lines, unless
+    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight, parsed)}."""
+    if len(hashes) < 2:
+        return {}
+    import numpy as np
+
+    h = np.frombuffer(hashes, dtype=np.int64)
+    sh = np.sort(h)
+    same = sh[1:] == sh[:-1]
+    if not same.any():
+        return {}
+    twice = set(sh[1:][same].tolist()) - NO_ID
+    if not twice:
+        return {}
+    opts = read.opts
+    if read.stream is not None:  # read once: its lines were kept; 64-bit hashes of different ids do not meet in practice
+        at: dict[int, list[int]] = {}
+        for line, x in zip(lines or (), hashes):
+            if x in twice:
+                at.setdefault(x, []).append(line)
+        pairs = sorted((g[:2] for g in at.values() if len(g) > 1), key=lambda pair: pair[1])
+        if not pairs:
+            return {}
+        if opts.duplicates != "error":
+            raise InputError(src, f"the id of line {pairs[0][0]} appears again; keeping the first or the last line of an id "
+                                  "needs a file, not a stream: save it to a file first", line=pairs[0][1], field=opts.id_field)
+        raise InputError(src, f"the id of line {pairs[0][0]} appears again; keep the first or the last with `duplicates`",
+                         line=pairs[0][1], field=opts.id_field)
+    seen: dict[str, list[tuple[int, records.Parsed]]] = {}
+    for lineno, raw in iter_lines(read.path):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue  # skipped (skip_invalid)
+        value = records.get(obj, opts.id_field, None) if isinstance(obj, dict) else None
+        if value is None or _id_hash(value) not in twice:
+            continue
+        try:
+            parsed = records.parse(obj, shape or "list", opts)
+        except records.RecordError:
+            continue  # skipped (skip_invalid): not counted, so not a repeat
+        seen.setdefault(str(records.exact_id(value, raw, opts.id_field)), []).append((lineno, parsed))
+    groups = sorted(((ident, g) for ident, g in seen.items() if len(g) > 1), key=lambda kv: kv[1][1][0])
+    if not groups:
+        return {}  # the hashes of different ids met
+    if opts.duplicates == "error":
+        ident, ((first, _), (again, _)) = groups[0][0], groups[0][1][:2]
+        raise InputError(src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
+                              "`duplicates`", line=again, field=opts.id_field)
+    dropped: dict[int, tuple[tuple[int, int], int, records.Parsed]] = {}
+    for _, g in groups:
+        for lineno, p in (g[1:] if opts.duplicates == "first" else g[:-1]):
+            dropped[lineno] = ((p.judges, p.correct), p.weight, p)
+    return dropped
 
 
 def _aligned(pairs: list[tuple[Item, tuple[str, ...] | None]], shape: str | None) -> tuple[tuple[Item, ...], tuple[str, ...]]:

@@ -123,8 +123,42 @@ def open_binary(path: Path) -> BinaryIO:
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
     if str(path).endswith(".gz") or head == b"\x1f\x8b":
-        return io.BufferedReader(gzip.GzipFile(fileobj=buffered, mode="rb"))
+        return io.BufferedReader(_CheckedGzip(fileobj=buffered, mode="rb", where="<stdin>" if is_stdin(path) else str(path)))
     return buffered  # type: ignore[no-any-return]
+
+
+def gzip_problem(exc: BaseException) -> str:
+    """A damaged gzip stream, for a message."""
+    if isinstance(exc, EOFError):
+        return "damaged gzip file: truncated (it ends before the compressed data does)"
+    return f"damaged gzip file: {exc or type(exc).__name__}"
+
+
+class _CheckedGzip(gzip.GzipFile):
+    """A gzip stream whose damage (a bad CRC or length -- checked at its end --, a corrupt deflate stream, a cut-off
+    file) is an InputError naming the file, whichever reader meets it: never read as other data or a traceback."""
+
+    def __init__(self, *args: Any, where: str, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._where = where
+
+    def read(self, size: int | None = -1) -> bytes:
+        try:
+            return super().read(size)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
+
+    def peek(self, n: int) -> bytes:
+        try:
+            return super().peek(n)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(self._where, gzip_problem(exc)) from None
 
 
 def read_line(fh: BinaryIO, path: Path, lineno: int) -> bytes:
@@ -151,3 +185,16 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     yield lineno, raw
     except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+def verify_gzip(path: Path, where: str) -> None:
+    """Read a gzip file to its end so that its CRC and length are checked (DuckDB's gzip reader does not check
+    them: a damaged file would be read as other data); InputError when it is damaged or truncated."""
+    try:
+        with gzip.open(path, "rb") as fh:
+            while fh.read(1 << 20):
+                pass
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # cut off; a bad CRC or length; a corrupt deflate stream
+        raise InputError(where, gzip_problem(exc)) from None
+    except OSError as exc:
+        raise InputError(where, f"cannot read: {exc.strerror or exc}") from None

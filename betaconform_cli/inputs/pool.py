@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import InputError
-from . import records
+from . import records, values
 from .paths import is_stdin, iter_lines
 
 
@@ -21,8 +21,9 @@ class PoolItem:
     line: int
 
 
-def read_pool(path: str | Path, id_field: str = "id") -> list[PoolItem]:
-    """Every non-blank line of `path` as (id, raw line). Malformed lines, missing and duplicate ids: InputError."""
+def read_pool(path: str | Path, id_field: str = "id", duplicates: str = "error") -> list[PoolItem]:
+    """Every non-blank line of `path` as (id, raw line). Malformed lines and missing ids: InputError; a repeated id
+    too, unless `duplicates` keeps the first or the last line of each id (the rule of every reader)."""
     p = Path(path)
     where = "<stdin>" if is_stdin(p) else str(p)
     items: list[PoolItem] = []
@@ -31,14 +32,20 @@ def read_pool(path: str | Path, id_field: str = "id") -> list[PoolItem]:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise InputError(where, f"malformed JSON ({exc})", line=lineno) from None
+            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         ident = records.exact_id(records.get(obj, id_field, None), raw, id_field) if isinstance(obj, dict) else None
         if ident is None:
             raise InputError(where, "pool item has no id (every pool item needs one; name its field with `id_field`)", line=lineno, field=id_field)
+        item = PoolItem(ident, raw if raw.endswith(b"\n") else raw + b"\n", lineno)
         if ident in seen:
-            raise InputError(where, f"duplicate id {ident!r} (first on line {seen[ident]})", line=lineno, field=id_field)
-        seen[ident] = lineno
-        items.append(PoolItem(ident, raw if raw.endswith(b"\n") else raw + b"\n", lineno))
+            if duplicates == "error":
+                raise InputError(where, f"id {ident!r} appears again (first on line {items[seen[ident]].line}); keep the "
+                                        "first or the last with `duplicates`", line=lineno, field=id_field)
+            if duplicates == "last":
+                items[seen[ident]] = item
+            continue
+        seen[ident] = len(items)
+        items.append(item)
     if not items:
         raise InputError(where, "empty pool: no items")
     return items

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from . import records
+from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .options import InputOptions, Keep
@@ -30,8 +30,6 @@ MODEL_GRADED = {
     "g-eval", "select-best", "max-score",
 }
 HUMAN = "human"
-GOLD = {"pass": True, "fail": False, "true": True, "false": False, "1": True, "0": False, "yes": True, "no": False,
-        "passed": True, "failed": False, "correct": True, "incorrect": False}
 
 
 def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -60,7 +58,7 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise InputError(where, f"malformed JSON ({exc})", line=lineno) from None
+            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         if not isinstance(obj, dict):
             raise InputError(where, "each line must be a promptfoo result object", line=lineno)
         yield lineno, obj
@@ -82,19 +80,41 @@ def _gold(result: dict[str, Any], field: str | None, where: str, n: int) -> tupl
     """The gold label of a result and where it came from ("" when it has none)."""
     if field is not None:
         value = records.get(result, field, None)
-        if value is None:
-            return None, ""
-        key = str(value).strip().lower()
-        if isinstance(value, bool):
-            return value, field
-        if key not in GOLD:
-            raise InputError(where, f"gold label {records.show(value)}: use pass/fail, true/false, 1/0 or yes/no", line=n,
-                             field=field, unit="record")
-        return GOLD[key], field
-    for c in ((result.get("gradingResult") or {}).get("componentResults") or []):
-        if (c.get("assertion") or {}).get("type") == HUMAN and isinstance(c.get("pass"), bool):
-            return bool(c["pass"]), "human rating"
+        try:
+            gold = values.mark(value)  # pass/fail, true/false, 1/0, yes/no, ...; a missing value: no gold
+        except values.ValueProblem as exc:
+            raise InputError(where, f"gold label: {exc}", line=n, field=field, unit="record") from None
+        return (None, "") if gold is None else (bool(gold), field)
+    for k, c in enumerate(_components(result, where, n)):
+        if (c.get("assertion") or {}).get("type") == HUMAN:
+            rating = _pass(c, where, n, k)
+            if rating is not None:
+                return bool(rating), "human rating"
     return None, ""
+
+
+def _components(result: dict[str, Any], where: str, n: int) -> list[dict[str, Any]]:
+    """A result's `gradingResult.componentResults`, each an object (InputError naming the record otherwise)."""
+    grading = result.get("gradingResult") or {}
+    if not isinstance(grading, dict):
+        raise InputError(where, f"must be an object, got {records.show(grading)}", line=n, field="gradingResult", unit="record")
+    comps = grading.get("componentResults") or []
+    if not isinstance(comps, list):
+        raise InputError(where, f"must be a list, got {records.show(comps)}", line=n, field="gradingResult.componentResults",
+                         unit="record")
+    for k, c in enumerate(comps):
+        if not isinstance(c, dict) or not isinstance(c.get("assertion") or {}, dict):
+            raise InputError(where, f"must be an assertion result (an object), got {records.show(c)}", line=n,
+                             field=f"gradingResult.componentResults[{k}]", unit="record")
+    return comps
+
+
+def _pass(component: dict[str, Any], where: str, n: int, k: int) -> int | None:
+    """An assertion's `pass` as 1/0 (values.mark: a boolean, or text such as "false"), None when it has none."""
+    try:
+        return values.mark(component.get("pass"))
+    except values.ValueProblem as exc:
+        raise InputError(where, str(exc), line=n, field=f"gradingResult.componentResults[{k}].pass", unit="record") from None
 
 
 def _text(result: dict[str, Any], skip: str | None) -> str | None:
@@ -124,26 +144,32 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
         if several:
             provider = r.get("provider") or {}
             ident += f" [{provider.get('label') or provider.get('id') or r.get('promptIdx')}]" if isinstance(provider, dict) else f" [{provider}]"
-        comps = (r.get("gradingResult") or {}).get("componentResults") or []
+        comps = _components(r, where, n)
         judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
         graded += bool(judged)
         text = _text(r, field)
         if not judged:
             marks.append(Mark(ident, "", None, n, None, text, gold is None))
         for k, c in judged:
-            verdict = c.get("pass") if not (c.get("metadata") or {}).get("graderError") else None
+            verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
-            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None))
+            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None,
+                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold))))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
                                 "plays a judge in this promptfoo file")
     if sum(v for k, v in sources.items() if k != "none") == 0:
+        if field is not None and not any(records.has(r, field) for _, r in results):
+            vars_ = results[0][1].get("vars") or ((results[0][1].get("testCase") or {}).get("vars")) or {}
+            known = ", ".join(f"vars.{k}" for k in vars_) if isinstance(vars_, dict) and vars_ else "none"
+            raise InputError(where, f"no result has this field (the gold label); the first result's vars: {known}",
+                             field=field)
         raise InputError(where, "no gold label: name it with `label_field` (e.g. vars.gold, values pass/fail), "
                                 "or rate results in promptfoo's viewer")
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
     reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
                                     ("gold", used)), unit="record")
-    datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record")
+    datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record", with_votes=True)
     blank = sum(1 for m in marks if not m.judge)
     if blank:
         from .dataset import Skip

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from . import values
 from .dataset import MAX_JUDGES
 from .options import InputOptions
 
@@ -43,6 +44,12 @@ class Parsed:
     weight: int = 1
     marks: tuple[int | None, ...] | None = None
     names: tuple[str, ...] | None = None
+    classes: tuple[str | None, ...] | None = None  # verdicts shape: each verdict's class (patterns.class_text)
+    gold: str | None = None  # and the gold's class; None with classes set: an unlabeled item
+
+    @property
+    def unlabeled(self) -> bool:
+        return self.classes is not None and self.gold is None
 
 
 def get(obj: Any, path: str, default: Any = _MISSING) -> Any:
@@ -111,14 +118,14 @@ def exact_id(value: Any, raw: bytes, path: str) -> str | None:
 
 
 def as_mark(value: Any, raw: bytes | None = None) -> int | None | str:
-    """1/0/true/false -> 1/0, null -> None; anything else -> a description of the bad value."""
-    if value is True or value == 1 and type(value) in (int, float):
-        return 1
-    if value is False or value == 0 and type(value) in (int, float):
-        return 0
-    if value is None:
-        return None
-    return f"must be 1, 0, true, false or null, got {show(value, raw)}"
+    """A correctness value (values.mark: 1/0, true/false, yes/no, pass/fail, ...) as 1/0, a missing one as None;
+    anything else -> a description of the bad value."""
+    try:
+        return values.mark(value)
+    except values.ValueProblem as exc:
+        if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53 and raw is not None:
+            return str(exc).rsplit(", got ", 1)[0] + f", got {show(value, raw)}"
+        return str(exc)
 
 
 def is_int(v: Any) -> bool:
@@ -235,42 +242,47 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     if verdicts is _MISSING:
         raise RecordError(field, "missing")
     label = get(obj, opts.label_field, None)
-    if label is None:
-        raise RecordError(opts.label_field, "missing (the gold label is needed to score verdicts)")
+    if isinstance(label, (list, dict)):
+        raise RecordError(opts.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
+    unlabeled = values.is_missing(label)
+    if unlabeled and opts.tolerance is not None:
+        raise RecordError(opts.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
+                                            "without one are read only without --tolerance)")
+    if opts.tolerance is not None and values.number(label) is None:
+        raise RecordError(opts.label_field, f"a tolerance compares numbers, got {show(label)}")
     if isinstance(verdicts, dict):
         keys: list[str] | None = [str(k) for k in verdicts]
-        values = list(verdicts.values())
+        values_ = list(verdicts.values())
     elif isinstance(verdicts, list):
-        keys, values = None, verdicts
+        keys, values_ = None, verdicts
     else:
         raise RecordError(field, f"must be a list or an object, got {type(verdicts).__name__}")
-    tol = opts.tolerance
-    if tol is not None and not _num(label):
-        raise RecordError(opts.label_field, f"must be a number with a tolerance, got {show(label)}")
     out: list[int | None] = []
-    for i, v in enumerate(values):
+    for i, v in enumerate(values_):
         where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"
-        if isinstance(v, (list, dict)):
-            raise RecordError(where, "must be a scalar verdict")
-        out.append(score(v, label, tol, where))
+        out.append(score(v, None if unlabeled else label, opts.tolerance, where))
+    classes: tuple[str | None, ...] | None = None
+    gold: str | None = None
+    if opts.tolerance is None:  # a numeric score within a tolerance is not a class: no vote patterns then
+        from .patterns import class_text
+
+        classes = tuple(class_text(v) for v in values_)
+        gold = class_text(label)
+    if unlabeled:
+        n = sum(c is not None for c in classes or ())
+        return Parsed(n, 0, classes=classes, names=tuple(keys) if keys is not None else None)
     n = sum(m is not None for m in out)
     c = sum(m == 1 for m in out)
+    names = tuple(keys) if keys is not None else None
     if not marks:
-        return Parsed(n, c)
-    return Parsed(n, c, marks=tuple(out), names=tuple(keys) if keys is not None else None)
+        return Parsed(n, c, names=names, classes=classes, gold=gold)
+    return Parsed(n, c, marks=tuple(out), names=names, classes=classes, gold=gold)
 
 
 def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:
-    """1 when a verdict agrees with the gold label (equality, or |verdict - gold| <= tolerance), 0 when not,
-    None when there is no verdict. Shared by every format that compares verdicts with gold."""
-    if verdict is None:
-        return None
-    if tolerance is None:
-        return int(verdict == gold and type(verdict) is type(gold) or (_num(verdict) and _num(gold) and verdict == gold))
-    if not _num(verdict):
-        raise RecordError(where, f"must be a number with a tolerance, got {show(verdict)}")
-    return int(abs(verdict - gold) <= tolerance)
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """1 when a verdict agrees with the gold label, 0 when not, None when either is missing (values.agree: the one
+    scorer of every format); RecordError naming `where` when they cannot be compared."""
+    try:
+        return values.agree(verdict, gold, tolerance)
+    except values.ValueProblem as exc:
+        raise RecordError(where, str(exc)) from None

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import ParameterError, UsageError
 from ..fit import analyse
 from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
@@ -42,6 +42,8 @@ from .results import (
     NamedEnsemble,
 )
 from .subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
+
+MAX_POPULATION = 2**53  # items in the whole set (--population): exact as a float
 
 # --- validation -------------------------------------------------------------------------------------------
 
@@ -70,19 +72,19 @@ def check_inputs(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
 def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, population: int | None, items: int) -> None:
     bad = [k for k in ks if not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= min(n_judges, MAX_K)]
     if not ks or bad:
-        raise UsageError(f"ks must be integers between 1 and {min(n_judges, MAX_K)} (the number of judges); got {list(ks)}")
+        raise ParameterError("ks", f"must be integers between 1 and {min(n_judges, MAX_K)} (the number of judges); got {list(ks)}")
     if not 0.0 < confidence_level < 1.0:
-        raise UsageError(f"confidence_level must be strictly between 0 and 1; got {confidence_level}")
-    if population is not None and (not isinstance(population, (int, np.integer)) or population < items):
-        raise UsageError(f"population must be an integer >= the {items} labeled items; got {population}")
+        raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {confidence_level}")
+    if population is not None and (not isinstance(population, (int, np.integer)) or not items <= population <= MAX_POPULATION):
+        raise ParameterError("population", f"must be an integer from the {items} labeled items to {MAX_POPULATION}; got {population}")
 
 
 def _resolve(members: Sequence[str], names: Sequence[str], what: str) -> tuple[int, ...]:
     unknown = [m for m in members if m not in names]
     if unknown:
-        raise UsageError(f"{what}: unknown judge {unknown[0]!r}; known judges: {', '.join(names)}")
+        raise ParameterError(what, f"{{0}}: unknown judge {_braces(repr(unknown[0]))}; known judges: {_braces(', '.join(names))}")
     if len(set(members)) != len(members):
-        raise UsageError(f"{what}: a judge is named twice ({', '.join(members)})")
+        raise ParameterError(what, f"{{0}}: a judge is named twice ({_braces(', '.join(members))})")
     return tuple(sorted(names.index(m) for m in members))
 
 
@@ -90,9 +92,14 @@ def _check_costs(costs: Mapping[str, float], names: Sequence[str], max_error: fl
     _resolve(list(costs), names, "costs")
     for n, price in costs.items():
         if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
-            raise UsageError(f"costs: the price of {n!r} must be a finite number >= 0; got {price!r}")
+            raise ParameterError("costs", f"{{0}}: the price of {_braces(repr(n))} must be a finite number >= 0; got {price!r}")
     if not 0.0 < max_error <= 1.0:
-        raise UsageError(f"max_error must be in (0, 1]; got {max_error}")
+        raise ParameterError("max_error", f"must be in (0, 1]; got {max_error}")
+
+
+def _braces(text: str) -> str:
+    """Text inside a ParameterError template (names of judges may hold braces)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def default_ks(n_judges: int) -> tuple[int, ...]:
@@ -262,9 +269,9 @@ def analyse_judges(
     _check_options(n_judges, ks, confidence_level, population, n_items)
     named_idx = None if ensemble is None else _resolve(list(ensemble), names, "ensemble")
     if named_idx is not None and not named_idx:
-        raise UsageError("ensemble must name at least one judge")
+        raise ParameterError("ensemble", "must name at least one judge")
     if costs is not None and max_error is None:
-        raise UsageError("costs need max_error: the cheapest ensemble whose upper bound is at most max_error")
+        raise ParameterError(("costs", "max_error"), "{0} needs {1}: the cheapest ensemble whose upper bound is at most {1}")
     if max_error is not None:
         _check_costs(costs or {}, names, max_error)
 

@@ -22,7 +22,8 @@ def check_ids(items: Sequence[Item], source: str, need_ids: bool = True, id_fiel
                                  line=it.line, field=id_field)
             continue
         if it.id in seen:
-            raise InputError(source, f"duplicate id {it.id!r} (first on line {seen[it.id]})", line=it.line, field=id_field)
+            raise InputError(source, f"id {it.id!r} appears again (first on line {seen[it.id]}); keep the first or the last "
+                                     "with `duplicates`", line=it.line, field=id_field)
         seen[it.id] = it.line
 
 
