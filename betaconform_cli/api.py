@@ -440,7 +440,7 @@ def score(
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
-    clustered = opts.cluster_field is not None or opts.cluster_col is not None
+    clustered = opts.cluster_field is not None
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
     for ds in datasets:
@@ -467,15 +467,14 @@ def score(
 
 
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
-    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field, --cluster-col),
-    else None; an error when it was asked for and the input's reader kept none."""
-    if opts.cluster_field is None and opts.cluster_col is None:
+    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field), else None; an
+    error when it was asked for and the input's reader kept none (tables and tool logs keep no cluster ids)."""
+    if opts.cluster_field is None:
         return None
     clusters = getattr(ds.votes, "clusters", None)
     if clusters is None:
-        what = f"--cluster-field '{opts.cluster_field}'" if opts.cluster_field is not None else f"--cluster-col '{opts.cluster_col}'"
-        raise InputError(ds.source, f"{what}: no cluster ids were read from this input (its format has no such field "
-                                    "or column)")
+        raise InputError(ds.source, f"--cluster-field '{opts.cluster_field}': clusters are read from JSON Lines only "
+                                    f"(this input is {ds.shape}); write one line per item with the cluster id in a field")
     return clusters
 
 
@@ -489,9 +488,9 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     sides = []
     for ds in (a, b):
         votes = _votes(ds, opts)
-        if votes.ids is None or votes.item_pattern is None or any(i is None for i in votes.ids):
-            raise InputError(ds.source, f"--compare pairs items by id, and some items have no '{opts.id_field}' "
-                                        "(name the id field with --id-field, the column with --item-col)")
+        if votes.ids is None or votes.item_pattern is None:
+            raise InputError(ds.source, f"--compare pairs items by id, and this input ({ds.shape}) keeps no item ids "
+                                        "with its verdicts; write it as JSON Lines with an id field (--id-field)")
         with _About(ds.source):
             code = core.resolve_positive(votes.classes, positive)
             if len(set(votes.ids)) != len(votes.ids):

@@ -288,3 +288,40 @@ class TestClusters:
     def test_cluster_field_missing_is_one_line(self, runner) -> None:
         err = error_line(invoke(runner, "score", SYSTEM, "--cluster-field", "nope"))
         assert "system_verdicts.jsonl" in err and "nope" in err
+
+
+class TestTables:
+    """Long and wide tables give the JSON Lines numbers; what they cannot carry (ids, clusters) is one line."""
+
+    @pytest.fixture
+    def tables(self, tmp_path: Path) -> tuple[Path, Path]:
+        rows = rows_of(SYSTEM)
+        judges = list(rows[0]["verdicts"])
+        long = tmp_path / "long.csv"
+        long.write_text("item,judge,verdict,gold\n" + "".join(
+            f"{r['id']},{j},{v},{r.get('label', '')}\n" for r in rows for j, v in r["verdicts"].items()))
+        wide = tmp_path / "wide.csv"
+        wide.write_text("item," + ",".join(judges) + ",gold\n" + "".join(
+            r["id"] + "," + ",".join(r["verdicts"][j] for j in judges) + "," + r.get("label", "") + "\n" for r in rows))
+        return long, wide
+
+    def test_long_and_wide_equal_jsonl(self, runner, tables: tuple[Path, Path]) -> None:
+        want = run_json(runner, SYSTEM)
+        long, wide = tables
+        for doc in (run_json(runner, long, "--verdict-col", "verdict", "--gold-col", "gold"), run_json(runner, wide, "--gold-col", "gold")):
+            assert (doc["labeled_items"], doc["unlabeled_items"], doc["judges"]) == (40, 110, 7)
+            for key in ("score", "labels_only"):
+                assert doc[key] == pytest.approx(want[key], abs=1e-12)
+
+    def test_what_tables_cannot_carry(self, runner, tables: tuple[Path, Path]) -> None:
+        long, wide = tables
+        err = error_line(invoke(runner, "score", long, "--verdict-col", "verdict", "--gold-col", "gold", "--cluster-field", "p"))
+        assert "long.csv" in err and "--cluster-field" in err
+        err = error_line(invoke(runner, "score", long, wide, "--gold-col", "gold", "--verdict-col", "verdict", "--compare"))
+        assert "long.csv" in err and "--compare" in err
+
+    def test_correctness_table(self, runner, tmp_path: Path) -> None:
+        table = tmp_path / "correct.csv"
+        table.write_text("item,judge,correct\n" + "".join(f"i{i},j{j},{(i + j) % 2}\n" for i in range(10) for j in range(3)))
+        err = error_line(invoke(runner, "score", table))
+        assert "correct.csv" in err and "verdicts" in err

@@ -195,14 +195,13 @@ class ScoreGroup:
     target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = Target.set
     confidence_level: ConfidenceLevel = 0.9
     cluster_field: Annotated[str | None, _opt("--cluster-field", help="JSON field with a cluster id: items that share it (samples of one prompt) are correlated", panel=SCORE)] = None
-    cluster_col: Annotated[str | None, _opt("--cluster-col", help="table: the cluster id column", panel=SCORE)] = None
     compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False
     min_score: Annotated[float | None, _opt("--min-score", help="exit 1 when the corrected pass rate's lower bound is below X (a fraction: 0.8 = 80%; with --compare the difference, may be negative)", panel=GATE)] = None
     on: Annotated[ScoreOn | None, _opt("--on", help="check the interval's lower bound (default) or the estimate", panel=GATE)] = None
 
     def inputs(self, opts: InputOptions) -> InputOptions:
-        """The input options with the cluster field or column: the reader keeps each item's cluster id."""
-        return dataclasses.replace(opts, cluster_field=self.cluster_field, cluster_col=self.cluster_col)
+        """The input options with the cluster field: the reader keeps each item's cluster id."""
+        return dataclasses.replace(opts, cluster_field=self.cluster_field)
 
     def gate(self) -> ScoreGate | None:
         return make_score_gate(self.min_score, self.on.value if self.on is not None else None, self.compare)

@@ -50,7 +50,6 @@ class InputOptions:
     text_col: str | None = None
     dataset_col: str | None = None
     cluster_field: str | None = None
-    cluster_col: str | None = None
     judge_cols: str | None = None
     tolerance: float | None = None
     skip_invalid: bool = False
