@@ -98,6 +98,19 @@ def _predictive_error(mixture: Mixture, big_k: int, s: int, k: int) -> float:
     return total
 
 
+def cell_errors(big_k: int, mixture: Mixture, ks: tuple[int, ...]) -> np.ndarray:
+    """e[S, i]: majority error at ks[i] of an item with S of K = big_k judges correct (hypergeometric thinning when
+    k <= K, the mixture's posterior predictive for the k - K missing judges when k > K)."""
+    s = np.arange(big_k + 1)
+    cols = []
+    for k in ks:
+        if k <= big_k:
+            cols.append(np.asarray(item_error_table(big_k, k)))
+        else:
+            cols.append(np.array([_predictive_error(mixture, big_k, int(v), k) for v in s]))
+    return np.column_stack(cols)
+
+
 def mixture_cells(table: CountTable, mixture: Mixture) -> np.ndarray:
     """The mixture's pmf over the table's cells (each K with items, S = 0..K), weighted by the share of items with
     K judges: a plug-in estimate's cell shares, in `cell_posterior`'s cell order."""
@@ -124,13 +137,7 @@ def cell_posterior(
         judges.append(np.full(big_k + 1, big_k))
         correct.append(s)
         conc.append(table.counts[big_k, : big_k + 1] + strength * sh * q + flat * sh / (big_k + 1))
-        cols = []
-        for k in ks:
-            if k <= big_k:
-                cols.append(np.asarray(item_error_table(big_k, k)))
-            else:
-                cols.append(np.array([_predictive_error(mixture, big_k, int(v), k) for v in s]))
-        errs.append(np.column_stack(cols))
+        errs.append(cell_errors(big_k, mixture, ks))
     return CellPosterior(
         ks=tuple(ks),
         judges=np.concatenate(judges),

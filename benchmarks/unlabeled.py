@@ -1,0 +1,267 @@
+"""Unlabeled benchmark (issue 17): what the judges' verdicts on unlabeled items add to the error estimate.
+
+For every dataset under ../shared/data (recursively, *.jsonl and *.jsonl.gz) and r = 10, 30, 56: at least 30
+seeded paired draws. Each draw takes r labeled items exactly as benchmarks/accuracy.py draws them (the same
+generator, the same items, the same labels-only fit), and gives every other item of the dataset as verdicts
+without gold: binary verdicts made from correctness, verdict = the gold side if the judge is correct and the other
+side if not, the gold side drawn at random per item (its own generator), so an unlabeled item shows who agrees,
+never who is right. Truth = the whole dataset's exact majority error. Error margin = mean over odd k <= K of
+|estimate - truth| in points; coverage and width of the 90% interval over the same k.
+
+Estimators: labels only = the current default `fit` estimate (fit.analyse) of the r labeled items; vote split =
+betaconform_cli.votes.estimate_errors (with its fallback guard, the product); the other rows are alternatives
+measured to choose it (docs/UNLABELED.md).
+
+    .venv/bin/python benchmarks/unlabeled.py --update-doc docs/UNLABELED.md
+
+Exits 0 with a message when the data folder is absent (the data is not part of the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
+from betaconform_cli.blas import one_thread  # noqa: E402
+from betaconform_cli.counts import CountTable  # noqa: E402
+from betaconform_cli.distributions import item_error_table  # noqa: E402
+from betaconform_cli.evaluate.settings import EvaluateSettings, item_arrays, run_rng  # noqa: E402
+from betaconform_cli.fit import analyse  # noqa: E402
+from betaconform_cli.inputs import read_dataset  # noqa: E402
+from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
+from betaconform_cli.votes import SplitPrior, estimate_errors  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+KS = tuple(range(1, 12))
+# the judges of these collections are different models or different people; llmbar's are one model under prompts
+DISTINCT = ("judgebench", "snow_rte")
+
+# alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
+VARIANTS: dict[str, tuple[SplitPrior, bool]] = {
+    "vote split": (SplitPrior(), True),
+    "vote split, no guard": (SplitPrior(), False),
+    "prototype (flat logistic, no guard)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
+}
+
+
+@dataclass
+class Data:
+    name: str
+    collection: str
+    judgments: np.ndarray  # items x judges, 1 = correct, in the accuracy benchmark's item order
+
+
+def load(path: Path, folder: Path) -> Data:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        rows = [json.loads(line)["judgments"] for line in fh if line.strip()]
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        raise SystemExit(f"{path}: items have different numbers of judges; this benchmark needs one")
+    j = np.array(rows, dtype=np.int64)
+    s = j.sum(axis=1)
+    order = np.argsort(s, kind="stable")  # item_arrays' order: items sorted by (K, S)
+    j = j[order]
+    table = read_dataset(path).table
+    big_k, correct = item_arrays(table)
+    if not (np.array_equal(correct, j.sum(axis=1)) and np.all(big_k == j.shape[1])):
+        raise SystemExit(f"{path}: the items do not match the reader's table")
+    rel = path.relative_to(folder).parts
+    return Data(dataset_name(path), rel[0] if len(rel) > 1 else "", j)
+
+
+def truth(j: np.ndarray) -> np.ndarray:
+    big_k = j.shape[1]
+    s = j.sum(axis=1)
+    return np.array([item_error_table(big_k, k)[s].mean() if k <= big_k else np.nan for k in KS])
+
+
+@dataclass
+class Cell:
+    name: str
+    collection: str
+    size: int
+    margins: dict[str, np.ndarray]
+    cover: dict[str, np.ndarray]
+    width: dict[str, np.ndarray]
+    fallback: np.ndarray
+
+
+def run_cell(d: Data, size: int, runs: int, seed: int) -> Cell:
+    settings = EvaluateSettings().fit_settings()
+    j = d.judgments
+    n, big_k = j.shape
+    actual = truth(j)
+    odd = np.array([k % 2 == 1 and k <= big_k for k in KS])
+    names = ["labels only", *VARIANTS]
+    est = {m: np.zeros((runs, len(KS))) for m in names}
+    lo = {m: np.zeros((runs, len(KS))) for m in names}
+    hi = {m: np.zeros((runs, len(KS))) for m in names}
+    fallback = np.zeros(runs, dtype=bool)
+    for run in range(runs):
+        rng = run_rng(seed, d.name, size, run)
+        idx = rng.choice(n, size=size, replace=False)  # evaluate.settings.draw_table
+        table = CountTable.from_pairs(np.full(size, big_k), j[idx].sum(axis=1))
+        labels = analyse(table, settings, rng)  # the accuracy benchmark's default estimate, same generator
+        est["labels only"][run] = [r.estimate for r in labels.rows]
+        lo["labels only"][run] = [r.low for r in labels.rows]
+        hi["labels only"][run] = [r.high for r in labels.rows]
+        side_rng = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), size, run, 17])
+        side = side_rng.integers(0, 2, size=n)
+        votes = np.where(j == 1, side[:, None], 1 - side[:, None])
+        gold = np.full(n, -1)
+        gold[idx] = side[idx]
+        for m, (prior, guard) in VARIANTS.items():
+            r = estimate_errors(votes, gold, KS, 0.9, np.random.default_rng([seed, size, run, 3]), labels_only=labels,
+                                prior=prior, guard=guard)
+            est[m][run] = [x.estimate for x in r.rows]
+            lo[m][run] = [x.low for x in r.rows]
+            hi[m][run] = [x.high for x in r.rows]
+            if m == "vote split":
+                fallback[run] = not r.used_unlabeled
+    margins = {m: 100 * np.abs(est[m][:, odd] - actual[odd]).mean(axis=1) for m in names}
+    cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
+    width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
+    return Cell(d.name, d.collection, size, margins, cover, width, fallback)
+
+
+def f2(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def summary(cells: list[Cell], sizes: list[int], runs: int) -> tuple[str, dict[str, dict[int, dict[str, float]]]]:
+    names = list(cells[0].margins)
+    collections = sorted({c.collection for c in cells})
+    groups = [("all", None)] + [(c, (c,)) for c in collections] + [("distinct judges (" + " + ".join(DISTINCT) + ")", DISTINCT)]
+    out: list[str] = []
+    stats: dict[str, dict[int, dict[str, float]]] = {}
+    for size in sizes:
+        at = [c for c in cells if c.size == size]
+        out += [
+            f"**r = {size}** ({len(at)} datasets, {runs} paired draws each; margin in points, mean ± standard error over "
+            "draws of the per-dataset mean; each dataset weighs the same; coverage and width of the 90% interval)",
+            "",
+            "| group | datasets | estimator | margin | vs labels only | coverage | width | width ratio |",
+            "|---|---:|---|---:|---:|---:|---:|---:|",
+        ]
+        for gname, members in groups:
+            sel = [c for c in at if members is None or c.collection in members]
+            if not sel:
+                continue
+            base_m = np.mean([c.margins["labels only"] for c in sel], axis=0)  # per run, mean over datasets
+            base_w = float(np.mean([c.width["labels only"].mean() for c in sel]))
+            for m in names:
+                per_run = np.mean([c.margins[m] for c in sel], axis=0)
+                mean = float(per_run.mean())
+                se = float(per_run.std(ddof=1) / np.sqrt(len(per_run)))
+                diff = per_run - base_m
+                cov = float(np.mean([c.cover[m].mean() for c in sel]))
+                wid = float(np.mean([c.width[m].mean() for c in sel]))
+                rel = "—" if m == "labels only" else f"{100 * (mean / float(base_m.mean()) - 1):+.0f}% ({f2(float(diff.mean()))} ± {f2(float(diff.std(ddof=1) / np.sqrt(len(diff))))})"
+                out.append(f"| {gname} | {len(sel)} | {m} | {f2(mean)} ± {f2(se)} | {rel} | {100 * cov:.0f}% | {f2(wid)} | {wid / base_w:.2f} |")
+                stats.setdefault(f"{gname}|{m}", {})[size] = {"margin": mean, "base": float(base_m.mean()), "coverage": cov, "ratio": wid / base_w}
+        out.append("")
+    return "\n".join(out), stats
+
+
+def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
+    lines = [
+        "| dataset | collection | " + " | ".join(f"r = {s}: labels only → vote split (fallbacks)" for s in sizes) + " |",
+        "|---|---|" + "---:|" * len(sizes),
+    ]
+    for name in sorted({c.name for c in cells}, key=lambda x: (next(c.collection for c in cells if c.name == x), x)):
+        row = [c for c in cells if c.name == name]
+        coll = row[0].collection
+        parts = []
+        for s in sizes:
+            c = next((c for c in row if c.size == s), None)
+            if c is None:
+                parts.append("skipped")
+            else:
+                lo_m, vs = float(c.margins["labels only"].mean()), float(c.margins["vote split"].mean())
+                parts.append(f"{f2(lo_m)} → {f2(vs)} ({int(c.fallback.sum())}/{len(c.fallback)})")
+        lines.append(f"| {name} | {coll} | " + " | ".join(parts) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of judgment files (searched recursively)")
+    ap.add_argument("--r", default="10,30,56", help="numbers of labeled items, comma-separated")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
+    ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
+    args = ap.parse_args(argv)
+    if not args.data.is_dir():
+        print(f"unlabeled benchmark skipped: no data folder at {args.data}", file=sys.stderr)
+        return 0
+    files = sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+    if not files:
+        print(f"unlabeled benchmark skipped: no *.jsonl files under {args.data}", file=sys.stderr)
+        return 0
+    if args.runs < 2:
+        raise SystemExit("--runs must be at least 2")
+    if args.only:
+        keep = set(args.only.split(","))
+        for k in list(VARIANTS):
+            if k not in keep:
+                del VARIANTS[k]
+    sizes = [int(x) for x in args.r.split(",")]
+    data = [load(p, args.data) for p in files]
+    t0 = time.monotonic()
+    cells: list[Cell] = []
+    skipped: list[str] = []
+    with one_thread():
+        for d in data:
+            for size in sizes:
+                if d.judgments.shape[0] < size + 1:
+                    skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
+                    continue
+                cells.append(run_cell(d, size, args.runs, args.seed))
+            print(f"  {d.name}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    seconds = time.monotonic() - t0
+    table, _stats = summary(cells, sizes, args.runs)
+    rel = os.path.relpath(args.data, ROOT)
+    command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
+    text = "\n".join([
+        "## Results",
+        "",
+        f"Command: `{command}`  ",
+        f"Run time: {seconds:.0f} s for {len(data)} datasets.",
+        "",
+        table,
+        "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
+        "",
+        "### Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        "",
+        per_dataset(cells, sizes),
+        "",
+    ])
+    if args.update_doc is not None:
+        old = args.update_doc.read_text(encoding="utf-8") if args.update_doc.exists() else ""
+        start, end = "<!-- unlabeled:start -->", "<!-- unlabeled:end -->"
+        block = f"{start}\n{text}{end}"
+        new = old[: old.index(start)] + block + old[old.index(end) + len(end):] if start in old and end in old else old.rstrip("\n") + "\n\n" + block + "\n"
+        atomic_write_text(args.update_doc, new)
+        print(f"updated {args.update_doc}", file=sys.stderr)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
