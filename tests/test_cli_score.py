@@ -225,6 +225,15 @@ class TestCompare:
         res = invoke(runner, "score", SYSTEM, SYSTEM_B, "--compare", "--min-score", f"{d['low'] + 0.01:.4f}")
         assert res.exit_code == 1 and "difference" in res.stderr
 
+    def test_clusters_reach_the_paired_interval(self, runner) -> None:
+        from betaconform_cli.score import compare_scores
+
+        doc = run_json(runner, SYSTEM, SYSTEM_B, "--compare", "--cluster-field", "prompt")
+        ra, rb = rows_of(SYSTEM), rows_of(SYSTEM_B)
+        (va, ga), (vb, gb) = arrays(ra, "pass"), arrays(rb, "pass")
+        want = compare_scores(va, ga, vb, gb, 1, clusters=[r["prompt"] for r in ra]).difference
+        assert doc["difference"] == pytest.approx(want.to_dict(), abs=1e-12) and doc["a"]["clusters"] == 14
+
     def test_needs_two_inputs(self, runner) -> None:
         assert "exactly two" in error_line(invoke(runner, "score", SYSTEM, "--compare"))
         assert "exactly two" in error_line(invoke(runner, "score", SYSTEM, SYSTEM_B, PAIRWISE, "--compare"))
