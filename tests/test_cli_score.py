@@ -322,12 +322,15 @@ class TestTables:
             for key in ("score", "labels_only"):
                 assert doc[key] == pytest.approx(want[key], abs=1e-12)
 
-    def test_what_tables_cannot_carry(self, runner, tables: tuple[Path, Path]) -> None:
+    def test_compare_pairs_table_items_by_id(self, runner, tables: tuple[Path, Path]) -> None:
         long, wide = tables
+        doc = run_json(runner, long, wide, "--gold-col", "gold", "--verdict-col", "verdict", "--compare")
+        assert doc["shared_items"] == 150 and doc["difference"]["estimate"] == pytest.approx(0, abs=1e-12)
+
+    def test_cluster_field_on_a_table_is_one_line(self, runner, tables: tuple[Path, Path]) -> None:
+        long, _ = tables
         err = error_line(invoke(runner, "score", long, "--verdict-col", "verdict", "--gold-col", "gold", "--cluster-field", "p"))
         assert "long.csv" in err and "--cluster-field" in err
-        err = error_line(invoke(runner, "score", long, wide, "--gold-col", "gold", "--verdict-col", "verdict", "--compare"))
-        assert "long.csv" in err and "--compare" in err
 
     def test_correctness_table(self, runner, tmp_path: Path) -> None:
         table = tmp_path / "correct.csv"

@@ -746,10 +746,13 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             return with_skips(datasets, name, skipped + bad)
         scored = roles.gold is not None and roles.correct is None
         with_votes = scored and opts.tolerance is None  # a numeric score within a tolerance is not a class
-        got, bad = marks(con, table, roles, opts)
-        rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
-        datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
-                                         empty_judge="column"), name, skipped + bad)
+        if keep is Keep.COUNTS and roles.shape == "long" and opts.duplicates == "error" and not opts.skip_invalid:
+            datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
+        else:
+            got, bad = marks(con, table, roles, opts)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
+            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
+                                             empty_judge="column"), name, skipped + bad)
         if not with_votes:
             return datasets
         found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)
