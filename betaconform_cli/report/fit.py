@@ -115,10 +115,10 @@ def error_view(d: Doc, title: bool = True) -> TableView:
         for r in d["error_rates"]
     )
     extrapolated = any(_extrapolated(r) for r in d["error_rates"])
-    unlabeled = (f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)"
-                 if d.get("unlabeled_items") else "")
-    caption = caption_of(unlabeled, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: "
-                         "the mixture extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
+    counts = (f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)"
+              if d.get("unlabeled_items") else "")
+    caption = caption_of(counts, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: the "
+                         "mixture extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
     return TableView(
         title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
         columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", "binomial", "beta-binomial", "empirical"),
