@@ -31,7 +31,7 @@ margins x, before any model work: 10^5 items cost a few milliseconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -161,6 +161,23 @@ class VoteEstimate:
             "prior": self.prior.to_dict(),
             "model": None if self.model is None else self.model.to_dict(),
             "error_rates": [r.to_dict() for r in self.rows],
+        }
+
+    def fit_keys(self) -> dict[str, Any]:
+        """What `fit`'s JSON (and a saved fit) adds when the data has unlabeled items: their count, and how the
+        estimate used them ("items" stays the labeled count)."""
+        return {
+            "unlabeled_items": self.unlabeled_items,
+            "unlabeled": {
+                "method": self.method,
+                "reason": self.reason,
+                "used": self.used_unlabeled,
+                "labeled_items": self.labeled_items,
+                "unlabeled_items": self.unlabeled_items,
+                "dropped_items": self.dropped_items,
+                "prior": self.prior.to_dict(),
+                "model": None if self.model is None else self.model.to_dict(),
+            },
         }
 
 
@@ -651,3 +668,27 @@ def _guard(model: SplitModel) -> tuple[bool, str]:
             f"(posterior probability {probs['constant']:.2f})"
         )
     return True, "vote split: labeled items exact, unlabeled items by P(plurality wrong | split)"
+
+
+def analyse_with_votes(
+    table: CountTable, votes: Votes | None, settings: FitSettings, rng: np.random.Generator, use_unlabeled: bool = True,
+) -> FitResult:
+    """`fit.analyse` of the labeled histogram `table`, then, when `votes` holds unlabeled items, the error table over
+    every item from `estimate_from_votes`: the estimate and interval are the vote split's where the guard lets it
+    use the unlabeled verdicts, the labels-only ones otherwise (and with `use_unlabeled=False`); either way each row
+    keeps the labels-only estimate beside it and the result carries the `VoteEstimate` (method, reason, counts).
+    Without unlabeled items the result is `fit.analyse`'s, unchanged (same draws of `rng`)."""
+    result = analyse(table, settings, rng)
+    if votes is None or votes.unlabeled_items == 0 or votes.labeled_items == 0:
+        return result
+    est = estimate_from_votes(votes, tuple(settings.ks), settings.confidence_level, rng, labels_only=result,
+                              use_unlabeled=use_unlabeled)
+    rows = []
+    for r in result.rows:
+        v = est.row(r.k)
+        lo = (r.estimate, r.low, r.high)
+        if est.used_unlabeled:
+            rows.append(replace(r, estimate=v.estimate, low=v.low, high=v.high, labels_only=lo, extrapolated_all=v.extrapolated))
+        else:
+            rows.append(replace(r, labels_only=lo))
+    return replace(result, rows=tuple(rows), unlabeled=est)

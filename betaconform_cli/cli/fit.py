@@ -11,6 +11,7 @@ from ..errors import ParameterError
 from . import app
 from .emit import emit, refuse_overwrites, resolve_format
 from .options import (
+    MODEL,
     OUTPUT,
     EmbedGroup,
     EstimateGroup,
@@ -36,6 +37,7 @@ def fit(
     emb: EmbedGroup,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,
+    unlabeled: Annotated[bool, typer.Option("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", rich_help_panel=MODEL)] = True,
 ) -> None:
     """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""
     fmt = resolve_format(out)
@@ -43,5 +45,5 @@ def fit(
         raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
     report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
-                     api.SaveTo(save.save, save.save_dir), emb.build() if embed else None)
+                     api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, unlabeled)
     raise typer.Exit(emit(report, out, fmt))

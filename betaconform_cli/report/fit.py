@@ -86,7 +86,20 @@ def describe(d: Doc) -> str:
     comps = ", ".join(f"{100 * c['weight']:.0f}% of items at mean accuracy {c['mean']:.2f}" for c in m["components"])
     n = len(m["components"])
     kind = "single Beta-Binomial" if n == 1 else f"{n}-component Beta-Binomial mixture"
-    return f"{d['items']} labeled items, up to {d['judges']} judges; {kind}: {comps}"
+    unl = f" (and {d['unlabeled_items']} unlabeled)" if d.get("unlabeled_items") else ""
+    return f"{d['items']} labeled items{unl}, up to {d['judges']} judges; {kind}: {comps}"
+
+
+def unlabeled_note(d: Doc) -> str:
+    """Both item counts and how the estimate used the unlabeled items ('' for data without any)."""
+    u = d.get("unlabeled")
+    if not d.get("unlabeled_items") or not isinstance(u, Mapping):
+        return ""
+    n_lab, n_unl = d["items"], d["unlabeled_items"]
+    if u.get("method") == "vote_split":
+        return (f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers all {n_lab + n_unl}: {u.get('reason')}; "
+                "labels only: JSON's labels_only")
+    return f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers the {n_lab} labeled items: {u.get('reason')}"
 
 
 def confidence(d: Doc) -> float:
@@ -95,7 +108,11 @@ def confidence(d: Doc) -> float:
 
 
 def _num(x: Any, spec: str) -> str:
-    return "—" if x is None else format(x, spec)
+    return format(x, spec) if _is_number(x) else "—"
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def interval_note(d: Doc) -> str:
@@ -103,7 +120,8 @@ def interval_note(d: Doc) -> str:
 
 
 def _extrapolated(r: Mapping[str, Any]) -> bool:
-    return r.get("empirical", 0) is None
+    """Some item has fewer than k judges (with unlabeled items: any item, labeled or not)."""
+    return bool(r.get("extrapolated", r.get("empirical", 0) is None))
 
 
 def error_view(d: Doc, title: bool = True) -> TableView:
@@ -113,6 +131,8 @@ def error_view(d: Doc, title: bool = True) -> TableView:
         for r in d["error_rates"]
     )
     caption = TIE_NOTE
+    if unlabeled_note(d):
+        caption = unlabeled_note(d) + "\n" + caption
     if any(_extrapolated(r) for r in d["error_rates"]):
         caption += "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
     return TableView(
@@ -135,6 +155,14 @@ def diagnostics_view(d: Doc) -> TableView:
     ]
     for i, c in enumerate(m["components"], 1):
         rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
+    u = d.get("unlabeled")
+    if d.get("unlabeled_items") and isinstance(u, Mapping):
+        rows.append(("unlabeled items", f"{d['unlabeled_items']}: {u.get('method')} ({u.get('reason')})"))
+        model = u.get("model")
+        if isinstance(model, Mapping) and isinstance(model.get("model_probabilities"), Mapping):
+            probs = ", ".join(f"{k} {float(v):.2f}" for k, v in model["model_probabilities"].items() if _is_number(v))
+            rows.append(("vote split", f"b0={_num(model.get('b0'), '.3g')}  b1={_num(model.get('b1'), '.3g')}  "
+                                       f"models: {probs}; labeled splits {model.get('labeled_splits')}, wrong {model.get('labeled_wrong')}"))
     if d.get("skipped_lines"):
         rows.append(("skipped lines", str(d["skipped_lines"])))
     return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll", terminal_only=True)
@@ -247,6 +275,8 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
     note = f"{d.get('tie_rule') or TIE_RULE}; {interval_note(d)}"
+    if unlabeled_note(d):
+        note = f"{unlabeled_note(d)}; {note}"
     return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 
