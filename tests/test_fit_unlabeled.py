@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,18 @@ class TestCore:
         assert covered / len(ours) >= 0.75
 
 
+def test_hundred_thousand_unlabeled_items_add_under_a_second() -> None:
+    """Issue 17's speed rule for `fit`: 10^5 unlabeled binary items of 11 judges add < 1 s of CPU to the fit."""
+    votes, gold, _ = make(0, items=100_030, labeled=30)
+    v, table = as_votes(votes, gold), labeled_table(votes, gold)
+    analyse_with_votes(table, v, FitSettings(), np.random.default_rng(0))  # warm caches
+    t0 = time.process_time()  # CPU time: the machine may be shared
+    analyse(table, FitSettings(), np.random.default_rng(0))
+    t1 = time.process_time()
+    analyse_with_votes(table, v, FitSettings(), np.random.default_rng(0))
+    assert time.process_time() - t1 - (t1 - t0) < 1.0
+
+
 def document(seed: int = 1, **kw: Any) -> dict[str, Any]:
     votes, gold, _ = make(seed, **kw)
     table = labeled_table(votes, gold)
@@ -155,6 +168,9 @@ class TestReport:
         caption = error_view(d).caption
         assert "30 labeled + 570 unlabeled items" in caption and "all 600" in caption and "vote split" in caption
         assert json.loads(json.dumps(d))["unlabeled"]["model"]["labeled_splits"] >= 5
+        view = error_view(d)
+        assert view.columns[2] == "labels only"
+        assert [row[2] for row in view.rows] == [f"{100 * r['labels_only']:.1f}%" for r in d["error_rates"]]
 
     def test_fallback_caption_says_labels_only(self) -> None:
         for seed in range(4):
@@ -165,6 +181,11 @@ class TestReport:
                 assert "labels only" in caption
                 return
         pytest.fail("no seed fell back")
+
+    def test_no_unlabeled_items_no_new_keys_or_column(self) -> None:
+        d = document(items=40, labeled=40)
+        assert "unlabeled_items" not in d and "unlabeled" not in d and "labels_only" not in d["error_rates"][0]
+        assert "labels only" not in error_view(d).columns and "unlabeled" not in error_view(d).caption
 
     def test_summary_keeps_labeled_count(self) -> None:
         assert summary_view([document()]).rows[0][1] == "30"

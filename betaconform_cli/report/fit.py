@@ -98,7 +98,7 @@ def unlabeled_note(d: Doc) -> str:
     n_lab, n_unl = d["items"], d["unlabeled_items"]
     if u.get("method") == "vote_split":
         return (f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers all {n_lab + n_unl}: {u.get('reason')}; "
-                "labels only: JSON's labels_only")
+                f"labels only: the estimate from the {n_lab} labeled items alone")
     return f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers the {n_lab} labeled items: {u.get('reason')}"
 
 
@@ -124,9 +124,16 @@ def _extrapolated(r: Mapping[str, Any]) -> bool:
     return bool(r.get("extrapolated", r.get("empirical", 0) is None))
 
 
+def _votes_used(d: Doc) -> bool:
+    u = d.get("unlabeled")
+    return bool(d.get("unlabeled_items")) and isinstance(u, Mapping) and u.get("method") == "vote_split"
+
+
 def error_view(d: Doc, title: bool = True) -> TableView:
+    used = _votes_used(d)  # the labels-only estimate it replaced, beside it
     rows = tuple(
         (k_label(r["k"], _extrapolated(r)), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
+         *((pct(r.get("labels_only")),) if used else ()),
          pct(r["binomial"]), pct(r["beta_binomial"]), pct(r["empirical"]))
         for r in d["error_rates"]
     )
@@ -137,7 +144,8 @@ def error_view(d: Doc, title: bool = True) -> TableView:
         caption += "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
     return TableView(
         title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
-        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", "binomial", "beta-binomial", "empirical"),
+        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
+                 "binomial", "beta-binomial", "empirical"),
         rows=rows,
         caption=caption,
     )
@@ -237,6 +245,7 @@ def error_chart(d: Doc) -> Chart:
         x=tuple(str(r["k"]) for r in rows),
         series=(
             Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
+            *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
             Series("binomial", col("binomial")),
             Series("beta-binomial", col("beta_binomial")),
             Series("empirical", col("empirical")),
