@@ -124,6 +124,29 @@ class TestCore:
                 assert [r["estimate"] for r in d["error_rates"]] == [r.estimate for r in ref.rows]
         assert fell_back >= 3
 
+    def test_multiclass_exact_where_the_split_decides(self) -> None:
+        """3 classes, 9 judges: 60 labeled items of informative judges, and 200 unlabeled items split 3-3-3 (every
+        class tied at the top: the plurality cannot be wrong, so S = 3 exactly). The vote-split estimate is then
+        exact: (sum of the labeled items' errors + 200 e_k(9, 3)) / 260, each from scipy's hypergeometric."""
+        rng = np.random.default_rng(171)
+        gold_l = rng.integers(0, 3, size=60)
+        acc = rng.beta(4.0, 1.5, size=60)
+        right = rng.random((60, 9)) < acc[:, None]
+        other = (gold_l[:, None] + rng.integers(1, 3, size=(60, 9))) % 3
+        votes_l = np.where(right, gold_l[:, None], other)
+        votes_u = np.tile(np.repeat(np.arange(3), 3), (200, 1))
+        votes, gold = np.vstack([votes_l, votes_u]), np.concatenate([gold_l, np.full(200, -1)])
+        s_lab = (votes_l == gold_l[:, None]).sum(axis=1)
+        table = CountTable.from_pairs([9] * 60, s_lab.tolist())
+        v = Votes(tuple(f"j{j}" for j in range(9)), ("a", "b", "c"), votes, gold, np.ones(260))
+        d = analyse_with_votes(table, v, FitSettings(ks=(1, 3, 5)), np.random.default_rng(2)).to_dict()
+        assert d["unlabeled"]["labeled_items"] == 60 and d["unlabeled_items"] == 200 and d["unlabeled"]["method"] == METHOD_VOTES
+        for row in d["error_rates"]:
+            k = row["k"]
+            want = (sum(hyper_error(9, int(x), k) for x in s_lab) + 200 * hyper_error(9, 3, k)) / 260
+            assert row["estimate"] == pytest.approx(want, abs=1e-9)
+            assert row["low"] <= row["estimate"] <= row["high"]
+
     def test_closer_to_the_whole_sets_error_than_labels_only(self) -> None:
         """12 seeds, 600 items, r = 30: mean |estimate - actual| at k = 1, 5, 11 below labels only's, the 90%
         intervals cover >= 75% of the checks (the actual error: over all items, exact per item)."""
@@ -264,3 +287,17 @@ class TestCli:
         d = json.loads(out.stdout)
         assert d["unlabeled"]["method"] == METHOD_LABELS
         assert [r["estimate"] for r in d["error_rates"]] == [r["labels_only"] for r in d["error_rates"]]
+
+    def test_gate_checks_the_estimate_it_reports(self, runner: Any, data: Path) -> None:
+        """A limit between the two upper bounds at k = 5: passes with the unlabeled items, fails without."""
+        from betaconform_cli.cli import app
+
+        highs = []
+        for extra in ([], ["--no-unlabeled"]):
+            out = runner.invoke(app, ["fit", str(data), "--format", "json", *extra])
+            highs.append(next(r["high"] for r in json.loads(out.stdout)["error_rates"] if r["k"] == 5))
+        assert highs[0] < highs[1]
+        limit = f"{(highs[0] + highs[1]) / 2:.6f}"
+        gate = ["--max-error", limit, "--at-k", "5", "--format", "json"]
+        assert runner.invoke(app, ["fit", str(data), *gate]).exit_code == 0
+        assert runner.invoke(app, ["fit", str(data), *gate, "--no-unlabeled"]).exit_code == 1
