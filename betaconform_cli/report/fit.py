@@ -170,7 +170,7 @@ def diagnostics_view(d: Doc) -> TableView:
         if isinstance(model, Mapping) and isinstance(model.get("model_probabilities"), Mapping):
             probs = ", ".join(f"{k} {float(v):.2f}" for k, v in model["model_probabilities"].items() if _is_number(v))
             rows.append(("vote split", f"b0={_num(model.get('b0'), '.3g')}  b1={_num(model.get('b1'), '.3g')}  "
-                                       f"models: {probs}; labeled splits {model.get('labeled_splits')}, wrong {model.get('labeled_wrong')}"))
+                                       f"models: {probs}; labeled splits {_num(model.get('labeled_splits'), 'g')}, wrong {_num(model.get('labeled_wrong'), 'g')}"))
     if d.get("skipped_lines"):
         rows.append(("skipped lines", str(d["skipped_lines"])))
     return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll", terminal_only=True)

@@ -38,6 +38,7 @@ SHOWN = {
     "markup and control characters in the reason": lambda d: d["unlabeled"].update(reason="[bold red]x[/] \x1b[2J\u202e y"),
     "b0 as text": lambda d: d["unlabeled"]["model"].update(b0="x"),
     "model probabilities as text": lambda d: d["unlabeled"]["model"].update(model_probabilities={"flat": "x", "[b]": 1}),
+    "split counts as a long list": lambda d: d["unlabeled"]["model"].update(labeled_splits=list(range(10_000))),
     "model probabilities a list": lambda d: d["unlabeled"]["model"].update(model_probabilities=[1, 2]),
     "no record, only the count": lambda d: d.pop("unlabeled"),
 }
