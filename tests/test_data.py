@@ -80,7 +80,7 @@ class TestErrors:
             (['{"judgments": [1]}', '{"judgments": [' + ", ".join(["1"] * 1001) + ']}'], 2, "judgments", "at most 1000"),
             (['{"judgments": [1, 0]}', '{"correct": 1, "judges": 2}'], 2, None, "mixed shapes"),
             (['{"correct": 1, "judges": 2}', '{"judgments": [1]}'], 2, "correct", "missing"),
-            (['{"verdicts": ["A"]}'], 1, "label", "missing"),
+            (['{"verdicts": ["A"], "label": "A"}', '{"verdicts": ["B", ["A"]]}'], 2, "verdicts[1]", "one value"),
             (['{"foo": 1}'], 1, None, "no judgments"),
             (["[1, 0, 1]"], 1, None, "JSON object"),
         ],

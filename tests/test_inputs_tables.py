@@ -125,10 +125,11 @@ class TestShapesAndSources:
         last = read_dataset(p, InputOptions(duplicates="last"), Keep.JUDGMENTS).judgment_matrix()
         assert first.tolist() == [[1, 1]] and last.tolist() == [[0, 1]]
 
-    def test_items_without_gold_are_skipped_and_counted(self, tmp_path: Path) -> None:
-        p = table(tmp_path, "t.csv", "item_id,judge,verdict,gold\n1,a,A,A\n1,b,B,A\n2,a,A,\n2,b,A,\n")
-        ds = read_dataset(p)
-        assert ds.n_items == 1 and ds.skipped == 1 and ds.reading is not None and ds.reading.skips[0].reason == "no gold label"
+    def test_items_without_gold_are_unlabeled_items(self, tmp_path: Path) -> None:
+        p = table(tmp_path, "t.csv", "item_id,judge,verdict,gold\n1,a,A,A\n1,b,B,A\n2,a,A,\n2,b,A,\n3,a,,\n3,b,NA,\n")
+        ds = read_dataset(p)  # item 2: unlabeled (verdicts, no gold); item 3: no verdict and no gold, skipped
+        assert ds.n_items == 1 and ds.unlabeled_items == 1 and ds.skipped == 1
+        assert ds.reading is not None and [s.reason for s in ds.reading.skips] == ["no judge gave a verdict"]
 
     def test_tolerance(self, tmp_path: Path) -> None:
         p = table(tmp_path, "t.csv", "item_id,judge,score,reference\n1,a,0.5,0.6\n1,b,0.9,0.6\n")

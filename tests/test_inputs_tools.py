@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from betaconform_cli.inputs import InputOptions, Keep, read_dataset
+from betaconform_cli.inputs.patterns import as_dict
 
 from .conftest import invoke
 
@@ -39,8 +40,27 @@ def check(ds: Any, doc: dict[str, Any]) -> None:
     assert list(ds.judge_names) == judges
     assert [it.id for it in ds.items] == ids
     np.testing.assert_array_equal(ds.judgment_matrix(), m)
-    skipped = sum(1 for it in doc["items"] if all(c is None for c in it["correct"]))
-    assert ds.skipped == skipped
+    no_verdict = [it for it in doc["items"] if all(v is None for v in it.get("verdicts", it["correct"]))]
+    unlabeled = [it for it in doc["items"] if it.get("gold", "?") is None and it not in no_verdict]
+    assert ds.skipped == len(no_verdict) and ds.unlabeled_items == len(unlabeled)
+    if "verdicts" in doc["items"][0] and ds.votes is not None:  # every item with a verdict, labeled or not, as read
+        assert as_dict(ds.votes) == expected_votes(doc)
+
+
+def expected_votes(doc: dict[str, Any]) -> dict[Any, int]:
+    """The truth's vote patterns (patterns.as_dict's form): pass/fail as promptfoo's 1/0 classes."""
+    judges = [j["name"] if isinstance(j, dict) else j for j in doc["judges"]]
+
+    def cls(v: Any) -> str | None:
+        return None if v is None else {"pass": "1", "fail": "0"}.get(v, str(v))
+
+    out: dict[Any, int] = {}
+    for it in doc["items"]:
+        pairs = tuple(sorted((j, cls(v)) for j, v in zip(judges, it["verdicts"]) if v is not None))
+        if pairs:
+            key = (pairs, cls(it.get("gold")))
+            out[key] = out.get(key, 0) + 1
+    return out
 
 
 class TestPromptfoo:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import InputError
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table
@@ -25,6 +26,8 @@ class Mark:
     dataset: str | None = None
     text: str | None = None
     no_gold: bool = False
+    verdict: str | None = None  # the verdict's class (patterns.class_text), for Votes (from_marks(with_votes=True))
+    gold: str | None = None  # the gold's class
 
 
 @dataclass
@@ -36,11 +39,13 @@ class _Acc:
     first_row: dict[str, int] = field(default_factory=dict)
     text: dict[str, str | None] = field(default_factory=dict)
     no_gold: set[str] = field(default_factory=set)
+    verdicts: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    gold: dict[str, str | None] = field(default_factory=dict)
 
 
 def from_marks(
     marks: Iterable[Mark], name: str, source: str, reading: Reading, keep: Keep, unit: str = "row",
-    judge_order: Sequence[str] | None = None, empty_judge: str | None = None,
+    judge_order: Sequence[str] | None = None, empty_judge: str | None = None, with_votes: bool = False,
 ) -> list[Dataset]:
     """Datasets from marks (several when marks name datasets). A repeated (item, judge) is an InputError; items
     without gold or without any verdict are skipped and counted; `empty_judge`: the field named when a judge has no
@@ -63,9 +68,15 @@ def from_marks(
         row[m.judge] = m.mark
         if m.no_gold:
             acc.no_gold.add(m.item)
+        if with_votes:
+            acc.verdicts.setdefault(m.item, {})[m.judge] = m.verdict
+            acc.gold[m.item] = m.gold
     out = []
     for ds, acc in sorted(accs.items(), key=lambda kv: (kv[0] is not None, str(kv[0]))):
-        out.append(_dataset(acc, name if ds is None else str(ds), source, reading, keep, unit, empty_judge))
+        d = _dataset(acc, name if ds is None else str(ds), source, reading, keep, unit, empty_judge)
+        if with_votes:
+            d = _with_votes(d, acc, keep)
+        out.append(d)
     if not out:
         raise InputError(source, "no items")
     return out
@@ -107,6 +118,25 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
                    reading.skips + tuple(Skip(r, n, first) for r, (n, first) in skips.items()), unit, reading.notes)
     return Dataset(name, source, count_table(counts.items()), reading.source_format, sum(n for n, _ in skips.values()),
                    tuple(items) if keep is not Keep.COUNTS else None, names if keep is Keep.JUDGMENTS else (), info)
+
+
+def _with_votes(d: Dataset, acc: _Acc, keep: Keep) -> Dataset:
+    """A dataset with the Votes of its marks: every item with a verdict, labeled or not (items kept with their ids
+    unless only counts are asked for)."""
+    from dataclasses import replace
+
+    from .patterns import build
+
+    judges = tuple(acc.judges)
+    rows = [(tuple(acc.verdicts[i].get(j) for j in judges), acc.gold.get(i)) for i in acc.items]
+    if keep is Keep.COUNTS:
+        tally: dict[tuple[tuple[str | None, ...], str | None], int] = {}
+        for r in rows:
+            tally[r] = tally.get(r, 0) + 1
+        votes = build(judges, tally)
+    else:
+        votes = build(judges, {}, rows, list(acc.items))
+    return without_gold_skips(replace(d, votes=votes), votes.unlabeled_items)
 
 
 def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name: str, source: str, reading: Reading,
@@ -170,3 +200,46 @@ def with_skips(datasets: list[Dataset], name: str, skipped: Sequence[tuple[str |
         reading = replace(d.reading, skips=d.reading.skips + extra) if d.reading else None
         out.append(replace(d, skipped=d.skipped + sum(s.count for s in extra), reading=reading))
     return out
+
+
+def attach_votes(datasets: list[Dataset], found: dict[str, tuple[tuple[str, ...], dict[Any, int]]], source: str) -> list[Dataset]:
+    """Datasets with their Votes (`found`: dataset name -> (judges, {(classes, gold): items}), patterns.build's
+    input). Items without gold but with verdicts are unlabeled items now, not skipped: the readers' "no gold label"
+    skips shrink by them (what remains had no verdict either: counted as such)."""
+    from dataclasses import replace
+
+    from .patterns import build
+
+    out = []
+    for d in datasets:
+        got = found.get(d.name)
+        if got is None:
+            out.append(d)
+            continue
+        votes = build(*got)
+        out.append(without_gold_skips(replace(d, votes=votes), votes.unlabeled_items))
+    return out
+
+
+def without_gold_skips(d: Dataset, unlabeled: int) -> Dataset:
+    """A dataset whose "no gold label" skips are its unlabeled items (kept in its Votes): the rest of them, items
+    with neither gold nor a verdict, are counted as items without a verdict."""
+    from dataclasses import replace
+
+    if d.reading is None:
+        return d
+    skips: list[Skip] = []
+    removed = 0
+    for s in d.reading.skips:
+        if s.reason != NO_GOLD:
+            skips.append(s)
+            continue
+        rest = max(s.count - unlabeled, 0)
+        removed += s.count - rest
+        if rest:
+            same = next((i for i, t in enumerate(skips) if t.reason == NO_VERDICT), None)
+            if same is None:
+                skips.append(Skip(NO_VERDICT, rest, 0))
+            else:
+                skips[same] = Skip(NO_VERDICT, skips[same].count + rest, skips[same].first)
+    return replace(d, skipped=d.skipped - removed, reading=replace(d.reading, skips=tuple(skips)))

@@ -139,11 +139,19 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
             score = (s.get("scores") or {}).get(sc)
             value = score.get("value") if isinstance(score, dict) else None
             marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.tolerance),
-                              n, None, _text(s), gold is None))
+                              n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
+                              None if gold is None else class_text(gold)))
     reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
                       unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
-    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample")
+    # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
+    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.tolerance is None)
+
+
+def class_text(value: Any) -> str | None:
+    from .patterns import class_text as text
+
+    return text(value)
 
 
 def _gold(value: Any, where: str, n: int, field: str) -> Any:

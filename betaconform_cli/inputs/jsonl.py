@@ -64,6 +64,9 @@ class _Scan:
     error: tuple[int, str, str | None] | None = None
     id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (_id_hash)
     id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
+    votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
+    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
+    vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -109,8 +112,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
         try:
             line_shape = _line_shape(obj, shape, opts)
             p = records.parse(obj, line_shape, opts, marks, raw)
-            if keep_items:
-                ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
+            ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field) if keep_items else None
+            if keep_items and not p.unlabeled:
                 text = records.get(obj, opts.text_field, None)
                 if text is not None and not isinstance(text, str):
                     raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
@@ -122,6 +125,13 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
                 continue
             out.error = (lineno, err.message, err.field)
             break
+        if p.classes is not None:
+            vkey = (p.names, p.classes, p.gold)
+            out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
+            if p.unlabeled:
+                out.unlabeled_lines[lineno] = vkey
+            if keep_items:
+                out.vote_items.append((vkey, ident, lineno))
         ident_value = records.get(obj, id_name, None)
         if ident_value is not None:
             out.id_hashes.append(_id_hash(ident_value))
@@ -131,6 +141,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             out.first_line = lineno
         shape = line_shape
         fast = shape == "list" and not keep_items and "." not in field_name
+        if p.unlabeled:
+            continue  # kept in votes, not in the labeled histogram
         key = (p.judges, p.correct)
         counts[key] = counts.get(key, 0) + p.weight
     out.shape = shape
@@ -294,6 +306,10 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
+        for vkey, n in sc.votes.items():
+            total.votes[vkey] = total.votes.get(vkey, 0) + n
+        total.unlabeled_lines.update(sc.unlabeled_lines)
+        total.vote_items.extend(sc.vote_items)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:
             total.id_lines.extend(sc.id_lines)
@@ -438,17 +454,31 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
+        votes: dict[tuple[Any, ...], int] = {}
+        for sc in scans:
+            for vkey, n in sc.votes.items():
+                votes[vkey] = votes.get(vkey, 0) + n
         dropped = _repeated_ids(id_hashes, scans[0].id_lines, self, src, shape)
         if dropped:
             items_kept = [pair for pair in scans[0].items if pair[0].line not in dropped]
-            for key, n in dropped.values():
-                counts[key] = counts.get(key, 0) - n
+            for key, n, p in dropped.values():
+                if p.classes is not None:
+                    vkey = (p.names, p.classes, p.gold)
+                    votes[vkey] = votes.get(vkey, 0) - n
+                if not p.unlabeled:
+                    counts[key] = counts.get(key, 0) - n
             counts = {k: n for k, n in counts.items() if n}
             scans[0].items[:] = items_kept
+            scans[0].vote_items[:] = [v for v in scans[0].vote_items if v[2] not in dropped]
             if self.opts.duplicates != "error":
                 skips[f"id repeated (--duplicates {self.opts.duplicates})"] = [len(dropped), min(dropped)]
         skipped = sum(n for n, _ in skips.values())
+        unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
         if not any(counts.values()):
+            if unlabeled:
+                raise InputError(src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
+                                      f"('{self.opts.label_field}'); label some, or give the gold in a separate file with "
+                                      "--labels")
             if skipped:
                 raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
             raise InputError(src, "empty file: no items")
@@ -465,7 +495,24 @@ class PendingRead:
             judge_counts=_judge_counts(items, names),
             skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
         )
+        vote_set = None
+        if votes:
+            from .patterns import build, merge_rows
+
+            judges, rows = merge_rows((names, classes, gold, n) for (names, classes, gold), n in votes.items())
+            if self.keep is Keep.COUNTS:
+                vote_set = build(judges, rows)
+            else:
+                index = {j: i for i, j in enumerate(judges)}
+                per_item = []
+                for (names, classes, gold), _, _ in scans[0].vote_items:
+                    row: list[str | None] = [None] * len(judges)
+                    for nm, c in zip(names if names is not None else (str(i + 1) for i in range(len(classes))), classes):
+                        row[index[nm]] = c
+                    per_item.append((tuple(row), gold))
+                vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items])
         return Dataset(
+            votes=vote_set,
             name=self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path)),
             source=src,
             table=count_table(counts.items()),
@@ -478,11 +525,11 @@ class PendingRead:
 
 
 def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None
-                  ) -> dict[int, tuple[tuple[int, int], int]]:
+                  ) -> dict[int, tuple[tuple[int, int], int, records.Parsed]]:
     """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their text first (8 bytes
     per line, sorted once); when two hashes meet, the file is read again and those lines' ids compared exactly (a
     stream cannot be read again: its lines were kept). A repeated id is an InputError naming both lines, unless
-    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight)}."""
+    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight, parsed)}."""
     if len(hashes) < 2:
         return {}
     import numpy as np
@@ -530,10 +577,10 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRea
         ident, ((first, _), (again, _)) = groups[0][0], groups[0][1][:2]
         raise InputError(src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
                               "`duplicates`", line=again, field=opts.id_field)
-    dropped: dict[int, tuple[tuple[int, int], int]] = {}
+    dropped: dict[int, tuple[tuple[int, int], int, records.Parsed]] = {}
     for _, g in groups:
         for lineno, p in (g[1:] if opts.duplicates == "first" else g[:-1]):
-            dropped[lineno] = ((p.judges, p.correct), p.weight)
+            dropped[lineno] = ((p.judges, p.correct), p.weight, p)
     return dropped
 
 

@@ -153,7 +153,8 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
         for k, c in judged:
             verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
-            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None))
+            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None,
+                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold))))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
                                 "plays a judge in this promptfoo file")
@@ -168,7 +169,7 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
     reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
                                     ("gold", used)), unit="record")
-    datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record")
+    datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record", with_votes=True)
     blank = sum(1 for m in marks if not m.judge)
     if blank:
         from .dataset import Skip

@@ -44,6 +44,12 @@ class Parsed:
     weight: int = 1
     marks: tuple[int | None, ...] | None = None
     names: tuple[str, ...] | None = None
+    classes: tuple[str | None, ...] | None = None  # verdicts shape: each verdict's class (patterns.class_text)
+    gold: str | None = None  # and the gold's class; None with classes set: an unlabeled item
+
+    @property
+    def unlabeled(self) -> bool:
+        return self.classes is not None and self.gold is None
 
 
 def get(obj: Any, path: str, default: Any = _MISSING) -> Any:
@@ -238,8 +244,10 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     label = get(obj, opts.label_field, None)
     if isinstance(label, (list, dict)):
         raise RecordError(opts.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
-    if values.is_missing(label):
-        raise RecordError(opts.label_field, "missing (the gold label is needed to score verdicts)")
+    unlabeled = values.is_missing(label)
+    if unlabeled and opts.tolerance is not None:
+        raise RecordError(opts.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
+                                            "without one are read only without --tolerance)")
     if opts.tolerance is not None and values.number(label) is None:
         raise RecordError(opts.label_field, f"a tolerance compares numbers, got {show(label)}")
     if isinstance(verdicts, dict):
@@ -252,12 +260,23 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     out: list[int | None] = []
     for i, v in enumerate(values_):
         where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"
-        out.append(score(v, label, opts.tolerance, where))
+        out.append(score(v, None if unlabeled else label, opts.tolerance, where))
+    classes: tuple[str | None, ...] | None = None
+    gold: str | None = None
+    if opts.tolerance is None:  # a numeric score within a tolerance is not a class: no vote patterns then
+        from .patterns import class_text
+
+        classes = tuple(class_text(v) for v in values_)
+        gold = class_text(label)
+    if unlabeled:
+        n = sum(c is not None for c in classes or ())
+        return Parsed(n, 0, classes=classes, names=tuple(keys) if keys is not None else None)
     n = sum(m is not None for m in out)
     c = sum(m == 1 for m in out)
+    names = tuple(keys) if keys is not None else None
     if not marks:
-        return Parsed(n, c)
-    return Parsed(n, c, marks=tuple(out), names=tuple(keys) if keys is not None else None)
+        return Parsed(n, c, names=names, classes=classes, gold=gold)
+    return Parsed(n, c, marks=tuple(out), names=names, classes=classes, gold=gold)
 
 
 def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:

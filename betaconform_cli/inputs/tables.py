@@ -396,14 +396,60 @@ def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) ->
         mark = _verdict_expr(cells, "__cell", roles.gold, opts.tolerance) if roles.gold else _mark_expr("__cell", common)
         item = f"CAST({q(roles.item)} AS VARCHAR)" if roles.item else "CAST(__row AS VARCHAR)"
         gold = _gold_expr(table, roles.gold) if roles.gold else "NULL"
+        vt = _class_expr(cells, "__cell") if roles.gold else "NULL"
         return (f"SELECT {ds} AS ds, {item} AS item, __judge AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, "
-                f"__row AS rn FROM ({src})")
+                f"__row AS rn, {vt} AS vt FROM ({src})")
     mark = _mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else _verdict_expr(
         table, roles.verdict or "", roles.gold or "", opts.tolerance)
     gold = _gold_expr(table, roles.gold) if roles.gold and not roles.correct else "NULL"
+    vt = _class_expr(table, roles.verdict) if roles.verdict and roles.gold and not roles.correct else "NULL"
     return (f"SELECT {ds} AS ds, CAST({q(roles.item or '')} AS VARCHAR) AS item, CAST({q(roles.judge or '')} AS VARCHAR) "
-            f"AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, {'__row' if numbered else 'NULL'} AS rn "
+            f"AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, {'__row' if numbered else 'NULL'} AS rn, {vt} AS vt "
             f"FROM {table.numbered if numbered else table.sql}")
+
+
+def _class_expr(table: Table, col: str) -> str:
+    """A verdict as trimmed text, NULL when missing: its class before patterns.canonical writes numbers one way
+    (done in Python on the few distinct values)."""
+    v = f"CAST({q(col)} AS VARCHAR)"
+    return f"CASE WHEN {values.sql_missing(v)} THEN NULL ELSE trim({v}) END"
+
+
+def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> dict[Any, tuple[tuple[str, ...], dict[Any, int]]]:
+    """{dataset: (judges, {(each judge's class or None, gold class or None): items})} of a table whose judges give
+    verdicts beside a gold column, by one aggregation in DuckDB: each item's verdicts become one list ordered by
+    judge, and items GROUP BY that list and their gold, so that patterns, not rows, reach Python. Rows the
+    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before."""
+    from .patterns import canonical
+
+    rows = long_rows(table, roles, opts, numbered=opts.duplicates != "error" and roles.shape == "long")
+    if opts.duplicates != "error" and roles.shape == "long":
+        order = "ASC" if opts.duplicates == "first" else "DESC"
+        rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
+    ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
+    sql = (f"SELECT ds, js, vs, gold, count(*) FROM (SELECT ds, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
+           f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
+           f"GROUP BY ds, item) WHERE len(js) > 0 GROUP BY ALL")
+    try:
+        got = con.execute(sql).fetchall()
+    except Exception as exc:  # noqa: BLE001
+        raise _fail(table.where, exc) from None
+    out: dict[Any, tuple[tuple[str, ...], dict[Any, int]]] = {}
+    seen: dict[Any, set[str]] = {}
+    for ds, js, _, _, _ in got:
+        seen.setdefault(ds, set()).update(js)
+    for ds, names in seen.items():
+        judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
+        out[ds] = (judges, {})
+    for ds, js, vs, gold, n in got:
+        judges, tally = out[ds]
+        row: list[str | None] = [None] * len(judges)
+        at = {j: i for i, j in enumerate(judges)}
+        for j, v in zip(js, vs):
+            row[at[j]] = canonical(v)
+        key = (tuple(row), canonical(gold))
+        tally[key] = tally.get(key, 0) + int(n)
+    return out
 
 
 def _column(roles: Roles, judge: str | None = None) -> str:
@@ -528,7 +574,7 @@ def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[lis
         order = "ASC" if opts.duplicates == "first" else "DESC"
         rows = (f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1")
     try:
-        got: list[tuple[Any, ...]] = con.execute(f"SELECT ds, item, judge, mark, gold, text, rn FROM ({rows}) ORDER BY rn, judge").fetchall()
+        got: list[tuple[Any, ...]] = con.execute(f"SELECT ds, item, judge, mark, gold, text, rn, vt FROM ({rows}) ORDER BY rn, judge").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise _fail(table.where, exc) from None
     skipped: list[tuple[Any, str, int]] = []
@@ -606,7 +652,7 @@ def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str,
 
 def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
                 shape: str | None = None) -> list[Dataset]:
-    from .build import Mark, from_histograms, from_marks, with_skips
+    from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
 
     con = connect()
     try:
@@ -620,12 +666,18 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             got, bad = counts_table(con, table, roles, opts.skip_invalid)
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
             return with_skips(datasets, name, skipped + bad)
-        if keep is Keep.COUNTS and roles.shape == "long" and opts.duplicates == "error" and not opts.skip_invalid:
-            return from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         scored = roles.gold is not None and roles.correct is None
-        got, bad = marks(con, table, roles, opts)
-        rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn in got)
-        datasets = from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None, empty_judge="column")
-        return with_skips(datasets, name, skipped + bad)
+        with_votes = scored and opts.tolerance is None  # a numeric score within a tolerance is not a class
+        if keep is Keep.COUNTS and roles.shape == "long" and opts.duplicates == "error" and not opts.skip_invalid:
+            datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
+        else:
+            got, bad = marks(con, table, roles, opts)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
+            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
+                                             empty_judge="column"), name, skipped + bad)
+        if not with_votes:
+            return datasets
+        found = vote_patterns(con, table, roles, opts)
+        return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in found.items()}, where)
     finally:
         con.close()
