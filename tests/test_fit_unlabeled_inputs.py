@@ -101,3 +101,35 @@ def test_every_format_feeds_the_fit(tmp_path: Path, case: str) -> None:
         assert got["low"] == pytest.approx(ref["low"], abs=0.01) and got["high"] == pytest.approx(ref["high"], abs=0.01)
     off = json.loads(invoke("fit", path, "--format", "json", "--no-unlabeled").stdout)
     assert [r["estimate"] for r in off["error_rates"]] == [r["labels_only"] for r in d["error_rates"]]
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_promptfoo_cases_without_a_rating(tmp_path: Path) -> None:
+    """promptfoo's fixture: 10 rated cases and 3 with verdicts but without a human rating; the table says both and the method."""
+    path = FIXTURES / "promptfoo" / "results_human.jsonl"
+    d = json.loads(invoke("fit", path, "--format", "json").stdout)
+    doc = json.loads((FIXTURES / "promptfoo" / "results_human.expected.json").read_text())
+    rated = sum(it["gold"] is not None for it in doc["items"])
+    unrated = sum(it["gold"] is None and any(v is not None for v in it["verdicts"]) for it in doc["items"])
+    assert (d["items"], d["unlabeled_items"]) == (rated, unrated) == (10, 3)  # a case with no verdict is no item
+    assert all(r["low"] <= r["estimate"] <= r["high"] for r in d["error_rates"])
+    text = invoke("fit", path, "--no-chart").stdout
+    assert "10 labeled + 3 unlabeled items" in text
+
+
+def test_inspect_samples_without_gold(tmp_path: Path) -> None:
+    """An inspect log whose every third sample lost its human label: those are the unlabeled items."""
+    log = next(iter(sorted((FIXTURES / "inspect" / "main_json").glob("*.json"))))
+    doc = json.loads(log.read_text())
+    dropped = 0
+    for k, s in enumerate(doc["samples"]):
+        if k % 3 == 0 and isinstance(s.get("metadata"), dict) and s["metadata"].pop("human", None) is not None:
+            dropped += 1
+    path = tmp_path / log.name
+    path.write_text(json.dumps(doc))
+    full = json.loads(invoke("fit", log, "--label-field", "metadata.human", "--format", "json").stdout)
+    part = json.loads(invoke("fit", path, "--label-field", "metadata.human", "--format", "json").stdout)
+    assert dropped > 0 and "unlabeled_items" not in full
+    assert part["unlabeled_items"] == dropped and part["items"] == full["items"] - dropped
