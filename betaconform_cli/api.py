@@ -107,11 +107,13 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
-    unlabeled: bool = True,
+    progress: Progress | None = None, unlabeled: bool = True,
 ) -> FitReport:
     """Fit every input and return its error table beside the baselines (and the gate's verdict). Items without gold
     count too (`unlabeled=False`: labels only): their verdicts inform the estimate where the labels vouch for it
-    (votes.analyse_with_votes)."""
+    (votes.analyse_with_votes).
+
+    progress(done, total, what): after each dataset (a folder of many files can take a while)."""
     from .report.fit import FitReport, fit_document, saved_document
 
     check_seed(seed)
@@ -135,6 +137,8 @@ def fit(
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check)
         docs.append(doc)
         checks += [check] if check is not None else []
+        if progress is not None:
+            progress(i + 1, len(datasets), f"fit: {ds.name}")
         if targets:
             vector = None
             if embed is not None:
@@ -179,7 +183,7 @@ def sample_replay(
     from .fit import empirical_errors
     from .report.sample import ReplayReport
     from .stopping.live import check_ids
-    from .stopping.replay import replay_one, summarize
+    from .stopping.replay import pool_arrays, replay_one, summarize
 
     check_seed(seed)
     if not 1 <= runs <= MAX_RUNS:
@@ -187,13 +191,15 @@ def sample_replay(
     (ds,) = read_inputs([pool], opts, Keep.ITEMS)
     items = ds.items or ()
     check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
     actual = empirical_errors(ds.table, settings.ks)
     rng = np.random.default_rng(seed)
+    arrays = pool_arrays(items)
     results = []
     for i in range(runs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitWarning)
-            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual))
+            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
     return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
@@ -373,11 +379,13 @@ def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
+    progress: Progress | None = None,
 ) -> JudgesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
     import numpy as np
 
     from .judges import analyse_judges
+    from .judges.analysis import DATA_SEEDED, data_seed
     from .report.judges import JudgesReport, judges_document
 
     check_seed(seed)
@@ -388,12 +396,18 @@ def judges(
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
+        matrix = ds.judgment_matrix()
+        label = f"{ds.name}: "
+        step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
         try:
-            result = analyse_judges(ds.judgment_matrix(), ds.judge_names, ks, confidence_level, np.random.default_rng(seed),
-                                    ensemble, costs, max_error, population)
+            # common random numbers: the model's draws are seeded by the labels themselves, so the same data gives
+            # the same ensembles, intervals and --max-error outcome for any line order and any --seed (data_seed)
+            rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
+            result = analyse_judges(matrix, ds.judge_names, ks, confidence_level, rng, ensemble, costs, max_error,
+                                    population, progress=step)
         except ParameterError as exc:  # the option, and the file it was checked against
             raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
-        docs.append(judges_document(ds.name, ds.source, seed, result.to_dict()))
+        docs.append(judges_document(ds.name, ds.source, seed, {**result.to_dict(), "random_numbers": DATA_SEEDED}))
     return JudgesReport(tuple(docs), tuple(notes))

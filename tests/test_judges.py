@@ -324,6 +324,32 @@ def res_matrix(y: np.ndarray) -> np.ndarray:
     return out
 
 
+class TestSameDataSameAnswer:
+    """Rows and columns in any order give the same result; data_seed depends on the data only."""
+
+    def test_permuted_matrix(self) -> None:
+        y = simulate_groups(5, 40, judges=6)
+        y[3, 2] = np.nan
+        names = tuple(f"j{i}" for i in range(6))
+        rows, cols = np.random.default_rng(1).permutation(40), np.random.default_rng(2).permutation(6)
+        settings = JudgesSettings(model=FAST.model)
+        a = analyse_judges(y, names, rng=np.random.default_rng(0), max_error=0.3, settings=settings).to_dict()
+        b = analyse_judges(y[rows][:, cols], tuple(names[c] for c in cols), rng=np.random.default_rng(0), max_error=0.3,
+                           settings=settings).to_dict()
+        assert a == b
+        assert [j["name"] for j in a["judges"]] == sorted(names)
+
+    def test_data_seed(self) -> None:
+        from betaconform_cli.judges.analysis import data_seed
+        y = simulate_groups(6, 30, judges=5)
+        names = tuple("abcde")
+        cols = [4, 2, 0, 1, 3]
+        assert data_seed(y, names) == data_seed(y[::-1][:, cols], tuple(names[c] for c in cols))
+        z = y.copy()
+        z[0, 0] = 1 - z[0, 0]
+        assert data_seed(z, names) != data_seed(y, names)
+
+
 class TestSearchAndCost:
     """Beam search against exact enumeration; the cost rule on hand-made candidates."""
 
@@ -335,8 +361,33 @@ class TestSearchAndCost:
         for k in range(1, 7):
             assert beam[k].exact
             assert np.array_equal(beam[k].members, exact[k].members)
+        for k in range(1, 7):  # carried pmfs and counts give each kept subset's draws and labels' error exactly
+            np.testing.assert_allclose(beam[k].draws, exact[k].draws, rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(beam[k].items, exact[k].items)
+            np.testing.assert_allclose(beam[k].empirical, exact[k].empirical, rtol=1e-12)
         narrow = beam_tables(y, post, 6, width=1, score=lambda t: t.model_mean)
-        assert not narrow[4].exact and len(narrow[4].members) == 3  # one size-3 subset plus each of 3 other judges
+        assert len(narrow[1].members) == 6  # every judge alone
+        for k in range(2, 7):  # greedy: one subset per size, each its predecessor plus the judge that scored best
+            assert len(narrow[k].members) == 1 and set(narrow[k - 1].members[0]) < set(narrow[k].members[0])
+        assert not narrow[4].exact and narrow[6].exact
+        np.testing.assert_allclose(narrow[4].draws, subset_error_draws(post, narrow[4].members), rtol=1e-5, atol=1e-6)
+
+    def test_beam_rank_matches_full_draws(self) -> None:
+        """Ranking on a subset of draws without building the candidates' pmfs gives the same errors as building them."""
+        from betaconform_cli.judges.subsets import _errors, _grow, _grown_errors
+        y = simulate_groups(3, 60, judges=7)
+        post = sample_posterior(y, np.random.default_rng(1), FAST.model)
+        t, c, j = post.accuracy.shape
+        acc = post.accuracy.reshape(t * c, j).T.astype(np.float32)
+        pmf = np.ones((1, 1, t * c), dtype=np.float32)
+        parent = np.zeros(j, dtype=np.int64)
+        pmf = _grow(pmf, parent, acc, 4)  # every judge alone
+        pairs = np.array([(a, b) for a in range(j) for b in range(a + 1, j)])
+        from betaconform_cli.distributions import majority_error_weights
+        got = _grown_errors(pmf, pairs[:, 0], acc[pairs[:, 1]], majority_error_weights(2), post.weights)
+        np.testing.assert_allclose(got, subset_error_draws(post, pairs), rtol=1e-5, atol=1e-6)
+        full = _errors(_grow(pmf, pairs[:, 0], acc[pairs[:, 1]], 4), majority_error_weights(2), post.weights)
+        np.testing.assert_allclose(full, got, rtol=1e-5, atol=1e-6)
 
     def test_many_judges_use_the_beam(self) -> None:
         y = (np.random.default_rng(12).random((30, 5)) < 0.75).astype(float)

@@ -102,6 +102,58 @@ class TestConformalRule:
             assert abs(np.mean(counts) - paper) <= 0.25 * paper, (xi, np.mean(counts))
 
 
+class TestLinearPaths:
+    """The histogram order statistic and the stop-early path against the direct computations they replace."""
+
+    @pytest.mark.parametrize("scale", ["S", "S/k"])
+    @pytest.mark.parametrize("epsilon", [0.05, 0.1, 0.37])
+    def test_order_statistic_equals_partition(self, scale: str, epsilon: float) -> None:
+        rng = np.random.default_rng(3)
+        n = 700
+        j = rng.integers(5, 12, n)  # mixed judge counts: many distinct S/k values
+        s = rng.binomial(j, 0.7)
+        rule = st.ConformalRule(epsilon=epsilon, score_scale=scale)
+        q = rule.quantiles(j, s)
+        x = s / (j if scale == "S/k" else 1.0)
+        centres = np.cumsum(x) / np.arange(1, n + 1)
+        for r in range(1, n + 1):  # the definition, one prefix at a time (the old quadratic loop)
+            idx = math.ceil((1 - epsilon) * (r + 1) - 1e-9)
+            want = np.nan if idx > r else np.partition(np.abs(x[:r] - centres[r - 1]), idx - 1)[idx - 1]
+            assert (np.isnan(want) and np.isnan(q[r - 1])) or q[r - 1] == want, r
+
+    def test_order_statistic_with_given_centres(self) -> None:
+        rng = np.random.default_rng(4)
+        x = rng.integers(0, 12, 300).astype(float)
+        centres = rng.uniform(0, 11, 300)
+        idx = rng.integers(1, 300, 300)
+        got = st.rules.running_order_statistic(x, centres, idx)
+        for r in range(1, 301):
+            want = np.nan if idx[r - 1] > r else np.sort(np.abs(x[:r] - centres[r - 1]))[idx[r - 1] - 1]
+            assert (np.isnan(want) and np.isnan(got[r - 1])) or got[r - 1] == want
+
+    @pytest.mark.parametrize("rule", [
+        st.ConformalRule(), st.ConformalRule(centre="fitted"), st.ConformalRule(xi_units="sd", patience=3),
+        st.VarianceRule(xi=0.02), st.VarianceRule(xi=0.05, k=3), st.PrecisionRule(target=0.05),
+        st.PrecisionRule(target=0.08, method="sequential"), st.ConformalRule(xi=1e-9),  # never stops
+    ], ids=lambda r: f"{r.name}")
+    def test_until_stop_matches_whole_pool(self, rule: st.Rule) -> None:
+        rng = np.random.default_rng(5)
+        items = two_peak(1500, rng)
+        j = np.array([it.judges for it in items])
+        s = np.array([it.correct for it in items])
+        whole = st.rule_path(rule, j, s, np.random.default_rng(9), pool_size=1500)
+        short = st.rule_path(rule, j, s, np.random.default_rng(9), pool_size=1500, until_stop=True)
+        assert short.stop_at == whole.stop_at
+        m = len(short.statistic)
+        assert m == 1500 if whole.stop_at is None else whole.stop_at <= m
+        np.testing.assert_array_equal(short.statistic, whole.statistic[:m])
+
+    def test_first_run(self) -> None:
+        passed = np.array([0, 1, 1, 0, 1, 1, 1, 0, 1], dtype=bool)
+        assert [st.rules._first_run(passed, k) for k in (1, 2, 3, 4)] == [2, 3, 7, None]
+        assert st.rules._first_run(np.zeros(0, dtype=bool), 1) is None
+
+
 class TestXiUnitsSd:
     """--xi-units sd: the threshold follows the running sd of the scores."""
 

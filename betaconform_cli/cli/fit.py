@@ -9,7 +9,7 @@ import typer
 from .. import api
 from ..errors import ParameterError
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
+from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
     MODEL,
     OUTPUT,
@@ -44,6 +44,7 @@ def fit(
     if emb.given and not embed:
         raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
-    report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
-                     api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, unlabeled)
+    with progress("fit") as update:
+        report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
+                         api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, update, unlabeled)
     raise typer.Exit(emit(report, out, fmt))

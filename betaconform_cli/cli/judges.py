@@ -9,7 +9,7 @@ import typer
 from .. import api
 from ..errors import ParameterError
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
+from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import EstimateGroup, InputGroup, OutputGroup, grouped, parse_ks
 
 PICK = "Selection"
@@ -32,8 +32,9 @@ def judges(
     refuse_overwrites(data, out=out)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     try:
-        report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level, est.seed,
-                            members, parse_costs(cost), max_error, population)
+        with progress("judges") as update:
+            report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+                                est.seed, members, parse_costs(cost), max_error, population, update)
     except ParameterError as exc:  # the core's `costs` is this command's --cost
         if "costs" not in exc.params:
             raise

@@ -13,7 +13,7 @@ from ..atomic import check_target
 from ..errors import ParameterError
 from ..settings import FitSettings
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format, say, write_lines
+from .emit import emit, progress, refuse_overwrites, resolve_format, say, write_lines
 from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
@@ -65,7 +65,9 @@ def sample(
             raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
         fmt = resolve_format(out)
         refuse_overwrites([labeled], out=out)
-        raise typer.Exit(emit(api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build()), out, fmt))
+        with progress("replays") as update:
+            report = api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build(), update)
+        raise typer.Exit(emit(report, out, fmt))
     if runs != 1:
         raise ParameterError(("runs", "replay"), "{0} needs {1}")
     live(labeled, the_rule, pool, settings, est.seed, batch, inp, out)

@@ -70,7 +70,7 @@ def evaluate_adaptive(
                     rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
                     order = rng.permutation(n)
                     j_run, c_run = judges[order], correct[order]
-                    path = rule_path(rule, j_run, c_run, rng, pool_size=n)
+                    path = rule_path(rule, j_run, c_run, rng, pool_size=n, until_stop=True)
                     r = int(path.stop_at) if path.stop_at is not None else n
                     stopped += path.stop_at is not None
                     samples[run] = r

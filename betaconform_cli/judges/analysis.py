@@ -19,7 +19,7 @@ Pure core (numpy/scipy; no printing). One entry point, `analyse_judges`. Method 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,36 @@ def check_inputs(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
     if silent:
         raise UsageError(f"judge {silent[0]!r} gave no verdict on any item; drop it (judges without verdicts: {', '.join(silent)})")
     return arr
+
+
+def canonical_order(correct: np.ndarray, names: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Judges sorted by name, items sorted by their row of verdicts: the same data in any line or column order gives
+    the same matrix, so the same random draws and the same tie-breaks (the analysis never uses item ids)."""
+    col = sorted(range(len(names)), key=lambda j: names[j])
+    arr = correct[:, col]
+    code = np.where(np.isnan(arr), 2, arr).astype(np.int8)
+    rows = np.lexsort(code.T[::-1]) if arr.size else np.arange(len(arr))
+    return tuple(names[j] for j in col), arr[rows]
+
+
+DATA_SEEDED = "seeded by the data (common random numbers): the same labels give the same answer for any line order or --seed"
+
+
+def data_seed(correct: np.ndarray, names: Sequence[str]) -> int:
+    """A seed drawn from the data itself: a digest of the canonical matrix (judges by name, items by verdicts).
+
+    The model's Monte Carlo (Gibbs draws, the unlabeled rest's binomial draws) then uses the same random numbers
+    for the same labels whatever the line order or --seed (common random numbers): the Gibbs chain's error at a
+    fixed number of draws is about half a point on an estimate (more sweeps barely shrink it: the chain moves
+    between modes), so a seed-driven draw could flip a --max-error gate or a near tie; seeded by the data it cannot.
+    """
+    import hashlib
+
+    names, arr = canonical_order(check_inputs(correct, tuple(str(n) for n in names)), tuple(str(n) for n in names))
+    code = np.where(np.isnan(arr), 2, arr).astype(np.int8)
+    digest = hashlib.blake2b(np.ascontiguousarray(code).tobytes(), digest_size=8)
+    digest.update(repr(code.shape).encode())
+    return int.from_bytes(digest.digest(), "little")
 
 
 def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, population: int | None, items: int) -> None:
@@ -140,6 +170,24 @@ class _Target:
     ceiling: np.ndarray
 
 
+def _score(table: SubsetTable, n_labeled: int, population: int | None, pseudo_items: float) -> np.ndarray:
+    """The choice score: the labels' own error blended with the ranking model's (on the target's scale)."""
+    rank = table.ranking_error
+    emp = np.nan_to_num(table.empirical, nan=0.0)
+    n = table.items.astype(float)
+    if math.isinf(pseudo_items):  # the model alone (benchmarks only)
+        blend = rank
+    else:
+        blend = np.where(n > 0, (n * emp + pseudo_items * rank) / np.maximum(n + pseudo_items, 1e-300), rank)
+    if population is None:
+        return blend
+    f = n_labeled / population
+    known = np.where(n > 0, f * emp, 0.0)
+    share = np.where(n > 0, 1 - f, 1.0)
+    out: np.ndarray = known + share * blend
+    return out
+
+
 def _target(
     table: SubsetTable,
     n_labeled: int,
@@ -150,17 +198,13 @@ def _target(
     widening: float = INTERVAL_WIDENING,
 ) -> _Target:
     m = table.model_mean
-    rank = table.ranking_error
     emp = np.nan_to_num(table.empirical, nan=0.0)
     n = table.items.astype(float)
-    if math.isinf(pseudo_items):  # the model alone (benchmarks only)
-        blend = rank
-    else:
-        blend = np.where(n > 0, (n * emp + pseudo_items * rank) / np.maximum(n + pseudo_items, 1e-300), rank)
+    score = _score(table, n_labeled, population, pseudo_items)
     if population is None:
         low, high = _interval(table.draws, confidence_level)
         zero, one = np.zeros_like(m), np.ones_like(m)
-        return _Target(m, *widen(m, low, high, zero, one, widening), blend, zero, one)
+        return _Target(m, *widen(m, low, high, zero, one, widening), score, zero, one)
     f = n_labeled / population
     rest = np.round((population - n_labeled) * n / max(n_labeled, 1)).astype(np.int64)  # unlabeled items with all members
     known = np.where(n > 0, f * emp, 0.0)
@@ -171,7 +215,7 @@ def _target(
     low, high = _interval(samples, confidence_level)
     estimate = known + share * m
     low, high = widen(estimate, low, high, known, known + share, widening)
-    return _Target(estimate, low, high, known + share * blend, known, known + share)
+    return _Target(estimate, low, high, score, known, known + share)
 
 
 def _pick(score: np.ndarray) -> int:
@@ -200,21 +244,26 @@ def search_ensembles(
     confidence_level: float,
     rng: np.random.Generator,
     settings: JudgesSettings = JudgesSettings(),
+    progress: Callable[[int], None] | None = None,
 ) -> Search:
-    """Every subset (J <= exact_max_judges) or a beam's candidates, scored and with the target's posterior."""
+    """Every subset (J <= exact_max_judges) or a beam's candidates, scored and with the target's posterior.
+
+    progress(k): called after the candidates of each size k."""
     n_judges = correct.shape[1]
     exact = n_judges <= settings.exact_max_judges
 
     def score_of(t: SubsetTable) -> np.ndarray:
-        return _target(t, n_labeled, population, settings.pseudo_items, confidence_level, rng, settings.interval_widening).score
+        return _score(t, n_labeled, population, settings.pseudo_items)
 
     if exact:
         probs = None
         if settings.ranking == "maxent" and n_judges <= MAXENT_MAX_JUDGES:
             probs = fit_maxent(correct, *settings.maxent_penalty)
         tables = exact_tables(correct, posterior, n_judges, probs)
+        if progress is not None:
+            progress(n_judges)
     else:
-        tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of)
+        tables = beam_tables(correct, posterior, n_judges, settings.beam_width, score_of, progress=progress)
     return rescore(tables, n_labeled, population, settings.pseudo_items, confidence_level, rng, exact, settings.interval_widening)
 
 
@@ -247,6 +296,7 @@ def analyse_judges(
     max_error: float | None = None,
     population: int | None = None,
     settings: JudgesSettings = JudgesSettings(),
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> JudgesResult:
     """Per-judge accuracy, shared mistakes, exchangeability, the ensemble for each k, a named ensemble, costs.
 
@@ -255,10 +305,12 @@ def analyse_judges(
     given, estimates are for that set's error (its labeled part is known exactly), otherwise for new items.
     costs with max_error: the cheapest ensemble (any size) whose interval's upper end is at most max_error;
     max_error alone: every judge costs 1 (the smallest such ensemble).
+    progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
     """
     rng = rng if rng is not None else np.random.default_rng(0)
     names = tuple(str(n) for n in names)
     arr = check_inputs(correct, names)
+    names, arr = canonical_order(arr, names)
     answered = ~np.isnan(arr).all(axis=1)
     dropped = int((~answered).sum())
     arr = arr[answered]
@@ -302,9 +354,16 @@ def analyse_judges(
     table = count_table(arr)
     fit_ks = tuple(sorted({*ks, n_judges}))
     baseline = analyse(table, FitSettings(ks=fit_ks, confidence_level=confidence_level), rng)
-    posterior = sample_posterior(arr, rng, settings.model)
+    sweeps = settings.model.sweeps
+    total = sweeps + n_judges
 
-    search = search_ensembles(arr, posterior, n_items, population, confidence_level, rng, settings)
+    def step(done: int, what: str) -> None:
+        if progress is not None:
+            progress(done, total, what)
+
+    posterior = sample_posterior(arr, rng, settings.model, lambda i: step(i, "judges: model"))
+    search = search_ensembles(arr, posterior, n_items, population, confidence_level, rng, settings,
+                              lambda k: step(sweeps + k, "judges: ensembles"))
     tables, targets = search.tables, search.targets
 
     ensembles = []

@@ -35,17 +35,17 @@ def pair_table(correct: np.ndarray, names: Sequence[str]) -> tuple[PairRow, ...]
     both_seen = seen.T.astype(float) @ seen.astype(float)  # items judged by both
     both_wrong = wrong.T @ wrong
     wrong_a_on_ab = wrong.T @ seen.astype(float)  # [a, b]: a wrong on items b judged too (and a judged)
+    a_idx, b_idx = np.triu_indices(len(names), 1)
+    n = both_seen[a_idx, b_idx]
+    wa, wb, ww = wrong_a_on_ab[a_idx, b_idx], wrong_a_on_ab[b_idx, a_idx], both_wrong[a_idx, b_idx]
+    p = np.minimum(1.0, stats.hypergeom.sf(ww - 1, np.maximum(n, 1), wa, wb)) if len(n) else n  # one call for every pair
     rows = []
-    n_judges = len(names)
-    for a in range(n_judges):
-        for b in range(a + 1, n_judges):
-            n = int(both_seen[a, b])
-            if n == 0:
-                rows.append(PairRow(names[a], names[b], 0, None, None, None))
-                continue
-            wa, wb, ww = wrong_a_on_ab[a, b], wrong_a_on_ab[b, a], both_wrong[a, b]
-            p = float(stats.hypergeom.sf(ww - 1, n, wa, wb))
-            rows.append(PairRow(names[a], names[b], n, float(ww / n), float(wa * wb / (n * n)), min(1.0, p)))
+    for i, (a, b) in enumerate(zip(a_idx.tolist(), b_idx.tolist())):
+        if n[i] == 0:
+            rows.append(PairRow(names[a], names[b], 0, None, None, None))
+            continue
+        m = float(n[i])
+        rows.append(PairRow(names[a], names[b], int(n[i]), float(ww[i] / m), float(wa[i] * wb[i] / (m * m)), float(p[i])))
     return tuple(rows)
 
 

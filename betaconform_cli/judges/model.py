@@ -21,6 +21,7 @@ pmf from its prefix's (one convolution per subset instead of k).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -107,8 +108,13 @@ def _categorical(logw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return idx
 
 
-def sample_posterior(correct: np.ndarray, rng: np.random.Generator, settings: ModelSettings = ModelSettings()) -> ClassPosterior:
-    """Gibbs sampler of the latent-class model for correct[i, j] in {0, 1, NaN} (NaN: no verdict)."""
+def sample_posterior(
+    correct: np.ndarray, rng: np.random.Generator, settings: ModelSettings = ModelSettings(),
+    progress: Callable[[int], None] | None = None,
+) -> ClassPosterior:
+    """Gibbs sampler of the latent-class model for correct[i, j] in {0, 1, NaN} (NaN: no verdict).
+
+    progress(sweeps done): called every 50 sweeps and at the end."""
     n, n_judges = correct.shape
     c = settings.classes
     seen = ~np.isnan(correct)
@@ -148,6 +154,8 @@ def sample_posterior(correct: np.ndarray, rng: np.random.Generator, settings: Mo
             keep_w.append(w)
             keep_p.append(p)
             keep_tau.append(tau)
+        if progress is not None and ((sweep + 1) % 50 == 0 or sweep + 1 == settings.sweeps):
+            progress(sweep + 1)
     return ClassPosterior(np.array(keep_w), np.array(keep_p), np.array(keep_tau))
 
 

@@ -69,7 +69,10 @@ def decide(rule: Rule, items: Sequence[Item], rng: np.random.Generator, pool_siz
 
 
 def next_items(pool: Sequence[PoolItem], labeled_ids: set[str], batch: int, rng: np.random.Generator) -> list[PoolItem]:
-    """The next `batch` unlabeled pool items in a seeded random order of the whole pool (stable across calls)."""
+    """The next `batch` unlabeled pool items in a seeded random order of the whole pool (stable across calls).
+
+    The order is drawn over the pool sorted by id, so the same pool in any line order gives the same items."""
+    pool = sorted(pool, key=lambda p: p.id)
     order = rng.permutation(len(pool))
     fresh = [pool[i] for i in order if pool[i].id not in labeled_ids]
     return fresh[:batch]

@@ -53,17 +53,21 @@ def replay_one(
     run: int = 0,
     full_table: CountTable | None = None,
     actual: dict[int, float | None] | None = None,
+    arrays: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ReplayRun:
-    """Draw the pool in random order, stop by the rule (or at the pool's end), fit on the drawn items."""
+    """Draw the pool in random order, stop by the rule (or at the pool's end), fit on the drawn items.
+
+    arrays: the pool's (judges, correct) in item order, built once for many replays (pool_arrays(items)).
+    """
     n_pool = len(items)
     order = rng.permutation(n_pool)
-    judges = np.array([items[i].judges for i in order], dtype=np.int64)
-    correct = np.array([items[i].correct for i in order], dtype=np.int64)
+    pool_judges, pool_correct = arrays if arrays is not None else pool_arrays(items)
+    judges, correct = pool_judges[order], pool_correct[order]
     if full_table is None:
         full_table = CountTable.from_pairs(judges, correct)
     if actual is None:
         actual = empirical_errors(full_table, settings.ks)
-    p = rule_path(rule, judges, correct, rng, pool_size=n_pool)
+    p = rule_path(rule, judges, correct, rng, pool_size=n_pool, until_stop=True)
     stopped = p.stop_at is not None
     r = p.stop_at if p.stop_at is not None else n_pool  # p.stop_at is not None exactly when stopped
     table = CountTable.from_pairs(judges[:r], correct[:r])
@@ -85,6 +89,13 @@ def replay_one(
         statistic=None if np.isnan(stat) else float(stat),
         intervals=ivs,
     )
+
+
+def pool_arrays(items: list[Item] | tuple[Item, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(judges, correct) of every item, in item order, as int64 arrays."""
+    judges = np.fromiter((it.judges for it in items), dtype=np.int64, count=len(items))
+    correct = np.fromiter((it.correct for it in items), dtype=np.int64, count=len(items))
+    return judges, correct
 
 
 def summarize(runs: list[ReplayRun]) -> dict[str, Any]:

@@ -93,12 +93,57 @@ class RulePath:
 
 def _first_run(passed: np.ndarray, patience: int) -> int | None:
     """1-based r at which `patience` consecutive passing checks end, or None."""
-    run = 0
-    for i, ok in enumerate(passed):
-        run = run + 1 if ok else 0
-        if run >= patience:
-            return i + 1
-    return None
+    passed = np.asarray(passed, dtype=bool)
+    if patience > len(passed):
+        return None
+    # run length ending at each r: r - (the last failing r at or before it)
+    r = np.arange(1, len(passed) + 1)
+    last_fail = np.maximum.accumulate(np.where(passed, 0, r))
+    hits = np.flatnonzero(r - last_fail >= patience)
+    return int(hits[0]) + 1 if len(hits) else None
+
+
+def running_order_statistic(x: np.ndarray, centres: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """q[r-1] = the idx[r-1]-th smallest of |x[:r] - centres[r-1]| for r = 1..n (NaN where idx > r).
+
+    Linear in n, not quadratic: the prefix x[:r] is kept as a histogram over x's distinct values (the correct
+    counts, or counts / judges), so each r costs O(D log D) for D distinct values, in vectorised blocks of r.
+    The distances are the same floats as |x_i - c| item by item, so q is exactly the order statistic.
+    """
+    n = len(x)
+    q = np.full(n, np.nan)
+    if n == 0:
+        return q
+    values, codes = np.unique(x, return_inverse=True)
+    d = len(values)
+    block = max(1, min(n, (1 << 20) // d))
+    base = np.zeros(d, dtype=np.int64)
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        onehot = np.zeros((hi - lo, d), dtype=np.int64)
+        onehot[np.arange(hi - lo), codes[lo:hi]] = 1
+        counts = base[None, :] + np.cumsum(onehot, axis=0)  # counts[r - 1 - lo, v]: value v among x[:r]
+        base = counts[-1].copy()
+        dist = np.abs(values[None, :] - centres[lo:hi, None])
+        order = np.argsort(dist, axis=1, kind="stable")
+        below = np.cumsum(np.take_along_axis(counts, order, axis=1), axis=1)
+        want = idx[lo:hi]
+        pos = np.minimum((below < want[:, None]).sum(axis=1), d - 1)
+        rows = np.arange(hi - lo)
+        got = np.take_along_axis(dist, order, axis=1)[rows, pos]
+        q[lo:hi] = np.where(want <= np.arange(lo + 1, hi + 1), got, np.nan)
+    return q
+
+
+def item_errors(judges: np.ndarray, correct: np.ndarray, k: int) -> np.ndarray:
+    """x_i = item_error_table(N_i, k)[S_i] for every item, one table per distinct N_i (not a Python loop per item)."""
+    judges = np.asarray(judges, dtype=np.int64)
+    correct = np.asarray(correct, dtype=np.int64)
+    out = np.empty(len(judges))
+    for n in np.unique(judges):
+        at = judges == n
+        out[at] = item_error_table(int(n), k)[correct[at]]
+    return out
 
 
 def _check_common(min_samples: int, patience: int) -> None:
@@ -150,14 +195,9 @@ class ConformalRule:
         n = len(x)
         if centres is None:
             centres = np.cumsum(x) / np.arange(1, n + 1)
-        q = np.full(n, np.nan)
-        for r in range(1, n + 1):
-            idx = math.ceil((1 - self.epsilon) * (r + 1) - 1e-9)  # order statistic s_idx (1-based)
-            if idx > r:
-                continue
-            scores = np.abs(x[:r] - centres[r - 1])
-            q[r - 1] = np.partition(scores, idx - 1)[idx - 1]
-        return q
+        r = np.arange(1, n + 1)
+        idx = np.ceil((1 - self.epsilon) * (r + 1) - 1e-9).astype(np.int64)  # order statistic s_idx (1-based)
+        return running_order_statistic(x, centres, idx)
 
     def path(self, judges: np.ndarray, correct: np.ndarray, centres: np.ndarray | None = None, pool_size: int | None = None) -> RulePath:
         q = self.quantiles(judges, correct, centres)
@@ -233,7 +273,7 @@ class VarianceRule:
         if self.k is None:
             right = np.where(2 * correct > judges, 1.0, np.where(2 * correct == judges, 0.5, 0.0))
         else:
-            right = 1.0 - np.array([item_error_table(int(j), self.k)[int(s)] for j, s in zip(judges, correct)])
+            right = 1.0 - item_errors(judges, correct, self.k)
         a = np.cumsum(right)
         r = np.arange(1, len(right) + 1, dtype=float)
         b = r - a
@@ -307,13 +347,14 @@ class PrecisionRule:
         """(low, high) after each r for each checked k; calibrated: centred on the running mean of the x_i."""
         out = {}
         for k in self.checked_ks(judges):
-            x = np.array([item_error_table(int(j), k)[int(s)] for j, s in zip(judges, correct)])
+            x = item_errors(judges, correct, k)
             if self.method == "sequential":
                 out[k] = confidence_sequence(x, 1 - self.confidence_level, pool_size, tune_half_width=self.target)
                 continue
-            per_k = {int(j): np.asarray(item_error_table(int(j), k), dtype=float) for j in np.unique(judges)}
-            fm = np.array([per_k[int(j)].mean() for j in judges])
-            fs = np.array([(per_k[int(j)] ** 2).mean() for j in judges])
+            uniq, at = np.unique(np.asarray(judges, dtype=np.int64), return_inverse=True)
+            tables = [np.asarray(item_error_table(int(j), k), dtype=float) for j in uniq]
+            fm = np.array([t.mean() for t in tables])[at]
+            fs = np.array([(t**2).mean() for t in tables])[at]
             r = np.arange(1, len(x) + 1)
             half = calibrated_half_width(x, np.cumsum(fm) / r, np.cumsum(fs) / r, self.monitoring_level, pool_size)
             centre = np.cumsum(x) / r
@@ -360,7 +401,8 @@ Rule = Union[ConformalRule, VarianceRule, PrecisionRule]
 
 def fitted_centres(judges: np.ndarray, correct: np.ndarray, score_scale: str, rng: np.random.Generator, every: int = 10) -> np.ndarray:
     """E[S] under a two-component mixture refitted every `every` labels (the running mean before the first fit)."""
-    from .fit import Prior, fit_mixture
+    from ..fit import fit_mixture
+    from ..settings import Prior
 
     n = len(judges)
     x = correct.astype(float) / (judges if score_scale == "S/k" else 1.0)
@@ -377,11 +419,29 @@ def fitted_centres(judges: np.ndarray, correct: np.ndarray, score_scale: str, rn
     return centres
 
 
-def rule_path(rule: Rule, judges: np.ndarray, correct: np.ndarray, rng: np.random.Generator, pool_size: int | None = None) -> RulePath:
-    centres = None
-    if isinstance(rule, ConformalRule) and rule.centre == "fitted":
-        centres = fitted_centres(judges, correct, rule.score_scale, rng)
-    return rule.path(judges, correct, centres, pool_size)
+def rule_path(
+    rule: Rule, judges: np.ndarray, correct: np.ndarray, rng: np.random.Generator, pool_size: int | None = None,
+    until_stop: bool = False,
+) -> RulePath:
+    """The rule's path over the labels in order. until_stop: the path may end where the rule fires.
+
+    A rule's statistic after r labels depends only on the first r labels, so with until_stop the path is computed
+    on prefixes of doubling length (from 256) until the rule fires: a replay of a 600k-item pool that stops after
+    20 labels costs a few hundred labels' work. The stop, and the path up to it, are the same as on the whole pool.
+    """
+    n = len(judges)
+    m = min(n, 256) if until_stop else n
+    start = rng.bit_generator.state  # each prefix draws the same fits (fitted centres) as the whole pool would
+    while True:
+        centres = None
+        if isinstance(rule, ConformalRule) and rule.centre == "fitted":
+            rng.bit_generator.state = start
+            centres = fitted_centres(judges[:m], correct[:m], rule.score_scale, rng)
+        p = rule.path(judges[:m], correct[:m], centres, pool_size)
+        if p.stop_at is not None or m >= n:
+            return p
+        m = min(n, 2 * m)
+
 
 def make_rule(name: str, **options: Any) -> Rule:
     """Build a rule from its options (`precision_method` sets the precision rule's `method`); an option the rule

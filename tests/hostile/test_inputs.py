@@ -226,7 +226,8 @@ class TestEmbeddingCache:
 
 
 def test_yaml_reads_with_the_c_loader() -> None:
-    """Item 24: the C loader when PyYAML has one (a 2 MB YAML took 29 s with the Python one)."""
+    """Item 24: the C loader when PyYAML has one (a 2 MB YAML took 29 s with the Python one). Which loader runs is
+    checked here; how long it takes is a benchmark's business, not a timed test's (a loaded CI machine)."""
     import yaml
 
     from betaconform_cli import savedfit
@@ -235,11 +236,8 @@ def test_yaml_reads_with_the_c_loader() -> None:
         pytest.skip("PyYAML without libyaml")
     assert issubclass(savedfit._loader(), yaml.CSafeLoader)
     text = "histogram:\n" + "".join(f"  {k}: [{', '.join(['1'] * (k + 1))}]\n" for k in range(1, 500))
-    import time
-
-    t = time.perf_counter()
-    savedfit.safe_load(text, "big.yaml")
-    assert len(text) > 250_000 and time.perf_counter() - t < 5  # the Python loader: ~4 s
+    doc = savedfit.safe_load(text, "big.yaml")
+    assert len(text) > 250_000 and len(doc["histogram"]) == 499 and doc["histogram"][499] == [1] * 500
 
 
 def test_cli_reads_pipes_without_seeking(tmp_path: Path) -> None:

@@ -1,0 +1,65 @@
+"""Speed of the unlabeled items (issue 17: 10^5 unlabeled items add < 1 s): `votes.estimate_errors` on --items
+items of --judges exchangeable judges with --labeled gold, against the labels-only fit it starts from.
+
+    .venv/bin/python benchmarks/unlabeled_speed.py                 # 10^5 items, 11 judges, 30 labels
+    .venv/bin/python benchmarks/unlabeled_speed.py --items 1000000
+
+Prints CPU seconds (this process; the machine may be shared) and wall seconds, the median of --repeats runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from betaconform_cli.counts import CountTable
+from betaconform_cli.fit import analyse
+from betaconform_cli.settings import FitSettings
+from betaconform_cli.votes import estimate_errors
+
+KS = tuple(range(1, 12))
+
+
+def data(rng: np.random.Generator, items: int, judges: int, labeled: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-item accuracy ~ Beta(5, 2); verdict = the gold side if correct; gold kept on `labeled` items."""
+    acc = rng.beta(5.0, 2.0, size=items)
+    correct = rng.random((items, judges)) < acc[:, None]
+    side = rng.integers(0, 2, size=items)
+    votes = np.where(correct, side[:, None], 1 - side[:, None])
+    gold = np.full(items, -1)
+    pick = rng.choice(items, size=labeled, replace=False)
+    gold[pick] = side[pick]
+    return votes, gold, correct.sum(axis=1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--judges", type=int, default=11)
+    ap.add_argument("--labeled", type=int, default=30)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    votes, gold, s = data(np.random.default_rng(13), args.items, args.judges, args.labeled)
+    lab = gold >= 0
+    table = CountTable.from_pairs(np.full(int(lab.sum()), args.judges), s[lab])
+    cpu: dict[str, list[float]] = {"labels only (fit's default)": [], "with the unlabeled items": []}
+    wall: dict[str, list[float]] = {k: [] for k in cpu}
+    for _ in range(args.repeats):
+        for label, run in (("labels only (fit's default)", lambda: analyse(table, FitSettings(), np.random.default_rng(0))),
+                           ("with the unlabeled items", lambda: estimate_errors(votes, gold, KS, 0.9, np.random.default_rng(0)))):
+            c0, w0 = time.process_time(), time.perf_counter()
+            run()
+            cpu[label].append(time.process_time() - c0)
+            wall[label].append(time.perf_counter() - w0)
+    print(f"{args.items} items ({args.items - args.labeled} unlabeled), {args.judges} judges, median of {args.repeats}")
+    print("| estimate | CPU s | wall s |\n|---|---:|---:|")
+    for label in cpu:
+        print(f"| {label} | {statistics.median(cpu[label]):.3f} | {statistics.median(wall[label]):.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
