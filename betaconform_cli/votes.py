@@ -465,17 +465,20 @@ class _SplitPosterior:
         """(posterior mean of P(wrong) per split, one draw per posterior draw `idx` and split)."""
         mean = np.zeros(len(splits))
         draws = np.zeros((len(idx), len(splits)))
-        prior_u = np.broadcast_to(np.exp(self.log_omega)[None, :], (len(self.w), len(self.u)))
+        omega = np.exp(self.log_omega)
+        cum_prior = np.cumsum(omega)
         for c, j in enumerate(splits):
+            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
             if self.trials[j] > 0:
                 ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
                 cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
-            else:  # no labeled item with this split: u keeps its prior
-                cond = prior_u
-            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
-            mean[c] = float(self.w @ (cond * p).sum(axis=1))
-            cum = np.cumsum(cond[idx], axis=1)
-            q = np.minimum((cum < rng.random(len(idx))[:, None] * cum[:, -1:]).sum(axis=1), len(self.u) - 1)
+                mean[c] = float(self.w @ (cond * p).sum(axis=1))
+                cum = np.cumsum(cond[idx], axis=1)
+                q = np.minimum((cum < rng.random(len(idx))[:, None] * cum[:, -1:]).sum(axis=1), len(self.u) - 1)
+            else:  # no labeled item with this split: u keeps its prior, the same node weights on every grid point
+                mean[c] = float(self.w @ (p @ omega))
+                # (cum < t).sum() of the row-wise cumsum, as one search in the shared cumsum: the same draws
+                q = np.minimum(np.searchsorted(cum_prior, rng.random(len(idx)) * cum_prior[-1], side="left"), len(self.u) - 1)
             draws[:, c] = p[idx, q]
         return mean, draws
 
