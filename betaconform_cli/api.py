@@ -134,7 +134,7 @@ def fit(
     for i, ds in enumerate(datasets):
         result = _fit_one(ds, settings, seed, notes, unlabeled)
         check = gate.check(ds.name, [r.to_dict() for r in result.rows]) if gate is not None else None
-        doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check)
+        doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)
         checks += [check] if check is not None else []
         if progress is not None:

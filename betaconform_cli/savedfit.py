@@ -15,7 +15,7 @@ Schema ``betaconform/fit/1``::
     settings: {...}          # FitSettings.to_dict()
     model: {...}             # fitted mixture (family, components, log-likelihood, ...)
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
-    unlabeled_items: 900     # items without gold whose verdicts the fit saw (only when there were any)
+    unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
     unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
                              # how the estimate used them (votes.VoteEstimate.fit_keys); rows then add
                              # labels_only, labels_only_low, labels_only_high

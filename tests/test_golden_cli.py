@@ -38,6 +38,26 @@ def _labels_and_pool(root: Path) -> None:
     (root / "pool.jsonl").write_text("\n".join(pool) + "\n", encoding="utf-8")
 
 
+def _unlabeled(root: Path) -> None:
+    """unlabeled.jsonl: pairwise_verdicts with the label of every third item removed (null or absent); bare.jsonl: no
+    labels at all, gold.csv: the labels of every other item (with an id no item has)."""
+    recs = [json.loads(x) for x in (root / "sample_data/pairwise_verdicts.jsonl").read_text(encoding="utf-8").splitlines()]
+    out, bare, gold = [], [], ["id,label"]
+    for i, r in enumerate(recs):
+        label = r.pop("label")
+        bare.append(json.dumps(r))
+        if i % 2 == 0:
+            gold.append(f"{r['id']},{label}")
+        if i % 3 != 0:
+            r["label"] = label
+        elif i % 2:
+            r["label"] = None
+        out.append(json.dumps(r))
+    (root / "unlabeled.jsonl").write_text("\n".join(out) + "\n", encoding="utf-8")
+    (root / "bare.jsonl").write_text("\n".join(bare) + "\n", encoding="utf-8")
+    (root / "gold.csv").write_text("\n".join(gold + ["no-such-item,A"]) + "\n", encoding="utf-8")
+
+
 def _saved(root: Path) -> None:
     from typer.testing import CliRunner
 
@@ -108,6 +128,11 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "judges_json": (["judges", C, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
     # doctor
     "doctor_table": (["doctor", C, Q], None),
+    "doctor_unlabeled_table": (["doctor", "unlabeled.jsonl"], _unlabeled),
+    "doctor_unlabeled_json": (["doctor", "unlabeled.jsonl", "-f", "json"], _unlabeled),
+    "doctor_unlabeled_csv": (["doctor", "unlabeled.jsonl", "-f", "csv"], _unlabeled),
+    "doctor_unlabeled_markdown": (["doctor", "unlabeled.jsonl", "-f", "markdown"], _unlabeled),
+    "doctor_labels_file": (["doctor", "bare.jsonl", "--labels", "gold.csv"], _unlabeled),
     # transfer (fake embedder)
     "transfer_table": (["transfer", "target.jsonl", "--sources", "src"], _sources),
     "transfer_json": (["transfer", "target.jsonl", "--sources", "src", "-f", "json"], _sources),

@@ -133,9 +133,10 @@ class TestEveryFormat:
         for x, y in ((a.patterns, b.patterns), (a.gold, b.gold), (a.counts, b.counts)):
             np.testing.assert_array_equal(x, y)
 
-    def test_items_keep_their_pattern_and_id(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("fmt", ["jsonl keyed", "long csv", "long parquet", "wide csv", "wide parquet"])
+    def test_items_keep_their_pattern_and_id(self, tmp_path: Path, fmt: str) -> None:
         items = draw(seed=5, n=30)
-        ds = read_dataset(write_all(tmp_path, items)["jsonl keyed"], InputOptions(), Keep.JUDGMENTS)
+        ds = read_dataset(write_all(tmp_path, items)[fmt], InputOptions(), Keep.JUDGMENTS)
         votes = ds.votes
         assert votes is not None and votes.ids == tuple(it["id"] for it in items)
         verdicts, gold = votes.per_item()

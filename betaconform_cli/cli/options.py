@@ -86,7 +86,7 @@ class InputGroup:
     label_field: Annotated[str, _opt("--label-field", help="field with the gold label (dotted path, e.g. vars.gold)", panel=INPUT)] = "label"
     id_field: Annotated[str, _opt("--id-field", help="JSON field with the item id", panel=INPUT)] = "id"
     text_field: Annotated[str, _opt("--text-field", help="JSON field with the item text", panel=INPUT)] = "text"
-    item_col: Annotated[str | None, _opt("--item-col", help="long table: the item id column (default: guessed)", panel=INPUT)] = None
+    item_col: Annotated[str | None, _opt("--item-col", "--id-col", help="table (and --labels file): the item id column (default: guessed)", panel=INPUT)] = None
     judge_col: Annotated[str | None, _opt("--judge-col", help="long table: the judge name column", panel=INPUT)] = None
     correct_col: Annotated[str | None, _opt("--correct-col", help="long table: the correctness column (0/1/true/false)", panel=INPUT)] = None
     verdict_col: Annotated[str | None, _opt("--verdict-col", help="table: the verdict column, compared with the gold column", panel=INPUT)] = None
@@ -96,6 +96,7 @@ class InputGroup:
     judge_cols: Annotated[str | None, _opt("--judge-cols", help="wide table: judge columns, names or globs ('gpt*,claude*')", panel=INPUT)] = None
     tolerance: Annotated[float | None, _opt("--tolerance", help="scoring judges: a verdict is correct when |verdict - gold| <= T", panel=INPUT)] = None
     duplicates: Annotated[Duplicates, _opt("--duplicates", help="a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two table rows) is an error, or keep the first or the last", panel=INPUT)] = Duplicates.error
+    labels: Annotated[str | None, _opt("--labels", help="a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts by id", panel=INPUT)] = None
     skip_invalid: Annotated[bool, _opt("--skip-invalid", help="skip bad lines and rows (and say how many) instead of stopping", panel=INPUT)] = False
 
     def build(self) -> InputOptions:

@@ -202,9 +202,9 @@ def with_skips(datasets: list[Dataset], name: str, skipped: Sequence[tuple[str |
     return out
 
 
-def attach_votes(datasets: list[Dataset], found: dict[str, tuple[tuple[str, ...], dict[Any, int]]], source: str) -> list[Dataset]:
-    """Datasets with their Votes (`found`: dataset name -> (judges, {(classes, gold): items}), patterns.build's
-    input). Items without gold but with verdicts are unlabeled items now, not skipped: the readers' "no gold label"
+def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...]], source: str) -> list[Dataset]:
+    """Datasets with their Votes (`found`: dataset name -> (judges, {(classes, gold): items}[, items, ids]),
+    patterns.build's arguments). Items without gold but with verdicts are unlabeled items now, not skipped: the readers' "no gold label"
     skips shrink by them (what remains had no verdict either: counted as such)."""
     from dataclasses import replace
 

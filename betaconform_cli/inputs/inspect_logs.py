@@ -105,6 +105,15 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
         raise InputError(where, "no scorers: nothing plays a judge in this log")
     field = opts.label_field if opts.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
+        from .labels import load
+
+        lab = load(opts)
+        try:
+            golds = [lab.gold(s.get("id"), g) if lab is not None else g for s, g in zip(samples, golds)]
+        except values.ValueProblem as exc:
+            raise InputError(where, str(exc), field=field, unit="sample") from None
+        golds = [None if _missing(g) else g for g in golds]
     if field != "target" and not any(records.has(s, field) for s in samples):
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"

@@ -391,6 +391,10 @@ class PendingRead:
         self._pool: Any = None
         self._async: Any = None
         self._first: tuple[str, int, int, InputOptions] | None = None
+        if opts.labels is not None:  # read once, here: its errors name the labels file, and forked workers share it
+            from .labels import load
+
+            load(opts)
         n_workers = 1 if stream is not None else _workers(self.path, keep, workers)
         if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not self.path.name.endswith(".gz"):
             try:
@@ -423,6 +427,9 @@ class PendingRead:
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
+    def _labels_note(self, hashes: array[int]) -> tuple[str, ...]:
+        return _labels_used(hashes, self.opts)
+
     def result(self) -> Dataset:
         src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
         try:
@@ -454,6 +461,9 @@ class PendingRead:
                 entry = skips.setdefault(reason, [0, offset + first])
                 entry[0] += n
             offset += sc.lines
+        if self.opts.labels is not None and shape not in (None, "verdicts"):
+            raise InputError(src, f"--labels gives gold to verdicts; this file holds '{shape}' records (correctness only, "
+                                  "already scored)")
         votes: dict[tuple[Any, ...], int] = {}
         for sc in scans:
             for vkey, n in sc.votes.items():
@@ -494,6 +504,7 @@ class PendingRead:
             roles=roles,
             judge_counts=_judge_counts(items, names),
             skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
+            notes=self._labels_note(id_hashes),
         )
         vote_set = None
         if votes:
@@ -522,6 +533,19 @@ class PendingRead:
             judge_names=names,
             reading=reading,
         )
+
+
+def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
+    """The note of a labels file: how many of its ids some line here has (by the hash of the id's text)."""
+    if opts.labels is None:
+        return ()
+    from .labels import load
+
+    lab = load(opts)
+    if lab is None:
+        return ()
+    seen = set(hashes)
+    return (lab.note(sum(_id_hash(i) in seen for i in lab.by_id)),)
 
 
 def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None

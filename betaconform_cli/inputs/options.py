@@ -53,6 +53,7 @@ class InputOptions:
     tolerance: float | None = None
     skip_invalid: bool = False
     duplicates: str = "error"
+    labels: str | None = None  # a separate gold file joined by id (labels.py)
 
     def __post_init__(self) -> None:
         if self.source_format not in FORMATS:
@@ -63,7 +64,7 @@ class InputOptions:
             raise ParameterError("duplicates", f"must be one of {', '.join(DUPLICATES)}; got {self.duplicates!r}")
         for f in fields(self):
             v = getattr(self, f.name)
-            if (f.name.endswith(("_field", "_col", "_cols"))) and v is not None and not str(v).strip():
+            if (f.name.endswith(("_field", "_col", "_cols")) or f.name == "labels") and v is not None and not str(v).strip():
                 raise ParameterError(f.name, "must not be empty")
 
     def to_dict(self) -> dict[str, Any]:

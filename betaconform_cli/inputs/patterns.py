@@ -124,3 +124,35 @@ def as_dict(votes: Votes) -> dict[tuple[tuple[tuple[str, str], ...], str | None]
                None if g < 0 else votes.classes[g])
         out[key] = out.get(key, 0) + int(n)
     return out
+
+
+def vote_splits(votes: Votes) -> list[tuple[int, str, int]]:
+    """(judges who gave a verdict, split, items) over every item, labeled or not: the split is how many judges gave
+    each class, largest first ("6-1"; "3-2-2" with several classes), sorted by judges, then by the largest share."""
+    tally: dict[tuple[int, tuple[int, ...]], int] = {}
+    for p, n in zip(votes.patterns, votes.counts):
+        given = p[p >= 0]
+        if not len(given) or not n:
+            continue
+        parts = tuple(sorted(np.bincount(given).tolist(), reverse=True))
+        parts = tuple(x for x in parts if x) + ((0,) if len(set(given.tolist())) == 1 else ())
+        key = (len(given), parts)
+        tally[key] = tally.get(key, 0) + int(n)
+    return [(k, "-".join(map(str, parts)), n) for (k, parts), n in sorted(tally.items(), key=lambda kv: (kv[0][0], [-x for x in kv[0][1]]))]
+
+
+def agreement(votes: Votes) -> list[tuple[str, str, float, int]]:
+    """(judge, judge, share of the items both judged on which they gave the same class, those items) for every pair
+    of judges with an item in common, labeled items and unlabeled ones alike; most agreeing pairs first."""
+    p, c = votes.patterns, votes.counts.astype(float)
+    out: list[tuple[str, str, float, int]] = []
+    for a in range(len(votes.judges)):
+        both = (p[:, a:a + 1] >= 0) & (p[:, a + 1:] >= 0)
+        if not both.size:
+            continue
+        n = c @ both
+        same = c @ ((p[:, a:a + 1] == p[:, a + 1:]) & both)
+        for k, b in enumerate(range(a + 1, len(votes.judges))):
+            if n[k] > 0:
+                out.append((votes.judges[a], votes.judges[b], float(same[k] / n[k]), int(n[k])))
+    return sorted(out, key=lambda t: (-t[2], -t[3], t[0], t[1]))

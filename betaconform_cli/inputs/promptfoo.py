@@ -93,6 +93,23 @@ def _gold(result: dict[str, Any], field: str | None, where: str, n: int) -> tupl
     return None, ""
 
 
+def _labeled(opts: InputOptions, ident: str, gold: bool | None, source: str, where: str, n: int) -> tuple[bool | None, str]:
+    from .labels import load
+
+    lab = load(opts)
+    got = lab.get(ident) if lab is not None else None
+    if lab is None or got is None:
+        return gold, source
+    try:
+        label = values.mark(got[0])
+    except values.ValueProblem as exc:
+        raise InputError(lab.where, f"label: {exc}", line=got[1], field=lab.label_col, unit="row") from None
+    if gold is not None and label is not None and bool(label) != gold:
+        raise InputError(where, f"the gold label of item {ident!r} ({'pass' if gold else 'fail'}) contradicts the labels file "
+                                f"{lab.where} (row {got[1]}: {values.shown(got[0])})", line=n, field=source, unit="record")
+    return (gold, source) if gold is not None or label is None else (bool(label), "labels file")
+
+
 def _components(result: dict[str, Any], where: str, n: int) -> list[dict[str, Any]]:
     """A result's `gradingResult.componentResults`, each an object (InputError naming the record otherwise)."""
     grading = result.get("gradingResult") or {}
@@ -144,6 +161,8 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
         if several:
             provider = r.get("provider") or {}
             ident += f" [{provider.get('label') or provider.get('id') or r.get('promptIdx')}]" if isinstance(provider, dict) else f" [{provider}]"
+        if opts.labels is not None:  # a separate gold file, joined on the item id shown (labels.py)
+            gold, source = _labeled(opts, ident, gold, source, where, n)
         comps = _components(r, where, n)
         judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
         graded += bool(judged)

@@ -244,6 +244,13 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     label = get(obj, opts.label_field, None)
     if isinstance(label, (list, dict)):
         raise RecordError(opts.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
+    if opts.labels is not None:
+        from .labels import load
+
+        try:
+            label = load(opts).gold(get(obj, opts.id_field, None), label)  # type: ignore[union-attr]
+        except values.ValueProblem as exc:
+            raise RecordError(opts.label_field, str(exc)) from None
     unlabeled = values.is_missing(label)
     if unlabeled and opts.tolerance is not None:
         raise RecordError(opts.label_field, "missing (verdicts scored with a tolerance need the gold label: items "

@@ -415,40 +415,56 @@ def _class_expr(table: Table, col: str) -> str:
     return f"CASE WHEN {values.sql_missing(v)} THEN NULL ELSE trim({v}) END"
 
 
-def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> dict[Any, tuple[tuple[str, ...], dict[Any, int]]]:
+def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_item: bool = False) -> dict[Any, tuple[Any, ...]]:
     """{dataset: (judges, {(each judge's class or None, gold class or None): items})} of a table whose judges give
     verdicts beside a gold column, by one aggregation in DuckDB: each item's verdicts become one list ordered by
     judge, and items GROUP BY that list and their gold, so that patterns, not rows, reach Python. Rows the
-    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before."""
+    histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before.
+    `per_item` (commands that keep items): one row per item instead, in input order, with its id: {dataset:
+    (judges, {}, each item's (classes, gold), ids)}, patterns.build's arguments."""
     from .patterns import canonical
 
-    rows = long_rows(table, roles, opts, numbered=opts.duplicates != "error" and roles.shape == "long")
+    rows = long_rows(table, roles, opts, numbered=per_item or opts.duplicates != "error" and roles.shape == "long")
     if opts.duplicates != "error" and roles.shape == "long":
         order = "ASC" if opts.duplicates == "first" else "DESC"
         rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
     ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
-    sql = (f"SELECT ds, js, vs, gold, count(*) FROM (SELECT ds, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
-           f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
-           f"GROUP BY ds, item) WHERE len(js) > 0 GROUP BY ALL")
+    inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
+             f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
+             f"GROUP BY ds, item")
+    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) WHERE len(js) > 0 ORDER BY first" if per_item else
+           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) WHERE len(js) > 0 GROUP BY ds, js, vs, gold")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
         raise _fail(table.where, exc) from None
-    out: dict[Any, tuple[tuple[str, ...], dict[Any, int]]] = {}
+    out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, set[str]] = {}
     for ds, js, _, _, _ in got:
         seen.setdefault(ds, set()).update(js)
     for ds, names in seen.items():
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
-        out[ds] = (judges, {})
+        out[ds] = (judges, {}, [], []) if per_item else (judges, {})
+    memo: dict[str | None, str | None] = {}
+
+    def cls(text: str | None) -> str | None:  # few distinct texts: each written one way once
+        if text not in memo:
+            memo[text] = canonical(text)
+        return memo[text]
+
+    ats = {ds: {j: i for i, j in enumerate(got_ds[0])} for ds, got_ds in out.items()}
     for ds, js, vs, gold, n in got:
-        judges, tally = out[ds]
+        judges, tally, *items = out[ds]
         row: list[str | None] = [None] * len(judges)
-        at = {j: i for i, j in enumerate(judges)}
+        at = ats[ds]
         for j, v in zip(js, vs):
-            row[at[j]] = canonical(v)
-        key = (tuple(row), canonical(gold))
-        tally[key] = tally.get(key, 0) + int(n)
+            row[at[j]] = cls(v)
+        key = (tuple(row), cls(gold))
+        if per_item:
+            items[0].append(key)
+            items[1].append(str(n))
+        else:
+            tally[key] = tally.get(key, 0) + int(n)
     return out
 
 
@@ -636,6 +652,41 @@ def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tu
     return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in got], skipped
 
 
+def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tuple[str, ...]]:
+    """The table with its gold column taken from the labels file where a row has none (labels.py's rule), joined by
+    the item id in DuckDB; an InputError when a labels file's label contradicts the table's own gold."""
+    from .labels import load
+
+    lab = load(opts)
+    assert lab is not None
+    item = _find(table, "item", opts.item_col if opts.item_col in table.names else None)
+    if item is None:
+        raise InputError(table.where, "--labels joins gold to items by id: no id column here (columns: "
+                                      f"{', '.join(table.names)}); name it with --id-col")
+    gold = opts.gold_col if opts.gold_col in table.names else _find(table, "gold", None) if opts.gold_col is None else None
+    con.execute("CREATE OR REPLACE TEMP TABLE __labels (id VARCHAR, label VARCHAR, lrow BIGINT)")
+    if lab.by_id:
+        con.executemany("INSERT INTO __labels VALUES (?, ?, ?)", [(i, v, r) for i, (v, r) in lab.by_id.items()])
+    key = f"trim(CAST(s.{q(item)} AS VARCHAR))"
+    if gold is not None:
+        own = f"CAST(s.{q(gold)} AS VARCHAR)"
+        clash = _first(con, f"SELECT s.__row, {key}, {own}, l.label, l.lrow FROM {table.numbered} s JOIN __labels l ON "
+                            f"{key} = l.id WHERE NOT {values.sql_missing(own)} AND "
+                            f"{values.sql_agree(own, 'l.label', None, 0)} = 0 ORDER BY s.__row")
+        if clash:
+            raise InputError(table.where, f"the gold label {clash[2]!r} of item {clash[1]!r} contradicts the labels file "
+                                          f"{lab.where} (row {clash[4]}: {clash[3]!r})", line=int(clash[0]), field=gold, unit="row")
+        merged = f"CASE WHEN {values.sql_missing(own)} THEN l.label ELSE {own} END AS {q(gold)}"
+        cols = ", ".join(merged if c == gold else f"s.{q(c)}" for c in table.names) + ", s.__row, s.__file"
+    else:
+        cols = ", ".join(f"s.{q(c)}" for c in table.names) + ", l.label AS gold, s.__row, s.__file"
+    con.execute(f"CREATE OR REPLACE TEMP VIEW __joined AS SELECT {cols} FROM {table.numbered} s LEFT JOIN __labels l ON {key} = l.id")
+    used = con.execute(f"SELECT count(*) FROM __labels WHERE id IN (SELECT {key} FROM {table.sql} s)").fetchone()
+    columns = tuple((str(c[0]), str(c[1])) for c in con.execute("DESCRIBE SELECT * FROM __joined").fetchall())
+    joined = Table(table.where, "__joined", columns, "__row", "__joined", table.rejected)
+    return joined, (lab.note(int(used[0]) if used else 0),)
+
+
 def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
                shape: str | None = None) -> list[Dataset]:
     """Every dataset in a table file or folder (one per value of the dataset column, else one). With
@@ -643,7 +694,7 @@ def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str,
     try:
         return _read_table(path, kind, opts, keep, name, where, shape)
     except InputError as exc:
-        if kind != "jsonl" or exc.unit != "row" or not exc.line or path.is_dir():
+        if kind != "jsonl" or exc.unit != "row" or not exc.line or path.is_dir() or exc.path != where:
             raise
         line = _line_numbers(path, {exc.line}).get(exc.line, exc.line)  # a JSON Lines table names lines, not rows
         raise InputError(exc.path, re.sub(r"\brows? (\d+)", lambda m: f"line {_line_numbers(path, {int(m.group(1))}).get(int(m.group(1)), m.group(1))}",
@@ -657,8 +708,13 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     con = connect()
     try:
         table = open_table(con, path, kind, where, opts.skip_invalid)
+        notes: tuple[str, ...] = ()
+        if opts.labels is not None:
+            table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
-        reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row")
+        if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
+            raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
+        reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:
             skipped += [(None, "malformed row", table.rejected[1])] + [(None, "malformed row", 0)] * (table.rejected[0] - 1)
@@ -677,7 +733,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:
             return datasets
-        found = vote_patterns(con, table, roles, opts)
+        found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)
         return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in found.items()}, where)
     finally:
         con.close()

@@ -13,11 +13,23 @@ from .fit import SCHEMA
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
+TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
+
 
 def doctor_document(ds: Dataset) -> dict[str, Any]:
+    """`items` is the labeled count (as in fit); `unlabeled_items` the items with verdicts and no gold; inputs that
+    carry verdicts (not only correctness) add the vote splits and the judges' pairwise agreement over all items."""
+    from ..inputs.patterns import agreement, vote_splits
+
     reading = ds.reading.to_dict() if ds.reading is not None else {}
-    return {"schema": SCHEMA, "command": "doctor", "tool_version": __version__, "dataset": ds.name, "source": ds.source,
-            "items": ds.n_items, "most_judges": ds.table.max_judges, "histogram": ds.table.histogram_by_judges(), **reading}
+    doc = {"schema": SCHEMA, "command": "doctor", "tool_version": __version__, "dataset": ds.name, "source": ds.source,
+           "items": ds.n_items, "unlabeled_items": ds.unlabeled_items, "most_judges": ds.table.max_judges,
+           "histogram": ds.table.histogram_by_judges(), **reading}
+    if ds.votes is not None:
+        doc["classes"] = list(ds.votes.classes)
+        doc["vote_splits"] = [{"judges": k, "split": s, "items": n} for k, s, n in vote_splits(ds.votes)]
+        doc["agreement"] = [{"judges": [a, b], "agreement": round(x, 4), "items": n} for a, b, x, n in agreement(ds.votes)]
+    return doc
 
 
 @dataclass(frozen=True)
@@ -30,13 +42,25 @@ class DoctorReport(Verdictless):
         out: list[Block] = []
         for d in self.documents:
             unit = "row" if "table" in str(d.get("format")) else "line"
-            head = f"{d['dataset']} ({d['source']}): {d.get('format', '?')}, {d['items']} items, up to {d['most_judges']} judges"
+            items = f"{d['items']} items" if not d.get("unlabeled_items") else \
+                f"{d['items']} labeled + {d['unlabeled_items']} unlabeled items"
+            head = f"{d['dataset']} ({d['source']}): {d.get('format', '?')}, {items}, up to {d['most_judges']} judges"
             out += [Lines((head,), heading=markdown)]
             roles = d.get("roles") or {}
             if roles:
                 out.append(TableView("roles", ("role", "column or field"), tuple((r, str(c)) for r, c in roles.items()), align="ll"))
             if d.get("judges"):
                 out.append(TableView("judges", ("judge", "verdicts"), tuple((j["name"], str(j["verdicts"])) for j in d["judges"])))
+            if d.get("vote_splits"):
+                out.append(TableView("vote splits", ("judges", "split", "items"),
+                                     tuple((str(v["judges"]), v["split"], str(v["items"])) for v in d["vote_splits"]),
+                                     caption="every item, labeled or not: judges per class, largest first", align="lrr"))
+            if d.get("agreement"):
+                top = d["agreement"][:TOP_PAIRS]
+                out.append(TableView("judges who agree most", ("judges", "agreement", "items"),
+                                     tuple((" & ".join(a["judges"]), f"{100 * a['agreement']:.1f}%", str(a["items"])) for a in top),
+                                     caption=f"top {len(top)} of {len(d['agreement'])} pairs: same class on the items both judged",
+                                     align="lrr"))
             skipped = d.get("skipped") or []
             lines = [f"skipped {s['count']}: {s['reason']}" + (f" (first at {unit} {s['first']})" if s.get("first") else "")
                      for s in skipped] or ["nothing skipped"]
@@ -47,6 +71,14 @@ class DoctorReport(Verdictless):
         return to_json(self.documents)
 
     def csv(self) -> str:
-        rows = ([d["dataset"], j["name"], j["verdicts"], d["items"], d.get("format")] for d in self.documents for j in d.get("judges") or [])
-        return to_csv(("dataset", "judge", "verdicts", "items", "format"), rows)
+        """One row per judge (kind "judge"), per vote split ("split": judges, split) and per judge pair ("agreement":
+        judge and other judge, the share agreeing); `count` is the judge's verdicts, the split's items or the items
+        both judged. `items` is the labeled count, `unlabeled_items` the unlabeled."""
+        rows: list[list[Any]] = []
+        for d in self.documents:
+            base = [d["dataset"], d["items"], d.get("unlabeled_items", 0), d.get("format")]
+            rows += [[*base, "judge", j["name"], "", "", j["verdicts"]] for j in d.get("judges") or []]
+            rows += [[*base, "split", v["judges"], v["split"], "", v["items"]] for v in d.get("vote_splits") or []]
+            rows += [[*base, "agreement", a["judges"][0], a["judges"][1], a["agreement"], a["items"]] for a in d.get("agreement") or []]
+        return to_csv(("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count"), rows)
 

@@ -32,9 +32,10 @@ Doc = Mapping[str, Any]
 
 def fit_document(
     command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
-    gate: GateCheck | None = None, **extra: Any,
+    gate: GateCheck | None = None, unlabeled: int | None = None, **extra: Any,
 ) -> dict[str, Any]:
-    """The JSON object for one dataset (schema betaconform/1); `extra` adds command-specific keys."""
+    """The JSON object for one dataset (schema betaconform/1); `extra` adds command-specific keys. `items` is the
+    labeled count; `unlabeled` (when given: `fit`) the items read with verdicts and no gold."""
     doc = {
         "schema": SCHEMA,
         "command": command,
@@ -42,6 +43,7 @@ def fit_document(
         "dataset": name,
         "source": source,
         "items": table.items,
+        **({} if unlabeled is None else {"unlabeled_items": unlabeled}),
         "judges": table.max_judges,
         "skipped_lines": skipped,
         "seed": seed,
@@ -138,8 +140,10 @@ def error_view(d: Doc, title: bool = True) -> TableView:
         for r in d["error_rates"]
     )
     caption = TIE_NOTE
-    if unlabeled_note(d):
-        caption = unlabeled_note(d) + "\n" + caption
+    note = unlabeled_note(d) or (
+        f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)" if d.get("unlabeled_items") else "")
+    if note:
+        caption = note + "\n" + caption
     if any(_extrapolated(r) for r in d["error_rates"]):
         caption += "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
     return TableView(

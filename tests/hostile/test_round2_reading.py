@@ -187,11 +187,13 @@ class TestGoldPerItem:
         line = one_error_line(run_cli(command, f))
         assert "row 11: column 'gold': no gold label for item 'q3', which has one at row 10" in line
 
-    def test_item_without_gold_is_counted(self, tmp_path: Path) -> None:
+    def test_item_without_gold_is_an_unlabeled_item(self, tmp_path: Path) -> None:
         f = _write(tmp_path / "g.csv", self._table({(3, "a"), (3, "b"), (3, "c"), (5, "a"), (5, "b"), (5, "c")}))
         doc = _doctor(f)
-        assert doc["items"] == 18 and doc["skipped"] == [{"reason": "no gold label", "count": 2, "first": 10}]
-        assert _fit_json(f)["items"] == 18
+        assert doc["items"] == 18 and doc["unlabeled_items"] == 2 and doc["skipped"] == []
+        assert sum(v["items"] for v in doc["vote_splits"]) == 20  # every item's verdicts, labeled or not
+        fit = _fit_json(f)
+        assert fit["items"] == 18 and fit["unlabeled_items"] == 2
 
 
 class TestRepeatedIds:

@@ -1,0 +1,130 @@
+"""A separate gold file (`--labels FILE`): human labels kept in a spreadsheet, joined to the judges' verdicts by id.
+
+The file is a table (CSV, TSV, JSON Lines, Parquet; read by DuckDB like any table) with an id column and a label
+column: the id is `--id-col`/`--item-col`, else `--id-field`'s name, else a common id name (id, item_id, ...); the
+label is `--gold-col`, else `--label-field`'s name, else a common gold name (gold, label, human, ...). An empty
+label is no label.
+
+The rule, applied by every reader that sees verdicts (JSON Lines `verdicts`, long and wide tables, promptfoo,
+inspect) where it knows an item's gold:
+
+- an item's gold is the data's own gold, else the labels file's label for the item's id (as text: 3 and "3" are
+  one id), else none (an unlabeled item);
+- a labels file that contradicts gold in the data (both given, `values.agree` says they differ) is an error
+  naming the labels file's row and the data's line or row;
+- an id twice in the labels file is an error naming both rows;
+- ids that match no item are not an error (the labels may cover several inputs, or items left out of this run):
+  each input's reading notes how many of the file's labels it used, and doctor shows it.
+
+Correctness-only inputs (judgments 0/1, counts, correctness columns) have no verdicts to score: --labels with them
+is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from . import values
+from .options import InputOptions
+
+_CACHE: dict[tuple[str, float, int, str | None, str | None, str, str], Labels] = {}
+
+
+@dataclass(frozen=True)
+class Labels:
+    """id (text) -> (label as read, its row in the labels file); `where` the file, `id_col`/`label_col` its columns."""
+
+    where: str
+    id_col: str
+    label_col: str
+    by_id: dict[str, tuple[Any, int]]
+
+    def get(self, ident: Any) -> tuple[Any, int] | None:
+        return None if ident is None else self.by_id.get(str(ident).strip())
+
+    def gold(self, ident: Any, own: Any) -> Any:
+        """The gold of an item: its own (when not missing), else this file's label for its id; values.ValueProblem
+        when both are given and differ (the message names this file and its row; the caller adds the item's place)."""
+        got = self.get(ident)
+        if got is None:
+            return own
+        label, row = got
+        if values.is_missing(own):
+            return label
+        try:
+            same = values.agree(own, label)
+        except values.ValueProblem:
+            same = 0
+        if not same:
+            raise values.ValueProblem(f"the gold label {values.shown(own)} of item {str(ident)!r} contradicts the labels "
+                                      f"file {self.where} (row {row}: {values.shown(label)})")
+        return own
+
+    def note(self, used: int) -> str:
+        return f"labels file {self.where}: {used} of its {len(self.by_id)} labels matched an item here"
+
+
+def load(opts: InputOptions) -> Labels | None:
+    """The labels file of `opts` (None without one), read once per process."""
+    if opts.labels is None:
+        return None
+    path = Path(opts.labels)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(opts.labels, f"cannot open the labels file: {exc.strerror or exc}") from None
+    key = (str(path.resolve()), st.st_mtime, st.st_size, opts.item_col, opts.gold_col, opts.id_field, opts.label_field)
+    if key not in _CACHE:
+        _CACHE[key] = _read(path, opts)
+    return _CACHE[key]
+
+
+def _read(path: Path, opts: InputOptions) -> Labels:
+    from .tables import ROLE_NAMES, connect, open_table, q
+
+    where = str(path)
+    name = path.name.lower().removesuffix(".gz")
+    kind = "parquet" if name.endswith(".parquet") else "tsv" if name.endswith(".tsv") else \
+        "jsonl" if name.endswith((".jsonl", ".json", ".ndjson")) else "csv"
+    con = connect()
+    try:
+        table = open_table(con, path, kind, where)
+
+        def column(given: str | None, field: str, role: str) -> str:
+            if given is not None:
+                if given not in table.names:
+                    raise InputError(where, f"no column {given!r} (the {role} column of the labels file); columns: "
+                                            f"{', '.join(table.names)}")
+                return given
+            if field in table.names:
+                return field
+            lower = {c.lower(): c for c in table.names}
+            found = [lower[n] for n in ROLE_NAMES["item" if role == "id" else "gold"] if n in lower]
+            if len(found) != 1:
+                what = "could each be" if found else "found for"
+                opt = "--id-col" if role == "id" else "--gold-col"
+                raise InputError(where, f"no single {role} column {what} the labels file ({', '.join(found) or 'none'}; "
+                                        f"columns: {', '.join(table.names)}); name it with {opt}")
+            return found[0]
+
+        id_col = column(opts.item_col, opts.id_field, "id")
+        label_col = column(opts.gold_col, opts.label_field, "label")
+        rows = con.execute(f"SELECT trim(CAST({q(id_col)} AS VARCHAR)), CAST({q(label_col)} AS VARCHAR), __row FROM "
+                           f"{table.numbered} ORDER BY __row").fetchall()
+    finally:
+        con.close()
+    by_id: dict[str, tuple[Any, int]] = {}
+    for ident, label, row in rows:
+        if ident is None or ident == "":
+            if not values.is_missing(label):
+                raise InputError(where, "a label without an id", line=int(row), field=id_col, unit="row")
+            continue
+        if ident in by_id:
+            raise InputError(where, f"id {ident!r} appears again (first at row {by_id[ident][1]})", line=int(row),
+                             field=id_col, unit="row")
+        if not values.is_missing(label):
+            by_id[ident] = (label.strip(), int(row))
+    return Labels(where, id_col, label_col, by_id)
