@@ -12,11 +12,16 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
+# the first `make run` or `make test` installs first (a few minutes, mostly torch): each step says what it does
 $(STAMP): pyproject.toml
+	@echo "make: first run: creating $(VENV) and installing betaconform with its dependencies (a few minutes, once)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "make: installing CPU torch 2.13.0 (the largest download, about 2 minutes)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
+	@echo "make: installing betaconform and its other dependencies into $(VENV)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
+	@echo "make: installed; next time this step is skipped"
 
 run: install
 	$(BIN)/betaconform fit sample_data/

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import check_target, refuse_inputs
+from .atomic import check_target, file_stem, file_stems, refuse_inputs
 from .errors import FitWarning, OutputError, ParameterError, UsageError
 from .gate import Gate
 from .inputs import Dataset, InputOptions, Keep, begin_read, read_inputs
-from .settings import FitSettings
+from .settings import FitSettings, check_seed
 
 if TYPE_CHECKING:
     from .embeddings import EmbedOptions
@@ -30,14 +30,7 @@ if TYPE_CHECKING:
     from .report.transfer import TransferReport
     from .transfer import TransferSettings
 
-MAX_SEED = 2**63 - 1
 Progress = Callable[[int, int, str], None]
-
-
-def check_seed(seed: int) -> None:
-    """numpy takes any non-negative seed, but JSON carries 64-bit integers at most."""
-    if not 0 <= seed <= MAX_SEED:
-        raise ParameterError("seed", f"must be an integer from 0 to 2^63 - 1; got {seed}")
 
 
 @dataclass(frozen=True)
@@ -62,7 +55,8 @@ class SaveTo:
         return self.path is not None or self.directory is not None
 
     def targets(self, names: Sequence[str]) -> list[Path]:
-        """One file per dataset; two datasets with one name would overwrite each other, so they are refused."""
+        """One file per dataset inside `directory`, named by atomic.file_stems; two datasets with one name would
+        overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
                 raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
@@ -74,18 +68,20 @@ class SaveTo:
         dup = next((n for n, c in seen.items() if c > 1), None)
         if dup is not None:
             raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
-                              f"{dup}.yaml; rename one or save them separately")
-        return [self.directory / f"{n}.yaml" for n in names]
+                              f"{file_stem(dup)}.yaml; rename one or save them separately")
+        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b")
+        return [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
 
 
 def skip_note(ds: Dataset) -> list[str]:
-    """What a reader skipped, for stderr: invalid lines of a JSON Lines file, or items and why."""
+    """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
+    of a JSON Lines file, or items and why."""
     if not ds.skipped:
-        return []
+        return list(ds.left_out)
     if ds.reading is None or ds.reading.unit == "line":
-        return [f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
-    return [f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
@@ -240,7 +236,7 @@ def sample_live(
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
     if decision.stopped_by == "pool exhausted":
-        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled, the rule is not met"
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
     elif decision.stopped:
         message = f"stop: enough labels (r = {decision.samples})"
     else:
@@ -372,7 +368,8 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
     from .report.doctor import DoctorReport, doctor_document
 
-    return DoctorReport(tuple(doctor_document(ds) for ds in read_inputs(arguments, opts, Keep.JUDGMENTS)))
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
 
 
 def judges(

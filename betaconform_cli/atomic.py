@@ -11,6 +11,8 @@
   lock (a writer locks its temporary file from creation to rename; a killed one's lock is gone), else after
   STALE_SECONDS (a file system without locks).
 - `refuse_inputs` refuses an output that is also an input (compared as files, not as strings).
+- `file_stems` turns names that come from data (a dataset column's values, an inspect task) into file names that
+  stay inside the folder the user chose: every writer of per-dataset files builds its names there.
 """
 
 from __future__ import annotations
@@ -36,6 +38,52 @@ TMP_TAG = ".bc-"
 STALE_SECONDS = 600  # an unlocked-or-unlockable temporary file older than this is a dead writer's
 LOCK_GRACE_SECONDS = 2  # a writer locks its temporary file within microseconds of making it
 _FD_LINK = re.compile(r"/proc/(?:self|thread-self|(?P<pid>\d+)(?:/task/\d+)?)/fd/(?P<fd>\d+)")
+
+
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"|?*\ud800-\udfff]')  # control characters, Windows' reserved ones, lone surrogates
+_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")  # Windows device names
+MAX_STEM_BYTES = 180  # a file name is at most 255 bytes; the suffix and our temporary file's tag need the rest
+
+
+def file_stem(name: str) -> str:
+    """A readable file name (without extension) for a name taken from data, that stays in its folder: path parts
+    joined by "_" ("../victim" -> "victim", "a/b" -> "a_b", "/etc/x" -> "etc_x"), no leading dot (no hidden file,
+    no "." or ".."), no control or reserved characters, at most MAX_STEM_BYTES (a cut name ends in a hash of the
+    whole). A name that is already such a name is itself. Empty: "dataset"."""
+    parts = [p for p in re.split(r"[/\\]+", _UNSAFE.sub("_", name)) if p.strip(" .")]
+    stem = "_".join(p.strip() for p in parts).lstrip(". ").rstrip(". ") or "dataset"
+    if _RESERVED.fullmatch(stem):
+        stem = "_" + stem
+    if len(stem.encode("utf-8")) > MAX_STEM_BYTES:
+        cut = stem.encode("utf-8")[: MAX_STEM_BYTES - 9].decode("utf-8", "ignore")
+        stem = f"{cut}-{_digest(name)}"
+    return stem
+
+
+def _digest(name: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def file_stems(names: Iterable[str]) -> list[str]:
+    """file_stem for each of several names saved into one folder, none two alike (compared case-blind, as some
+    file systems do): where names collide only once made safe ("a/b" and "a_b"), each name that had to change gets
+    a hash of itself ("a_b-1f2e3d4c"), so each one's file does not depend on which others are saved beside it.
+    Two equal names are the caller's to refuse."""
+    given = list(names)
+    stems = [file_stem(n) for n in given]
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(stems):
+        groups.setdefault(s.casefold(), []).append(i)
+    for members in groups.values():
+        if len({given[i] for i in members}) < 2:
+            continue
+        kept = next((i for i in members if stems[i] == given[i]), None)  # a name that is its own file name stays
+        for i in members:
+            if i != kept and given[i] != (given[kept] if kept is not None else None):
+                stems[i] = f"{stems[i][: MAX_STEM_BYTES - 9]}-{_digest(given[i])}"
+    return stems
 
 
 def _target(path: Path) -> Path:
@@ -155,7 +203,7 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool = True) -> None:
+def atomic_write(path: str | Path, write: Callable[[BinaryIO], None]) -> None:
     """Call write(fh) so that `path` ends up holding exactly what was written, or keeps its old content."""
     given = Path(path)
     check_target(given)
@@ -198,8 +246,7 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None], sync: bool
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
-            if sync:
-                os.fsync(fh.fileno())
+            os.fsync(fh.fileno())  # every file, caches included: after a crash the new content or the old, whole
             os.replace(tmp, target)  # still open, so still locked: no cleaner can remove it before the rename
     except BaseException as exc:
         try:
@@ -235,19 +282,74 @@ def _write_fd(given: Path, fd_number: int, write: Callable[[BinaryIO], None]) ->
 
 
 def _write_in_place(given: Path, target: Path, write: Callable[[BinaryIO], None]) -> None:
-    """A writable file in a read-only directory: the content is built first, then written over the file."""
+    """A writable file in a read-only directory: no temporary file can be made beside it, so it is rewritten where
+    it is -- without ever losing it. The new content is built first; the space it needs beyond the old size is
+    reserved before a byte of the file changes (a full disk fails there, the file untouched); the new bytes then go
+    over the old ones and only then is the file cut to its new length. Should a write fail all the same, the old
+    content is put back. The one thing this cannot promise is a crash in the middle of the rewrite."""
     import io
 
     buf = io.BytesIO()
     write(buf)
+    new = buf.getvalue()
     try:
-        with open(target, "r+b") as fh:
-            fh.write(buf.getvalue())
-            fh.truncate()
-            fh.flush()
-            os.fsync(fh.fileno())
+        fd = os.open(target, os.O_RDWR)
     except OSError as exc:
         raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
+    try:
+        try:
+            old = _read_all(fd)
+        except OSError as exc:
+            raise OutputError(f"{given}: cannot write: {exc.strerror or exc}; the file is unchanged") from None
+        try:
+            _reserve(fd, len(old), len(new))
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, len(old))  # a reservation that failed halfway may have grown the file
+            except OSError:
+                pass
+            raise OutputError(f"{given}: cannot write: {exc.strerror or exc}; the file is unchanged") from None
+        try:
+            _put(fd, new)
+        except OSError as exc:
+            try:
+                _put(fd, old)
+                kept = "the file is unchanged"
+            except OSError:
+                kept = "its old content could not be put back"
+            raise OutputError(f"{given}: cannot write: {exc.strerror or exc}; {kept}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _reserve(fd: int, old: int, new: int) -> None:
+    """Allocate the bytes a file grows by, so that a full disk fails now and not halfway through the rewrite;
+    where the file system cannot allocate ahead, nothing is reserved (a failed write is then undone instead)."""
+    if new <= old or not hasattr(os, "posix_fallocate"):
+        return
+    try:
+        os.posix_fallocate(fd, old, new - old)
+    except OSError as exc:
+        if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+
+
+def _put(fd: int, data: bytes) -> None:
+    """The file's whole content becomes `data`: written over the old bytes from the start, then cut to length."""
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, data[done:], done)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -261,3 +363,28 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
     atomic_write(path, write)
+
+
+def check_writable(path: Path, what: str = "output") -> None:
+    """Refuse, before any output is printed or written, a file that cannot be written: its folder (or the nearest
+    one that exists, where the folders would be made) is not writable, or a file stands where a folder must be.
+    The write itself still reports what only writing can tell (a full disk)."""
+    check_target(path, what)
+    if open_fd(path) is not None:
+        return
+    target = _target(path)
+    if target.exists():  # replaced through a temporary file beside it, or rewritten in place (see atomic_write)
+        if not target.is_file() or _dir_writable(target.parent) or os.access(target, os.W_OK):
+            return
+        raise OutputError(f"{path}: cannot write the {what}: permission denied")
+    folder = target.parent if str(target.parent) else Path(".")
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputError(f"{path}: cannot write the {what}: {folder} is not a folder")
+    if not _dir_writable(folder):
+        raise OutputError(f"{path}: cannot write the {what}: the folder {folder} is not writable")
+
+
+def _dir_writable(folder: Path) -> bool:
+    return os.access(folder if str(folder) else ".", os.W_OK | os.X_OK)

@@ -96,7 +96,7 @@ class EmbeddingCache:
         f = self._file(text_hash(text))
         try:
             v: np.ndarray = np.load(f, allow_pickle=False)
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError):  # EOFError: an empty or cut entry (never Ctrl-C): recomputed
             return None
         if v.shape != (self.dimension,) or not np.all(np.isfinite(v)):
             return None  # a damaged entry is recomputed, never used
@@ -105,7 +105,7 @@ class EmbeddingCache:
     def put(self, text: str, vector: np.ndarray) -> None:
         data = np.asarray(vector, dtype=np.float32)
         try:
-            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False), sync=False)
+            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False))
         except (OSError, OutputError):
             pass  # an unwritable cache only costs time
 
@@ -289,9 +289,15 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         model = self._load()
-        return np.asarray(
-            model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
-        )
+        try:
+            out = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False,
+                               convert_to_numpy=True)
+        except MemoryError:
+            raise
+        except Exception as exc:  # a folder that loads but cannot embed (no tokenizer, no transformer) is the user's
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise EmbeddingError(f"embedding model {self.path} cannot embed text: {why}") from None
+        return np.asarray(out)
 
 
 def default_model_path() -> Path:

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+
+def quote(value: object) -> str:
+    """A name from the user's data (a judge, a dataset, an id) as a message quotes it: in quotes, with newlines,
+    control characters and ANSI escapes written as escapes (Python's repr), so that it stays one visible token."""
+    return repr(str(value))
+
+
+def quote_all(values: Iterable[object]) -> str:
+    """Several names, each quoted (a name holding ', ' stays one name)."""
+    return ", ".join(quote(v) for v in values)
 
 
 class BetaConformError(Exception):
@@ -66,3 +77,33 @@ class EmbeddingError(BetaConformError):
 
 class FitWarning(UserWarning):
     """An optimiser did not converge; the result is still returned, marked converged=False."""
+
+
+def fault_text(exc: BaseException, where: str | None = None) -> str | None:
+    """What went wrong outside this program, as one line, for an exception raised by the environment: a file or
+    stream that cannot be opened, read or written (permissions, a full disk, a closed pipe), a truncated or corrupt
+    compressed stream, bytes that are not UTF-8, memory that ran out. None for anything else: a bug, which keeps its
+    traceback. Readers turn these into an InputError naming the file; the CLI's boundary is the net for the rest.
+
+    An EOFError is a truncated file here, never Ctrl-C (click would read it as one: "interrupted", exit 130).
+    `where`: the file the caller's message names already (its name is then not repeated)."""
+    import zlib
+
+    if isinstance(exc, OSError):
+        what = exc.strerror or str(exc) or type(exc).__name__
+        if type(exc).__name__ == "BadGzipFile":
+            what = f"not a valid gzip stream ({exc})"
+        named = exc.filename if exc.filename not in (None, "") and str(exc.filename) != where else None
+        return f"{named}: {what}" if named is not None and str(named) not in what else what
+    if isinstance(exc, EOFError):
+        return f"the data ends too early: a truncated or empty file ({exc})" if str(exc) else \
+            "the data ends too early: a truncated or empty file"
+    if isinstance(exc, zlib.error):
+        return f"corrupt compressed data ({exc})"
+    if type(exc).__name__ == "LZMAError":
+        return f"corrupt compressed data ({exc})"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start})"
+    if isinstance(exc, MemoryError):
+        return "out of memory: this input or these options need more memory than this process may use"
+    return None

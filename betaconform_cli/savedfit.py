@@ -207,10 +207,16 @@ def check_fit_name(path: str | Path) -> None:
         raise ParameterError("save", f"{{0}} {path}: a saved fit is YAML; give it a .yaml or .yml name")
 
 
-def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
+def render_fit(path: str | Path, document: dict[str, Any]) -> str:
+    """A saved fit's YAML text, validated (so that a fit that could not be read back fails before anything is
+    written or printed)."""
     doc = _plain({"schema": SCHEMA, **{k: v for k, v in document.items() if k in KEYS}})
     validate(doc, str(path))
-    write_text(path, yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=None, width=120))
+    return str(yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=None, width=120))
+
+
+def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
+    write_text(path, render_fit(path, document))
 
 
 def load_fit(path: str | Path) -> dict[str, Any]:
@@ -417,8 +423,10 @@ def expand_fits(arguments: Sequence[str], what: str = "saved fit") -> list[Path]
     out: list[Path] = []
     if sum(arg == STDIN for arg in arguments) > 1:
         raise ParamsError(f"{STDIN}: standard input can be read only once; give '-' once")
+    from .inputs.paths import as_path  # a file named '-' ('./-') is that file, not standard input
+
     for arg in arguments:
-        p = Path(arg)
+        p = as_path(arg)
         if arg == STDIN:
             found = [p]
         elif p.is_dir():

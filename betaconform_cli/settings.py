@@ -9,6 +9,15 @@ from .errors import ParameterError, UsageError
 
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
 MAX_K = 201  # the largest ensemble size k
+# the one seed range, for every command and the library: JSON readers (and saved fits) carry integers below 2^53
+# exactly, so a larger seed could not be written into the output and read back as the seed that was used
+MAX_SEED = 2**53 - 1
+
+
+def check_seed(seed: int) -> None:
+    """A seed in the one range every command, output and saved fit carries (0 to 2^53 - 1)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParameterError("seed", f"must be an integer from 0 to 2^53 - 1 ({MAX_SEED}); got {seed}")
 
 
 @dataclass(frozen=True)

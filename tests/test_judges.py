@@ -195,10 +195,10 @@ class TestValidation:
     @pytest.mark.parametrize(
         ("kwargs", "match"),
         [
-            ({"ensemble": ["a", "zz"]}, r"ensemble: unknown judge 'zz'; known judges: a, b, c"),
+            ({"ensemble": ["a", "zz"]}, r"ensemble: unknown judge 'zz'; known judges: 'a', 'b', 'c'"),
             ({"ensemble": ["a", "a"]}, "named twice"),
             ({"costs": {"a": 1.0}, "max_error": 0.2, "ensemble": None, "ks": [4]}, r"ks must be integers between 1 and 3"),
-            ({"costs": {"q": 1.0}, "max_error": 0.2}, r"costs: unknown judge 'q'; known judges: a, b, c"),
+            ({"costs": {"q": 1.0}, "max_error": 0.2}, r"costs: unknown judge 'q'; known judges: 'a', 'b', 'c'"),
             ({"costs": {"a": -1.0}, "max_error": 0.2}, r"price of 'a' must be a finite number >= 0"),
             ({"costs": {"a": float("nan")}, "max_error": 0.2}, "finite number"),
             ({"costs": {"a": 1.0}}, "costs needs max_error"),
@@ -217,7 +217,7 @@ class TestValidation:
             analyse_judges(self.Y[:, :1], ("a",))
 
     def test_names_and_values(self) -> None:
-        with pytest.raises(UsageError, match="unique; repeated: a"):
+        with pytest.raises(UsageError, match="unique; repeated: 'a'"):
             analyse_judges(self.Y, ("a", "a", "c"))
         with pytest.raises(UsageError, match="must name every judge column: 3 columns, 2 names"):
             analyse_judges(self.Y, ("a", "b"))

@@ -2,11 +2,14 @@
 one call into betaconform_cli.api -> emit. The only package that imports typer and rich.
 
 Every error a user can cause is one line on stderr and exit code 2: the core's BetaConformError (a parameter
-named by its option flag here), and click's usage errors. Ctrl-C prints "interrupted" and exits 130.
+named by its option flag here), click's usage errors, and a fault of the environment (errors.fault_text: a file
+that cannot be read or written, a full disk, a truncated stream) that no reader or writer turned into an error
+naming its file. Ctrl-C -- a signal, never an EOFError -- prints "interrupted" and exits 130.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import threading
@@ -41,7 +44,7 @@ except ImportError:  # pragma: no cover - an older typer on plain click
 from typer.core import TyperOption  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import BetaConformError, ParameterError  # noqa: E402
+from ..errors import BetaConformError, ParameterError, fault_text  # noqa: E402
 from .emit import say  # noqa: E402
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)
@@ -60,6 +63,29 @@ def _flag(command: Any, param: str) -> str:
     return param
 
 
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _fault(exc: BaseException) -> str | None:
+    """errors.fault_text, naming standard output when it is what failed (help or --version `> /dev/full`): every
+    file this tool writes by name goes through atomic.py, which names it, so a full disk without a file name is an
+    inherited descriptor's; so is a write error that flushing stdout again repeats (the text is still buffered)."""
+    fault = fault_text(exc)
+    if fault is None or not isinstance(exc, OSError) or exc.filename or isinstance(exc, BrokenPipeError):
+        return fault
+    stdout = exc.errno in _FULL
+    try:
+        sys.stdout.flush()
+    except OSError:
+        stdout = True
+    if stdout:
+        from .emit import discard
+
+        discard(sys.stdout)
+        return f"<stdout>: cannot write: {fault}"
+    return fault
+
+
 class _Group(typer.core.TyperGroup):
     """One line on stderr and exit code 2 for every usage and input error, whoever raises it."""
 
@@ -70,6 +96,11 @@ class _Group(typer.core.TyperGroup):
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
             say("error: " + re.sub(r"`([a-z_]+)`", lambda m: _flag(command, m.group(1)), text))
+        except Exception as exc:  # the net: a fault of the environment that no reader or writer named (a bug re-raised)
+            fault = _fault(exc)
+            if fault is None:
+                raise
+            say("error: " + fault)
         raise typer.Exit(2)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
@@ -91,12 +122,17 @@ class _Group(typer.core.TyperGroup):
             code = 2
         except typer.Abort:  # click's own Ctrl-C (at a prompt)
             code = 130
-        except Exception:  # a bug: it keeps its traceback, and an exit code CI cannot take for a failed gate
-            import traceback
+        except Exception as exc:  # a bug: it keeps its traceback, and an exit code CI cannot take for a failed gate
+            fault = _fault(exc)  # unless the environment failed outside a command (`--help > /dev/full`)
+            if fault is not None:
+                say("error: " + fault)
+                code = 2
+            else:
+                import traceback
 
-            traceback.print_exc()
-            say(f"internal error (a bug in betaconform {__version__}; please report it with the traceback above)")
-            code = INTERNAL_ERROR
+                traceback.print_exc()
+                say(f"internal error (a bug in betaconform {__version__}; please report it with the traceback above)")
+                code = INTERNAL_ERROR
         code = code if isinstance(code, int) else 0
         if code == 130:  # typer turns a KeyboardInterrupt anywhere in parsing or the command into a silent Exit(130)
             say("interrupted")
@@ -134,6 +170,10 @@ def _fold_help_tables() -> None:
                 column.overflow = "fold"
 
     setattr(rich_utils, "Table", FoldingTable)  # noqa: B010 - typer's module imports Table by name; replace that name
+
+    # a flag takes no value: no "<bool>" type beside --skip-invalid, --chart/--no-chart, --help
+    shown_type = TyperOption.display_type_rich
+    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)  # type: ignore[method-assign]
 
 
 app = typer.Typer(
@@ -212,6 +252,13 @@ def _exit_now(code: Any) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe: the reader has gone, as with `| head`
+        except BrokenPipeError:  # a closed pipe: the reader has gone, as with `| head`
             pass
+        except (OSError, ValueError) as exc:  # output that was never written is not success (`> /dev/full`)
+            if stream is sys.stdout and isinstance(exc, OSError):
+                from .emit import discard
+
+                discard(sys.stdout)
+                say(f"error: <stdout>: cannot write: {exc.strerror or exc}")
+                status = 2
     os._exit(status)

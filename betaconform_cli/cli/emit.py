@@ -16,6 +16,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -59,8 +60,9 @@ def stderr() -> Console:
 
 
 def say(message: str) -> None:
-    """One message on stderr, control characters escaped, ASCII where stderr cannot encode more."""
-    _print_text(sys.stderr, message)
+    """One message on stderr, on one line whatever names from the data it quotes: control characters, ANSI escapes
+    and newlines escaped (\\x1b, \\n), ASCII where stderr cannot encode more."""
+    _print_text(sys.stderr, clean(message, keep_newlines=False))
 
 
 def _print_text(stream: TextIO, text: str) -> None:
@@ -279,28 +281,50 @@ def write_stdout(text: str, fmt: str = "table") -> None:
         discard(sys.stdout)
 
 
-def emit(report: Report, out: OutputGroup, fmt: str | None = None) -> int:
-    """Notes to stderr; the report to stdout (the table also when -o writes a file); saved fits; the JUnit file and
-    the job summary; the exit code (the report's: the JUnit file and the summary never change it)."""
+@dataclass(frozen=True)
+class FileOut:
+    """A file a command writes beside its report (sample's next items, evaluate's figure): `write(path)` writes it
+    (through atomic.py), `message` says so on stderr afterwards."""
+
+    what: str
+    path: Path
+    write: Callable[[Path], object]
+    message: str
+
+
+def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequence[FileOut] = ()) -> int:
+    """The report to stdout (the table also when -o writes a file), -o, saved fits and `files`; the JUnit file and
+    the job summary; the exit code (the report's: the JUnit file and the summary never change it).
+
+    What we promise is what happens: every output is checked (distinct, writable, a saved fit that can be read
+    back) and written before anything is printed, so a failing output is the only line shown, never a table
+    followed by an error; then notes, the data, what was written, and a failed gate. The JUnit file and the job
+    summary come last: a failure to write them is a warning."""
+    from ..savedfit import render_fit
+
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
-    atomic.refuse_same([("output", out.output), ("junit", out.junit)] + [("saved fit", p) for p, _ in saves])  # --save-dir's names are known now
+    targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
+    atomic.refuse_same(targets + [("junit", out.junit)])  # --save-dir's names are known now
+    for what, path in targets:
+        if path is not None:
+            atomic.check_writable(path, what)
+    texts: list[tuple[Path, str, str]] = []  # (path, text, message): rendered (and a saved fit validated) first
+    if out.output is not None:
+        texts.append((out.output, text_of(report, fmt), f"wrote {out.output}"))
+    texts += [(path, render_fit(path, body), f"saved {path}") for path, body in saves]
+    for path, text, _ in texts:
+        atomic.write_text(path, text)
+    for f in files:
+        f.write(f.path)
     for note in report.notes:
         say(note)
-    if out.output is None:
-        if fmt == "table":
-            show(report.blocks(), stdout_console())
-        else:
-            write_stdout(text_of(report, fmt), fmt)
+    if out.output is None and fmt != "table":
+        write_stdout(text_of(report, fmt), fmt)
     else:
-        atomic.write_text(out.output, text_of(report, fmt))
         show(report.blocks(), stdout_console())
-        say(f"wrote {out.output}")
-    for path, body in saves:
-        from ..savedfit import dump_fit
-
-        dump_fit(path, body)
-        say(f"saved {path}")
+    for message in [m for _, _, m in texts] + [f.message for f in files]:
+        say(message)
     for line in report.failures:
         say(line)
     if out.junit is not None:

@@ -10,7 +10,7 @@ import typer
 from .. import api
 from ..errors import ParameterError
 from . import app
-from .emit import emit, progress, refuse_overwrites, resolve_format, say
+from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format
 from .options import (
     OUTPUT,
     RULE,
@@ -69,13 +69,12 @@ def evaluate(
     refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:
         report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
-    code = emit(report, out, fmt)
+    files = []
     if plot is not None:
         from ..plots import plot_evaluation
 
-        plot_evaluation(report.evaluation, plot, plot_r)
-        say(f"wrote {plot}")
-    raise typer.Exit(code)
+        files.append(FileOut("figure", plot, lambda p: plot_evaluation(report.evaluation, p, plot_r), f"wrote {plot}"))
+    raise typer.Exit(emit(report, out, fmt, files))
 
 
 def check_modes(r: str | None, rule: Rule | None, transfer: bool, methods: str, emb: EmbedGroup, xi: str | None,

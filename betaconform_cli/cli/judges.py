@@ -10,7 +10,7 @@ from .. import api
 from ..errors import ParameterError
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import EstimateGroup, InputGroup, OutputGroup, grouped, parse_ks
+from .options import InputGroup, JudgesEstimateGroup, OutputGroup, grouped, parse_ks
 
 PICK = "Selection"
 
@@ -20,7 +20,7 @@ PICK = "Selection"
 def judges(
     data: Annotated[list[str], typer.Argument(help="labeled items with named judges (any input format); '-' reads standard input")],
     inp: InputGroup,
-    est: EstimateGroup,
+    est: JudgesEstimateGroup,
     out: OutputGroup,
     ensemble: Annotated[str | None, typer.Option("--ensemble", help="the error table of one named ensemble: 'a,b,c'", rich_help_panel=PICK)] = None,
     cost: Annotated[str | None, typer.Option("--cost", help="prices per judge, 'gpt-4o=5,claude=3,llama=0.2': with --max-error, the cheapest ensemble that meets it", rich_help_panel=PICK)] = None,

@@ -23,7 +23,7 @@ from ..embeddings import EmbedOptions
 from ..errors import ParameterError
 from ..gate import Gate, make_gate
 from ..inputs import InputOptions
-from ..settings import MAX_K, FitSettings
+from ..settings import MAX_K, FitSettings, check_seed
 
 INPUT, OUTPUT, MODEL, GATE, EMBED = "Input", "Output", "Model", "Gate", "Embeddings"
 
@@ -119,12 +119,22 @@ class OutputGroup:
 class EstimateGroup:
     """The error table's ks, interval level and seed (every computing command)."""
 
-    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11, judges: 1, 3, 5, ... up to the judges there are)", panel=MODEL)] = None
+    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11)", panel=MODEL)] = None
     confidence_level: Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)] = 0.9
-    seed: Annotated[int, _opt("--seed", help="seed for every random draw; written to the output", panel=MODEL)] = 0
+    seed: Annotated[int, _opt("--seed", help="seed for every random draw, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0
+
+    def __post_init__(self) -> None:  # checked where the option enters: nothing is printed before a bad seed fails
+        check_seed(self.seed)
 
     def ks_tuple(self, default: str | None = "1-11") -> tuple[int, ...]:
         return parse_ks(self.ks if self.ks is not None else (default or ""))
+
+
+@dataclass(frozen=True)
+class JudgesEstimateGroup(EstimateGroup):
+    """EstimateGroup with `judges`' own default ks (each command's --help states its own default)."""
+
+    ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1, 3, 5, ... up to the number of judges)", panel=MODEL)] = None
 
 
 @dataclass(frozen=True)
@@ -175,7 +185,7 @@ class SaveGroup:
     save_dir: Annotated[Path | None, _opt("--save-dir", help="save one <dataset>.yaml per input in DIR", panel=OUTPUT)] = None
 
 
-GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
+GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
 
 
 def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -197,6 +207,7 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
+        check_integers(kwargs)
         for name, cls in groups.items():
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
         return func(**kwargs)
@@ -205,6 +216,23 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__  # typer must see the expanded signature, not the original
     return wrapper
+
+
+MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
+
+
+OWN_RANGE = frozenset({"population"})  # checked in full (any size) by its command, whose message names the file
+
+
+def check_integers(values: dict[str, Any]) -> None:
+    """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
+    is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
+    (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
+    for name, v in values.items():
+        if name in OWN_RANGE:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
+            raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
 
 def parse_ks(text: str) -> tuple[int, ...]:

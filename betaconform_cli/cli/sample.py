@@ -13,7 +13,7 @@ from ..atomic import check_target
 from ..errors import ParameterError
 from ..settings import FitSettings
 from . import app
-from .emit import emit, progress, refuse_overwrites, resolve_format, say, write_lines
+from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
 from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
@@ -87,8 +87,6 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
     report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
-    code = emit(report, dataclasses.replace(out, output=None))
-    if next_file is not None:
-        write_lines(next_file, report.next_lines)
-        say(f"wrote {len(report.next_lines)} next item(s) to {next_file}")
-    raise typer.Exit(code)
+    files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
+                                                  f"wrote {len(report.next_lines)} next item(s) to {next_file}")]
+    raise typer.Exit(emit(report, dataclasses.replace(out, output=None), files=files))

@@ -12,9 +12,10 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..fit import empirical_errors
+from ..settings import check_seed
 from .fixed_r import Draws
 from .results import Cell, Evaluation, Skipped
-from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, check_seed, item_arrays, run_rng
+from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, item_arrays, run_rng
 
 
 def evaluate_adaptive(

@@ -13,13 +13,13 @@ from ..counts import CountTable
 from ..distributions import error_rates
 from ..errors import FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_binomial, fit_paper_em
+from ..settings import check_seed
 from .results import Cell, Evaluation, Skipped
 from .settings import (
     EvaluateSettings,
     Progress,
     check_names,
     check_plain_methods,
-    check_seed,
     draw_table,
     item_arrays,
     run_rng,

@@ -15,8 +15,9 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_paper_em
+from ..settings import check_seed
 from .results import Cell, Evaluation, Skipped
-from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, check_names, check_seed, run_rng
+from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, check_names, run_rng
 
 
 @dataclass(frozen=True)

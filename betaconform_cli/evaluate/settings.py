@@ -115,6 +115,3 @@ def check_names(names: Sequence[str]) -> None:
         raise UsageError(f"two inputs are both named {dup!r}; rename one file")
 
 
-def check_seed(seed: int) -> None:
-    if seed < 0:
-        raise ParameterError("seed", f"must be a non-negative integer; got {seed}")

@@ -9,6 +9,7 @@ promptfoo.py, inspect_logs.py; build.py turns any reader's marks into Datasets t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from ..errors import InputError
 from .dataset import Dataset, Item, Reading, dataset_name
 from .detect import Plan
 from .options import InputOptions, Keep
-from .paths import expand_paths, is_regular, is_stdin
+from .paths import expand_paths, is_regular, is_stdin, read_faults
 from .pool import PoolItem, read_pool
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "Reading", "begin_read",
@@ -34,7 +35,7 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
 
     where = "<stdin>" if is_stdin(path) else str(path)
     name = "stdin" if is_stdin(path) else dataset_name(path)
-    with prepared(path, opts, planned) as (how, local, stream):
+    with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
         if how.reader == "jsonl":
             from .jsonl import PendingRead
 
@@ -57,10 +58,12 @@ class PendingInputs:
     forked workers, a first table by DuckDB on a thread of its own (DuckDB releases the GIL while it works);
     `result()` reads the rest and returns every dataset in order."""
 
-    def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0):
+    def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
+                 left_out: Sequence[str] = ()):
         from .jsonl import PendingRead
 
         self.paths = list(paths)
+        self.left_out = tuple(left_out)
         self.opts = opts
         self.keep = keep
         self._first: PendingRead | None = None
@@ -71,7 +74,8 @@ class PendingInputs:
         if first is not None and (is_regular(first) or first.is_dir()):
             from .detect import plan
 
-            how = plan(first, opts)
+            with read_faults(str(first)):
+                how = plan(first, opts)
             if how.reader == "jsonl":
                 self._first = PendingRead(first, opts, keep, parent_share=parent_share)
             elif how.reader == "table":
@@ -102,7 +106,20 @@ class PendingInputs:
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
             out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
-        return out
+        if out and self.left_out:  # said once, with the first dataset
+            out[0] = dataclasses.replace(out[0], left_out=self.left_out)
+        return _distinct_logs(out)
+
+
+def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
+    """An inspect log is named by its task, and a log folder often holds several runs of one task: those are
+    named by their files instead (distinct within a folder), so that no two of them pass for one dataset."""
+    from collections import Counter
+    from dataclasses import replace
+
+    taken = Counter(ds.name for ds in datasets)
+    return [replace(ds, name=dataset_name(ds.source)) if ds.shape == "inspect" and taken[ds.name] > 1
+            and ds.source not in ("<stdin>", "-") else ds for ds in datasets]
 
 
 def _refuse_saved_fits(paths: Sequence[Path]) -> None:
@@ -114,9 +131,10 @@ def _refuse_saved_fits(paths: Sequence[Path]) -> None:
 def begin_read(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
                parent_share: float = 1.0) -> PendingInputs:
     """Expand the arguments and start reading (see PendingInputs)."""
-    paths = expand_paths(list(arguments))
+    left_out: list[str] = []
+    paths = expand_paths(list(arguments), left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share)
+    return PendingInputs(paths, opts, keep, parent_share, left_out)
 
 
 def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:

@@ -130,6 +130,7 @@ class Dataset:
     judge_names: tuple[str, ...] = ()
     reading: Reading | None = field(default=None, repr=False)
     votes: Votes | None = field(default=None, repr=False)
+    left_out: tuple[str, ...] = ()  # files of the arguments that were not read (this tool's own outputs), for stderr
 
     @property
     def unlabeled_items(self) -> int:

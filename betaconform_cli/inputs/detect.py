@@ -84,6 +84,8 @@ def _json_document(path: Path) -> str:
             doc = json.loads(fh.read())  # the standard library: inspect writes bare NaN, which orjson refuses
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), f"not a JSON document ({str(exc).splitlines()[0]})") from None
+    except RecursionError:  # the standard library's parser recurses: '[[[[...' a hundred thousand deep
+        raise InputError(str(path), "not a JSON document (nested too deeply)") from None
     if isinstance(doc, dict) and "eval" in doc and ("samples" in doc or "version" in doc):
         return "inspect"
     if isinstance(doc, dict) and ("evalId" in doc or isinstance(doc.get("results"), dict)):

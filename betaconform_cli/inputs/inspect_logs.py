@@ -55,11 +55,15 @@ def _load_plain(path: Path, where: str) -> dict[str, Any]:
                                     "pip install 'betaconform-cli[inspect]' (or inspect-ai)") from None
         except (KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
             raise InputError(where, f"not a readable inspect-ai .eval archive ({exc})") from None
+        except RecursionError:
+            raise InputError(where, "not a readable inspect-ai .eval archive (JSON nested too deeply)") from None
         return dict(header)
     try:
         doc = json.loads(path.read_bytes())
     except (ValueError, OSError) as exc:
         raise InputError(where, f"not an inspect-ai log ({exc})") from None
+    except RecursionError:
+        raise InputError(where, "not an inspect-ai log (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or "eval" not in doc:
         raise InputError(where, "not an inspect-ai log (no 'eval')")
     return doc
@@ -80,6 +84,36 @@ def _kind(v: Any) -> str:
     return "text"
 
 
+def _score_kind(v: Any) -> str:
+    """A score value's kind: text and numbers are compared with gold of their kind; booleans, lists and the rest
+    are kinds of their own, so a scorer giving them is left out (and `doctor` says why), never compared."""
+    if isinstance(v, (str, dict)) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return _kind(v)
+    return {bool: "boolean", list: "list"}.get(type(v), type(v).__name__)
+
+
+def check_shape(log: dict[str, Any], where: str) -> None:
+    """Every part of a log this reader looks into has the type inspect-ai writes, else an InputError naming the
+    sample and the field (a hand-edited or foreign log never meets `.get` on a string)."""
+
+    def need(value: Any, field: str, types: tuple[type, ...], n: int | None = None) -> None:
+        if value is not None and not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+            allowed = " or ".join({dict: "an object", list: "a list", str: "a string", int: "an integer"}[t] for t in types)
+            raise InputError(where, f"must be {allowed}, got {records.show(value)}", line=n, field=field,
+                             unit="sample" if n is not None else "")
+
+    need(log.get("eval"), "eval", (dict,))
+    need((log.get("eval") or {}).get("scorers"), "eval.scorers", (list,))
+    need(log.get("samples"), "samples", (list,))
+    for n, sample in enumerate(log.get("samples") or [], start=1):
+        need(sample, "samples[]", (dict,), n)
+        need(sample.get("scores"), "scores", (dict,), n)
+        need(sample.get("epoch"), "epoch", (int,), n)
+        need(sample.get("id"), "id", (str, int), n)
+        for name, score in (sample.get("scores") or {}).items():
+            need(score, f"scores.{name}", (dict,), n)
+
+
 def _text(sample: dict[str, Any]) -> str | None:
     x = sample.get("input")
     if isinstance(x, str):
@@ -92,6 +126,7 @@ def _text(sample: dict[str, Any]) -> str | None:
 
 def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, where: str) -> list[Dataset]:
     log = load_log(path, where)
+    check_shape(log, where)
     samples = log.get("samples") or []
     if not samples:
         raise InputError(where, "the log holds no samples (was it written with samples?)")
@@ -125,7 +160,7 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
     use: list[str] = []
     notes: list[str] = []
     for sc in scorers:
-        kinds = {_kind(s["scores"][sc]["value"]) for s in samples
+        kinds = {_score_kind(s["scores"][sc]["value"]) for s in samples
                  if isinstance((s.get("scores") or {}).get(sc), dict) and not _missing(s["scores"][sc].get("value"))}
         if not kinds:
             notes.append(f"{sc}: left out, it gave no verdict")

@@ -352,21 +352,25 @@ def _workers(path: Path, keep: Keep, workers: int | None) -> int:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while workers are forked (they inherit it), then restored here; a Ctrl-C meanwhile is lost."""
+def _sigint_held() -> Iterator[list[int]]:
+    """Ctrl-C held while workers are forked (they must not die half-started): a SIGINT meanwhile is noted, not
+    lost, and the caller raises KeyboardInterrupt once the workers are up; the previous handler is restored."""
+    held: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield held
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
     try:
-        yield
+        yield held
     finally:
         signal.signal(signal.SIGINT, before)
 
 
 def _quiet_worker() -> None:
-    """A worker reports errors as data; what it could print is only a broken pipe to a parent that has gone
-    (interrupted), which must not reach the user's terminal after "interrupted"."""
+    """A worker ignores Ctrl-C (the terminal sends it to the whole group; the parent ends its workers) and reports
+    errors as data; what it could print is only a broken pipe to a parent that has gone (interrupted), which must
+    not reach the user's terminal after "interrupted"."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the worker's whole life
 
 
@@ -407,8 +411,11 @@ class PendingRead:
                 jobs = [(str(self.path), a, b, opts) for a, b in ranges]
                 self._first = jobs[0]
                 # workers ignore Ctrl-C (the terminal sends it to them too): this process ends them (_scans)
-                with _sigint_ignored():
+                with _sigint_held() as held:
                     self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1, initializer=_quiet_worker)
+                if held:  # Ctrl-C came while the workers started
+                    self._pool.terminate()
+                    raise KeyboardInterrupt
                 self._async = self._pool.map_async(_scan_range, jobs[1:])
 
     def _scans(self) -> list[_Scan]:

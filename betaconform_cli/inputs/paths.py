@@ -12,14 +12,16 @@ import glob
 import gzip
 import io
 import os
+import re
 import stat
 import sys
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError
+from ..errors import InputError, fault_text
 
 STDIN = "-"
 MAX_LINE_BYTES = 16 << 20
@@ -30,6 +32,16 @@ def is_stdin(path: str | Path) -> bool:
     return str(path) == STDIN
 
 
+def as_path(arg: str | Path) -> Path:
+    """An argument as a path. Only the argument `-` itself is standard input; any other spelling of a file named
+    `-` (`./-`, `data/../-`) is that file. pathlib writes Path('./-') as '-', which would read as standard input,
+    so such a file is kept by its absolute path."""
+    if isinstance(arg, Path):
+        return arg
+    p = Path(arg)
+    return Path(os.path.abspath(arg)) if arg != STDIN and is_stdin(p) else p
+
+
 def is_hive_folder(path: Path) -> bool:
     """A folder of `key=value` subfolders (a hive-partitioned table): one table, not one dataset per file."""
     try:
@@ -38,12 +50,55 @@ def is_hive_folder(path: Path) -> bool:
         return False
 
 
-def _data_files(folder: Path) -> list[Path]:
+# What this tool writes, so that `fit batch/ -o batch/summary.json` does not make the next `fit batch/` read its own
+# output: JSON documents carry "schema": "betaconform/..." (or "betaconform-evaluate/...") first; CSV reports start
+# with one of these headers (report/*.py; tests/hostile/test_round2_promises.py checks every command's CSV against
+# them). Saved fits (.yaml) and Markdown / text reports are not data files at all.
+_OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,40})"')
+OUTPUT_CSV_HEADERS = (
+    "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # fit, report, transfer, sample
+    "dataset,k,members,estimate,low,high,random_k,all_judges,empirical,search",  # judges
+    "dataset,judge,verdicts,items,format",  # doctor
+    "run,stopped,samples,margin",  # sample --replay
+    "dataset,items,r,runs,method,margin_mean,margin_sd,margin_se,coverage,width_mean",  # evaluate (then margin_k<k>, ...)
+)
+
+
+def tool_output(path: Path) -> str | None:
+    """What `path` is when this tool wrote it (a JSON document or a CSV report), else None; reads its first 4 KB."""
+    name = path.name.lower()
+    if not name.endswith((".json", ".jsonl", ".csv")):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None  # the read itself reports it
+    if name.endswith(".csv"):
+        first = head.split(b"\n", 1)[0].rstrip(b"\r").lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
+        return "a CSV report written by betaconform" if any(first == h or first.startswith(h + ",") for h in OUTPUT_CSV_HEADERS) else None
+    m = _OUTPUT_SCHEMA.match(head)
+    return f"a betaconform output (schema {m.group(1).decode('utf-8', 'replace')!r})" if m else None
+
+
+def _data_files(folder: Path, left_out: list[str] | None = None) -> list[Path]:
+    """The data files in a folder (by suffix), less this tool's own outputs (each named in `left_out`)."""
     try:
         entries = sorted(folder.iterdir())
     except OSError as exc:
         raise InputError(str(folder), f"cannot list the directory: {exc.strerror or exc}") from None
-    return [q for q in entries if q.is_file() and q.name.endswith(DATA_SUFFIXES)]
+    return _less_outputs([q for q in entries if q.is_file() and q.name.endswith(DATA_SUFFIXES)], left_out)
+
+
+def _less_outputs(found: list[Path], left_out: list[str] | None) -> list[Path]:
+    kept = []
+    for q in found:
+        what = tool_output(q)
+        if what is None:
+            kept.append(q)
+        elif left_out is not None:
+            left_out.append(f"{q}: skipped, {what}, not judgment data")
+    return kept
 
 
 def _missing(arg: str) -> InputError:
@@ -59,19 +114,27 @@ def _missing(arg: str) -> InputError:
     return InputError(arg, "no such file or directory")
 
 
-def expand_paths(arguments: list[str]) -> list[Path]:
+def expand_paths(arguments: list[str], left_out: list[str] | None = None) -> list[Path]:
     """Files as given; `-` is standard input; directories: every data file inside (sorted), or the folder itself
-    when it is a hive-partitioned table; globs expanded (sorted). A path given twice is read once."""
+    when it is a hive-partitioned table; globs expanded (sorted). A path given twice is read once.
+
+    This tool's own outputs (tool_output) found in a folder or by a glob are left out, each with a line in
+    `left_out` (for stderr); one named as an input is an error that says what it is."""
     out: list[Path] = []
     for arg in arguments:
-        p = Path(arg)
+        p = as_path(arg)
         if is_stdin(arg):
             out.append(p)
         elif p.is_dir():
             if is_hive_folder(p):
                 out.append(p)
                 continue
-            found = _data_files(p)
+            skipped: list[str] = []
+            found = _data_files(p, skipped)
+            if left_out is not None:
+                left_out += skipped
+            if not found and skipped:
+                raise InputError(arg, f"directory holds only outputs of betaconform, no judgment data ({skipped[0]})")
             if not found:
                 raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in DATA_SUFFIXES)})")
             out.extend(found)
@@ -79,10 +142,16 @@ def expand_paths(arguments: list[str]) -> list[Path]:
             found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())
             if not found:
                 raise InputError(arg, "pattern matches no file")
+            found = _less_outputs(found, left_out)
+            if not found:
+                raise InputError(arg, "pattern matches only outputs of betaconform, no judgment data")
             out.extend(found)
         else:
             if not p.exists():
                 raise _missing(arg)
+            what = tool_output(p) if p.is_file() else None
+            if what is not None:
+                raise InputError(arg, f"this is {what}, not judgment data; give the judgment files it was made from")
             out.append(p)
     if sum(is_stdin(p) for p in out) > 1:
         raise InputError(STDIN, "standard input can be read only once; give '-' once")
@@ -185,6 +254,22 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                     yield lineno, raw
     except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt .gz (not an OSError)
         raise InputError(str(path), f"read failed after line {lineno}: {exc}") from None
+
+
+@contextmanager
+def read_faults(where: str) -> Iterator[None]:
+    """Everything the environment can throw while a file is read -- permission denied, an I/O error, a truncated
+    or corrupt gzip, zip or deflate stream (EOFError, zlib.error), bytes that are not UTF-8 -- as an InputError
+    naming the file (errors.fault_text). Each reader is run inside this, so none needs to list them."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        fault = fault_text(exc, where)
+        if fault is None:
+            raise
+        raise InputError(where, f"cannot read: {fault}") from None
 
 
 def verify_gzip(path: Path, where: str) -> None:

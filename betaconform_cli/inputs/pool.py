@@ -9,7 +9,7 @@ import orjson
 
 from ..errors import InputError
 from . import records, values
-from .paths import is_stdin, iter_lines
+from .paths import as_path, is_stdin, iter_lines
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class PoolItem:
 def read_pool(path: str | Path, id_field: str = "id", duplicates: str = "error") -> list[PoolItem]:
     """Every non-blank line of `path` as (id, raw line). Malformed lines and missing ids: InputError; a repeated id
     too, unless `duplicates` keeps the first or the last line of each id (the rule of every reader)."""
-    p = Path(path)
+    p = as_path(path)
     where = "<stdin>" if is_stdin(p) else str(p)
     items: list[PoolItem] = []
     seen: dict[str, int] = {}

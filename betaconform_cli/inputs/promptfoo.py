@@ -48,7 +48,11 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 version = inner.get("version", "?")
                 raise InputError(where, f"promptfoo results version {version} without a results list (version 3, promptfoo "
                                         "0.40 and later, is read); export it again with a recent promptfoo")
-            yield from enumerate(inner["results"], start=1)
+            for n, r in enumerate(inner["results"], start=1):
+                if not isinstance(r, dict):
+                    raise InputError(where, f"each result must be an object, got {_kind(r)}", line=n,
+                                     field="results.results", unit="record")
+                yield n, r
             return
         if isinstance(doc, dict) and "gradingResult" in doc:
             yield 1, doc
@@ -62,6 +66,39 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(obj, dict):
             raise InputError(where, "each line must be a promptfoo result object", line=lineno)
         yield lineno, obj
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), f"a {type(value).__name__}")
+
+
+def check_shape(result: dict[str, Any], where: str, n: int) -> None:
+    """Every part of a result this reader looks into has the type promptfoo writes (an object, a list of objects),
+    else an InputError naming the record and the field: a hand-edited or foreign file never meets `.get` on a
+    string. Absent (null) parts are allowed: each use has its default."""
+
+    def need(value: Any, field: str, *types: type, optional: bool = True) -> None:
+        if (value is not None or not optional) and not isinstance(value, types):
+            allowed = " or ".join(_kind(t()) for t in types)
+            got = _kind(value) + ("" if value is None else f" {records.show(value)}")
+            raise InputError(where, f"must be {allowed}, got {got}", line=n, field=field,
+                             unit="record")
+
+    for key in ("testCase", "gradingResult", "response", "vars"):
+        need(result.get(key), key, dict)
+    need(result.get("provider"), "provider", dict, str)
+    need(result.get("testIdx"), "testIdx", int, str)
+    need((result.get("testCase") or {}).get("vars"), "testCase.vars", dict)
+    comps = (result.get("gradingResult") or {}).get("componentResults")
+    need(comps, "gradingResult.componentResults", list)
+    for k, c in enumerate(comps or []):
+        at = f"gradingResult.componentResults[{k}]"
+        need(c, at, dict, optional=False)
+        need(c.get("assertion"), f"{at}.assertion", dict)
+        need(c.get("metadata"), f"{at}.metadata", dict)
+        need((c.get("assertion") or {}).get("provider"), f"{at}.assertion.provider", dict, str)
 
 
 def judge_name(component: dict[str, Any], k: int) -> str:
@@ -147,6 +184,8 @@ def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where:
     results = list(_results(path, where))
     if not results:
         raise InputError(where, "no promptfoo results")
+    for n, r in results:
+        check_shape(r, where, n)
     field = opts.label_field if records.has(results[0][1], opts.label_field) or opts.label_field != "label" else None
     keys = Counter((r.get("testIdx"), None) for _, r in results)
     several = any(n > 1 for n in keys.values())

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, quote_all
 from . import values
 from .dataset import MAX_JUDGES, Dataset, Reading
 from .options import InputOptions, Keep
@@ -259,12 +259,12 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     """The column for a role: the one given (it must exist), else the one column with a common name."""
     if given is not None:
         if given not in table.names:
-            raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {', '.join(table.names)}")
+            raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {quote_all(table.names)}")
         return given
     lower = {c.lower(): c for c in table.names if c not in exclude}
     found = [lower[n] for n in ROLE_NAMES[role] if n in lower]
     if len(found) > 1:
-        raise InputError(table.where, f"columns {', '.join(map(repr, found))} could each be the {role} column; "
+        raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
                                       f"name one with `{role}_col`")
     return found[0] if found else None
 
@@ -286,7 +286,7 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         for col in ("judges", "correct"):
             if col not in table.names:
                 raise InputError(table.where, f"a counts table needs columns 'judges' and 'correct' (and optionally 'count'); "
-                                              f"columns: {', '.join(table.names)}")
+                                              f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
     item = _find(table, "item", opts.item_col)
     text = _find(table, "text", opts.text_col, frozenset({item} if item else ()))
@@ -298,13 +298,13 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         if judge is None or item is None:
             missing = "judge" if judge is None else "item"
             raise InputError(table.where, f"a long table needs an item column and a judge column; found no {missing} column "
-                                          f"(columns: {', '.join(table.names)}); name it with `{missing}_col`")
+                                          f"(columns: {quote_all(table.names)}); name it with `{missing}_col`")
         if correct is not None and verdict is not None and gold is not None and not (opts.correct_col or opts.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
-                                          f"(columns: {', '.join(table.names)})")
+                                          f"(columns: {quote_all(table.names)})")
         if correct is not None and not opts.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
@@ -312,8 +312,29 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
     cols = _judge_columns(table, opts.judge_cols, taken)
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
-                                      f"(columns: {', '.join(table.names)}); name them with `judge_cols`")
+                                      f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
     return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols)
+
+
+def _nested(typ: str) -> bool:
+    """A DuckDB type holding several values per cell: a list (INTEGER[]), an array (INTEGER[3]), a struct, map or
+    union (Parquet and JSON carry them)."""
+    t = typ.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
+
+
+def check_types(table: Table, roles: Roles) -> None:
+    """Each column that plays a role holds one value per cell: a Parquet list or struct column as correctness, a
+    judge, an id or a count is an InputError naming the column, never a failed cast deep in a query."""
+    used = [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.text, roles.dataset) if c]
+    used += list(roles.judge_cols)
+    if roles.shape == "counts":
+        used += [c for c in ("judges", "correct", "count") if c in table.names]
+    for col in used:
+        typ = table.type_of(col)
+        if _nested(typ):
+            raise InputError(table.where, f"holds {typ} values; each cell must be one value (a number, a boolean or "
+                                          "text)", field=col, unit="column")
 
 
 def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple[str, ...]:
@@ -323,7 +344,7 @@ def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple
     for pat in (p.strip() for p in patterns.split(",") if p.strip()):
         hits = [c for c in table.names if fnmatch.fnmatchcase(c, pat)]
         if not hits:
-            raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {', '.join(table.names)})")
+            raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {quote_all(table.names)})")
         out += [c for c in hits if c not in out]
     return tuple(out)
 
@@ -714,6 +735,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         roles = guess_roles(table, opts, shape)
         if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
+        check_types(table, roles)
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:
@@ -735,5 +757,11 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             return datasets
         found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)
         return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in found.items()}, where)
+    except Exception as exc:
+        import duckdb
+
+        if isinstance(exc, duckdb.Error):  # any query may be the one that meets a corrupt page, not only the first
+            raise _fail(where, exc) from None
+        raise
     finally:
         con.close()

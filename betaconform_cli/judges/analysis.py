@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, UsageError
+from ..errors import ParameterError, UsageError, quote, quote_all
 from ..fit import analyse
 from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
@@ -56,16 +56,16 @@ def check_inputs(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
     if len(names) != arr.shape[1]:
         raise UsageError(f"names must name every judge column: {arr.shape[1]} columns, {len(names)} names")
     if arr.shape[1] < 2:
-        raise UsageError(f"judges needs at least 2 named judges; got {arr.shape[1]} ({', '.join(names) or 'none'})")
+        raise UsageError(f"judges needs at least 2 named judges; got {arr.shape[1]} ({quote_all(names) or 'none'})")
     dup = sorted({n for n in names if list(names).count(n) > 1})
     if dup:
-        raise UsageError(f"judge names must be unique; repeated: {', '.join(dup)}")
+        raise UsageError(f"judge names must be unique; repeated: {quote_all(dup)}")
     values = arr[~np.isnan(arr)]
     if not np.isin(values, (0.0, 1.0)).all():
         raise UsageError("correct must hold 1 (agreed with the gold label), 0 (did not) or NaN (no verdict)")
     silent = [n for n, col in zip(names, arr.T) if np.isnan(col).all()]
     if silent:
-        raise UsageError(f"judge {silent[0]!r} gave no verdict on any item; drop it (judges without verdicts: {', '.join(silent)})")
+        raise UsageError(f"judge {quote(silent[0])} gave no verdict on any item; drop it (judges without verdicts: {quote_all(silent)})")
     return arr
 
 
@@ -112,9 +112,9 @@ def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, po
 def _resolve(members: Sequence[str], names: Sequence[str], what: str) -> tuple[int, ...]:
     unknown = [m for m in members if m not in names]
     if unknown:
-        raise ParameterError(what, f"{{0}}: unknown judge {_braces(repr(unknown[0]))}; known judges: {_braces(', '.join(names))}")
+        raise ParameterError(what, f"{{0}}: unknown judge {_braces(quote(unknown[0]))}; known judges: {_braces(quote_all(names))}")
     if len(set(members)) != len(members):
-        raise ParameterError(what, f"{{0}}: a judge is named twice ({_braces(', '.join(members))})")
+        raise ParameterError(what, f"{{0}}: a judge is named twice ({_braces(quote_all(members))})")
     return tuple(sorted(names.index(m) for m in members))
 
 
@@ -122,7 +122,7 @@ def _check_costs(costs: Mapping[str, float], names: Sequence[str], max_error: fl
     _resolve(list(costs), names, "costs")
     for n, price in costs.items():
         if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
-            raise ParameterError("costs", f"{{0}}: the price of {_braces(repr(n))} must be a finite number >= 0; got {price!r}")
+            raise ParameterError("costs", f"{{0}}: the price of {_braces(quote(n))} must be a finite number >= 0; got {price!r}")
     if not 0.0 < max_error <= 1.0:
         raise ParameterError("max_error", f"must be in (0, 1]; got {max_error}")
 

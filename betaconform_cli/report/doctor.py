@@ -37,6 +37,11 @@ class DoctorReport(Verdictless):
     """One document per dataset read."""
 
     documents: tuple[dict[str, Any], ...]
+    left_out: tuple[str, ...] = ()  # files of the arguments not read (this tool's own outputs)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.left_out
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []

@@ -19,7 +19,7 @@ from ..gate import GateCheck
 from ..settings import TIE_RULE
 from . import Verdict
 from .render import to_csv, to_json
-from .views import BLANK, TIE_NOTE, Block, Chart, Lines, Series, TableView, k_label, pct
+from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
     from ..fit import FitResult
@@ -139,13 +139,11 @@ def error_view(d: Doc, title: bool = True) -> TableView:
          pct(r["binomial"]), pct(r["beta_binomial"]), pct(r["empirical"]))
         for r in d["error_rates"]
     )
-    caption = TIE_NOTE
     note = unlabeled_note(d) or (
         f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)" if d.get("unlabeled_items") else "")
-    if note:
-        caption = note + "\n" + caption
-    if any(_extrapolated(r) for r in d["error_rates"]):
-        caption += "\n† more judges than some items have: the mixture extrapolates; the interval omits the mixture's own uncertainty"
+    extrapolated = any(_extrapolated(r) for r in d["error_rates"])
+    caption = caption_of(note, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: the mixture "
+                         "extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
     return TableView(
         title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
         columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
@@ -207,6 +205,7 @@ def side_by_side_view(docs: Sequence[Doc]) -> TableView:
         title="side by side: estimated majority-vote error [interval] by k",
         columns=("k", *[d["dataset"] for d in docs]),
         rows=tuple(rows),
+        caption=tie_note(ks),
     )
 
 
@@ -218,7 +217,9 @@ def histogram_bars(d: Doc) -> tuple[str, list[tuple[int, int, float]]]:
     big_k = max(hist, key=lambda k: (sum(hist[k]), k))
     obs = hist[big_k]
     fitted = np.asarray(Mixture.from_dict(d["model"]).pmf(big_k)) * sum(obs)
-    title = f"correct judges out of {big_k}: observed (█) vs fitted mixture (┃), {sum(obs)} items"
+    shown, total = sum(obs), sum(sum(v) for v in hist.values())
+    items = f"{shown} items" if shown == total else f"{shown} of {total} items: those with {big_k} judges"
+    title = f"correct judges out of {big_k}: observed (█) vs fitted mixture (┃), {items}"
     return title, [(s, int(obs[s]), float(fitted[s])) for s in range(big_k + 1)]
 
 
@@ -287,9 +288,8 @@ def fit_blocks(d: Doc, chart: bool = True) -> list[Block]:
 def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
-    note = f"{d.get('tie_rule') or TIE_RULE}; {interval_note(d)}"
-    if unlabeled_note(d):
-        note = f"{unlabeled_note(d)}; {note}"
+    tie = (d.get("tie_rule") or TIE_RULE) if tie_note(r["k"] for r in d["error_rates"]) else ""
+    note = caption_of(unlabeled_note(d), tie, interval_note(d), sep="; ")
     return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 

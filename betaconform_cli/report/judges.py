@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import quote_all
 from ..settings import TIE_RULE
 from . import Verdict
 from .render import to_csv, to_json
@@ -222,7 +223,7 @@ class JudgesReport:
         return to_json(self.documents)
 
     def csv(self) -> str:
-        rows = ([d["dataset"], e["k"], " ".join(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
+        rows = ([d["dataset"], e["k"], list(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
                  e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self.documents for e in d["ensembles"])
         return to_csv(ENSEMBLE_CSV, rows)
 
@@ -248,7 +249,7 @@ class JudgesReport:
             c = d.get("cost")
             if c is not None and not c["met"]:
                 out.append(f"no ensemble meets max error {pct(c['max_error'])} with these labels: {d['dataset']}'s lowest "
-                           f"upper bound is {pct(c['high'])} ({', '.join(c['members'])}); label more items")
+                           f"upper bound is {pct(c['high'])} ({quote_all(c['members'])}); label more items")
         return tuple(out)
 
     @property

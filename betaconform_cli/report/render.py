@@ -4,7 +4,8 @@ Text from the user's files (dataset names, item ids, judge names) may hold contr
 shows them escaped (`clean`), so a name cannot move the cursor, set the terminal title, clear the screen or
 reorder the text around it (bidirectional overrides), and a file name that is not valid UTF-8 (a lone surrogate
 in Python) shows its bytes as \\xNN instead of failing to encode. CSV cells that a spreadsheet would run as a
-formula (starting with = + - @) get a leading apostrophe.
+formula (starting with = + - @) get a leading apostrophe; a cell that holds a list (an ensemble's members) is a
+JSON list, in every command's CSV.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ def _dumps(doc: dict[str, Any], indent: bool) -> str:
         return orjson.dumps(_valid_utf8(doc), option=_json_option(indent)).decode()
 
 
+def _dumps_value(value: Any) -> str:
+    """One JSON value on one line (control characters and newlines escaped by JSON itself)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_valid_utf8(value), option=orjson.OPT_SERIALIZE_NUMPY).decode()
+
+
 def _has_surrogate(obj: Any) -> bool:
     if isinstance(obj, str):
         return _SURROGATE.search(obj) is not None
@@ -83,8 +92,12 @@ def to_json(docs: Sequence[dict[str, Any]], lines: bool | None = None) -> str:
 
 
 def _csv_cell(value: Any) -> Any:
+    """A CSV cell: a list (an ensemble's members) as a JSON list, so that names with spaces, commas, quotes or
+    newlines come back as they were (`json.loads(cell)`); strings cleaned; empty for None."""
     if value is None:
         return ""
+    if isinstance(value, (list, tuple)):
+        return _dumps_value(list(value))
     if isinstance(value, str):
         text = clean(value, keep_newlines=False)
         if text.startswith(_FORMULA) and not _is_number(text):

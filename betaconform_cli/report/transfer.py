@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..counts import CountTable
 from .fit import Doc, FitReport, confidence, describe, fit_document
-from .views import BLANK, TIE_NOTE, Block, Lines, TableView, k_label, pct
+from .views import BLANK, Block, Lines, TableView, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
     from ..transfer import TransferResult
@@ -98,7 +98,8 @@ def errors_view(d: Mapping[str, Any]) -> TableView:
         title=f"{d['dataset']}: majority-vote error by number of judges k",
         columns=("k", f"with transfer [{cl}%]", f"without transfer [{cl}%]", "empirical"),
         rows=tuple(rows),
-        caption=TIE_NOTE + ("; WARNING: prior conflict (see stderr)" if d["transfer"]["prior_conflict"] else ""),
+        caption=caption_of(tie_note(r["k"] for r in d["error_rates"]),
+                           "WARNING: prior conflict (see stderr)" if d["transfer"]["prior_conflict"] else "", sep="; "),
     )
 
 

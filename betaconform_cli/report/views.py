@@ -7,9 +7,20 @@ knows about a terminal.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 TIE_NOTE = "* even k: a tie (k/2 correct) counts as half an error"
+
+
+def tie_note(ks: Iterable[int]) -> str:
+    """The footnote for k_label's '*', where a table shows an even k; "" where it shows none."""
+    return TIE_NOTE if any(int(k) % 2 == 0 for k in ks) else ""
+
+
+def caption_of(*parts: str, sep: str = "\n") -> str:
+    """A caption of the parts that are not empty."""
+    return sep.join(p for p in parts if p)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ and the first ``r`` at which the rule fires:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Union
 
 import numpy as np
@@ -439,8 +439,19 @@ def rule_path(
             centres = fitted_centres(judges[:m], correct[:m], rule.score_scale, rng)
         p = rule.path(judges[:m], correct[:m], centres, pool_size)
         if p.stop_at is not None or m >= n:
-            return p
+            return _unless_exhausted(rule, judges[:m], correct[:m], centres, pool_size, p)
         m = min(n, 2 * m)
+
+
+def _unless_exhausted(rule: Rule, judges: np.ndarray, correct: np.ndarray, centres: np.ndarray | None,
+                      pool_size: int | None, p: RulePath) -> RulePath:
+    """First met at the pool's last item: a finite-pool interval has no width left once every item is labeled, so
+    the rule "passes" because the pool ran out, not because the labels met its target. Unless the rule is met there
+    without the pool's size too, it did not fire: the pool is exhausted and the target missed."""
+    if pool_size is not None and p.stop_at is not None and p.stop_at >= pool_size:
+        if rule.path(judges, correct, centres, None).stop_at != p.stop_at:
+            return replace(p, stop_at=None)
+    return p
 
 
 def make_rule(name: str, **options: Any) -> Rule:

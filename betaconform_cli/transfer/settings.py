@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import ParameterError, ParamsError
+from ..errors import ParameterError, ParamsError, quote_all
 
 METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")
@@ -154,7 +154,7 @@ def settings_from_config(config: Mapping[str, Any], where: str = "config", **ove
         raise ParamsError(f"{where}: expected a mapping of transfer settings")
     unknown = set(config) - CONFIG_KEYS
     if unknown:
-        raise ParamsError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}; allowed: {', '.join(sorted(CONFIG_KEYS))}")
+        raise ParamsError(f"{where}: unknown key(s) {quote_all(sorted(map(str, unknown)))}; allowed: {', '.join(sorted(CONFIG_KEYS))}")
     values = {k: _config_value(where, k, v) for k, v in config.items()}
     try:
         TransferSettings(**values)

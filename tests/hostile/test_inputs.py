@@ -115,10 +115,10 @@ class TestBigNumbers:
         assert res.exit_code == 2 and shown in res.stderr and "e+" not in res.stderr, res.stderr
 
     def test_seed_bounds(self) -> None:
-        for seed in ("18446744073709551616", "-1", "9223372036854775808"):
+        for seed in ("18446744073709551616", "-1", "9223372036854775808", str(2**53)):  # one range: what JSON carries exactly
             res = invoke("fit", Q, "--seed", seed, "-f", "json")
-            assert res.exit_code == 2 and "2^63 - 1" in res.stderr
-        assert json.loads(invoke("fit", Q, "--seed", str(2**63 - 1), "-f", "json").stdout)["seed"] == 2**63 - 1
+            assert res.exit_code == 2 and "2^53 - 1" in res.stderr
+        assert json.loads(invoke("fit", Q, "--seed", str(2**53 - 1), "-f", "json").stdout)["seed"] == 2**53 - 1
 
 
 class TestMessages:
