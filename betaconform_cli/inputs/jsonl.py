@@ -517,15 +517,15 @@ class PendingRead:
         if votes:
             from .patterns import build, merge_rows
 
-            judges, rows = merge_rows((names, classes, gold, n) for (names, classes, gold), n in votes.items())
+            judges, rows = merge_rows((keys, classes, gold, n) for (keys, classes, gold), n in votes.items())
             if self.keep is Keep.COUNTS:
                 vote_set = build(judges, rows)
             else:
                 index = {j: i for i, j in enumerate(judges)}
                 per_item = []
-                for (names, classes, gold), _, _ in scans[0].vote_items:
+                for (keys, classes, gold), _, _ in scans[0].vote_items:
                     row: list[str | None] = [None] * len(judges)
-                    for nm, c in zip(names if names is not None else (str(i + 1) for i in range(len(classes))), classes):
+                    for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
                         row[index[nm]] = c
                     per_item.append((tuple(row), gold))
                 vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items])
