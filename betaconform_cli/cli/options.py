@@ -228,10 +228,14 @@ def check_integers(values: dict[str, Any]) -> None:
     """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
     is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
     (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
+    from ..settings import check_seed
+
     for name, v in values.items():
         if name in OWN_RANGE:
             continue
-        if isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
+        if name == "seed" and isinstance(v, int) and not isinstance(v, bool):
+            check_seed(v)  # one seed range everywhere, whatever the size: the message names it
+        elif isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
             raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
 

@@ -58,7 +58,8 @@ _OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,
 OUTPUT_CSV_HEADERS = (
     "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # fit, report, transfer, sample
     "dataset,k,members,estimate,low,high,random_k,all_judges,empirical,search",  # judges
-    "dataset,judge,verdicts,items,format",  # doctor
+    "dataset,items,unlabeled_items,format,kind,judge,other,agreement,count",  # doctor (report/doctor.py CSV_COLUMNS)
+    "dataset,judge,verdicts,items,format",  # doctor before unlabeled items
     "run,stopped,samples,margin",  # sample --replay
     "dataset,items,r,runs,method,margin_mean,margin_sd,margin_se,coverage,width_mean",  # evaluate (then margin_k<k>, ...)
 )

@@ -733,9 +733,9 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
+        check_types(table, roles)
         if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
-        check_types(table, roles)
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:

@@ -13,6 +13,7 @@ from .fit import SCHEMA
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
+CSV_COLUMNS = ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")  # inputs/paths.py knows it
 TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
 
 
@@ -85,5 +86,5 @@ class DoctorReport(Verdictless):
             rows += [[*base, "judge", j["name"], "", "", j["verdicts"]] for j in d.get("judges") or []]
             rows += [[*base, "split", v["judges"], v["split"], "", v["items"]] for v in d.get("vote_splits") or []]
             rows += [[*base, "agreement", a["judges"][0], a["judges"][1], a["agreement"], a["items"]] for a in d.get("agreement") or []]
-        return to_csv(("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count"), rows)
+        return to_csv(CSV_COLUMNS, rows)
 
