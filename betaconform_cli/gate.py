@@ -64,3 +64,58 @@ def make_gate(max_error: float | None, at_k: int | None, on: str = "upper") -> G
     if max_error is None or at_k is None:
         raise ParameterError(("max_error", "at_k"), "the gate needs both {0} and {1}")
     return Gate(max_error, at_k, on)
+
+
+SCORE_ON = ("lower", "estimate")
+
+
+@dataclass(frozen=True)
+class ScoreCheck:
+    """One dataset (or one comparison a - b) against the score gate."""
+
+    dataset: str
+    min_score: float
+    on: str
+    value: float
+    passed: bool
+    what: str = "score"  # "score", or "difference" for a comparison
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"min_score": self.min_score, "on": self.on, "value": self.value, "passed": self.passed}
+
+    def line(self) -> str:
+        what = f"corrected {self.what}" if self.on == "estimate" else f"lower interval bound of the corrected {self.what}"
+        status = "ok" if self.passed else "FAIL"
+        return f"{status} {self.dataset}: {what} is {100 * self.value:.2f}% (minimum {100 * self.min_score:.2f}%)"
+
+
+@dataclass(frozen=True)
+class ScoreGate:
+    """Pass when the corrected pass rate (`on` its interval's lower end, or the estimate) is at least `min_score`;
+    for a comparison (`difference`), the difference a - b, so a minimum may be negative."""
+
+    min_score: float
+    on: str = "lower"
+    difference: bool = False
+
+    def __post_init__(self) -> None:
+        lo = -1.0 if self.difference else 0.0
+        if not (isinstance(self.min_score, (int, float)) and math.isfinite(self.min_score) and lo <= self.min_score <= 1):
+            span = "-1 and 1 for a difference a - b (-0.02: b may be up to 2 points better)" if self.difference else "0 and 1 (0.8 = 80%)"
+            raise ParameterError("min_score", f"is a fraction between {span}; got {self.min_score}")
+        if self.on not in SCORE_ON:
+            raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
+
+    def check(self, dataset: str, interval: Mapping[str, Any]) -> ScoreCheck:
+        value = float(interval["estimate"] if self.on == "estimate" else interval["low"])
+        return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
+                          "difference" if self.difference else "score")
+
+
+def make_score_gate(min_score: float | None, on: str | None = None, difference: bool = False) -> ScoreGate | None:
+    """The score gate from its options: none without a minimum; `on` alone is an error (it would gate nothing)."""
+    if min_score is None:
+        if on is not None:
+            raise ParameterError(("on", "min_score"), "{0} says what {1} checks; add {1} X")
+        return None
+    return ScoreGate(min_score, on or "lower", difference)

@@ -171,6 +171,12 @@ def _check_target(target: str) -> None:
         raise ParameterError("target", f"must be one of {', '.join(TARGETS)}; got {target!r}")
 
 
+def check_options(confidence_level: float, target: str) -> None:
+    """The options' checks, for a caller that wants them before reading its inputs."""
+    _check_confidence_level(confidence_level)
+    _check_target(target)
+
+
 def binarize(verdicts: np.ndarray, gold: np.ndarray, positive: int) -> tuple[np.ndarray, np.ndarray]:
     """Pass (1) / not pass (0) / none (-1) from class codes; verdicts as items x judges, gold one per item."""
     v = np.asarray(verdicts)
@@ -465,15 +471,21 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
         if want in folded:
             return folded.index(want)
         raise ParameterError(
-            "positive", f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}"
+            "positive",
+            "{0} "
+            + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}"
+            .replace("{", "{{").replace("}", "}}"),
         )
     found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES]
     if len(found) == 1:
         return found[0]
     raise ParameterError(
         "positive",
-        f"cannot tell which class passes among {', '.join(map(str, classes)) or 'no classes'}; name it (e.g. "
-        f"{classes[0] if classes else 'pass'!s})",
+        "cannot tell which class of the gold passes among "
+        + (", ".join(map(str, classes)) or "no classes").replace("{", "{{").replace("}", "}}")
+        + "; name it with {0} (e.g. {0} "
+        + (str(classes[0]) if classes else "pass").replace("{", "{{").replace("}", "}}")
+        + ")",
     )
 
 

@@ -10,6 +10,13 @@ with probability p (so the number correct S is a Beta-Binomial mixture). The gen
 | pairwise_verdicts.jsonl  | verdicts+label  | 60    | 9      | 0.30: Beta(1, 3) + 0.70: Beta(6, 1.5)        |
 | counts_only.jsonl        | correct/judges  | 200   | 5-11   | 1.00: Beta(6, 2) (a single Beta-Binomial)    |
 
+system_verdicts.jsonl and system_b_verdicts.jsonl (`score`): two evaluated systems' answers to the same 150
+prompts (ids sys-000 ...), each answer judged pass/fail by 7 named judges that are lenient (they pass 5-35% of the
+failing answers and fail 5-20% of the passing ones, and a hard tenth of the answers fools most of them), a human
+"label" on the first 40 items only (the rest unlabeled), and a "prompt" id shared by three answers each (a cluster
+of samples of one prompt). System a passes with probability 0.65, b with 0.55. Drawn with their own seed, so the
+files above do not change.
+
 Usage: python sample_data/make_sample_data.py [OUT_DIR]
 """
 
@@ -88,6 +95,33 @@ def main(out: Path) -> None:
         k = int(rng.integers(5, 12))
         rows.append({"id": f"co-{i:03d}", "text": text(rng, "counts_only", i), "correct": int(rng.binomial(k, p)), "judges": k})
     write(out / "counts_only.jsonl", rows)
+
+    systems(out)
+
+
+SYSTEM_JUDGES = ["gpt-4o", "claude-3.5", "llama-3-70b", "qwen-2.5-72b", "gemini-1.5", "mistral-large", "command-r"]
+
+
+def systems(out: Path) -> None:
+    """Two evaluated systems, verdicts of 7 lenient judges on every answer, gold on the first 40 (module docstring)."""
+    rng = np.random.default_rng(20261127)
+    n, labeled = 150, 40
+    false_pass = rng.uniform(0.05, 0.35, len(SYSTEM_JUDGES))  # lenient: a failing answer passes
+    false_fail = rng.uniform(0.05, 0.20, len(SYSTEM_JUDGES))
+    for name, rate in (("system_verdicts", 0.65), ("system_b_verdicts", 0.55)):
+        rows = []
+        for i in range(n):
+            gold = bool(rng.random() < rate)
+            hard = rng.random() < 0.1  # most judges are fooled together
+            verdicts = {}
+            for j, judge in enumerate(SYSTEM_JUDGES):
+                wrong = rng.random() < (0.7 if hard else (false_fail[j] if gold else false_pass[j]))
+                verdicts[judge] = "pass" if gold != wrong else "fail"
+            row: dict[str, object] = {"id": f"sys-{i:03d}", "prompt": f"p-{i // 3:02d}", "verdicts": verdicts}
+            if i < labeled:
+                row["label"] = "pass" if gold else "fail"
+            rows.append(row)
+        write(out / f"{name}.jsonl", rows)
 
 
 def write(path: Path, rows: list[dict]) -> None:

@@ -42,7 +42,7 @@ class TestFitOutput:
     def test_several_inputs_give_json_lines_and_a_summary(self, runner) -> None:
         res = invoke(runner, "fit", SAMPLE, "--format", "json")
         lines = [json.loads(x) for x in res.stdout.splitlines()]
-        assert [d["dataset"] for d in lines] == ["code_review", "counts_only", "pairwise_verdicts", "qa_judges"]
+        assert [d["dataset"] for d in lines] == ["code_review", "counts_only", "pairwise_verdicts", "qa_judges", "system_b_verdicts", "system_verdicts"]
         table = invoke(runner, "fit", SAMPLE, "--no-chart")
         assert "summary: estimated majority-vote error" in table.stdout
 
@@ -150,7 +150,8 @@ class TestSaveAndReport:
         res = invoke(runner, "fit", SAMPLE, "--save-dir", tmp_path / "fits", "--no-chart")
         assert res.exit_code == 0
         names = sorted(p.name for p in (tmp_path / "fits").iterdir())
-        assert names == ["code_review.yaml", "counts_only.yaml", "pairwise_verdicts.yaml", "qa_judges.yaml"]
+        assert names == ["code_review.yaml", "counts_only.yaml", "pairwise_verdicts.yaml", "qa_judges.yaml", "system_b_verdicts.yaml",
+                         "system_verdicts.yaml"]
         fits = sorted((tmp_path / "fits").iterdir())
         both = invoke(runner, "report", *fits, "--no-chart")
         assert "summary" in both.stdout and "side by side" not in both.stdout  # four: too wide to put side by side

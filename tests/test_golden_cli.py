@@ -27,6 +27,8 @@ from .tolerance import assert_text_close
 GOLDEN = Path(__file__).parent / "golden" / "cli"
 Q = "sample_data/qa_judges.jsonl"
 C = "sample_data/code_review.jsonl"
+S = "sample_data/system_verdicts.jsonl"
+SB = "sample_data/system_b_verdicts.jsonl"
 
 
 def _labels_and_pool(root: Path) -> None:
@@ -126,6 +128,17 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     # judges
     "judges_table": (["judges", C], None),
     "judges_json": (["judges", C, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
+    # score
+    "score_table": (["score", S], None),
+    "score_json": (["score", S, "-f", "json"], None),
+    "score_csv": (["score", S, SB, "-f", "csv"], None),
+    "score_compare_markdown": (["score", S, SB, "--compare", "-f", "markdown"], None),
+    "score_gate_fail": (["score", S, "--min-score", "0.6", "--target", "new"], None),
+    "score_clusters_json": (["score", S, "--cluster-field", "prompt", "-f", "json"], None),
+    "score_positive": (["score", "sample_data/pairwise_verdicts.jsonl", "--positive", "A", "--confidence-level", "0.95"], None),
+    "bad_score_positive": (["score", "sample_data/pairwise_verdicts.jsonl"], None),
+    "bad_score_correctness": (["score", Q], None),
+    "bad_score_compare": (["score", S, "--compare"], None),
     # doctor
     "doctor_table": (["doctor", C, Q], None),
     "doctor_unlabeled_table": (["doctor", "unlabeled.jsonl"], _unlabeled),

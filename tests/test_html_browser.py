@@ -23,6 +23,7 @@ def screenshot(page: Path, png: Path, width: int = 1000, height: int = 1400) -> 
     return subprocess.run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
          "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={png.parent / 'chromium-profile'}",  # its own profile: two browsers at once (xdist) would share a lock
          f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()],
         capture_output=True, text=True, timeout=120, check=False,
     )

@@ -21,11 +21,11 @@ import typer
 
 from ..embeddings import EmbedOptions
 from ..errors import ParameterError
-from ..gate import Gate, make_gate
+from ..gate import Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
 from ..settings import MAX_K, FitSettings, check_seed
 
-INPUT, OUTPUT, MODEL, GATE, EMBED = "Input", "Output", "Model", "Gate", "Embeddings"
+INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
 
 class Format(str, Enum):
@@ -63,6 +63,16 @@ class Components(str, Enum):
     two = "2"
     three = "3"
     auto = "auto"
+
+
+class ScoreOn(str, Enum):
+    LOWER = "lower"  # not `lower`: that would shadow str.lower
+    ESTIMATE = "estimate"
+
+
+class Target(str, Enum):
+    set = "set"
+    new = "new"
 
 
 class GateOn(str, Enum):
@@ -115,12 +125,15 @@ class OutputGroup:
     step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 
 
+ConfidenceLevel = Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)]
+
+
 @dataclass(frozen=True)
 class EstimateGroup:
     """The error table's ks, interval level and seed (every computing command)."""
 
     ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11)", panel=MODEL)] = None
-    confidence_level: Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)] = 0.9
+    confidence_level: ConfidenceLevel = 0.9
     seed: Annotated[int, _opt("--seed", help="seed for every random draw, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0
 
     def __post_init__(self) -> None:  # checked where the option enters: nothing is printed before a bad seed fails
@@ -185,7 +198,28 @@ class SaveGroup:
     save_dir: Annotated[Path | None, _opt("--save-dir", help="save one <dataset>.yaml per input in DIR", panel=OUTPUT)] = None
 
 
-GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup)
+@dataclass(frozen=True)
+class ScoreGroup:
+    """The evaluated system's pass rate: which class passes, the interval's target, the gate, a comparison (score)."""
+
+    positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; A/B preferences: --positive A)", panel=SCORE)] = None
+    target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = Target.set
+    confidence_level: ConfidenceLevel = 0.9
+    cluster_field: Annotated[str | None, _opt("--cluster-field", help="JSON field with a cluster id: items that share it (samples of one prompt) are correlated", panel=SCORE)] = None
+    compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False
+    min_score: Annotated[float | None, _opt("--min-score", help="exit 1 when the corrected pass rate's lower bound is below X (a fraction: 0.8 = 80%; with --compare the difference, may be negative)", panel=GATE)] = None
+    on: Annotated[ScoreOn | None, _opt("--on", help="check the interval's lower bound (default) or the estimate", panel=GATE)] = None
+
+    def inputs(self, opts: InputOptions) -> InputOptions:
+        """The input options with the cluster field: the reader keeps each item's cluster id."""
+        return dataclasses.replace(opts, cluster_field=self.cluster_field)
+
+    def gate(self) -> ScoreGate | None:
+        return make_score_gate(self.min_score, self.on.value if self.on is not None else None, self.compare)
+
+
+GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup,
+                           ScoreGroup)
 
 
 def grouped(func: Callable[..., Any]) -> Callable[..., Any]:

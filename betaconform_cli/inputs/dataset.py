@@ -69,7 +69,8 @@ class Votes:
     (-1: no verdict), `gold[p]` the gold's code (-1: no gold, an unlabeled item), `counts[p]` how many items share
     it; `classes[code]` is the class as read (text). Patterns, not rows, are what a reader hands over, so a table
     of 10^7 rows costs what its distinct patterns cost. `item_pattern` (each item's pattern, in input order) and
-    `ids` are kept only when a command needs items (pairing by id, the live sampling loop).
+    `ids` are kept only when a command needs items (pairing by id, the live sampling loop); `clusters` (each
+    item's cluster id, e.g. the prompt that several sampled answers share) only when one was asked for.
     """
 
     judges: tuple[str, ...]
@@ -79,6 +80,7 @@ class Votes:
     counts: np.ndarray = field(repr=False)
     item_pattern: np.ndarray | None = field(default=None, repr=False)
     ids: tuple[str, ...] | None = field(default=None, repr=False)
+    clusters: tuple[str, ...] | None = field(default=None, repr=False)  # each item's cluster (--cluster-field), input order
 
     def __post_init__(self) -> None:
         p = np.asarray(self.patterns, dtype=np.int32).reshape(-1, len(self.judges))
@@ -97,6 +99,8 @@ class Votes:
                 raise ValueError("item_pattern must index patterns, one entry per item")
             ip.setflags(write=False)
             object.__setattr__(self, "item_pattern", ip)
+        if self.clusters is not None and (self.item_pattern is None or len(self.clusters) != int(c.sum())):
+            raise ValueError("clusters need item_pattern and one cluster id per item")
 
     @property
     def labeled_items(self) -> int:

@@ -67,6 +67,7 @@ class _Scan:
     votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
     unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
     vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
+    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -113,6 +114,8 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             line_shape = _line_shape(obj, shape, opts)
             p = records.parse(obj, line_shape, opts, marks, raw)
             ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field) if keep_items else None
+            if keep_items and opts.cluster_field is not None:
+                out.clusters[lineno] = records.cluster_id(obj, opts.cluster_field)
             if keep_items and not p.unlabeled:
                 text = records.get(obj, opts.text_field, None)
                 if text is not None and not isinstance(text, str):
@@ -310,6 +313,7 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
             total.votes[vkey] = total.votes.get(vkey, 0) + n
         total.unlabeled_lines.update(sc.unlabeled_lines)
         total.vote_items.extend(sc.vote_items)
+        total.clusters.update(sc.clusters)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:
             total.id_lines.extend(sc.id_lines)
@@ -528,7 +532,10 @@ class PendingRead:
                     for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
                         row[index[nm]] = c
                     per_item.append((tuple(row), gold))
-                vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items])
+                clusters = ([scans[0].clusters[ln] for _, _, ln in scans[0].vote_items]
+                            if self.opts.cluster_field is not None else None)
+                vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items],
+                                 clusters)
         return Dataset(
             votes=vote_set,
             name=self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path)),

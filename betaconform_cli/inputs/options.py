@@ -49,6 +49,7 @@ class InputOptions:
     gold_col: str | None = None
     text_col: str | None = None
     dataset_col: str | None = None
+    cluster_field: str | None = None
     judge_cols: str | None = None
     tolerance: float | None = None
     skip_invalid: bool = False

@@ -60,10 +60,11 @@ Row = tuple[tuple[str | None, ...], str | None]  # (each judge's class or None, 
 
 
 def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, int]],
-          items: Sequence[Row] | None = None, ids: Sequence[str] | None = None) -> Votes:
+          items: Sequence[Row] | None = None, ids: Sequence[str] | None = None,
+          clusters: Sequence[str] | None = None) -> Votes:
     """Votes from pattern rows and their counts (rows with no verdict at all are left out). `items`: each item's
-    row in input order (then `rows` may be empty: counted from the items), `ids` their ids; kept as
-    Votes.item_pattern / Votes.ids."""
+    row in input order (then `rows` may be empty: counted from the items), `ids` their ids, `clusters` their cluster
+    ids (--cluster-field); kept as Votes.item_pattern / Votes.ids / Votes.clusters."""
     judges = tuple(judges)
     tally: dict[Row, int] = {}
     if items is not None:
@@ -87,13 +88,16 @@ def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, i
     counts = np.array([n for _, n in keyed], dtype=np.int64)
     item_pattern = None
     kept_ids = None
+    kept_clusters = None
     if items is not None:
         index = {pg: i for i, (pg, _) in enumerate(keyed)}
         pick = [i for i, r in enumerate(items) if any(v is not None for v in r[0])]
         item_pattern = np.array([index[coded(items[i])] for i in pick], dtype=np.int64)
         if ids is not None:
             kept_ids = tuple(str(ids[i]) for i in pick)
-    return Votes(judges, tuple(classes), patterns, gold, counts, item_pattern, kept_ids)
+        if clusters is not None:
+            kept_clusters = tuple(str(clusters[i]) for i in pick)
+    return Votes(judges, tuple(classes), patterns, gold, counts, item_pattern, kept_ids, kept_clusters)
 
 
 def merge_rows(judge_rows: Iterable[tuple[tuple[str, ...] | None, tuple[str | None, ...], str | None, int]]

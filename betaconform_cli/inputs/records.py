@@ -286,6 +286,20 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     return Parsed(n, c, marks=tuple(out), names=names, classes=classes, gold=gold)
 
 
+def cluster_id(obj: dict[str, Any], field: str) -> str:
+    """An item's cluster id (--cluster-field: the prompt several sampled answers share), as text; every item needs
+    one, and it must be one value (a string, a number or a boolean)."""
+    from .patterns import class_text  # 1, 1.0 and "1" are one cluster, as they are one class
+
+    value = get(obj, field, None)
+    if isinstance(value, (list, dict)):
+        raise RecordError(field, f"must be one cluster id (text or a number), got {show(value)}")
+    text = class_text(value)
+    if text is None:
+        raise RecordError(field, "missing (--cluster-field: every item needs its cluster id, e.g. the prompt it answers)")
+    return text
+
+
 def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:
     """1 when a verdict agrees with the gold label, 0 when not, None when either is missing (values.agree: the one
     scorer of every format); RecordError naming `where` when they cannot be compared."""

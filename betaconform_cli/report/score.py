@@ -1,0 +1,189 @@
+"""`score` results: per dataset the judge-corrected pass rate with its interval, what the judges alone say (and how
+far off they are), what the labels alone say; with --compare the difference a - b of two systems on shared items.
+
+Each dataset's document is built once (`score_document`, from score.ScoreResult.to_dict()) with its gate check;
+the table, Markdown, CSV, the chart, the verdicts and the gate's lines all read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import __version__
+from ..gate import ScoreCheck
+from . import Verdict
+from .render import to_csv, to_json
+from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
+
+SCHEMA = "betaconform/1"
+CSV_COLUMNS = ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
+               "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
+               "target", "confidence_level", "method", "lambda")
+COMPARE_CSV_COLUMNS = ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b", "shared_items",
+                       "labeled_both", "target", "confidence_level")
+Doc = Mapping[str, Any]
+
+
+def score_document(name: str, source: str, result: dict[str, Any], check: ScoreCheck | None = None) -> dict[str, Any]:
+    """The JSON object for one dataset: the core's result (score.ScoreResult.to_dict()) with where it came from."""
+    doc: dict[str, Any] = {"schema": SCHEMA, "command": "score", "version": __version__, "dataset": name,
+                           "source": source, **result}
+    if check is not None:
+        doc["gate"] = check.to_dict()
+    return doc
+
+
+def compare_document(a: Doc, b: Doc, comparison: dict[str, Any], check: ScoreCheck | None = None) -> dict[str, Any]:
+    """The JSON object of a comparison: the difference a - b on shared items, and each system's own score there."""
+    doc: dict[str, Any] = {"schema": SCHEMA, "command": "score", "version": __version__,
+                           "dataset": f"{a['dataset']} - {b['dataset']}", "a": dict(a), "b": dict(b),
+                           **{k: v for k, v in comparison.items() if k not in ("a", "b")}}
+    if check is not None:
+        doc["gate"] = check.to_dict()
+    return doc
+
+
+def _level(d: Doc) -> int:
+    return round(100 * float(d["confidence_level"]))
+
+
+def _iv(iv: Mapping[str, float]) -> str:
+    return f"[{pct(iv['low'])}, {pct(iv['high'])}]"
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f} pts"
+
+
+def _points_iv(iv: Mapping[str, float]) -> str:
+    return f"[{100 * iv['low']:+.1f}, {100 * iv['high']:+.1f}]"
+
+
+def heading(d: Doc) -> str:
+    clusters = f", {d['clusters']} labeled clusters" if d.get("clusters") is not None else ""
+    return (f"{d['dataset']}: {d['labeled_items']} labeled + {d['unlabeled_items']} unlabeled items, {d['judges']} judges"
+            f"{clusters}; pass = {d['positive']!s}")
+
+
+def score_view(d: Doc) -> TableView:
+    """Corrected pass rate, the judges' majority and its bias, labels only: estimate and interval each."""
+    bias = d["judges_say"]["bias"]
+    rows = (
+        ("corrected pass rate", pct(d["score"]["estimate"]), _iv(d["score"]), "judges + labels"),
+        ("judges say (majority)", pct(d["judges_say"]["estimate"]), "—", "all items, no labels"),
+        ("  off by (judges - corrected)", _points(bias["estimate"]), _points_iv(bias), "the judges' bias"),
+        ("labels only", pct(d["labels_only"]["estimate"]), _iv(d["labels_only"]), "Wilson, labeled items"),
+    )
+    return TableView(
+        title=f"pass rate of {d['dataset']}",
+        columns=("", "estimate", f"{_level(d)}% interval", "from"),
+        rows=rows,
+        caption=f"interval for {d['target_text']} (--target {d['target']}); method: {d['method']}, lambda = {d['lambda']:.2f}",
+        align="lrrl",
+    )
+
+
+def score_chart(d: Doc) -> Chart:
+    """Judges say vs corrected vs labels only, as bars with their intervals (HTML)."""
+    s, lo = d["score"], d["labels_only"]
+    return Chart(
+        kind="hbars",
+        title=f"{d['dataset']}: pass rate",
+        rows=("judges say", "corrected", "labels only"),
+        series=(Series("pass rate", (d["judges_say"]["estimate"], s["estimate"], lo["estimate"]),
+                       (None, s["low"], lo["low"]), (None, s["high"], lo["high"])),),
+        x_label=f"pass rate ({d['positive']!s}), {_level(d)}% intervals",
+        caption="judges say: the majority of the judges over all items (no interval: it is what they said)",
+    )
+
+
+def compare_view(d: Doc) -> TableView:
+    a, b = d["a"], d["b"]
+    rows = (
+        (f"a: {a['dataset']}", pct(a["score"]["estimate"]), _iv(a["score"])),
+        (f"b: {b['dataset']}", pct(b["score"]["estimate"]), _iv(b["score"])),
+        ("a - b", _points(d["difference"]["estimate"]), _points_iv(d["difference"])),
+    )
+    return TableView(
+        title=f"a - b on {d['shared_items']} shared items ({d['labeled_both']} labeled in both), paired by item id",
+        columns=("", "corrected pass rate", f"{_level(d)}% interval"),
+        rows=rows,
+        caption=f"interval for {d['a']['target_text']} (--target {d['target']}); pass = {a['positive']!s}",
+        align="lrr",
+    )
+
+
+def _gate_line(d: Doc) -> Lines | None:
+    g = d.get("gate")
+    if g is None:
+        return None
+    what = "difference" if "difference" in d else "score"
+    on = "corrected " + what if g["on"] == "estimate" else f"lower end of the corrected {what}'s interval"
+    return Lines((f"gate: {on} {pct(g['value'], 2)} {'>=' if g['passed'] else '<'} minimum {pct(g['min_score'], 2)}: "
+                  f"{'ok' if g['passed'] else 'FAIL'}",))
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """One document per dataset (or one comparison); exit 1 when a --min-score gate fails."""
+
+    documents: tuple[dict[str, Any], ...]
+    checks: tuple[ScoreCheck, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def blocks(self, markdown: bool = False) -> list[Block]:
+        out: list[Block] = []
+        for d in self.documents:
+            if "difference" in d:
+                out.append(compare_view(d))
+                for side in (d["a"], d["b"]):
+                    out += [Lines((heading(side),), heading=markdown), score_view(side), score_chart(side)]
+            else:
+                out += [Lines((heading(d),), heading=markdown), score_view(d), score_chart(d)]
+            gate = _gate_line(d)
+            if gate is not None:
+                out.append(gate)
+            out.append(BLANK)
+        return out
+
+    def json(self) -> str:
+        return to_json(self.documents)
+
+    def csv(self) -> str:
+        if self.documents and "difference" in self.documents[0]:
+            return to_csv(COMPARE_CSV_COLUMNS, (
+                (d["a"]["dataset"], d["b"]["dataset"], d["a"]["positive"], d["difference"]["estimate"],
+                 d["difference"]["low"], d["difference"]["high"], d["a"]["score"]["estimate"],
+                 d["b"]["score"]["estimate"], d["shared_items"], d["labeled_both"], d["target"], d["confidence_level"])
+                for d in self.documents))
+        return to_csv(CSV_COLUMNS, (
+            (d["dataset"], d["positive"], d["score"]["estimate"], d["score"]["low"], d["score"]["high"],
+             d["judges_say"]["estimate"], d["judges_say"]["bias"]["estimate"], d["judges_say"]["bias"]["low"],
+             d["judges_say"]["bias"]["high"], d["labels_only"]["estimate"], d["labels_only"]["low"],
+             d["labels_only"]["high"], d["labeled_items"], d["unlabeled_items"], d["judges"], d["clusters"],
+             d["target"], d["confidence_level"], d["method"], d["lambda"])
+            for d in self.documents))
+
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
+        by = {c.dataset: c for c in self.checks}
+        out = []
+        for d in self.documents:
+            c = by.get(str(d["dataset"]))
+            if c is None:
+                out.append(Verdict(str(d["dataset"]), "", True))
+            else:
+                gate = f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else "")
+                out.append(Verdict(c.dataset, gate, c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
+        return tuple(out)
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Lines for stderr at the end: each dataset (or comparison) that failed the gate."""
+        return tuple(f"gate failed: {c.line()[5:]}" for c in self.checks if not c.passed)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0
