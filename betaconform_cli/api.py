@@ -85,25 +85,30 @@ def skip_note(ds: Dataset) -> list[str]:
     return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
 
-def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str]) -> FitResult:
+def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
     import numpy as np
 
-    from .fit import analyse
+    from .votes import analyse_with_votes
 
     notes += skip_note(ds)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse(ds.table, settings, np.random.default_rng(seed))
+        result = analyse_with_votes(ds.table, ds.votes, settings, np.random.default_rng(seed), unlabeled)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
+    est = result.unlabeled
+    if est is not None and not est.used_unlabeled and unlabeled:
+        notes.append(f"{ds.source}: {est.unlabeled_items} unlabeled item(s) not used: {est.reason}")
     return result
 
 
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, unlabeled: bool = True,
 ) -> FitReport:
-    """Fit every input and return its error table beside the baselines (and the gate's verdict).
+    """Fit every input and return its error table beside the baselines (and the gate's verdict). Items without gold
+    count too (`unlabeled=False`: labels only): their verdicts inform the estimate where the labels vouch for it
+    (votes.analyse_with_votes).
 
     progress(done, total, what): after each dataset (a folder of many files can take a while)."""
     from .report.fit import FitReport, fit_document, saved_document
@@ -124,7 +129,7 @@ def fit(
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
-        result = _fit_one(ds, settings, seed, notes)
+        result = _fit_one(ds, settings, seed, notes, unlabeled)
         check = gate.check(ds.name, [r.to_dict() for r in result.rows]) if gate is not None else None
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -32,6 +32,9 @@ from .distributions import (
 from .errors import FitWarning, UsageError
 from .posterior import cell_posterior, mixture_cells
 from .settings import INTERVAL_METHOD, METHOD_DESCRIPTIONS, TIE_RULE, FitSettings, Prior
+
+if TYPE_CHECKING:
+    from .votes import VoteEstimate
 
 LOG_BOUNDS = (-8.0, 10.0)
 
@@ -317,9 +320,13 @@ class ErrorRow:
     binomial: float
     beta_binomial: float
     empirical: float | None
+    # with unlabeled items (votes.analyse_with_votes): the labels-only estimate [low, high] that `estimate`
+    # replaced, and whether some item, labeled or not, has fewer than k judges
+    labels_only: tuple[float, float, float] | None = None
+    extrapolated_all: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "k": self.k,
             "estimate": self.estimate,
             "low": self.low,
@@ -330,8 +337,11 @@ class ErrorRow:
             "empirical": self.empirical,
             # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
             # carries the items' sampling uncertainty but not the mixture's own
-            "extrapolated": self.empirical is None,
+            "extrapolated": self.empirical is None if self.extrapolated_all is None else self.extrapolated_all,
         }
+        if self.labels_only is not None:
+            out["labels_only"], out["labels_only_low"], out["labels_only_high"] = self.labels_only
+        return out
 
 
 @dataclass(frozen=True)
@@ -343,6 +353,7 @@ class FitResult:
     binomial: Binomial
     beta_binomial: MixtureFit
     rows: tuple[ErrorRow, ...]
+    unlabeled: VoteEstimate | None = None  # set by votes.analyse_with_votes when the data has unlabeled items
 
     def row(self, k: int) -> ErrorRow:
         for r in self.rows:
@@ -363,6 +374,7 @@ class FitResult:
             "interval": {"confidence_level": self.settings.confidence_level, "method": INTERVAL_METHOD},
             "tie_rule": TIE_RULE,
             "error_rates": [r.to_dict() for r in self.rows],
+            **({} if self.unlabeled is None else self.unlabeled.fit_keys()),
         }
 
 

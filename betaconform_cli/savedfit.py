@@ -15,6 +15,10 @@ Schema ``betaconform/fit/1``::
     settings: {...}          # FitSettings.to_dict()
     model: {...}             # fitted mixture (family, components, log-likelihood, ...)
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
+    unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
+    unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
+                             # how the estimate used them (votes.VoteEstimate.fit_keys); rows then add
+                             # labels_only, labels_only_low, labels_only_high
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed`
     provenance: {...}        # shipped priors: where the data came from and its licence
 
@@ -53,7 +57,8 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "error_rates": list,
 }
 OPTIONAL = ("tool_version", "source", "command", "skipped_lines", "seed", "method_description", "settings", "baselines",
-            "interval", "tie_rule", "embedding", "provenance", "sources", "without_transfer", "transfer", "reading")
+            "interval", "tie_rule", "embedding", "provenance", "sources", "without_transfer", "transfer", "reading",
+            "unlabeled_items", "unlabeled")
 KEYS = (*REQUIRED, *OPTIONAL)
 ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
 MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES
@@ -275,7 +280,7 @@ def validate(doc: Any, where: str) -> None:
             raise ParamsError(f"{where}: field '{key}': missing")
         if not isinstance(doc[key], typ) or isinstance(doc[key], bool):
             raise ParamsError(f"{where}: field '{key}': expected {getattr(typ, '__name__', typ)}, got {type(doc[key]).__name__}")
-    for key in ("items", "judges", "skipped_lines"):
+    for key in ("items", "judges", "skipped_lines", "unlabeled_items"):
         if key in doc and doc[key] is not None and not _count(doc[key]):
             raise ParamsError(f"{where}: field '{key}': expected a non-negative integer below 2^53, got {str(doc[key])[:40]}")
     if doc.get("seed") is not None and not _count(doc["seed"]):
@@ -299,6 +304,24 @@ def validate(doc: Any, where: str) -> None:
         if doc.get(name) is not None and not (isinstance(doc[name], list) and all(isinstance(x, dict) for x in doc[name])):
             raise ParamsError(f"{where}: field '{name}': expected a list of mappings")
     _embedding(doc, where)
+    _unlabeled(doc, where)
+
+
+def _unlabeled(doc: dict[str, Any], where: str) -> None:
+    """The unlabeled items' record: a mapping whose method and reason (shown in the table's caption) are text."""
+    u = doc.get("unlabeled")
+    if u is None:
+        return
+    if not isinstance(u, dict):
+        raise ParamsError(f"{where}: field 'unlabeled': expected a mapping, got {type(u).__name__}")
+    if not doc.get("unlabeled_items"):
+        raise ParamsError(f"{where}: field 'unlabeled_items': expected the number of unlabeled items beside field 'unlabeled'")
+    if u.get("method") not in ("vote_split", "labels_only"):
+        raise ParamsError(f"{where}: field 'unlabeled.method': expected 'vote_split' or 'labels_only', got {str(u.get('method'))[:40]!r}")
+    if not isinstance(u.get("reason"), str):
+        raise ParamsError(f"{where}: field 'unlabeled.reason': expected text, got {type(u.get('reason')).__name__}")
+    if u.get("model") is not None and not isinstance(u["model"], dict):
+        raise ParamsError(f"{where}: field 'unlabeled.model': expected a mapping or null, got {type(u['model']).__name__}")
 
 
 def _histogram(doc: dict[str, Any], where: str) -> None:
@@ -367,7 +390,7 @@ def _rows(doc: dict[str, Any], where: str) -> None:
         if k in seen:
             raise ParamsError(f"{where}: field 'error_rates[{i}].k': k = {k} is listed twice")
         seen.add(k)
-        for key in (*ROW_KEYS[1:], "mixture"):
+        for key in (*ROW_KEYS[1:], "mixture", "labels_only", "labels_only_low", "labels_only_high"):
             if row.get(key) is not None and not (_number(row[key]) and -1e-9 <= row[key] <= 1 + 1e-9):
                 raise ParamsError(f"{where}: field 'error_rates[{i}].{key}': expected a fraction from 0 to 1 or null, got {str(row[key])[:40]}")
         for key in ("estimate", "low", "high"):

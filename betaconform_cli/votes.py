@@ -31,7 +31,7 @@ margins x, before any model work: 10^5 items cost a few milliseconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -161,6 +161,23 @@ class VoteEstimate:
             "prior": self.prior.to_dict(),
             "model": None if self.model is None else self.model.to_dict(),
             "error_rates": [r.to_dict() for r in self.rows],
+        }
+
+    def fit_keys(self) -> dict[str, Any]:
+        """What `fit`'s JSON (and a saved fit) adds when the data has unlabeled items: their count, and how the
+        estimate used them ("items" stays the labeled count)."""
+        return {
+            "unlabeled_items": self.unlabeled_items,
+            "unlabeled": {
+                "method": self.method,
+                "reason": self.reason,
+                "used": self.used_unlabeled,
+                "labeled_items": self.labeled_items,
+                "unlabeled_items": self.unlabeled_items,
+                "dropped_items": self.dropped_items,
+                "prior": self.prior.to_dict(),
+                "model": None if self.model is None else self.model.to_dict(),
+            },
         }
 
 
@@ -448,17 +465,20 @@ class _SplitPosterior:
         """(posterior mean of P(wrong) per split, one draw per posterior draw `idx` and split)."""
         mean = np.zeros(len(splits))
         draws = np.zeros((len(idx), len(splits)))
-        prior_u = np.broadcast_to(np.exp(self.log_omega)[None, :], (len(self.w), len(self.u)))
+        omega = np.exp(self.log_omega)
+        cum_prior = np.cumsum(omega)
         for c, j in enumerate(splits):
+            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
             if self.trials[j] > 0:
                 ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
                 cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
-            else:  # no labeled item with this split: u keeps its prior
-                cond = prior_u
-            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
-            mean[c] = float(self.w @ (cond * p).sum(axis=1))
-            cum = np.cumsum(cond[idx], axis=1)
-            q = np.minimum((cum < rng.random(len(idx))[:, None] * cum[:, -1:]).sum(axis=1), len(self.u) - 1)
+                mean[c] = float(self.w @ (cond * p).sum(axis=1))
+                cum = np.cumsum(cond[idx], axis=1)
+                q = np.minimum((cum < rng.random(len(idx))[:, None] * cum[:, -1:]).sum(axis=1), len(self.u) - 1)
+            else:  # no labeled item with this split: u keeps its prior, the same node weights on every grid point
+                mean[c] = float(self.w @ (p @ omega))
+                # (cum < t).sum() of the row-wise cumsum, as one search in the shared cumsum: the same draws
+                q = np.minimum(np.searchsorted(cum_prior, rng.random(len(idx)) * cum_prior[-1], side="left"), len(self.u) - 1)
             draws[:, c] = p[idx, q]
         return mean, draws
 
@@ -651,3 +671,27 @@ def _guard(model: SplitModel) -> tuple[bool, str]:
             f"(posterior probability {probs['constant']:.2f})"
         )
     return True, "vote split: labeled items exact, unlabeled items by P(plurality wrong | split)"
+
+
+def analyse_with_votes(
+    table: CountTable, votes: Votes | None, settings: FitSettings, rng: np.random.Generator, use_unlabeled: bool = True,
+) -> FitResult:
+    """`fit.analyse` of the labeled histogram `table`, then, when `votes` holds unlabeled items, the error table over
+    every item from `estimate_from_votes`: the estimate and interval are the vote split's where the guard lets it
+    use the unlabeled verdicts, the labels-only ones otherwise (and with `use_unlabeled=False`); either way each row
+    keeps the labels-only estimate beside it and the result carries the `VoteEstimate` (method, reason, counts).
+    Without unlabeled items the result is `fit.analyse`'s, unchanged (same draws of `rng`)."""
+    result = analyse(table, settings, rng)
+    if votes is None or votes.unlabeled_items == 0 or votes.labeled_items == 0:
+        return result
+    est = estimate_from_votes(votes, tuple(settings.ks), settings.confidence_level, rng, labels_only=result,
+                              use_unlabeled=use_unlabeled)
+    rows = []
+    for r in result.rows:
+        v = est.row(r.k)
+        lo = (r.estimate, r.low, r.high)
+        if est.used_unlabeled:
+            rows.append(replace(r, estimate=v.estimate, low=v.low, high=v.high, labels_only=lo, extrapolated_all=v.extrapolated))
+        else:
+            rows.append(replace(r, labels_only=lo))
+    return replace(result, rows=tuple(rows), unlabeled=est)

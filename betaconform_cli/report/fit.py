@@ -88,7 +88,20 @@ def describe(d: Doc) -> str:
     comps = ", ".join(f"{100 * c['weight']:.0f}% of items at mean accuracy {c['mean']:.2f}" for c in m["components"])
     n = len(m["components"])
     kind = "single Beta-Binomial" if n == 1 else f"{n}-component Beta-Binomial mixture"
-    return f"{d['items']} labeled items, up to {d['judges']} judges; {kind}: {comps}"
+    unl = f" (and {d['unlabeled_items']} unlabeled)" if d.get("unlabeled_items") else ""
+    return f"{d['items']} labeled items{unl}, up to {d['judges']} judges; {kind}: {comps}"
+
+
+def unlabeled_note(d: Doc) -> str:
+    """Both item counts and how the estimate used the unlabeled items ('' for data without any)."""
+    u = d.get("unlabeled")
+    if not d.get("unlabeled_items") or not isinstance(u, Mapping):
+        return ""
+    n_lab, n_unl = d["items"], d["unlabeled_items"]
+    if u.get("method") == "vote_split":
+        return (f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers all {n_lab + n_unl}: {u.get('reason')}; "
+                f"labels only: the estimate from the {n_lab} labeled items alone")
+    return f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers the {n_lab} labeled items: {u.get('reason')}"
 
 
 def confidence(d: Doc) -> float:
@@ -97,7 +110,11 @@ def confidence(d: Doc) -> float:
 
 
 def _num(x: Any, spec: str) -> str:
-    return "—" if x is None else format(x, spec)
+    return format(x, spec) if _is_number(x) else "—"
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def interval_note(d: Doc) -> str:
@@ -105,23 +122,32 @@ def interval_note(d: Doc) -> str:
 
 
 def _extrapolated(r: Mapping[str, Any]) -> bool:
-    return r.get("empirical", 0) is None
+    """Some item has fewer than k judges (with unlabeled items: any item, labeled or not)."""
+    return bool(r.get("extrapolated", r.get("empirical", 0) is None))
+
+
+def _votes_used(d: Doc) -> bool:
+    u = d.get("unlabeled")
+    return bool(d.get("unlabeled_items")) and isinstance(u, Mapping) and u.get("method") == "vote_split"
 
 
 def error_view(d: Doc, title: bool = True) -> TableView:
+    used = _votes_used(d)  # the labels-only estimate it replaced, beside it
     rows = tuple(
         (k_label(r["k"], _extrapolated(r)), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
+         *((pct(r.get("labels_only")),) if used else ()),
          pct(r["binomial"]), pct(r["beta_binomial"]), pct(r["empirical"]))
         for r in d["error_rates"]
     )
+    note = unlabeled_note(d) or (
+        f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)" if d.get("unlabeled_items") else "")
     extrapolated = any(_extrapolated(r) for r in d["error_rates"])
-    counts = (f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)"
-              if d.get("unlabeled_items") else "")
-    caption = caption_of(counts, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: the "
-                         "mixture extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
+    caption = caption_of(note, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: the mixture "
+                         "extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
     return TableView(
         title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
-        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", "binomial", "beta-binomial", "empirical"),
+        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
+                 "binomial", "beta-binomial", "empirical"),
         rows=rows,
         caption=caption,
     )
@@ -139,6 +165,14 @@ def diagnostics_view(d: Doc) -> TableView:
     ]
     for i, c in enumerate(m["components"], 1):
         rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
+    u = d.get("unlabeled")
+    if d.get("unlabeled_items") and isinstance(u, Mapping):
+        rows.append(("unlabeled items", f"{d['unlabeled_items']}: {u.get('method')} ({u.get('reason')})"))
+        model = u.get("model")
+        if isinstance(model, Mapping) and isinstance(model.get("model_probabilities"), Mapping):
+            probs = ", ".join(f"{k} {float(v):.2f}" for k, v in model["model_probabilities"].items() if _is_number(v))
+            rows.append(("vote split", f"b0={_num(model.get('b0'), '.3g')}  b1={_num(model.get('b1'), '.3g')}  "
+                                       f"models: {probs}; labeled splits {_num(model.get('labeled_splits'), 'g')}, wrong {_num(model.get('labeled_wrong'), 'g')}"))
     if d.get("skipped_lines"):
         rows.append(("skipped lines", str(d["skipped_lines"])))
     return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll", terminal_only=True)
@@ -216,6 +250,7 @@ def error_chart(d: Doc) -> Chart:
         x=tuple(str(r["k"]) for r in rows),
         series=(
             Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
+            *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
             Series("binomial", col("binomial")),
             Series("beta-binomial", col("beta_binomial")),
             Series("empirical", col("empirical")),
@@ -254,7 +289,7 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
     tie = (d.get("tie_rule") or TIE_RULE) if tie_note(r["k"] for r in d["error_rates"]) else ""
-    note = caption_of(tie, interval_note(d), sep="; ")
+    note = caption_of(unlabeled_note(d), tie, interval_note(d), sep="; ")
     return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 
