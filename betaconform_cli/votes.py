@@ -350,7 +350,10 @@ def _fit_folded(k_lab: np.ndarray, s_lab: np.ndarray, rows: np.ndarray, count: n
     p = float((np.dot(wl, s_lab) + 1) / (np.dot(wl, k_lab) + 2))
     best = None
     for conc in (2.0, 10.0):
-        res = minimize(nll, np.log([p * conc, (1 - p) * conc]), method="L-BFGS-B", bounds=[(-8.0, 10.0)] * 2)
+        # converged tightly: at the default tolerance the optimum moved by ~1e-5 between OpenBLAS kernels, and the
+        # interval's posterior draws (cut points of a cumulative sum) moved with it in the 4th digit
+        res = minimize(nll, np.log([p * conc, (1 - p) * conc]), method="L-BFGS-B", bounds=[(-8.0, 10.0)] * 2, jac="3-point",
+                       options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 500})
         if best is None or res.fun < best.fun:
             best = res
     assert best is not None
@@ -447,6 +450,16 @@ class _SplitPosterior:
         live = w > 1e-12
         self.b0, self.b1, self.model = self.b0[live], self.b1[live], self.model[live]
         self.w = w[live] / w[live].sum()
+        self._live = np.nonzero(live)[0]
+        self._w_full = np.where(live, w, 0.0) / w[live].sum()
+
+    def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """`n` posterior draws (positions in the kept grid), sampled over the whole grid with the dropped points at
+        weight 0: a point whose weight sits at the 1e-12 cut and falls on the other side on another CPU's BLAS
+        kernel then moves the draws by ~1e-12, instead of shifting every later index (the intervals differed in
+        their 4th digit between OpenBLAS kernels)."""
+        full: np.ndarray = rng.choice(len(self._w_full), size=n, p=self._w_full)
+        return np.searchsorted(self._live, full)
 
     def _z(self, j: int, g: Any) -> np.ndarray:
         z: np.ndarray = self.b0[g] + self.b1[g] * self.x[j] + self.offsets[self.model[g], j]
@@ -610,7 +623,7 @@ def estimate_errors(
     x_all = split_flat.x if key is None else keys_all[:, classes] / _STEPS - 1.0
     post = _SplitPosterior(x_all, offsets, wrongs, trials, can_err, prior)
     total = n_lab + n_unl
-    idx = rng.choice(len(post.w), size=n_draws, p=post.w)
+    idx = post.draw(rng, n_draws)
     mean_sum = np.zeros(len(ks))
     draw_sum = np.zeros((n_draws, len(ks)))
     var_sum = np.zeros((n_draws, len(ks)))
