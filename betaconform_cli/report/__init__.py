@@ -7,6 +7,7 @@ report), transfer.py, sample.py, evaluate.py, judges.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +28,26 @@ class Verdict:
     gate: str
     passed: bool
     reason: str = ""
+
+
+def gate_verdicts(documents: Iterable[dict[str, Any]], checks: Iterable[Any],
+                  describe: Callable[[Any], str]) -> tuple[Verdict, ...]:
+    """One per document: its gate check (`describe(check)` names the gate), or a passing case when it has none.
+    A check has `dataset`, `passed` and `line()` ("ok: ..." or "FAIL: ...", as gate.py writes it)."""
+    by = {c.dataset: c for c in checks}
+    out = []
+    for d in documents:
+        c = by.get(str(d["dataset"]))
+        if c is None:
+            out.append(Verdict(str(d["dataset"]), "", True))
+        else:
+            out.append(Verdict(c.dataset, describe(c), c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
+    return tuple(out)
+
+
+def gate_failures(checks: Iterable[Any]) -> tuple[str, ...]:
+    """Lines for stderr at the end: each check that failed its gate."""
+    return tuple(f"gate failed: {c.line()[5:]}" for c in checks if not c.passed)
 
 
 def verdicts(report: Any) -> tuple[Verdict, ...]:

@@ -17,7 +17,7 @@ from .. import __version__
 from ..counts import CountTable
 from ..gate import GateCheck
 from ..settings import TIE_RULE
-from . import Verdict
+from . import Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
@@ -336,21 +336,13 @@ class FitReport:
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""
-        by = {c.dataset: c for c in self.checks}
-        out = []
-        for d in self.documents:
-            c = by.get(d["dataset"])
-            if c is None:
-                out.append(Verdict(str(d["dataset"]), "", True))
-            else:
-                gate = f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else "")
-                out.append(Verdict(c.dataset, gate, c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
-        return tuple(out)
+        return gate_verdicts(self.documents, self.checks,
+                             lambda c: f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property
     def failures(self) -> tuple[str, ...]:
         """Lines for stderr at the end: each dataset that failed the gate."""
-        return tuple(f"gate failed: {c.line()[5:]}" for c in self.checks if not c.passed)
+        return gate_failures(self.checks)
 
     @property
     def exit_code(self) -> int:

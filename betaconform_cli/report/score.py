@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..gate import ScoreCheck
-from . import Verdict
+from . import Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -168,21 +168,13 @@ class ScoreReport:
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
-        by = {c.dataset: c for c in self.checks}
-        out = []
-        for d in self.documents:
-            c = by.get(str(d["dataset"]))
-            if c is None:
-                out.append(Verdict(str(d["dataset"]), "", True))
-            else:
-                gate = f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else "")
-                out.append(Verdict(c.dataset, gate, c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
-        return tuple(out)
+        return gate_verdicts(self.documents, self.checks,
+                             lambda c: f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property
     def failures(self) -> tuple[str, ...]:
         """Lines for stderr at the end: each dataset (or comparison) that failed the gate."""
-        return tuple(f"gate failed: {c.line()[5:]}" for c in self.checks if not c.passed)
+        return gate_failures(self.checks)
 
     @property
     def exit_code(self) -> int:
