@@ -64,6 +64,21 @@ def popen_cli(*args: Any, env: dict[str, str] | None = None, **popen: Any) -> su
                             preexec_fn=_cap_memory, **popen)
 
 
+def drain(master: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it; the master is closed."""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the other side has closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return out
+
+
 def one_error_line(p: subprocess.CompletedProcess[bytes], code: int = 2) -> str:
     """The process failed as a user error: exit `code`, one line on stderr, no traceback; returns the line."""
     err = p.stderr.decode("utf-8", "replace")

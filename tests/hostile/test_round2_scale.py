@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from .conftest import MIXED, cli_env, popen_cli, run_cli, write_jsonl
+from .conftest import MIXED, cli_env, drain, popen_cli, run_cli, write_jsonl
 
 SLOW = 180  # seconds: generous on a loaded 2-core machine; the point is "finishes, under the memory cap"
 
@@ -201,16 +201,7 @@ class TestProgress:
         p = popen_cli(*argv, env=cli_env(TERM="xterm", COLUMNS="100"), stdin=subprocess.DEVNULL,
                       stdout=subprocess.DEVNULL, stderr=slave)
         os.close(slave)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        os.close(master)
+        seen = drain(master)
         assert p.wait(timeout=SLOW) == 0, seen[-1000:]
         assert (b"judges" if args[0] == "judges" else b"replays") in seen and b"\x1b[" in seen
         assert json.JSONDecoder().raw_decode(out.read_text(encoding="utf-8"))[0]["command"] == args[0]

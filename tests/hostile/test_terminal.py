@@ -24,6 +24,7 @@ from .conftest import (
     alive,
     children,
     cli_env,
+    drain,
     invoke,
     one_error_line,
     popen_cli,
@@ -136,16 +137,7 @@ def _tty(args: list[str], cols: int) -> tuple[int, bytes]:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
     p = popen_cli(*args, env=cli_env(TERM="xterm", COLUMNS=None), stdin=slave, stdout=slave, stderr=slave)
     os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(master)
+    out = drain(master)
     # a transient progress bar draws (and erases) a label cut to the width: only what stays on the screen counts
     return p.wait(timeout=60), out.rsplit(b"\x1b[?25h", 1)[-1]
 
