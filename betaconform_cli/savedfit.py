@@ -44,6 +44,7 @@ import yaml
 
 from .atomic import write_text
 from .errors import ParamsError
+from .formats import MAX_JUDGES, MAX_K, MAX_YAML_BYTES, is_data_name, is_fit_name
 
 SCHEMA = "betaconform/fit/1"
 REQUIRED: dict[str, type | tuple[type, ...]] = {
@@ -61,10 +62,7 @@ OPTIONAL = ("tool_version", "source", "command", "skipped_lines", "seed", "metho
             "unlabeled_items", "unlabeled")
 KEYS = (*REQUIRED, *OPTIONAL)
 ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
-MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES
 MAX_INT = 2**53  # counts and seeds beyond this are not exact as floats and cannot be real
-MAX_YAML_BYTES = 16 << 20  # a real fit is a few KB (1000 judges: ~1 MB); /dev/zero must not fill the memory
-MAX_K = 201  # as settings.MAX_K: the largest k an error row (or a transfer) may ask of the model
 TOLERANCE = 1e-6
 STDIN = "-"
 
@@ -139,7 +137,7 @@ def _read_text(path: str | Path, what: str) -> str:
     else:
         if p.is_dir():
             raise ParamsError(f"{p}: is a directory, not a {what}")
-        if p.suffix.lower() in JUDGMENT_SUFFIXES or p.name.lower().endswith(tuple(s + ".gz" for s in JUDGMENT_SUFFIXES)):
+        if is_data_name(p) and not p.name.lower().endswith(".json"):  # a JSON document may be a transfer config
             raise ParamsError(f"{p}: this looks like judgment data, not a {what} (YAML); fit it with `betaconform fit {p}`")
         try:
             with open(p, "rb") as fh:
@@ -158,9 +156,6 @@ def _read_text(path: str | Path, what: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ParamsError(f"{path}: cannot read the {what}: not UTF-8 text (save the file as UTF-8)") from None
-
-
-JUDGMENT_SUFFIXES = (".jsonl", ".csv", ".tsv", ".parquet", ".eval")
 
 
 def _read_capped(fh: Any, where: str, what: str) -> bytes:
@@ -195,13 +190,10 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-FIT_SUFFIXES = (".yaml", ".yml")
-
-
 def check_fit_name(path: str | Path) -> None:
     """A saved fit is YAML: its name ends in .yaml or .yml (`report DIR` finds it; `--save out.csv` would leave YAML
     behind a CSV name)."""
-    if Path(path).suffix.lower() not in FIT_SUFFIXES:
+    if not is_fit_name(path):
         from .errors import ParameterError
 
         raise ParameterError("save", f"{{0}} {path}: a saved fit is YAML; give it a .yaml or .yml name")
@@ -430,7 +422,7 @@ def expand_fits(arguments: Sequence[str], what: str = "saved fit") -> list[Path]
         if arg == STDIN:
             found = [p]
         elif p.is_dir():
-            found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix in (".yaml", ".yml"))
+            found = sorted(q for q in p.iterdir() if q.is_file() and is_fit_name(q))
             if not found:
                 raise ParamsError(f"{arg}: directory holds no {what} (*.yaml or *.yml)")
         elif any(ch in arg for ch in "*?[") and not os.path.lexists(p):

@@ -53,8 +53,8 @@ from scipy import stats
 
 from .errors import FitWarning, ParameterError
 from .inputs.dataset import Votes
+from .settings import SCORE_TARGETS as TARGETS
 
-TARGETS = ("set", "new")
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
 METHOD = "PPI++ with a Dawid-Skene posterior of all judges"
 METHOD_LABELS_ONLY = "labels only (lambda = 0)"

@@ -6,12 +6,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ParameterError, UsageError
+from .formats import MAX_K as MAX_K
+from .formats import MAX_SEED
 
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
-MAX_K = 201  # the largest ensemble size k
-# the one seed range, for every command and the library: JSON readers (and saved fits) carry integers below 2^53
-# exactly, so a larger seed could not be written into the output and read back as the seed that was used
-MAX_SEED = 2**53 - 1
+COMPONENTS: tuple[int | str, ...] = (1, 2, 3, "auto")
+# every other option's choices: read by the core's checks and by the CLI's choices alike, from here, because this
+# module is light (the modules that use them import scipy, which the CLI loads only when a command computes)
+RULES = ("conformal", "variance", "precision")  # stopping rules
+PRECISION_METHODS = ("calibrated", "sequential")  # the precision rule's interval
+SCORE_TARGETS = ("set", "new")  # score's interval: these items' pass rate, or new items'
+TRANSFER_METHODS = ("default", "paper")
+SIZE_WEIGHTS = ("log", "linear")  # eq. 14's size term
+SIMILARITIES = ("cosine", "inverse-euclidean")
 
 
 def check_seed(seed: int) -> None:
@@ -76,7 +83,7 @@ def check_settings(s: FitSettings) -> None:
     """Validate once, early; each message names the parameter and its allowed range."""
     if s.method not in METHODS:
         raise ParameterError("method", f"must be one of {', '.join(METHODS)}; got {s.method!r}")
-    if s.components not in (1, 2, 3, "auto"):
+    if s.components not in COMPONENTS:
         raise ParameterError("components", f"must be 1, 2, 3 or auto; got {s.components!r}")
     if s.method == "paper" and s.components not in (2, "auto"):
         raise UsageError("the paper's method fits exactly two components: leave components at auto")

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 
 # lower layers first; a module may import its own layer and any lower one, never a higher one
 LAYERS = [
-    {"errors", "settings", "counts", "blas", "atomic"},
+    {"errors", "formats", "settings", "counts", "blas", "atomic"},
     {"distributions", "inputs", "gate"},
     {"fit", "posterior", "savedfit", "embeddings", "votes"},
     {"stopping", "transfer", "judges", "score"},

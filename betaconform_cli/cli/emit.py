@@ -26,7 +26,8 @@ from rich.table import Table
 
 from .. import atomic
 from ..errors import BetaConformError, ParameterError, UsageError
-from ..report import EXTENSIONS, Report, Verdict, verdicts
+from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
+from ..report import Report, Verdict, verdicts
 from ..report.render import clean, to_markdown
 from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
@@ -119,7 +120,7 @@ def resolve_format(out: OutputGroup) -> str:
     if out.output is not None:
         atomic.check_target(out.output)
     if out.fmt is not None:
-        return out.fmt.value
+        return out.fmt
     if out.output is None:
         return "table"
     suffix = out.output.suffix.lower()

@@ -63,8 +63,8 @@ def evaluate(
     settings = ev.EvaluateSettings(sizes=sizes, runs=runs, methods=chosen, ks=est.ks_tuple(), confidence_level=est.confidence_level)
     rules = None
     if rule is not None:
-        rules = ev.rule_grid(rule.value, parse_numbers(xi, "xi") if xi else None, parse_numbers(target, "target") if target else None,
-                             **common.given(), **({"ks": settings.ks, "confidence_level": settings.confidence_level} if rule is Rule.precision else {}))
+        rules = ev.rule_grid(rule, parse_numbers(xi, "xi") if xi else None, parse_numbers(target, "target") if target else None,
+                             **common.given(), **({"ks": settings.ks, "confidence_level": settings.confidence_level} if rule == "precision" else {}))
     check_plot(plot, plot_r, rule, settings.sizes)
     refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:

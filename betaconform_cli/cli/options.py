@@ -1,8 +1,9 @@
 """Every option shared by several commands, declared once, in groups that `--help` shows as panels.
 
 A command names a group as a parameter (`inp: InputGroup`); `@grouped` expands the group's fields into options
-and hands the command one frozen group object (sqlite-utils' output_options decorator, for typer). Choices are
-enums, so that `--help` lists them and a wrong value is a usage error.
+and hands the command one frozen group object (sqlite-utils' output_options decorator, for typer). Choices are the
+core's own tuples (formats.INPUT_FORMATS, gate.GATE_ON, ...) read by typer as a Literal of their values, so that
+`--help` lists them, a wrong value is a usage error, and a value added to the core is a choice at once.
 """
 
 from __future__ import annotations
@@ -15,69 +16,38 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import typer
 
 from ..embeddings import EmbedOptions
 from ..errors import ParameterError
-from ..gate import Gate, ScoreGate, make_gate, make_score_gate
+from ..formats import DUPLICATES, INPUT_FORMATS, OUTPUT_FORMATS
+from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
-from ..settings import MAX_K, FitSettings, check_seed
+from ..settings import COMPONENTS, MAX_K, RULES, SCORE_TARGETS, FitSettings, check_seed
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
-
-class Format(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-    markdown = "markdown"
-    html = "html"
-
-
-class SourceFormat(str, Enum):
-    auto = "auto"
-    jsonl = "jsonl"
-    long = "long"
-    wide = "wide"
-    counts = "counts"
-    promptfoo = "promptfoo"
-    inspect = "inspect"
-
-
-class Duplicates(str, Enum):
-    error = "error"
-    first = "first"
-    last = "last"
+if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple known only at run time is not a type
+    Format: TypeAlias = str
+    SourceFormat: TypeAlias = str
+    Duplicates: TypeAlias = str
+    Components: TypeAlias = str
+    ScoreOn: TypeAlias = str
+    Target: TypeAlias = str
+    GateOn: TypeAlias = str
+    Rule: TypeAlias = str
+else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
+    Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[INPUT_FORMATS], Literal[DUPLICATES]
+    Components = Literal[tuple(str(c) for c in COMPONENTS)]
+    ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
 
 
 class Method(str, Enum):
     default = "default"
     plugin = "plugin"
     paper = "paper"
-
-
-class Components(str, Enum):
-    one = "1"
-    two = "2"
-    three = "3"
-    auto = "auto"
-
-
-class ScoreOn(str, Enum):
-    LOWER = "lower"  # not `lower`: that would shadow str.lower
-    ESTIMATE = "estimate"
-
-
-class Target(str, Enum):
-    set = "set"
-    new = "new"
-
-
-class GateOn(str, Enum):
-    UPPER = "upper"  # not `upper`: that would shadow str.upper
-    ESTIMATE = "estimate"
 
 
 def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
@@ -88,7 +58,7 @@ def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - 
 class InputGroup:
     """How inputs are read (every reading command)."""
 
-    source_format: Annotated[SourceFormat, _opt("--from", help="input format (auto: from the file's name and content)", panel=INPUT)] = SourceFormat.auto
+    source_format: Annotated[SourceFormat, _opt("--from", help="input format (auto: from the file's name and content)", panel=INPUT)] = "auto"
     judgments_field: Annotated[str, _opt("--judgments-field", help="JSON field with per-judge correctness (list or object)", panel=INPUT)] = "judgments"
     correct_field: Annotated[str, _opt("--correct-field", help="JSON field with the count of correct judges", panel=INPUT)] = "correct"
     judges_field: Annotated[str, _opt("--judges-field", help="JSON field with the number of judges", panel=INPUT)] = "judges"
@@ -105,14 +75,12 @@ class InputGroup:
     dataset_col: Annotated[str | None, _opt("--dataset-col", help="table: a column that splits one file into datasets", panel=INPUT)] = None
     judge_cols: Annotated[str | None, _opt("--judge-cols", help="wide table: judge columns, names or globs ('gpt*,claude*')", panel=INPUT)] = None
     tolerance: Annotated[float | None, _opt("--tolerance", help="scoring judges: a verdict is correct when |verdict - gold| <= T", panel=INPUT)] = None
-    duplicates: Annotated[Duplicates, _opt("--duplicates", help="a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two table rows) is an error, or keep the first or the last", panel=INPUT)] = Duplicates.error
+    duplicates: Annotated[Duplicates, _opt("--duplicates", help="a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two table rows) is an error, or keep the first or the last", panel=INPUT)] = "error"
     labels: Annotated[str | None, _opt("--labels", help="a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts by id", panel=INPUT)] = None
     skip_invalid: Annotated[bool, _opt("--skip-invalid", help="skip bad lines and rows (and say how many) instead of stopping", panel=INPUT)] = False
 
     def build(self) -> InputOptions:
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        values = {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
-        return InputOptions(**values)
+        return InputOptions(**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
 
 
 @dataclass(frozen=True)
@@ -155,10 +123,10 @@ class ModelGroup:
     """The fitted model (fit and sample)."""
 
     method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method.default
-    components: Annotated[Components, _opt("--components", help="mixture components (auto: lowest BIC)", panel=MODEL)] = Components.auto
+    components: Annotated[Components, _opt("--components", help="mixture components (auto: lowest BIC)", panel=MODEL)] = "auto"
 
     def settings(self, est: EstimateGroup) -> FitSettings:
-        comp: int | str = "auto" if self.components is Components.auto else int(self.components.value)
+        comp: int | str = "auto" if self.components == "auto" else int(self.components)
         return FitSettings(method=self.method.value, components=comp, ks=est.ks_tuple(), confidence_level=est.confidence_level)
 
 
@@ -168,10 +136,10 @@ class GateGroup:
 
     max_error: Annotated[float | None, _opt("--max-error", help="exit 1 when the error at --at-k exceeds X (a fraction: 0.1 = 10%)", panel=GATE)] = None
     at_k: Annotated[int | None, _opt("--at-k", help="the ensemble size k to check", panel=GATE)] = None
-    on: Annotated[GateOn, _opt("--on", help="check the interval's upper bound (default) or the estimate", panel=GATE)] = GateOn.UPPER
+    on: Annotated[GateOn, _opt("--on", help="check the interval's upper bound (default) or the estimate", panel=GATE)] = "upper"
 
     def build(self) -> Gate | None:
-        return make_gate(self.max_error, self.at_k, self.on.value)
+        return make_gate(self.max_error, self.at_k, self.on)
 
 
 @dataclass(frozen=True)
@@ -203,7 +171,7 @@ class ScoreGroup:
     """The evaluated system's pass rate: which class passes, the interval's target, the gate, a comparison (score)."""
 
     positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; A/B preferences: --positive A)", panel=SCORE)] = None
-    target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = Target.set
+    target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = "set"
     confidence_level: ConfidenceLevel = 0.9
     cluster_field: Annotated[str | None, _opt("--cluster-field", help="JSON field with a cluster id: items that share it (samples of one prompt) are correlated", panel=SCORE)] = None
     compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False
@@ -215,7 +183,7 @@ class ScoreGroup:
         return dataclasses.replace(opts, cluster_field=self.cluster_field)
 
     def gate(self) -> ScoreGate | None:
-        return make_score_gate(self.min_score, self.on.value if self.on is not None else None, self.compare)
+        return make_score_gate(self.min_score, self.on, self.compare)
 
 
 GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup,
@@ -307,12 +275,6 @@ def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:
     if not values:
         raise ParameterError(param, "{0}: give at least one value")
     return values
-
-
-class Rule(str, Enum):
-    conformal = "conformal"
-    variance = "variance"
-    precision = "precision"
 
 
 RULE = "Stopping rule"

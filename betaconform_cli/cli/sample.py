@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import typer
 
 from .. import api
 from ..atomic import check_target
 from ..errors import ParameterError
-from ..settings import FitSettings
+from ..formats import OUTPUT_EXTENSIONS
+from ..settings import PRECISION_METHODS, FitSettings
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
 from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
@@ -19,9 +19,10 @@ from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, R
 LIVE = "Live labeling"
 
 
-class PrecisionMethod(str, Enum):
-    calibrated = "calibrated"
-    sequential = "sequential"
+if TYPE_CHECKING:
+    PrecisionMethod: TypeAlias = str
+else:  # the core's choices (cli/options.py)
+    PrecisionMethod = Literal[PRECISION_METHODS]
 
 
 @app.command()
@@ -37,7 +38,7 @@ def sample(
     batch: Annotated[int | None, typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)", rich_help_panel=LIVE)] = None,
     replay: Annotated[bool, typer.Option("--replay", help="replay the rule on a fully labeled pool in random orders", rich_help_panel=LIVE)] = False,
     runs: Annotated[int, typer.Option("--runs", help="replay: number of random orders", rich_help_panel=LIVE)] = 1,
-    rule: Annotated[Rule, typer.Option("--rule", help="conformal (the paper's), variance (RQ5's baseline) or precision (recommended)", rich_help_panel=RULE)] = Rule.conformal,
+    rule: Annotated[Rule, typer.Option("--rule", help="conformal (the paper's), variance (RQ5's baseline) or precision (recommended)", rich_help_panel=RULE)] = "conformal",
     xi: Annotated[float | None, typer.Option("--xi", help="conformal/variance: threshold (default 0.03)", rich_help_panel=RULE)] = None,
     score_scale: Annotated[str | None, typer.Option("--score-scale", help="conformal: scores on S (default) or S/k", rich_help_panel=RULE)] = None,
     centre: Annotated[str | None, typer.Option("--centre", help="conformal: E[S] as the running 'mean' (default) or 'fitted'", rich_help_panel=RULE)] = None,
@@ -56,10 +57,10 @@ def sample(
 
     settings = model.settings(est)
     options = dict(xi=xi, score_scale=score_scale, centre=centre, xi_units=xi_units, reference_sd=reference_sd, target=target,
-                   at_k=at_k, precision_method=precision_method.value if precision_method else None, **common.given())
-    if rule is Rule.precision:
+                   at_k=at_k, precision_method=precision_method, **common.given())
+    if rule == "precision":
         options.update(ks=settings.ks, confidence_level=settings.confidence_level)
-    the_rule = make_rule(rule.value, **options)
+    the_rule = make_rule(rule, **options)
     if replay:
         if pool is not None or batch is not None:
             raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
@@ -82,7 +83,7 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
         if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
             raise ParameterError(("output", "pool"), "{0} receives the next items to label, which come from {1}: add {1}, or drop "
                                                      "{0} (the decision goes to standard output; --format sets its format)")
-        if next_file.suffix.lower() in (".csv", ".md", ".markdown", ".txt", ".html", ".htm"):
+        if OUTPUT_EXTENSIONS.get(next_file.suffix.lower(), "json") != "json":
             raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)

@@ -23,5 +23,5 @@ def score(
     """The evaluated system's pass rate, corrected for the judges' bias with a few gold labels, with an interval."""
     fmt = resolve_format(out)
     refuse_overwrites(data, out=out)
-    report = api.score(data, sc.inputs(inp.build()), sc.positive, sc.confidence_level, sc.target.value, sc.gate(), sc.compare)
+    report = api.score(data, sc.inputs(inp.build()), sc.positive, sc.confidence_level, sc.target, sc.gate(), sc.compare)
     raise typer.Exit(emit(report, out, fmt))

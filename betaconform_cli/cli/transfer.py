@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 import typer
 
 from .. import api
-from ..settings import FitSettings
+from ..settings import SIMILARITIES, SIZE_WEIGHTS, TRANSFER_METHODS, FitSettings
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import EmbedGroup, EstimateGroup, InputGroup, OutputGroup, SaveGroup, grouped
@@ -17,19 +16,12 @@ from .options import EmbedGroup, EstimateGroup, InputGroup, OutputGroup, SaveGro
 METHOD = "Transfer"
 
 
-class TransferMethod(str, Enum):
-    default = "default"
-    paper = "paper"
-
-
-class SizeWeight(str, Enum):
-    log = "log"
-    linear = "linear"
-
-
-class Similarity(str, Enum):
-    cosine = "cosine"
-    inverse_euclidean = "inverse-euclidean"
+if TYPE_CHECKING:
+    TransferMethod: TypeAlias = str
+    SizeWeight: TypeAlias = str
+    Similarity: TypeAlias = str
+else:  # the core's choices (cli/options.py)
+    TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]
 
 
 @app.command("transfer")
@@ -42,7 +34,7 @@ def transfer_cmd(
     out: OutputGroup,
     save: SaveGroup,
     emb: EmbedGroup,
-    method: Annotated[TransferMethod, typer.Option("--method", help="default (the target's labels weigh each source) or paper (eq. 14-15 averaging)", rich_help_panel=METHOD)] = TransferMethod.default,
+    method: Annotated[TransferMethod, typer.Option("--method", help="default (the target's labels weigh each source) or paper (eq. 14-15 averaging)", rich_help_panel=METHOD)] = "default",
     size_weight: Annotated[SizeWeight | None, typer.Option("--size-weight", help="eq. 14's size term: log r_i, or linear r_i (Table 5 ablation)", rich_help_panel=METHOD)] = None,
     similarity: Annotated[Similarity | None, typer.Option("--similarity", help="cosine, or inverse-euclidean (Table 5 ablation)", rich_help_panel=METHOD)] = None,
     sigmoid: Annotated[bool | None, typer.Option("--sigmoid/--no-sigmoid", help="eq. 14's sigmoid (--no-sigmoid: Table 5 ablation)", rich_help_panel=METHOD)] = None,
@@ -54,8 +46,7 @@ def transfer_cmd(
     fmt = resolve_format(out)
     refuse_overwrites(targets, sources, [config], out=out, saved_fit=save.save)
     tsettings = api.transfer_settings(
-        config, method=method.value, size_weight=size_weight.value if size_weight else None,
-        similarity=similarity.value if similarity else None, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
+        config, method=method, size_weight=size_weight, similarity=similarity, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
     )
     with progress("embedding") as update:
         report = api.transfer(targets, sources, tsettings, est_settings(est), est.seed, inp.build(), emb.build(),

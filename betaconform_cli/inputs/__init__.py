@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..formats import is_fit_name
 from .dataset import Dataset, Item, Reading, dataset_name
 from .detect import Plan
 from .options import InputOptions, Keep
@@ -23,9 +24,6 @@ from .pool import PoolItem, read_pool
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "Reading", "begin_read",
            "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
-
-SAVED_FIT_SUFFIXES = (".yaml", ".yml")
-
 
 def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
               planned: Plan | None = None) -> list[Dataset]:
@@ -123,7 +121,7 @@ def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
 
 
 def _refuse_saved_fits(paths: Sequence[Path]) -> None:
-    saved = next((p for p in paths if p.suffix in SAVED_FIT_SUFFIXES), None)
+    saved = next((p for p in paths if is_fit_name(p)), None)
     if saved is not None:
         raise InputError(str(saved), f"this looks like a saved fit, not judgment data; show it with `betaconform report {saved}`")
 

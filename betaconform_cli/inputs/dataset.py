@@ -11,8 +11,8 @@ import numpy as np
 
 from ..counts import CountTable
 from ..errors import InputError
-
-MAX_JUDGES = 1000  # per item: the (judges, correct) table is (K+1)^2 cells
+from ..formats import MAX_JUDGES as MAX_JUDGES  # the readers' one limit (formats.py)
+from ..formats import stem
 
 
 @dataclass(frozen=True)
@@ -161,12 +161,8 @@ class Dataset:
 
 
 def dataset_name(path: str | Path) -> str:
-    """File name without its data extensions (.jsonl, .csv.gz, .parquet, .eval, ...)."""
-    name = Path(path).name
-    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".eval", ".yaml", ".yml"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            name = name[: -len(suffix)]
-    return name
+    """File name without its data extensions (.jsonl, .csv.gz, .parquet, .eval, ...: formats.stem)."""
+    return stem(path)
 
 
 def count_table(keys: Iterable[tuple[tuple[int, int], int]]) -> CountTable:

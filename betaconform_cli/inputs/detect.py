@@ -16,10 +16,9 @@ from typing import BinaryIO
 import orjson
 
 from ..errors import InputError
+from ..formats import MAX_LINE_BYTES, TABLE_SHAPES, kind_by_name, temp_suffix
 from .options import InputOptions
-from .paths import MAX_LINE_BYTES, is_hive_folder, is_regular, is_stdin, open_binary, read_line
-
-TABLE_SHAPES = ("long", "wide", "counts")
+from .paths import is_hive_folder, is_regular, is_stdin, open_binary, read_line
 
 
 @dataclass(frozen=True)
@@ -30,15 +29,6 @@ class Plan:
     reader: str
     kind: str
     shape: str | None = None
-
-
-def _kind_by_name(path: Path) -> str | None:
-    name = path.name.lower()
-    for suffixes, kind in (((".parquet",), "parquet"), ((".csv", ".csv.gz"), "csv"), ((".tsv", ".tsv.gz", ".tab"), "tsv"),
-                           ((".jsonl", ".jsonl.gz", ".ndjson"), "jsonl"), ((".json", ".json.gz"), "json"), ((".eval",), "eval")):
-        if name.endswith(suffixes):
-            return kind
-    return None
 
 
 def _kind_by_content(head: bytes) -> str:
@@ -101,7 +91,7 @@ def plan(path: Path, opts: InputOptions) -> Plan:
         if forced in ("promptfoo", "jsonl"):
             raise InputError(str(path), f"a folder cannot be read as {forced}; give its files")
         return Plan("table", "parquet" if any(path.rglob("*.parquet")) else "csv", forced if forced in TABLE_SHAPES else None)
-    kind = _kind_by_name(path)
+    kind = kind_by_name(path)
     if kind is None:
         with open_binary(path) as fh:
             kind = _kind_by_content(fh.peek(4096)[:4096])  # type: ignore[attr-defined]
@@ -132,10 +122,10 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
 def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
     """The reader for a stream, from its name (if it says anything) and its first bytes."""
     forced = opts.source_format
-    if _kind_by_name(path) is None and b"\x00" in head[:4096] and not head.startswith((b"PAR1", b"PK")):
+    if kind_by_name(path) is None and b"\x00" in head[:4096] and not head.startswith((b"PAR1", b"PK")):
         raise InputError("<stdin>" if is_stdin(path) else str(path), "binary data, not a judgment file (no text, "
                                                                        "Parquet or .eval archive)")
-    kind = _kind_by_name(path) or _kind_by_content(head)
+    kind = kind_by_name(path) or _kind_by_content(head)
     if forced in TABLE_SHAPES:
         return Plan("table", "csv" if kind in ("json", "eval") else kind, forced)
     if forced in ("promptfoo", "inspect", "jsonl"):
@@ -173,8 +163,7 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
         if how.reader == "jsonl":
             yield how, path, fh
             return
-        suffix = {"parquet": ".parquet", "csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "json": ".json", "eval": ".eval"}[how.kind]
-        fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=suffix)
+        fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=temp_suffix(how.kind))
         try:
             with os.fdopen(fd, "wb") as out:
                 _copy(fh, out, path, text=how.kind not in ("parquet", "eval"))

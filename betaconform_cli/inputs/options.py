@@ -8,9 +8,8 @@ from enum import Enum
 from typing import Any
 
 from ..errors import ParameterError
-
-FORMATS = ("auto", "jsonl", "long", "wide", "counts", "promptfoo", "inspect")
-DUPLICATES = ("error", "first", "last")
+from ..formats import DUPLICATES
+from ..formats import INPUT_FORMATS as FORMATS
 
 
 class Keep(str, Enum):

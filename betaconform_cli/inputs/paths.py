@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import InputError, fault_text
+from ..formats import DATA_SUFFIXES, is_data_name, kind_by_name
+from ..formats import MAX_LINE_BYTES as MAX_LINE_BYTES  # the readers' one limit (formats.py)
 
 STDIN = "-"
-MAX_LINE_BYTES = 16 << 20
-DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".json", ".eval")
 
 
 def is_stdin(path: str | Path) -> bool:
@@ -68,14 +68,14 @@ OUTPUT_CSV_HEADERS = (
 def tool_output(path: Path) -> str | None:
     """What `path` is when this tool wrote it (a JSON document or a CSV report), else None; reads its first 4 KB."""
     name = path.name.lower()
-    if not name.endswith((".json", ".jsonl", ".csv")):
+    if kind_by_name(name) not in ("json", "jsonl", "csv") or name.endswith(".gz"):  # this tool writes no gzip
         return None
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError:
         return None  # the read itself reports it
-    if name.endswith(".csv"):
+    if kind_by_name(name) == "csv":
         first = head.split(b"\n", 1)[0].rstrip(b"\r").lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
         return "a CSV report written by betaconform" if any(first == h or first.startswith(h + ",") for h in OUTPUT_CSV_HEADERS) else None
     m = _OUTPUT_SCHEMA.match(head)
@@ -88,7 +88,7 @@ def _data_files(folder: Path, left_out: list[str] | None = None) -> list[Path]:
         entries = sorted(folder.iterdir())
     except OSError as exc:
         raise InputError(str(folder), f"cannot list the directory: {exc.strerror or exc}") from None
-    return _less_outputs([q for q in entries if q.is_file() and q.name.endswith(DATA_SUFFIXES)], left_out)
+    return _less_outputs([q for q in entries if q.is_file() and is_data_name(q)], left_out)
 
 
 def _less_outputs(found: list[Path], left_out: list[str] | None) -> list[Path]:

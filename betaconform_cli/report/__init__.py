@@ -13,10 +13,6 @@ from typing import Any, Protocol
 
 from .views import Block
 
-FORMATS = ("table", "json", "csv", "markdown", "html")
-EXTENSIONS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table",
-              ".html": "html", ".htm": "html"}
-
 
 @dataclass(frozen=True)
 class Verdict:

@@ -24,13 +24,13 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import item_error_table
 from ..errors import ParameterError
+from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
+from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
 
-RULES = ("conformal", "variance", "precision")
 SCORE_SCALES = ("S", "S/k")
 CENTRES = ("mean", "fitted")
 XI_UNITS = ("S", "sd")
-PRECISION_METHODS = ("calibrated", "sequential")
 REFERENCE_SD = 3.5  # sd of S on the 11-judge two-peak pool (3.55 in benchmarks/stopping.py), rounded
 
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import ParameterError, ParamsError, quote_all
+from ..settings import SIMILARITIES as SIMILARITIES  # the choices live with the light settings (settings.py)
+from ..settings import SIZE_WEIGHTS as SIZE_WEIGHTS
+from ..settings import TRANSFER_METHODS
 
-METHODS = ("default", "paper")
-SIZE_WEIGHTS = ("log", "linear")
-SIMILARITIES = ("cosine", "inverse-euclidean")
+METHODS = TRANSFER_METHODS
 SOURCE_PRIORS = ("similarity", "noisy-or", "fixed")
 NO_TRANSFER_EVIDENCE = ("dirichlet", "beta-binomial")
 METHOD_DESCRIPTIONS = {
