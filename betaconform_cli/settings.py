@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ParameterError, UsageError
 from .formats import MAX_K as MAX_K
 from .formats import MAX_SEED
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
 COMPONENTS: tuple[int | str, ...] = (1, 2, 3, "auto")
@@ -25,6 +28,24 @@ def check_seed(seed: int) -> None:
     """A seed in the one range every command, output and saved fit carries (0 to 2^53 - 1)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ParameterError("seed", f"must be an integer from 0 to 2^53 - 1 ({MAX_SEED}); got {seed}")
+
+
+def generators(seed: int, n: int) -> list[np.random.Generator]:
+    """`n` independent random generators from one seed, one per use of randomness in a command. The first is
+    numpy's default_rng(seed) itself -- what `fit` draws its posterior from, so that a command's fit equals `fit`'s
+    with the same seed and every seed gives the numbers it always gave --; the others are the children of
+    SeedSequence(seed).spawn(n - 1) (a decision, which items come next), so that no use replays another's numbers,
+    as generators seeded alike would. The seed is checked first."""
+    import numpy as np
+
+    check_seed(seed)
+    children = np.random.SeedSequence(seed).spawn(n - 1) if n > 1 else []
+    return [np.random.default_rng(seed), *(np.random.default_rng(child) for child in children)]
+
+
+def generator(seed: int) -> np.random.Generator:
+    """The one generator of a command with one use of randomness: generators(seed, 1)[0], default_rng(seed)."""
+    return generators(seed, 1)[0]
 
 
 @dataclass(frozen=True)

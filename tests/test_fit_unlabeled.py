@@ -243,7 +243,7 @@ class TestCli:
         with path.open("w") as fh:  # the labeled items as today's readers read them; the votes added below
             for row, g in zip(votes[lab], gold[lab]):
                 fh.write(json.dumps({"judgments": [int(x == g) for x in row]}) + "\n")
-        real = api.begin_read
+        real = api._fit.begin_read
 
         class Pending:
             def __init__(self, inner: Any) -> None:
@@ -252,7 +252,7 @@ class TestCli:
             def result(self) -> list[Any]:
                 return [replace(ds, votes=as_votes(votes, gold)) for ds in self.inner.result()]
 
-        monkeypatch.setattr(api, "begin_read", lambda *a, **kw: Pending(real(*a, **kw)))
+        monkeypatch.setattr(api._fit, "begin_read", lambda *a, **kw: Pending(real(*a, **kw)))  # fit's api module
         return path
 
     def test_json_and_table(self, runner: Any, data: Path) -> None:

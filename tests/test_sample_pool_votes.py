@@ -161,7 +161,7 @@ class TestApi:
             pool_path.write_text("id,judge,verdict\n" + "".join(f"{i},j0,A\n" for i in ids))
         lab_path.write_text("".join(json.dumps({"id": ids[i], "judgments": [int(v == side[i]) for v in verdicts[i]]}) + "\n"
                                     for i in range(lab_n)))
-        real = api.read_inputs
+        real = api._sample.read_inputs
 
         def fake(arguments, opts, keep):  # type: ignore[no-untyped-def]
             (ds,) = real(arguments, opts, keep) if arguments[0] == str(lab_path) else (None,)
@@ -171,7 +171,7 @@ class TestApi:
             v = votes_of(verdicts.tolist(), [-1] * 200, classes, ids)
             return [Dataset("pool", arguments[0], CountTable.from_pairs([11], [int(correct[0])]), "verdicts", votes=v)]
 
-        monkeypatch.setattr(api, "read_inputs", fake)
+        monkeypatch.setattr(api._sample, "read_inputs", fake)  # the module of sample's api function reads the inputs
         return api, str(lab_path), str(pool_path), ids[:lab_n]
 
     @pytest.mark.parametrize("pool_format", ["jsonl", "csv"])

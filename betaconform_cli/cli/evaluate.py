@@ -57,7 +57,7 @@ def evaluate(
     from .. import evaluate as ev
 
     fmt = resolve_format(out)
-    check_modes(r, rule, transfer, methods, emb, xi, target, common)
+    check_modes(r, rule, xi, target, common)
     chosen = ev.ESTIMATORS if methods.strip() == "all" else tuple(m.strip() for m in methods.split(",") if m.strip())
     sizes = parse_numbers(r or ("10" if transfer else "10,30,56"), "sizes", int)
     settings = ev.EvaluateSettings(sizes=sizes, runs=runs, methods=chosen, ks=est.ks_tuple(), confidence_level=est.confidence_level)
@@ -68,7 +68,8 @@ def evaluate(
     check_plot(plot, plot_r, rule, settings.sizes)
     refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:
-        report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
+        report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build() if emb.given else None,
+                              per_run, update)
     files = []
     if plot is not None:
         from ..plots import plot_evaluation
@@ -77,17 +78,11 @@ def evaluate(
     raise typer.Exit(emit(report, out, fmt, files))
 
 
-def check_modes(r: str | None, rule: Rule | None, transfer: bool, methods: str, emb: EmbedGroup, xi: str | None,
-                target: str | None, common: RuleGroup) -> None:
-    """Options that belong to another mode than the one chosen."""
+def check_modes(r: str | None, rule: Rule | None, xi: str | None, target: str | None, common: RuleGroup) -> None:
+    """Options that only build the rule (or set fixed r) given without it: what reaches api.evaluate (the rules,
+    transfer, the estimators, the embedding model) is checked there (api.check_modes)."""
     if rule is not None and r is not None:
         raise ParameterError(("r", "rule"), "{0} sets fixed-r mode and {1} adaptive mode: use one of them")
-    if rule is not None and transfer:
-        raise ParameterError(("rule", "transfer"), "{0} (adaptive mode) and {1} are separate modes: use one of them")
-    if transfer and methods.strip() != "all":
-        raise ParameterError(("transfer", "methods"), "{0} always compares no transfer, transfer, paper transfer and empirical: drop {1}")
-    if not transfer and emb.given:
-        raise ParameterError(("embedding_model", "transfer"), "{0} and the cache options need {1}")
     if rule is None and (xi is not None or target is not None or any(v is not None for v in common.given().values())):
         raise ParameterError("rule", "--xi, --target, --epsilon, --tau, --patience and --min-samples need {0}")
 

@@ -25,7 +25,7 @@ from ..errors import ParameterError
 from ..formats import DUPLICATES, INPUT_FORMATS, OUTPUT_FORMATS
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
-from ..settings import COMPONENTS, MAX_K, RULES, SCORE_TARGETS, FitSettings, check_seed
+from ..settings import COMPONENTS, MAX_K, RULES, SCORE_TARGETS, FitSettings
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
@@ -103,9 +103,6 @@ class EstimateGroup:
     ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11)", panel=MODEL)] = None
     confidence_level: ConfidenceLevel = 0.9
     seed: Annotated[int, _opt("--seed", help="seed for every random draw, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0
-
-    def __post_init__(self) -> None:  # checked where the option enters: nothing is printed before a bad seed fails
-        check_seed(self.seed)
 
     def ks_tuple(self, default: str | None = "1-11") -> tuple[int, ...]:
         return parse_ks(self.ks if self.ks is not None else (default or ""))

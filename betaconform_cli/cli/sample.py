@@ -11,6 +11,7 @@ from .. import api
 from ..atomic import check_target
 from ..errors import ParameterError
 from ..formats import OUTPUT_EXTENSIONS
+from ..report.sample import LiveReport
 from ..settings import PRECISION_METHODS, FitSettings
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
@@ -61,24 +62,20 @@ def sample(
     if rule == "precision":
         options.update(ks=settings.ks, confidence_level=settings.confidence_level)
     the_rule = make_rule(rule, **options)
-    if replay:
-        if pool is not None or batch is not None:
-            raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
+    if replay:  # which options belong to which mode is checked by api.sample
         fmt = resolve_format(out)
         refuse_overwrites([labeled], out=out)
         with progress("replays") as update:
-            report = api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build(), update)
+            report = api.sample(labeled, the_rule, settings, est.seed, inp.build(), True, runs, pool, batch, progress=update)
         raise typer.Exit(emit(report, out, fmt))
-    if runs != 1:
-        raise ParameterError(("runs", "replay"), "{0} needs {1}")
-    live(labeled, the_rule, pool, settings, est.seed, batch, inp, out)
+    live(labeled, the_rule, pool, settings, est.seed, batch, runs, inp, out)
 
 
-def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, seed: int, batch: int | None,
+def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, seed: int, batch: int | None, runs: int,
          inp: InputGroup, out: OutputGroup) -> None:
     """Live mode: -o receives the next items to label (JSON Lines), stdout the decision."""
     next_file = out.output
-    if next_file is not None:
+    if next_file is not None and runs == 1:  # with --runs, api.sample says that it needs --replay
         check_target(next_file, "next items")
         if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
             raise ParameterError(("output", "pool"), "{0} receives the next items to label, which come from {1}: add {1}, or drop "
@@ -87,7 +84,8 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
             raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
-    report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
+    report = api.sample(labeled, the_rule, settings, seed, inp.build(), False, runs, pool, batch, show_next=next_file is None)
+    assert isinstance(report, LiveReport)
     files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
                                                   f"wrote {len(report.next_lines)} next item(s) to {next_file}")]
     raise typer.Exit(emit(report, dataclasses.replace(out, output=None), files=files))

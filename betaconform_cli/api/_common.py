@@ -1,0 +1,66 @@
+"""What every command's api function shares: the progress callback, where saved fits go, the notes on what reading
+skipped, and the one way a seed becomes random generators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomic import check_target, file_stem, file_stems
+from ..errors import OutputError, ParameterError
+from ..inputs import Dataset
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class SaveTo:
+    """Where saved fits go: one file (`path`, one input only) or one <dataset>.yaml per input in `directory`."""
+
+    path: Path | None = None
+    directory: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.path is not None and self.directory is not None:
+            raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+        if self.directory is not None and self.directory.exists() and not self.directory.is_dir():
+            raise OutputError(f"{self.directory}: cannot save fits there: not a directory")
+        if self.path is not None:
+            check_target(self.path, "saved fit")
+            from ..savedfit import check_fit_name
+
+            check_fit_name(self.path)
+
+    def __bool__(self) -> bool:
+        return self.path is not None or self.directory is not None
+
+    def targets(self, names: Sequence[str]) -> list[Path]:
+        """One file per dataset inside `directory`, named by atomic.file_stems; two datasets with one name would
+        overwrite each other, so they are refused."""
+        if self.path is not None:
+            if len(names) > 1:
+                raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
+            return [self.path]
+        assert self.directory is not None
+        seen: dict[str, int] = {}
+        for n in names:
+            seen[n] = seen.get(n, 0) + 1
+        dup = next((n for n, c in seen.items() if c > 1), None)
+        if dup is not None:
+            raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
+                              f"{file_stem(dup)}.yaml; rename one or save them separately")
+        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b")
+        return [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
+
+
+def skip_note(ds: Dataset) -> list[str]:
+    """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
+    of a JSON Lines file, or items and why."""
+    if not ds.skipped:
+        return list(ds.left_out)
+    if ds.reading is None or ds.reading.unit == "line":
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
+    why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
+    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+

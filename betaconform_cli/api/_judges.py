@@ -1,0 +1,62 @@
+"""`doctor` (how each input is read) and `judges` (which judges, and how many)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import ParameterError, UsageError
+from ..inputs import InputOptions, Keep, read_inputs
+from ..settings import check_seed
+from ._common import Progress, skip_note
+
+if TYPE_CHECKING:
+    from ..report.doctor import DoctorReport
+    from ..report.judges import JudgesReport
+
+
+def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> DoctorReport:
+    """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
+    from ..report.doctor import DoctorReport, doctor_document
+
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
+
+
+def judges(
+    arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
+    confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
+    costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
+    progress: Progress | None = None,
+) -> JudgesReport:
+    """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
+    import numpy as np
+
+    from ..judges import analyse_judges
+    from ..judges.analysis import DATA_SEEDED, data_seed
+    from ..report.judges import JudgesReport, judges_document
+
+    check_seed(seed)
+    docs = []
+    notes: list[str] = []
+    for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
+        notes += skip_note(ds)
+        if len(ds.judge_names) < 2:
+            raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
+                                           "(counts carry no per-judge verdicts; `fit` works on them)")
+        matrix = ds.judgment_matrix()
+        label = f"{ds.name}: "
+        step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
+        try:
+            # common random numbers: the model's draws are seeded by the labels themselves, so the same data gives
+            # the same ensembles, intervals and --max-error outcome for any line order and any --seed (data_seed)
+            rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
+            result = analyse_judges(matrix, ds.judge_names, ks, confidence_level, rng, ensemble, costs, max_error,
+                                    population, progress=step)
+        except ParameterError as exc:  # the option, and the file it was checked against
+            raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+        except UsageError as exc:
+            raise UsageError(f"{ds.source}: {exc}") from None
+        docs.append(judges_document(ds.name, ds.source, seed, {**result.to_dict(), "random_numbers": DATA_SEEDED}))
+    return JudgesReport(tuple(docs), tuple(notes))
+

@@ -1,0 +1,197 @@
+"""`sample`: when to stop labeling (live), and a stopping rule replayed on a fully labeled pool."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import FitWarning, InputError, ParameterError
+from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..settings import FitSettings, check_seed, generator, generators
+from ._common import Progress
+
+if TYPE_CHECKING:
+    from ..report.sample import LiveReport, ReplayReport
+
+
+def _rule_doc(rule: Any) -> dict[str, Any]:
+    return {"rule": rule.name, "rule_settings": rule.describe(), "theoretical_samples": rule.theoretical_samples()}
+
+
+def sample_replay(
+    pool: str, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, runs: int = 1,
+    opts: InputOptions = InputOptions(), progress: Progress | None = None,
+) -> ReplayReport:
+    """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
+    from ..evaluate.settings import MAX_RUNS
+    from ..fit import empirical_errors
+    from ..report.sample import ReplayReport
+    from ..stopping.live import check_ids
+    from ..stopping.replay import pool_arrays, replay_one, summarize
+
+    check_seed(seed)
+    if not 1 <= runs <= MAX_RUNS:
+        raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
+    (ds,) = read_inputs([pool], opts, Keep.ITEMS)
+    items = ds.items or ()
+    check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
+    actual = empirical_errors(ds.table, settings.ks)
+    rng = generator(seed)
+    arrays = pool_arrays(items)
+    results = []
+    for i in range(runs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitWarning)
+            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
+        if progress is not None:
+            progress(i + 1, runs, "replays")
+    return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
+
+
+def sample(
+    labeled: str, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, opts: InputOptions = InputOptions(),
+    replay: bool = False, runs: int = 1, pool: str | None = None, batch: int | None = None, show_next: bool = True,
+    progress: Progress | None = None,
+) -> ReplayReport | LiveReport:
+    """`sample` as the command runs it: the rule replayed on the fully labeled pool `labeled` (`replay`), else the
+    live decision; an option of the other mode is refused, never dropped."""
+    if replay:
+        if pool is not None or batch is not None:
+            raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
+        return sample_replay(labeled, rule, settings, seed, runs, opts, progress)
+    if runs != 1:
+        raise ParameterError(("runs", "replay"), "{0} needs {1}")
+    return sample_live(labeled, rule, pool, settings, seed, batch, opts, show_next)
+
+
+def sample_live(
+    labeled: str, rule: Any, pool: str | None = None, settings: FitSettings = FitSettings(), seed: int = 0,
+    batch: int | None = None, opts: InputOptions = InputOptions(), show_next: bool = True,
+) -> LiveReport:
+    """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order. The
+    decision, the fit's draws and the choice of next items each have their own generator (settings.generators)."""
+    from ..counts import CountTable
+    from ..fit import analyse
+    from ..report.fit import fit_document
+    from ..report.sample import LiveReport
+    from ..stopping.live import check_ids, check_labeled_in_pool, next_items
+
+    if batch is not None and batch < 1:
+        raise ParameterError("batch", f"must be at least 1; got {batch}")
+    if pool is not None and labeled == "-" and pool == "-":
+        raise ParameterError("pool", "{0} and the labeled items cannot both be '-': standard input can be read only once")
+    fit_rng, decide_rng, next_rng = generators(seed, 3)  # the fit draws as `fit` does: its table is fit's
+    (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
+    items = list(ds.items or ())
+    check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
+    pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)
+    if pool_items is not None:
+        check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
+    decision, check, why = _live_decision(rule, items, ds, pool_ds, pool_items, decide_rng)
+    table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitWarning)
+        result = analyse(table, settings, fit_rng)
+    nxt = []
+    if not decision.stopped and pool_items is not None:
+        labeled_ids = {it.id for it in items if it.id is not None}
+        nxt = next_items(pool_items, labeled_ids, batch or decision.more, next_rng)
+    extra = _live_fields(rule, decision, check, items, None if pool is None else (why or _pool_votes_absent(rule, pool_ds)))
+    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, next_ids=[p.id for p in nxt])
+    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+
+
+def _live_decision(rule: Any, items: list[Any], ds: Dataset, pool_ds: Dataset | None, pool_items: list[Any] | None,
+                   rng: Any) -> tuple[Any, Any, str]:
+    """The rule's decision: on every pool item's verdicts where the pool carries them (and the rule uses them),
+    else on the labeled items; with the pool check (or None) and why the pool's verdicts were not used."""
+    from ..stopping.live import decide, decide_with_votes, pool_verdicts
+
+    joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
+    if joined is not None:
+        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, rng, joined.n_classes)
+        return decision, check, why
+    return decide(rule, items, rng, len(pool_items) if pool_items is not None else None), None, why
+
+
+def _live_fields(rule: Any, decision: Any, check: Any, items: list[Any], pool_unused: str | None) -> dict[str, Any]:
+    """The live document's decision fields and its message (`pool_unused`: why the pool's verdicts were not used,
+    None without a pool)."""
+    if decision.stopped_by == "pool exhausted":
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
+    elif decision.stopped:
+        message = f"stop: enough labels (r = {decision.samples})"
+    else:
+        message = f"continue: label about {decision.more} more"
+    extra: dict[str, Any] = {
+        "mode": "live", **_rule_doc(rule), "stopped": decision.stopped, "stopped_by": decision.stopped_by,
+        "samples": decision.samples, "stop_at": decision.stop_at, "more_needed": decision.more,
+        "statistic": decision.statistic, "labeled_ids": [it.id for it in items],
+    }
+    if check is not None:
+        est = check.estimate
+        extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
+                                  "unlabeled_items": est.unlabeled_items, "half_width": check.half_width, "at_k": check.at_k,
+                                  "monitoring_level": est.confidence_level}
+        extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
+        message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
+    else:
+        if pool_unused is not None:
+            extra["pool_verdicts"] = {"used": False, "reason": pool_unused}
+        if "last" in decision.path.extra:
+            extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
+    return {**extra, "message": message}
+
+
+def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> tuple[Dataset | None, list[Any]]:
+    """The live pool: its items (id and the line written back as a next item) and, where the rule can use them
+    (stopping.live.uses_pool_votes), its verdicts through the input layer (any format it reads). A JSON Lines pool
+    keeps its own lines; another format's next items are written as {"id": ...} lines. A pool the input layer
+    cannot read as verdicts (ids only) is used for its ids, as before issue 17. The pool is read with the labeled
+    file as its `--labels` (unless one is given): a pool without any gold of its own is then not "no labeled items"
+    (which gold counts is decided by id in stopping.live.pool_verdicts, from the labeled file alone)."""
+    import dataclasses
+
+    import orjson
+
+    from ..inputs import PoolItem, read_pool
+    from ..inputs.detect import plan
+    from ..inputs.paths import is_regular, is_stdin
+    from ..stopping.live import uses_pool_votes
+
+    path = Path(pool)
+    jsonl = is_stdin(path) or not is_regular(path) or plan(path, opts).kind == "jsonl"
+    ds = None
+    if not is_stdin(path) and uses_pool_votes(rule):
+        try:
+            with_gold = opts if opts.labels is not None or labeled == "-" else dataclasses.replace(opts, labels=labeled)
+            found = read_inputs([pool], with_gold, Keep.ITEMS)
+            if len(found) != 1:
+                raise InputError(pool, f"holds {len(found)} datasets; the pool of one live loop is one dataset")
+            ds = found[0]
+        except InputError:
+            if not jsonl:
+                raise  # not JSON Lines: its verdicts are the only way to read it
+            ds = None  # a JSON Lines pool of ids (and other fields) only
+    if jsonl:
+        return ds, read_pool(pool, opts.id_field, opts.duplicates)
+    if ds is None or ds.votes is None or ds.votes.ids is None:
+        raise InputError(pool, "a pool that is not JSON Lines is read through its verdicts by item id, and this "
+                               f"{ds.reading.source_format if ds is not None and ds.reading is not None else 'input'} "
+                               "does not keep item ids with them; give the pool as JSON Lines (one item per line, with "
+                               "its id)", field=opts.id_field)
+    items = [PoolItem(i, orjson.dumps({opts.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
+    return ds, items
+
+
+def _pool_votes_absent(rule: Any, pool_ds: Dataset | None) -> str:
+    from ..stopping.live import uses_pool_votes
+
+    if not uses_pool_votes(rule):
+        return "only the calibrated precision rule (patience 1) checks the pool's verdicts; this rule watches the labels"
+    if pool_ds is None:
+        return "the pool carries ids only (no judges' verdicts the input layer reads)"
+    return "the pool carries correctness only, not the judges' verdicts"
+

@@ -1,0 +1,136 @@
+"""`score`: the evaluated system's judge-corrected pass rate, and the difference of two systems."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError, ParameterError
+from ..gate import ScoreGate
+from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ._common import skip_note
+
+if TYPE_CHECKING:
+    from ..report.score import ScoreReport
+
+# core parameters that are the data, not an option: an error about them is an error in that input file
+_DATA_PARAMS = frozenset({"gold", "verdicts", "counts", "clusters", "ids_a", "ids_b", "verdicts_a", "verdicts_b"})
+
+
+class _About:
+    """Turns the core's errors about one dataset into errors that name its file: the data's as InputError, an
+    option's (`positive`) as the same ParameterError prefixed by the file."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if not isinstance(exc, ParameterError):
+            return
+        if exc.param in _DATA_PARAMS:
+            raise InputError(self.source, exc.render(lambda p: p)) from None
+        raise ParameterError(exc.params, self.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+
+
+def _votes(ds: Dataset, opts: InputOptions) -> Any:
+    """The dataset's verdicts, or an error that says score needs them (correctness-only inputs carry none)."""
+    if ds.votes is None:
+        raise InputError(ds.source, "carries no verdicts: judgments 0/1, correct counts and counts tables say only "
+                                    "whether each judge was right, and score needs what each judge said on every item "
+                                    f"(JSON Lines '{opts.verdicts_field}' with '{opts.label_field}' on some items; "
+                                    "tables --verdict-col with --gold-col)")
+    return ds.votes
+
+
+def score(
+    arguments: Sequence[str], opts: InputOptions = InputOptions(), positive: str | None = None,
+    confidence_level: float = 0.9, target: str = "set", gate: ScoreGate | None = None, compare: bool = False,
+) -> ScoreReport:
+    """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
+    a - b of two inputs on the items they share, paired by item id."""
+    from .. import score as core
+    from ..report.score import ScoreReport, score_document
+
+    core.check_options(confidence_level, target)
+    if gate is not None and gate.difference != compare:
+        raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
+    clustered = opts.cluster_field is not None
+    datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
+    notes: list[str] = []
+    for ds in datasets:
+        notes += skip_note(ds)
+    if compare:
+        if len(datasets) != 2:
+            raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
+        doc = _compare(datasets[0], datasets[1], opts, positive, confidence_level, target)
+        check = gate.check(doc["dataset"], doc["difference"]) if gate is not None else None
+        if check is not None:
+            doc["gate"] = check.to_dict()
+        return ScoreReport((doc,), (check,) if check is not None else (), tuple(notes))
+    docs = []
+    checks = []
+    for ds in datasets:
+        votes = _votes(ds, opts)
+        with _About(ds.source):
+            result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=confidence_level,
+                                      target=target)
+        check = gate.check(ds.name, result.score.to_dict()) if gate is not None else None
+        docs.append(score_document(ds.name, ds.source, result.to_dict(), check))
+        checks += [check] if check is not None else []
+    return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
+
+
+def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
+    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field), else None; an
+    error when it was asked for and the input's reader kept none (tables and tool logs keep no cluster ids)."""
+    if opts.cluster_field is None:
+        return None
+    clusters = getattr(ds.votes, "clusters", None)
+    if clusters is None:
+        raise InputError(ds.source, f"--cluster-field '{opts.cluster_field}': clusters are read from JSON Lines only "
+                                    f"(this input is {ds.shape}); write one line per item with the cluster id in a field")
+    return clusters
+
+
+def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, confidence_level: float,
+             target: str) -> dict[str, Any]:
+    import numpy as np
+
+    from .. import score as core
+    from ..report.score import compare_document, score_document
+
+    sides = []
+    for ds in (a, b):
+        votes = _votes(ds, opts)
+        if votes.ids is None or votes.item_pattern is None:
+            raise InputError(ds.source, f"--compare pairs items by id, and this input ({ds.shape}) keeps no item ids "
+                                        "with its verdicts; write it as JSON Lines with an id field (--id-field)")
+        with _About(ds.source):
+            code = core.resolve_positive(votes.classes, positive)
+            if len(set(votes.ids)) != len(votes.ids):
+                raise ParameterError("ids_a", "repeats an item id; a paired comparison needs each item once per system")
+        verdicts, gold = votes.per_item()
+        passes = (np.where(verdicts < 0, -1, verdicts == code).astype(np.int8),
+                  np.where(gold < 0, -1, gold == code).astype(np.int8))
+        clusters = votes_clusters(ds, opts)
+        sides.append((ds, votes, votes.classes[code], passes, clusters))
+    (da, va, pos_a, (vra, ga), ca), (db, vb, pos_b, (vrb, gb), cb) = sides
+    if str(pos_a).strip().lower() != str(pos_b).strip().lower():
+        raise ParameterError("positive", f"passes {pos_a!r} in {da.source} but {pos_b!r} in {db.source}; "
+                                         "name the class that passes in both with {0}")
+    if not set(va.ids) & set(vb.ids):
+        raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.id_field}'); --compare pairs the two "
+                                                         "systems' answers to the same items by id")
+    ia, ib = core.align_items(va.ids, vb.ids)
+    clusters = None
+    if ca is not None or cb is not None:
+        clusters = np.asarray(ca if ca is not None else cb, dtype=object)[ia if ca is not None else ib]
+    with _About(f"{da.source} and {db.source}"):
+        result = core.compare_scores(vra[ia], ga[ia], vrb[ib], gb[ib], 1, clusters=clusters,
+                                     confidence_level=confidence_level, target=target)
+    doc_a = score_document(da.name, da.source, {**result.a.to_dict(), "positive": pos_a})
+    doc_b = score_document(db.name, db.source, {**result.b.to_dict(), "positive": pos_b})
+    return compare_document(doc_a, doc_b, result.to_dict())
