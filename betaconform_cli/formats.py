@@ -54,6 +54,11 @@ def is_data_name(path: str | Path) -> bool:
     return kind_by_name(path) is not None
 
 
+def is_gzip_name(path: str | Path) -> bool:
+    """A name that says gzip (`.gz`, any case); readers also know gzip by its first bytes."""
+    return str(path).lower().endswith(".gz")
+
+
 def is_fit_name(path: str | Path) -> bool:
     """A saved fit's name (.yaml or .yml, any case)."""
     return Path(path).suffix.lower() in FIT_SUFFIXES

@@ -149,3 +149,32 @@ class TestChoicesAreTheCores:
         assert res.exit_code == 2
         listed = res.output.split("is not one of ", 1)[1].split(".", 1)[0]
         assert tuple(v.strip(" '") for v in listed.split(",")) == core
+
+
+class TestEndingsReachEveryReader:
+    """The readers that look at a name use the one list: gzip in any case, a .tab or .ndjson gold file."""
+
+    def test_upper_case_gz_is_never_split_into_byte_ranges(self, tmp_path: Path) -> None:
+        """JSON Lines counted by forked workers read byte ranges of the file: a gzip named .GZ is read whole."""
+        from betaconform_cli.inputs.jsonl import read_jsonl
+
+        path = _write(tmp_path / "X.JSONL.GZ")
+        assert _cells(read_jsonl(path, workers=2)) == EXPECTED
+
+    @pytest.mark.parametrize("name", ["gold.tab", "gold.ndjson", "GOLD.TSV", "gold.csv.gz"])
+    def test_labels_file_by_its_ending(self, tmp_path: Path, name: str) -> None:
+        """--labels reads a gold file by the same endings: the items' gold joined by id gives the counts."""
+        from betaconform_cli.inputs import InputOptions, read_dataset
+
+        verdicts = tmp_path / "v.jsonl"
+        verdicts.write_text("".join(json.dumps({"id": i, "verdicts": ["A" if v else "B" for v in m]}) + "\n"
+                                    for i, m in MARKS.items()))
+        kind = formats.kind_by_name(name)
+        if kind == "jsonl":
+            data = "".join(json.dumps({"id": i, "label": "A"}) + "\n" for i in MARKS).encode()
+        else:
+            sep = "\t" if kind == "tsv" else ","
+            data = ("id" + sep + "label\n" + "".join(f"{i}{sep}A\n" for i in MARKS)).encode()
+        gold = tmp_path / name
+        gold.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+        assert _cells(read_dataset(verdicts, InputOptions(labels=str(gold)))) == EXPECTED

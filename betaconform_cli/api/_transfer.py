@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomic import refuse_inputs
 from ..errors import ParameterError
+from ..formats import is_fit_name
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import FitSettings, check_seed
 from ._common import SaveTo, skip_note
@@ -31,7 +32,7 @@ def transfer(
     from ..savedfit import expand_fits, load_fit
 
     check_seed(seed)
-    fits = [t for t in targets if t.endswith((".yaml", ".yml"))]
+    fits = [t for t in targets if is_fit_name(t)]
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
                                         "source its own {0}, or one quoted glob: {0} 'fits/*.yaml'")

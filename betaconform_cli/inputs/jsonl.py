@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from ..errors import InputError
+from ..formats import is_gzip_name
 from . import records, values
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
 from .options import InputOptions, Keep
@@ -346,7 +347,7 @@ def _workers(path: Path, keep: Keep, workers: int | None) -> int:
     """Worker processes for one file: several only for big plain regular files on Linux (fork), else one."""
     if workers is not None:
         return max(1, workers)
-    if keep is not Keep.COUNTS or path.name.endswith(".gz") or sys.platform != "linux" or not is_regular(path):
+    if keep is not Keep.COUNTS or is_gzip_name(path) or sys.platform != "linux" or not is_regular(path):
         return 1
     try:
         big = path.stat().st_size >= PARALLEL_MIN_BYTES
@@ -404,7 +405,7 @@ class PendingRead:
 
             load(opts)
         n_workers = 1 if stream is not None else _workers(self.path, keep, workers)
-        if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not self.path.name.endswith(".gz"):
+        if n_workers > 1 and keep is Keep.COUNTS and is_regular(self.path) and not is_gzip_name(self.path):
             try:
                 ranges = _byte_ranges(self.path, [parent_share] + [1.0] * (n_workers - 1))
             except OSError as exc:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..formats import kind_by_name
 from . import values
 from .options import InputOptions
 
@@ -86,9 +87,7 @@ def _read(path: Path, opts: InputOptions) -> Labels:
     from .tables import ROLE_NAMES, connect, open_table, q
 
     where = str(path)
-    name = path.name.lower().removesuffix(".gz")
-    kind = "parquet" if name.endswith(".parquet") else "tsv" if name.endswith(".tsv") else \
-        "jsonl" if name.endswith((".jsonl", ".json", ".ndjson")) else "csv"
+    kind = {"parquet": "parquet", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl"}.get(kind_by_name(path) or "", "csv")
     con = connect()
     try:
         table = open_table(con, path, kind, where)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import InputError, fault_text
-from ..formats import DATA_SUFFIXES, is_data_name, kind_by_name
+from ..formats import DATA_SUFFIXES, is_data_name, is_gzip_name, kind_by_name
 from ..formats import MAX_LINE_BYTES as MAX_LINE_BYTES  # the readers' one limit (formats.py)
 
 STDIN = "-"
@@ -68,7 +68,7 @@ OUTPUT_CSV_HEADERS = (
 def tool_output(path: Path) -> str | None:
     """What `path` is when this tool wrote it (a JSON document or a CSV report), else None; reads its first 4 KB."""
     name = path.name.lower()
-    if kind_by_name(name) not in ("json", "jsonl", "csv") or name.endswith(".gz"):  # this tool writes no gzip
+    if kind_by_name(name) not in ("json", "jsonl", "csv") or is_gzip_name(name):  # this tool writes no gzip
         return None
     try:
         with open(path, "rb") as fh:
@@ -192,7 +192,7 @@ def open_binary(path: Path) -> BinaryIO:
         head = buffered.peek(2)[:2]
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    if str(path).endswith(".gz") or head == b"\x1f\x8b":
+    if is_gzip_name(path) or head == b"\x1f\x8b":
         return io.BufferedReader(_CheckedGzip(fileobj=buffered, mode="rb", where="<stdin>" if is_stdin(path) else str(path)))
     return buffered  # type: ignore[no-any-return]
 

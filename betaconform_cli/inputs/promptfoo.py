@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
+from ..formats import kind_by_name
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
@@ -36,7 +37,7 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, result) for a results.json (version 3) or a results.jsonl."""
     with open_binary(path) as fh:
         head = fh.peek(64)[:64].lstrip()  # type: ignore[attr-defined]
-    if head.startswith(b"{") and path.suffix.lower() != ".jsonl":
+    if head.startswith(b"{") and kind_by_name(path) != "jsonl":
         try:
             with open_binary(path) as fh:
                 doc = orjson.loads(fh.read())
