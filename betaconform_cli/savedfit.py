@@ -44,6 +44,7 @@ import yaml
 
 from .atomic import write_text
 from .errors import ParamsError
+from .estimators import row_columns
 
 SCHEMA = "betaconform/fit/1"
 REQUIRED: dict[str, type | tuple[type, ...]] = {
@@ -60,7 +61,6 @@ OPTIONAL = ("tool_version", "source", "command", "skipped_lines", "seed", "metho
             "interval", "tie_rule", "embedding", "provenance", "sources", "without_transfer", "transfer", "reading",
             "unlabeled_items", "unlabeled")
 KEYS = (*REQUIRED, *OPTIONAL)
-ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
 MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES
 MAX_INT = 2**53  # counts and seeds beyond this are not exact as floats and cannot be real
 MAX_YAML_BYTES = 16 << 20  # a real fit is a few KB (1000 judges: ~1 MB); /dev/zero must not fill the memory
@@ -378,19 +378,21 @@ def _model(doc: dict[str, Any], where: str) -> None:
 
 
 def _rows(doc: dict[str, Any], where: str) -> None:
+    columns = tuple(str(e.column) for e in row_columns())
+    row_keys = ("k", "estimate", "low", "high", *(str(e.column) for e in row_columns() if e.heading))  # the table's
     if not doc["error_rates"]:
         raise ParamsError(f"{where}: field 'error_rates': expected at least one row")
     seen: set[int] = set()
     for i, row in enumerate(doc["error_rates"]):
-        if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
-            raise ParamsError(f"{where}: field 'error_rates[{i}]': expected keys {', '.join(ROW_KEYS)}")
+        if not isinstance(row, dict) or any(key not in row for key in row_keys):
+            raise ParamsError(f"{where}: field 'error_rates[{i}]': expected keys {', '.join(row_keys)}")
         k = row["k"]
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 201:
             raise ParamsError(f"{where}: field 'error_rates[{i}].k': expected an integer from 1 to 201, got {str(k)[:40]}")
         if k in seen:
             raise ParamsError(f"{where}: field 'error_rates[{i}].k': k = {k} is listed twice")
         seen.add(k)
-        for key in (*ROW_KEYS[1:], "mixture", "labels_only", "labels_only_low", "labels_only_high"):
+        for key in ("estimate", "low", "high", *columns, "labels_only", "labels_only_low", "labels_only_high"):
             if row.get(key) is not None and not (_number(row[key]) and -1e-9 <= row[key] <= 1 + 1e-9):
                 raise ParamsError(f"{where}: field 'error_rates[{i}].{key}': expected a fraction from 0 to 1 or null, got {str(row[key])[:40]}")
         for key in ("estimate", "low", "high"):

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..embeddings import EmbedOptions
 from ..errors import ParameterError
+from ..estimators import METHODS
 from ..gate import Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
 from ..settings import MAX_K, FitSettings, check_seed
@@ -52,10 +53,12 @@ class Duplicates(str, Enum):
     last = "last"
 
 
-class Method(str, Enum):
-    default = "default"
-    plugin = "plugin"
-    paper = "paper"
+if TYPE_CHECKING:  # a str Enum; its members are built at run time from the core's one table
+
+    class Method(str, Enum): ...
+
+else:
+    Method = Enum("Method", {m: m for m in METHODS}, type=str)  # fit's --method: estimators.METHODS
 
 
 class Components(str, Enum):
@@ -154,7 +157,7 @@ class JudgesEstimateGroup(EstimateGroup):
 class ModelGroup:
     """The fitted model (fit and sample)."""
 
-    method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method.default
+    method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method("default")
     components: Annotated[Components, _opt("--components", help="mixture components (auto: lowest BIC)", panel=MODEL)] = Components.auto
 
     def settings(self, est: EstimateGroup) -> FitSettings:
