@@ -20,6 +20,7 @@ from .errors import ParameterError
 if TYPE_CHECKING:
     from .counts import CountTable
     from .distributions import JudgmentModel
+    from .fit import MixtureFit
 
 Errors = Mapping[int, "float | None"]  # the majority-vote error at each k; None where the estimator has none
 
@@ -49,7 +50,9 @@ class Estimator:
 
     `column`: its key in fit's error rows (JSON) and CSV; None when it has none (the paper's EM: in `fit` it is a
     --method, which changes the estimate). `heading`: its column in fit's table and error chart (None: JSON and
-    CSV only). `method`: the description `fit --method NAME` prints (None: not a --method). `errors`: its error
+    CSV only). `method`: the description `fit --method NAME` prints (None: not a --method); as a method, `model`
+    fits the mixture its estimate rests on (None: the MAP mixture, fit.fit_models) and `posterior` says whether the
+    estimate is the cell posterior's mean (the default) or the model's plug-in error. `errors`: its error
     at each k from a fitted sample (None: computed elsewhere: the default estimate by fit.analyse, the transfer
     estimators by evaluate's leave-one-out). `needs_fit`: it reads the mixtures of fit.analyse. `plain`: evaluate
     offers it outside transfer mode; `curve`: evaluate's error figure draws it."""
@@ -62,6 +65,8 @@ class Estimator:
     column: str | None = None
     heading: str | None = None
     method: str | None = None
+    model: Callable[[CountTable], MixtureFit] | None = None
+    posterior: bool = False
     errors: Callable[[Fitted], Errors] | None = None
     needs_fit: bool = False
     plain: bool = True
@@ -72,10 +77,14 @@ def _plugin(f: Fitted) -> Errors:
     return f.errors_of(f.mixture)
 
 
-def _paper(f: Fitted) -> Errors:
-    from .fit import fit_paper_em  # the same numbers as analyse(method="paper").estimate, without its interval
+def _paper_em(table: CountTable) -> MixtureFit:
+    from .fit import fit_paper_em
 
-    return f.errors_of(fit_paper_em(f.table).mixture)
+    return fit_paper_em(table)
+
+
+def _paper(f: Fitted) -> Errors:
+    return f.errors_of(_paper_em(f.table).mixture)  # the same numbers as analyse(method="paper").estimate
 
 
 def _binomial(f: Fitted) -> Errors:
@@ -97,11 +106,11 @@ def _empirical(f: Fitted) -> Errors:
 # The order is the order everywhere: fit's JSON row keys, evaluate's --methods all, tables and figures; fit's CSV
 # lists the columns with a heading (the table's) first, then the others.
 REGISTRY: dict[str, Estimator] = {e.name: e for e in (
-    Estimator("default", "default", "#1f77b4", "o", "-", column="estimate", needs_fit=True,
+    Estimator("default", "default", "#1f77b4", "o", "-", column="estimate", needs_fit=True, posterior=True,
               method="Dirichlet posterior over correct counts centred on the MAP Beta-Binomial mixture"),
     Estimator("plugin", "MAP mixture", "#17becf", "v", "-", column="mixture", errors=_plugin, needs_fit=True,
               curve=False, method="MAP Beta-Binomial mixture, plug-in"),
-    Estimator("paper", "paper EM", "#ff7f0e", "s", "--", errors=_paper,
+    Estimator("paper", "paper EM", "#ff7f0e", "s", "--", errors=_paper, model=_paper_em,
               method="the paper's EM as printed (a mixture of two near-Binomials), plug-in"),
     Estimator("binomial", "Binomial", "#d62728", "^", ":", column="binomial", heading="binomial", errors=_binomial),
     Estimator("beta_binomial", "single BB", "#9467bd", "D", "-.", column="beta_binomial", heading="beta-binomial",
@@ -134,12 +143,17 @@ def csv_columns() -> tuple[str, ...]:
     return ("estimate", "low", "high", *(str(e.column) for e in cols if e.heading), *(str(e.column) for e in cols if not e.heading))
 
 
-def method_description(name: str) -> str:
-    """What `fit --method NAME` estimates; a ParameterError for a name that is not a method."""
+def fit_method(name: str) -> Estimator:
+    """The estimator `fit --method NAME` names; a ParameterError for a name that is not a method."""
     e = REGISTRY.get(name)
     if e is None or e.method is None:
         raise ParameterError("method", f"must be one of {', '.join(methods())}; got {name!r}")
-    return e.method
+    return e
+
+
+def method_description(name: str) -> str:
+    """What `fit --method NAME` estimates."""
+    return str(fit_method(name).method)
 
 
 METHODS = methods()  # as the registry stands at import: the CLI's --method enum

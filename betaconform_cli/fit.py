@@ -30,7 +30,7 @@ from .distributions import (
     logsumexp,
 )
 from .errors import FitWarning, UsageError
-from .estimators import Fitted, method_description, row_columns
+from .estimators import Fitted, fit_method, method_description, row_columns
 from .posterior import cell_posterior, mixture_cells
 from .settings import INTERVAL_METHOD, TIE_RULE, FitSettings, Prior
 
@@ -373,12 +373,13 @@ class FitResult:
 
 def fit_models(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> tuple[MixtureFit, MixtureFit]:
     """(the mixture that the chosen method rests on, the single Beta-Binomial baseline)."""
-    if settings.components == "auto" and settings.method != "paper":
+    own = fit_method(settings.method).model  # a method's own model (the paper's EM); None: the MAP mixture
+    if settings.components == "auto" and own is None:
         fits = fit_candidates(table, 3, settings.prior, rng)
         return min(fits.values(), key=lambda f: f.bic), fits[1]
     bb = fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
-    if settings.method == "paper":
-        return fit_paper_em(table), bb
+    if own is not None:
+        return own(table), bb
     c = int(settings.components)
     return (bb if c == 1 else fit_mixture(table, c, settings.prior, n_init=default_starts(c), rng=rng)), bb
 
@@ -391,7 +392,7 @@ def analyse(
 ) -> FitResult:
     """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks."""
     rng = rng if rng is not None else np.random.default_rng(0)
-    method_description(settings.method)  # an unknown method is refused before anything is fitted
+    method = fit_method(settings.method)  # an unknown method is refused before anything is fitted
     ks = tuple(settings.ks)
     if fit is None:
         fit, bb = fit_models(table, settings, rng)
@@ -402,7 +403,7 @@ def analyse(
     fitted = Fitted(table, ks, fit.mixture, bb.mixture)
     columns = {e.column: e.errors(fitted) for e in row_columns() if e.column and e.errors}
     post = cell_posterior(table, fit.mixture, ks, settings.strength, settings.flat)
-    if settings.method == "default":
+    if method.posterior:
         centre = post.mean()
         low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
     else:  # a plug-in estimate: the mixture's own cells, and an interval around them (it belongs to the estimate)
