@@ -12,6 +12,7 @@ alpha / (alpha + beta), counts that match the histogram) savedfit checks after t
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -168,8 +169,17 @@ def fields() -> tuple[str, ...]:
 
 def json_schema() -> dict[str, Any]:
     """The published JSON schema of the fit document (docs/schema/fit.json)."""
-    schema: dict[str, Any] = msgspec.json.schema(fit_document_type())
-    return schema
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json",
+        "description": "generated from betaconform_cli/documents.py by `make schema`; do not edit",
+        **msgspec.json.schema(fit_document_type()),
+    }
+
+
+def schema_text() -> str:
+    """docs/schema/fit.json as written: the schema, indented, keys in the types' order."""
+    return json.dumps(json_schema(), indent=2) + "\n"
 
 
 class TypeProblem(ValueError):
