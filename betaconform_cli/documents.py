@@ -20,11 +20,11 @@ import msgspec
 from msgspec import Meta, Struct
 
 from .estimators import row_columns
+from .inputs.dataset import MAX_JUDGES  # the most judges a histogram entry may have
 from .settings import MAX_K
 
 SCHEMA = "betaconform/1"  # the JSON documents
 SAVED_SCHEMA = "betaconform/fit/1"  # the saved-fit YAML
-MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES: the most judges a histogram entry may have
 MAX_COMPONENTS = 10
 SLACK = 1e-9  # a fraction computed in floating point may pass 0 or 1 by this much
 

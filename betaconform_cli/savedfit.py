@@ -23,7 +23,7 @@ Schema ``betaconform/fit/1``::
     provenance: {...}        # shipped priors: where the data came from and its licence
 
 A file is refused when it is bigger than MAX_YAML_BYTES, not UTF-8 YAML, carries tags or aliases (an alias can
-expand a few KB into gigabytes), does not match the schema, holds a value JSON cannot carry exactly (an integer
+expand a few KB into gigabytes), does not match its types (documents.saved_fit_type(): msgspec Structs), holds a value JSON cannot carry exactly (an integer
 beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent (weights that do not sum to 1, a
 component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
 a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
