@@ -22,7 +22,7 @@ from ..errors import ParameterError
 from ..fit import FitResult, MixtureFit, analyse, fit_paper_em, mixture_log_likelihood
 from ..posterior import cell_posterior
 from ..settings import FitSettings
-from .candidates import build_candidates, source_centre, target_cells
+from .candidates import Cells, build_candidates, source_centre, target_cells
 from .evidence import (
     as_is_strengths,
     dirichlet_multinomial_log_ml_many,
@@ -69,13 +69,7 @@ def transfer(
     kappas = np.asarray(settings.strengths, dtype=float)
     flat = fit_settings.flat
     singles = [source_centre(target, cells, s, settings.histogram_smoothing) for s in srcs]
-    single_alpha = kappas[None, :, None] * np.array([q for q, _ in singles])[:, None, :] + flat * cells.flat
-    single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
-    log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
-    single_lml = single_lml[:, as_is_strengths(kappas, settings.as_is_min_strength)]  # the kappas a source as it is takes
-    conflict, reason = prior_conflict(single_lml, prior.text_shares, log_ml0, settings.conflict_bayes_factor)
-    if settings.no_transfer_evidence == "dirichlet":
-        log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.grid_means, settings.grid_concentrations, kappas, flat)
+    single_lml, log_ml0, conflict, reason = _evidence(target, cells, singles, prior.text_shares, settings, flat)
     profiles = [profile(s.table, s.mixture) for s in srcs]
     target_profile = profile(target, without.beta_binomial.mixture)
 
@@ -104,6 +98,23 @@ def transfer(
     none, none_reason = no_source_verdict(post.no_transfer, p0)
     return TransferResult(settings, result, without, rows, post.no_transfer, p0, conflict, reason, none, none_reason,
                           tuple(k for k, h in zip(ks, held) if h), target_profile)
+
+
+def _evidence(
+    target: CountTable, cells: Cells, singles: list[tuple[np.ndarray, np.ndarray]], text_shares: np.ndarray,
+    settings: TransferSettings, flat: float,
+) -> tuple[np.ndarray, float, bool, str]:
+    """Step 3's evidence: each source as it is at the strengths it takes (log marginal likelihood of the labels),
+    no transfer's, and whether the labels conflict with the text's prior (with its reason)."""
+    kappas = np.asarray(settings.strengths, dtype=float)
+    single_alpha = kappas[None, :, None] * np.array([q for q, _ in singles])[:, None, :] + flat * cells.flat
+    single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
+    log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
+    single_lml = single_lml[:, as_is_strengths(kappas, settings.as_is_min_strength)]  # the kappas a source as it is takes
+    conflict, reason = prior_conflict(single_lml, text_shares, log_ml0, settings.conflict_bayes_factor)
+    if settings.no_transfer_evidence == "dirichlet":
+        log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.grid_means, settings.grid_concentrations, kappas, flat)
+    return single_lml, log_ml0, conflict, reason
 
 
 def transfer_many(
