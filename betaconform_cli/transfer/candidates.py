@@ -127,8 +127,8 @@ BIN_P = np.concatenate(([0.0], expit(0.5 * (EDGES[1:-2] + EDGES[2:-1])), [1.0]))
 
 def shift_grid(settings: TransferSettings) -> tuple[float, ...]:
     """The shifts delta: -shift_max..shift_max in steps of shift_step (0 included)."""
-    n = int(math.floor(settings.shift_max / settings.shift_step + 1e-9))
-    return tuple(float(i * settings.shift_step) for i in range(-n, n + 1))
+    n = int(math.floor(settings.offers.shift_max / settings.offers.shift_step + 1e-9))
+    return tuple(float(i * settings.offers.shift_step) for i in range(-n, n + 1))
 
 
 def component_masses(alpha: float, beta: float, shifts: np.ndarray) -> np.ndarray:
@@ -232,10 +232,10 @@ def build_candidates(
     sources, the points between two (`pair_prior`, over pairs by the product of their shares, evenly over the
     t) and the pool (`pool_prior`)."""
     n = len(sources)
-    deltas = shift_grid(settings) if settings.shift_prior > 0 else ()
+    deltas = shift_grid(settings) if settings.offers.shift_prior > 0 else ()
     fam = prior.family
-    as_is = fam * (1 - settings.shift_prior) * match
-    shifted = fam * (settings.shift_prior + (1 - settings.shift_prior) * (1 - match)) if deltas else np.zeros(n)
+    as_is = fam * (1 - settings.offers.shift_prior) * match
+    shifted = fam * (settings.offers.shift_prior + (1 - settings.offers.shift_prior) * (1 - match)) if deltas else np.zeros(n)
     left = float(prior.no_transfer + fam.sum() - as_is.sum() - shifted.sum())
     out = _CandidateList(n)
     _add_as_is(out, as_is, singles, settings)
@@ -291,8 +291,8 @@ def _add_as_is(
     if not idx:
         return
     sa = as_is / mass
-    pair = settings.pair_prior if len(idx) > 1 and settings.interpolation else 0.0
-    pool = settings.pool_prior if len(idx) > 1 else 0.0
+    pair = settings.offers.pair_prior if len(idx) > 1 and settings.offers.interpolation else 0.0
+    pool = settings.offers.pool_prior if len(idx) > 1 else 0.0
     for i in idx:
         out.add("source", (1 - pair - pool) * mass * sa[i], singles[i][0], singles[i][1], eye[i])
     if pair:
@@ -300,10 +300,10 @@ def _add_as_is(
         pw = np.array([sa[i] * sa[j] for i, j in pairs])
         pw = pw / pw.sum()
         for (i, j), w in zip(pairs, pw):
-            for t in settings.interpolation:
+            for t in settings.offers.interpolation:
                 m = np.zeros(n)
                 m[i], m[j] = t, 1 - t
-                out.add("pair", pair * mass * w / len(settings.interpolation), t * singles[i][0] + (1 - t) * singles[j][0],
+                out.add("pair", pair * mass * w / len(settings.offers.interpolation), t * singles[i][0] + (1 - t) * singles[j][0],
                         t * singles[i][1] + (1 - t) * singles[j][1], m)
     if pool:
         out.add("pool", pool * mass, sum(sa[i] * singles[i][0] for i in idx), sum(sa[i] * singles[i][1] for i in idx), sa.copy())
