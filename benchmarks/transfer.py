@@ -303,7 +303,7 @@ def tune(per_seed: list[tuple[int, list[Target], dict[str, Any]]], base: transfe
                   f"dataset {s['worst']:+.2f} ({s['worst_dataset']}), coverage {s['coverage']:.2f}")
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--priors", default=str(ROOT / "configs" / "priors"), help="priors directory for the ootb benchmark")
@@ -322,7 +322,11 @@ def main() -> int:
     ap.add_argument("--embedding-model", default=None)
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--json", default=None, help="write per-dataset results here")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     data_dir = Path(args.data)
     if not (data_dir / "MANIFEST.yaml").exists():
         print(f"skipped: no benchmark data at {data_dir}", file=sys.stderr)
