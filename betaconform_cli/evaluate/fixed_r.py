@@ -12,7 +12,7 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import FitWarning, ParameterError
 from ..estimators import REGISTRY, Fitted
-from ..fit import analyse, empirical_errors, fit_binomial
+from ..fit import analyse, fit_binomial
 from ..settings import check_seed
 from .results import Cell, Evaluation, Skipped
 from .settings import (
@@ -23,6 +23,7 @@ from .settings import (
     draw_table,
     item_arrays,
     run_rng,
+    truth,
 )
 
 
@@ -79,11 +80,8 @@ def evaluate_table(
 ) -> tuple[list[Cell], list[Skipped]]:
     """All sizes of one dataset."""
     judges, correct = item_arrays(table)
-    ks = settings.ks
-    actual_d = empirical_errors(table, ks)
-    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    actual, histogram = truth(table, settings.ks)
     top = table.max_judges
-    histogram = tuple(int(v) for v in table.counts[top, : top + 1])
     total = total if total is not None else settings.runs * len(settings.sizes)
     cells: list[Cell] = []
     skipped: list[Skipped] = []

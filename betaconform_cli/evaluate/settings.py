@@ -13,6 +13,7 @@ from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
 from ..estimators import plain_estimators
+from ..fit import empirical_errors
 from ..settings import FitSettings
 
 ESTIMATORS = ESTIMATOR_NAMES  # estimators.REGISTRY's, outside transfer mode, as it stands at import: --methods all
@@ -98,6 +99,28 @@ def draw_table(judges: np.ndarray, correct: np.ndarray, size: int, rng: np.rando
     idx = rng.choice(len(judges), size=size, replace=False)
     return CountTable.from_pairs(judges[idx], correct[idx])
 
+
+def truth(table: CountTable, ks: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The whole dataset's exact (hypergeometric) majority error per k (NaN where undefined) and its histogram
+    of correct counts at its largest number of judges: what every mode's cells are measured against."""
+    actual_d = empirical_errors(table, ks)
+    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    top = table.max_judges
+    return actual, tuple(int(v) for v in table.counts[top, : top + 1])
+
+
+class Ticker:
+    """Counts the draws done and tells `progress` (when given) after each."""
+
+    def __init__(self, progress: Progress | None, total: int, done: int = 0):
+        self.progress = progress
+        self.total = total
+        self.done = done
+
+    def tick(self, what: str, draws: int = 1) -> None:
+        self.done += draws
+        if self.progress is not None:
+            self.progress(self.done, self.total, what)
 
 
 def check_names(names: Sequence[str]) -> None:
