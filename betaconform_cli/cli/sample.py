@@ -11,11 +11,12 @@ from .. import api
 from ..atomic import check_target
 from ..errors import ParameterError
 from ..formats import OUTPUT_EXTENSIONS
+from ..inputs import InputOptions
 from ..report.sample import LiveReport
 from ..settings import PRECISION_METHODS, FitSettings
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
-from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
+from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
 
@@ -30,7 +31,7 @@ else:  # the core's choices (cli/options.py)
 @grouped
 def sample(
     labeled: Annotated[str, typer.Argument(help="labeled items in labeling order (live), or the fully labeled pool (--replay); '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     model: ModelGroup,
     out: OutputGroup,
@@ -66,13 +67,13 @@ def sample(
         fmt = resolve_format(out)
         refuse_overwrites([labeled], out=out)
         with progress("replays") as update:
-            report = api.sample(labeled, the_rule, settings, est.seed, inp.build(), True, runs, pool, batch, progress=update)
+            report = api.sample(labeled, the_rule, settings, est.seed, inp, True, runs, pool, batch, progress=update)
         raise typer.Exit(emit(report, out, fmt))
     live(labeled, the_rule, pool, settings, est.seed, batch, runs, inp, out)
 
 
 def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, seed: int, batch: int | None, runs: int,
-         inp: InputGroup, out: OutputGroup) -> None:
+         inp: InputOptions, out: OutputGroup) -> None:
     """Live mode: -o receives the next items to label (JSON Lines), stdout the decision."""
     next_file = out.output
     if next_file is not None and runs == 1:  # with --runs, api.sample says that it needs --replay
@@ -84,7 +85,7 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
             raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
-    report = api.sample(labeled, the_rule, settings, seed, inp.build(), False, runs, pool, batch, show_next=next_file is None)
+    report = api.sample(labeled, the_rule, settings, seed, inp, False, runs, pool, batch, show_next=next_file is None)
     assert isinstance(report, LiveReport)
     files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
                                                   f"wrote {len(report.next_lines)} next item(s) to {next_file}")]

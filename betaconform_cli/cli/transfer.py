@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 import typer
 
 from .. import api
+from ..inputs import InputOptions
 from ..settings import SIMILARITIES, SIZE_WEIGHTS, TRANSFER_METHODS, FitSettings
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import EmbedGroup, EstimateGroup, InputGroup, OutputGroup, SaveGroup, grouped
+from .options import EmbedGroup, EstimateGroup, OutputGroup, SaveGroup, grouped
 
 METHOD = "Transfer"
 
@@ -29,7 +30,7 @@ else:  # the core's choices (cli/options.py)
 def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="targets: a few labeled items with text (files, directories or globs; '-' reads standard input)")],
     sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file ('-': standard input); repeat for more")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     out: OutputGroup,
     save: SaveGroup,
@@ -49,7 +50,7 @@ def transfer_cmd(
         config, method=method, size_weight=size_weight, similarity=similarity, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
     )
     with progress("embedding") as update:
-        report = api.transfer(targets, sources, tsettings, est_settings(est), est.seed, inp.build(), emb.build(),
+        report = api.transfer(targets, sources, tsettings, est_settings(est), est.seed, inp, emb.build(),
                               api.SaveTo(save.save, save.save_dir), update)
     raise typer.Exit(emit(report, out, fmt))
 
