@@ -17,7 +17,6 @@ BEING_REWRITTEN = {
     "betaconform_cli/votes.py",
     "betaconform_cli/score.py",
     "betaconform_cli/judges/analysis.py",
-    "betaconform_cli/api.py",
 }
 
 
