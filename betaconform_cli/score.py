@@ -58,6 +58,7 @@ import numpy as np
 from .dawid_skene import JudgeModel, fit_dawid_skene, majority
 from .errors import ParameterError
 from .inputs.dataset import Votes
+from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
 from .ppi import (
     LAMBDA_RANGE,
     Interval,
@@ -74,7 +75,7 @@ from .ppi import (
 
 TARGETS = ("set", "new")
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
-METHOD = "PPI++ with a Dawid-Skene posterior of all judges, moved toward the judges' majority (eq. 4)"
+METHOD = "PPI++ with a latent-class prediction from all judges (cross-fitted), moved toward the judges' majority"
 METHOD_LABELS_ONLY = "labels only (lambda = 0)"
 POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", "t")  # the pass class, by default
 
@@ -97,6 +98,7 @@ class ScoreResult:
     method: str
     lambda_: float
     model: JudgeModel | None = field(default=None, repr=False, compare=False)
+    latent: LatentClasses | None = field(default=None, repr=False, compare=False)
     ppi_estimate: float = float("nan")  # eq. (1) before eq. (4) moves it: the centre of the score's interval
 
     @property
@@ -271,7 +273,10 @@ def _estimate(
         raise ParameterError("gold", f"needs at least 2 labeled items to give an interval; got {n}")
     y = np.where(labeled, gold, 0).astype(float)
     model = fit_dawid_skene(verdicts, w) if verdicts.shape[1] > 0 else None
-    f = model.posterior if model is not None else np.full(len(w), 0.5)
+    latent = fit_latent_classes(verdicts, w) if model is not None else None
+    f = np.full(len(w), 0.5)
+    if model is not None and latent is not None:  # eq. (5): cross-fitted on the labels
+        f = cross_fitted_prediction(latent.responsibilities, model.posterior, y, labeled, w, cluster)
     maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(len(w), 0.5)
     fit = _fit(y, f, maj, labeled, cluster, w, target, lambda_)
     judges_say, dof, uses_judges = wmean(maj, w), fit.clusters - fit.ddof, model is not None and fit.lam != 0
@@ -295,6 +300,7 @@ def _estimate(
         method=METHOD if uses_judges else METHOD_LABELS_ONLY,
         lambda_=fit.lam,
         model=model,
+        latent=latent,
         ppi_estimate=min(1.0, max(0.0, fit.theta)),
     )
     return _Parts(result, fit.resid / n, y, labeled, fit.ddof)
