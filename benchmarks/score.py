@@ -10,7 +10,9 @@ Per draw and method: |estimate - truth|, whether the 90% interval covers the tru
 draws, then over datasets (each dataset weighs the same).
 
 Methods, side by side in this script:
-- ours: betaconform_cli.score.score (Dawid-Skene posterior of all judges in PPI++, finite-population variance);
+- ours: betaconform_cli.score.score (a latent-class prediction from all judges, its classes' pass rates from the
+  labels, leave-one-out, in PPI++ with the finite-population variance; the estimate moved toward the judges'
+  majority by at most half a standard error);
 - truescore 0.7.4 `ppi_estimate` (PPI++) with the judges' majority (ties half) as its judge: the peer of the issue
   (needs `pip install truescore` in the venv; not a dependency of the project; the column is left out without it);
 - labels only: Wilson's interval on the r labels (no finite-population correction, as the peers);
@@ -18,6 +20,8 @@ Methods, side by side in this script:
 
     .venv/bin/python benchmarks/score.py                  # main table (+ per dataset with --per-dataset)
     .venv/bin/python benchmarks/score.py --alternatives   # the variants docs/SCORE.md compares
+    .venv/bin/python benchmarks/score.py --simulate issue18   # issue 18's scenario (see issue18_datasets)
+    .venv/bin/python benchmarks/score.py --simulate graded    # continuous item difficulty (no latent classes)
     .venv/bin/python benchmarks/score.py --draws 100 --seed 7
 
 Exits 0 with a message when the data folder is absent.
@@ -43,6 +47,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from betaconform_cli.latent_classes import cross_fitted_prediction, fit_latent_classes  # noqa: E402
 from betaconform_cli.score import fit_dawid_skene, majority, score, wilson_fpc  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -160,7 +165,12 @@ def _moved(theta: float, sd: float, judges: float, rule: str, limit: float) -> f
     return theta + math.copysign(move, d)
 
 
-def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
+def _prediction(verdicts: np.ndarray, kind: str, observed: np.ndarray) -> np.ndarray:
+    if kind.startswith("lca"):  # ours: latent classes (lca3: 3) with pass rates from the labels, leave-one-out
+        labeled = observed >= 0
+        y = np.where(labeled, observed, 0).astype(float)
+        r = fit_latent_classes(verdicts, classes=int(kind[3:])).responsibilities
+        return cross_fitted_prediction(r, fit_dawid_skene(verdicts).posterior, y, labeled, np.ones(len(y)))
     if kind == "ds":
         return fit_dawid_skene(verdicts).posterior
     if kind == "majority":
@@ -170,15 +180,16 @@ def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
 
 
 def _variant(
-    prediction: str = "ds", toward: str | None = "majority", **options: Any
+    prediction: str = "lca3", toward: str | None = "majority", **options: Any
 ) -> Callable[..., tuple[float, float, float]]:
-    """Ours with one step changed (--alternatives): the prediction (ds / majority / share), what the estimate is
+    """Ours with one step changed (--alternatives): the prediction (lca3 ours / lcaC / ds / majority / share), what
+    the estimate is
     moved toward (majority: the judges' majority's pass rate, ours; ds: the Dawid-Skene model's; None: not moved),
     or a _ppi option."""
 
     def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
         labeled = observed >= 0
-        f = _prediction(verdicts, prediction)
+        f = _prediction(verdicts, prediction, observed)
         return _ppi(observed[labeled].astype(float), f[labeled], f, toward=_toward(verdicts, toward), **options)
 
     return method
@@ -216,7 +227,7 @@ def _calibrated_ds(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np
     post = np.clip(fit_dawid_skene(verdicts).posterior, 1e-4, 1 - 1e-4)
     x = np.log(post / (1 - post))
     a, b = _logistic(x[train], y)
-    return 1 / (1 + np.exp(-(a + b * x)))
+    return 1 / (1 + np.exp(-np.clip(a + b * x, -30, 30)))
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, float]:
@@ -225,7 +236,7 @@ def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, 
     design = np.column_stack([np.ones_like(x), x])
     prior = np.array([0.0, 1.0])
     for _ in range(50):
-        p = 1 / (1 + np.exp(-(design @ w)))
+        p = 1 / (1 + np.exp(-np.clip(design @ w, -30, 30)))
         grad = design.T @ (y - p) - ridge * (w - prior)
         hess = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(2)
         step = np.linalg.solve(hess, grad)
@@ -299,6 +310,24 @@ def issue18_datasets(seed: int) -> list[tuple[str, Maker]]:
     return out
 
 
+def graded_datasets(seed: int) -> list[tuple[str, Maker]]:
+    """--simulate graded: a check that the latent classes do not merely fit the issue-18 generator's two kinds of
+    item: 9 systems x 400 answers x 11 judges, pass rates 0.3..0.9, each item a continuous difficulty d ~ N(0, 1)
+    that all judges share; judge j right with probability logistic(a_j - 1.2 d +- l_j) (+ on passes, - on fails:
+    l_j its leniency), a_j from 3.5 (strong, strict) down to 0.4 (weak, lenient). Not calibrated to anything."""
+    rng = np.random.default_rng([seed, 77])
+    ability = np.array([3.5, 3.2, 3.0, 2.0, 1.8, 1.6, 1.5, 0.8, 0.6, 0.5, 0.4])
+    lenience = np.array([0.0, 0.0, 0.0, 0.3, 0.3, 0.4, 0.4, 1.0, 1.0, 1.2, 1.2])
+    out = []
+    for k, p in enumerate(np.linspace(0.3, 0.9, 9)):
+        gold = (rng.random(400) < p).astype(int)
+        d = rng.standard_normal(400)
+        logit = ability - 1.2 * d[:, None] + np.where(gold[:, None] == 1, 1.0, -1.0) * lenience
+        right = rng.random((400, len(ability))) < 1 / (1 + np.exp(-logit))
+        out.append((f"graded_system_{k}", _fixed(gold, np.where(right, gold[:, None], 1 - gold[:, None]))))
+    return out
+
+
 def run(
     datasets: list[tuple[str, Maker]],
     draws: int,
@@ -363,12 +392,14 @@ def main() -> int:
         "--simulate",
         nargs="?",
         const="mixed",
-        choices=("mixed", "issue18"),
-        help="simulated judges instead of the shared data: mixed (independent judges, shared hard items) or issue18",
+        choices=("mixed", "issue18", "graded"),
+        help="simulated judges instead of the shared data: mixed (independent judges, shared hard items), issue18, "
+        "or graded",
     )
     args = parser.parse_args()
     if args.simulate:
-        datasets = simulated_datasets(args.seed) if args.simulate == "mixed" else issue18_datasets(args.seed)
+        simulate = {"mixed": simulated_datasets, "issue18": issue18_datasets, "graded": graded_datasets}
+        datasets = simulate[args.simulate](args.seed)
     elif not args.data.is_dir():
         print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR, or --simulate)")
         return 0
@@ -414,18 +445,22 @@ def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.nda
 
 
 ALTERNATIVES = {
-    "ours (DS, lambda in [-1, 1], fpc, t, d = 2, k = 3, moved toward the majority by <= 0.5 sd)": ours,
+    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd)": ours,
     "not moved (PPI++ alone)": _variant(toward=None),
     "moved: empirical Bayes, no limit": _variant(rule="eb"),
     "moved: limited to 1 sd": _variant(limit=1.0),
     "moved: limited to 0.25 sd": _variant(limit=0.25),
     "moved: soft threshold at 1 sd": _variant(rule="soft", limit=1.0),
-    "moved: pretest (the judges when |D| < 1 sd)": _variant(rule="pretest", limit=1.0),
+    "moved: pretest (to the judges when |D| < 1 sd)": _variant(rule="pretest", limit=1.0),
     "moved toward the Dawid-Skene model's pass rate": _variant(toward="ds"),
+    "prediction: Dawid-Skene posterior, not moved (the previous estimator, k = 3)": _variant("ds", toward=None),
+    "prediction: Dawid-Skene posterior": _variant("ds"),
     "prediction: the majority": _variant("majority"),
     "prediction: the share of judges saying pass": _variant("share"),
-    "prediction: DS calibrated by logistic on the labels, cross-fitted": _cross_fitted(_calibrated_ds),
-    "prediction: 3 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
+    "prediction: 2 latent classes + labels, leave-one-out": _variant("lca2"),
+    "prediction: 4 latent classes + labels, leave-one-out": _variant("lca4"),
+    "prediction: 3 latent classes + labels, 5-fold cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
+    "prediction: DS calibrated by logistic on the labels, 5-fold cross-fitted": _cross_fitted(_calibrated_ds),
     "lambda in [0, 1]": _variant(lam_range=(0.0, 1.0)),
     "lambda = 1 (PPI)": _variant(fixed_lam=1.0, ddof=1),
     "no finite-population correction": _variant(fpc=False),
