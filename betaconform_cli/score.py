@@ -7,11 +7,13 @@ multi-class gold reports the share of one class.
 
 Method (docs/SCORE.md):
 
-1. Prediction. A two-class Dawid-Skene model (each judge its own sensitivity and specificity, verdicts independent
-   given the item's gold) is fitted by EM to the verdicts of ALL items, labeled or not, and never sees the gold;
-   `f_i = P(item i passes | its verdicts)`. Because `f` is a function of the verdicts alone it is fixed before the
-   labeled items are drawn, so nothing is overfitted to them (no cross-fitting is needed; a semi-supervised fit
-   would need it). The judges' majority (ties half) is what "the judges say".
+1. Prediction (betaconform_cli.latent_classes, eq. 5). A 3-class latent-class model is fitted by EM to the
+   verdicts of ALL items, labeled or not, without the gold; each class's pass rate comes from the labels (with 2
+   pseudo-items of the class's mean Dawid-Skene posterior, betaconform_cli.dawid_skene), and
+   `f_i = sum_c P(item i in class c | its verdicts) * pass rate of c`, a labeled item's from the OTHER labels
+   (leave one out; with clusters, its cluster out), so that f on the labeled items does not see their own labels
+   (cross-fitting, as prediction-powered inference needs). The judges' majority (ties half) is what "the judges
+   say".
 2. Prediction-powered estimate (PPI++; in survey terms the regression estimator), eq. (1):
        theta = lambda * mean_U(f) + mean_L(y - lambda * f),
    U all N items, L the n labeled ones. lambda = Cov_L(y, f) / Var_L(f), clipped to [-1, 1], minimises the
