@@ -50,7 +50,8 @@ def _start(pos: np.ndarray, neg: np.ndarray, classes: int) -> np.ndarray:
     share = (pos.sum(axis=1) + 0.5) / (pos.sum(axis=1) + neg.sum(axis=1) + 1.0)
     c = np.arange(classes)
     binomial = np.array([math.comb(classes - 1, k) for k in c], dtype=float)
-    return binomial[None, :] * share[:, None] ** c * (1 - share[:, None]) ** (classes - 1 - c)
+    start: np.ndarray = binomial[None, :] * share[:, None] ** c * (1 - share[:, None]) ** (classes - 1 - c)
+    return start
 
 
 def fit_latent_classes(
@@ -115,4 +116,5 @@ def cross_fitted_prediction(
         t_g = np.stack([np.bincount(cluster, weights=r[:, c] * w * lab, minlength=k) for c in range(r.shape[1])], 1)
         s_out, t_out = s_g[cluster], t_g[cluster]
     pi_out = (s_all - s_out + prior_items * m) / (t_all - t_out + prior_items)
-    return np.where(labeled, (r * pi_out).sum(axis=1), f)
+    out: np.ndarray = np.where(labeled, (r * pi_out).sum(axis=1), f)
+    return out
