@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges
+from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import (
     Verdicts,
     _log_likelihood,
@@ -23,7 +23,6 @@ from betaconform_cli.judges.unlabeled import (
     pattern_errors,
     subset_estimates,
 )
-from betaconform_cli.judges.subsets import empirical_subset_errors
 
 from .conftest import SAMPLE, invoke
 
