@@ -22,6 +22,8 @@ reported apart, as a sanity check. Means: over draws, then over datasets (each d
     .venv/bin/python benchmarks/judges.py --calibrate        # the interval's widening, chosen held out
     .venv/bin/python benchmarks/judges.py --simulate         # data simulated from the model / exchangeable BB
     .venv/bin/python benchmarks/judges.py --speed            # 11 judges x 400 items, end to end
+    .venv/bin/python benchmarks/judges.py --unlabeled        # issue 17: r = 10, 30, 56 labeled, the rest verdicts only
+                                                             # (benchmarks/judges_unlabeled.py; --alternatives too)
 
 Exits 0 with a message when the data folder is absent (simulation and speed need no data).
 """
@@ -373,7 +375,7 @@ def speed(data: dict[str, np.ndarray], repeats: int = 5) -> tuple[float, str]:
 # --- main ----------------------------------------------------------------------------------------------------
 
 
-def unlabeled_protocol(folder: Path, draws: int, seed: int, procs: int) -> int:
+def unlabeled_protocol(folder: Path, draws: int, seed: int, procs: int, alternatives: bool) -> int:
     """`--unlabeled`: benchmarks/judges_unlabeled.py on every dataset under `folder` (docs/JUDGES.md)."""
     if not folder.is_dir():
         print(f"no data folder at {folder}: skipping the unlabeled protocol")
@@ -382,7 +384,7 @@ def unlabeled_protocol(folder: Path, draws: int, seed: int, procs: int) -> int:
     from unlabeled import load
 
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
-    print(report([load(p, folder) for p in files], draws, seed, procs))
+    print(report([load(p, folder) for p in files], draws, seed, procs, alternatives))
     return 0
 
 
@@ -402,7 +404,7 @@ def main() -> int:
     ap.add_argument("--unlabeled", action="store_true", help="issue 17's protocol: r labeled items, the rest as verdicts without gold")
     a = ap.parse_args()
     if a.unlabeled:
-        return unlabeled_protocol(a.data, a.draws, a.seed, a.procs)
+        return unlabeled_protocol(a.data, a.draws, a.seed, a.procs, a.alternatives)
 
     if a.simulate:
         for label, s in simulation(a.draws, a.seed, a.procs).items():

@@ -8,7 +8,10 @@ k-subset's), |reported error - its error on all items|, and whether the 90% inte
 
 - naive: the subset with the lowest error on the labels, reporting that error (ties: the mean over tied subsets);
 - labels only: `judges` without the unlabeled items (the latent-class / max-ent default, told the set's size);
-- every item: `judges` with them (judges/unlabeled.py: Dawid-Skene with gold, finite-population estimate, guard).
+- every item: `judges` with them (judges/every.py, judges/unlabeled.py: Dawid-Skene with gold, tempered by the
+  labels, finite-population estimate, guard; the pick by the all-items estimate where tau >= PICK_TEMPER);
+- with --alternatives: the same estimate at the labels-only rule's pick always, and at its own pick always without
+  the guard.
 
 A dataset with fewer than r + 1 items is skipped at that r. Means over draws, then over datasets.
 """
@@ -23,6 +26,7 @@ from unlabeled import Data, draw  # benchmarks/unlabeled.py: the loader and the 
 
 from betaconform_cli.judges import JudgesSettings, rescore, sample_posterior
 from betaconform_cli.judges.analysis import pick_lowest
+from betaconform_cli.judges.every import Every
 from betaconform_cli.judges.maxent import fit_maxent
 from betaconform_cli.judges.subsets import empirical_subset_errors, exact_tables
 from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard, subset_estimates
@@ -30,8 +34,7 @@ from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard, subse
 KS = (3, 5)
 RS = (10, 30, 56)
 DEFAULT = JudgesSettings()
-WIDENINGS = (1.0, 1.25)
-METHODS = ("naive", "labels only", "every item")
+METHODS = ("naive", "labels only", "every item")  # the rules; --alternatives adds two variants of the last
 Record = tuple[float, float, float, float, float]  # regret, |reported - true|, reported - true, covered, width
 
 
@@ -49,9 +52,9 @@ def _naive(emp: np.ndarray, truth: np.ndarray) -> Record:
             float((emp[tied] - truth[tied]).mean()), np.nan, np.nan)
 
 
-def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], Record]:
+def evaluate(d: Data, size: int, run: int, seed: int, alternatives: bool = False) -> dict[tuple[str, int], Record]:
     """Every rule's record at each k for one draw."""
-    rng, idx, votes, gold = draw(d, size, run, seed)
+    _, idx, votes, gold = draw(d, size, run, seed)
     y = d.judgments.astype(float)
     labeled = y[idx]
     n_pop = len(y)
@@ -61,7 +64,8 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
     search = rescore(tables, size, n_pop, DEFAULT.pseudo_items, 0.9, gen)
     v = Verdicts(votes.astype(np.int64), gold.astype(np.int64), np.ones(n_pop, dtype=np.int64), 2)
     model = fit_classes(v)
-    use, _ = guard(model, v)
+    use, reason = guard(model, v)
+    product = Every(size, n_pop - size, use, reason, n_pop, v, model).search(search, 0.9)  # what `judges` reports
     out: dict[tuple[str, int], Record] = {}
     for k in KS:
         t = tables[k]
@@ -70,28 +74,23 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
         tg, i = search.targets[k], search.pick(k)
         labels = _record(i, tg.estimate, tg.low, tg.high, truth)
         out[("labels only", k)] = labels
-        for c in WIDENINGS:
-            est = subset_estimates(v, model, t.members, 0.9, c)
-            j = pick_lowest(est.estimate)
-            rec = _record(j, est.estimate, est.low, est.high, truth)
-            out[(f"every item, no guard, widening {c:g}", k)] = rec
-            if c == WIDENINGS[0]:
-                out[("every item", k)] = rec if use else labels
-        est = subset_estimates(v, model, t.members, 0.9)
-        out[("labels' pick, every item's estimate", k)] = _record(i, est.estimate, est.low, est.high, truth) if use else labels
+        ours = product.targets[k]
+        out[("every item", k)] = _record(product.pick(k), ours.estimate, ours.low, ours.high, truth) if use else labels
+        if alternatives:
+            est = subset_estimates(v, model, t.members, 0.9)
+            out[("every item: the labels' pick always", k)] = _record(i, est.estimate, est.low, est.high, truth) if use else labels
+            out[("every item: the estimate's pick always, no guard", k)] = _record(pick_lowest(est.estimate), est.estimate, est.low, est.high, truth)
         out[("guard falls back", k)] = (0.0, 0.0, 0.0, float(not use), model.temper)
-        pick = pick_lowest(est.estimate) if model.temper >= 0.7 else i
-        out[("every item, pick by the estimate where tau >= 0.7", k)] = _record(pick, est.estimate, est.low, est.high, truth) if use else labels
     return out
 
 
-def _job(args: tuple[Data, int, int, int]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
-    d, size, draws, seed = args
-    return (d.name, size), [evaluate(d, size, run, seed) for run in range(draws)]
+def _job(args: tuple[Data, int, int, int, bool]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
+    d, size, draws, seed, alternatives = args
+    return (d.name, size), [evaluate(d, size, run, seed, alternatives) for run in range(draws)]
 
 
-def run(data: list[Data], draws: int, seed: int, procs: int) -> dict[tuple[str, int], list[Any]]:
-    jobs = [(d, r, draws, seed) for d in data for r in RS if len(d.judgments) >= r + 1]
+def run(data: list[Data], draws: int, seed: int, procs: int, alternatives: bool = False) -> dict[tuple[str, int], list[Any]]:
+    jobs = [(d, r, draws, seed, alternatives) for d in data for r in RS if len(d.judgments) >= r + 1]
     if procs <= 1:
         return dict(_job(j) for j in jobs)
     with mp.get_context("fork").Pool(procs) as pool:
@@ -129,9 +128,9 @@ def _ratio(a: float, b: float) -> str:
     return "—" if b == 0 else f"{100 * (a / b - 1):+.0f}%"
 
 
-def report(data: list[Data], draws: int, seed: int, procs: int) -> str:
+def report(data: list[Data], draws: int, seed: int, procs: int, alternatives: bool = False) -> str:
     """The tables for docs/JUDGES.md: named judges (judgebench, llmbar), snow_rte apart, and every dataset."""
-    res = run(data, draws, seed, procs)
+    res = run(data, draws, seed, procs, alternatives)
     named = [d for d in data if d.collection != "snow_rte"]
     slots = [d for d in data if d.collection == "snow_rte"]
     parts = [table(res, named, f"named judges (judgebench, llmbar: {len(named)} datasets), {draws} draws"),

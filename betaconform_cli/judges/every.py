@@ -3,17 +3,19 @@ ensembles' errors (the model: judges/unlabeled.py; measurements: docs/JUDGES.md,
 
 When the dataset has unlabeled items and they are asked for, the target is the error on the items read (labeled
 and unlabeled; a finite population): the labeled items' part is exact, the unlabeled items' the Dawid-Skene
-posterior expectation. Each size's ensemble is still chosen by the labels-only rule (analysis.py: the labels'
-own error blended with the ranking model, told the set's size), and its error and interval are then estimated on
-every item (the selection did not overfit the unlabeled items' verdicts; benchmarks/judges.py --unlabeled measured
-this against choosing by the all-items estimate). Where the labels do not vouch for the verdicts (the guard), the
-labels-only answer stands, for the set of items read.
+posterior expectation. Each size's ensemble is chosen by that all-items estimate where the labels say the judges
+behave like independent witnesses (the model's tau, the power on its likelihood the labels support, is at least
+PICK_TEMPER: different models or people), and by the labels-only rule otherwise (analysis.py: the labels' own
+error blended with the ranking model, told the set's size; one model under several prompts, whose errors are
+nearly shared, gives tau ~ 0.2, and there the all-items estimate picked worse than the labels); either way the
+error and interval reported are the all-items ones. Where the labels do not vouch for the verdicts (the guard),
+the labels-only answer stands, for the set of items read. Measured: benchmarks/judges.py --unlabeled.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 METHOD_EVERY = "every_item"
 METHOD_LABELS = "labels_only"
+PICK_TEMPER = 0.5  # tau at or above which the all-items estimate chooses (benchmarks/judges.py --unlabeled)
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,21 @@ class Every:
         est = subset_estimates(*self._fitted(), members, confidence_level)
         return _Target(est.estimate, est.low, est.high, score, est.floor, est.ceiling)
 
+    @property
+    def picks_by_estimate(self) -> bool:
+        """Choose by the all-items estimate (the judges look like independent witnesses: the labels' tau is at
+        least PICK_TEMPER), else by the labels-only rule."""
+        return self.model is not None and self.model.temper >= PICK_TEMPER
+
     def search(self, search: Search, confidence_level: float) -> Search:
-        """The same candidates and choice, every target estimated on every item."""
+        """The same candidates, every target estimated on every item; the choice (`score`) the estimate itself
+        where `picks_by_estimate`, else the labels-only rule's."""
         from .analysis import Search
 
-        targets = {k: self.target(t.members, confidence_level, search.targets[k].score) for k, t in search.tables.items()}
+        targets = {}
+        for k, t in search.tables.items():
+            tg = self.target(t.members, confidence_level, search.targets[k].score)
+            targets[k] = replace(tg, score=tg.estimate) if self.picks_by_estimate else tg
         return Search(search.tables, targets, search.exact)
 
     def record(self) -> dict[str, Any]:
@@ -97,6 +110,7 @@ class Every:
             "labeled_items": self.labeled_items,
             "unlabeled_items": self.unlabeled_items,
             "model": None if self.model is None else self.model.to_dict(),
+            "choice": "the all-items estimate" if self.picks_by_estimate else "the labels-only rule",
         }
 
 

@@ -12,8 +12,8 @@ items on which every member of S gave a verdict, labeled items contribute their 
 half of S give the gold class: 1, exactly half: 1/2), unlabeled items their posterior expected error
 sum_c w[p, c] err_S(p, c). Interval (normal): the unlabeled items' own Bernoulli spread given w, plus the model's
 misfit as the labeled items show it: on them, the exact error minus the error the model predicts from their
-verdicts alone (gold hidden), whose variance over r labeled items, scaled by the unlabeled share, is added (the
-rectifier's variance of prediction-powered inference). The estimate is not rectified (that bias term is noisy at
+verdicts alone (gold hidden), whose mean square over r labeled items (with MISFIT_PRIOR's pseudo-items), scaled
+by the unlabeled share, is added (the rectifier's variance of prediction-powered inference, plus its squared mean). The estimate is not rectified (that bias term is noisy at
 r = 10); the interval is widened by `widening` (benchmarks/judges.py --unlabeled).
 
 Guard (as votes.py's): the unlabeled verdicts are used only where the labels vouch for the model: the labeled
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..inputs.dataset import Votes
 
 MIN_EVIDENCE = 2.0  # nats: the labels' log-likelihood gain of the model's prediction over the class prior
+MISFIT_PRIOR = (2.0, 0.05)  # (pseudo-items, their residual variance) in the misfit's variance
 WIDENING = 1.0  # the normal interval's half-width multiplied by this (benchmarks/judges.py --unlabeled)
 ALPHA, BETA = 1.5, 1.5  # Beta prior of each a_jc (symmetric: the labels, not the prior, say who beats chance)
 TEMPERS = np.round(np.linspace(0.0, 1.5, 31), 2)  # the grid of tau (0: the verdicts ignored)
@@ -263,7 +264,10 @@ def subset_estimates(v: Verdicts, model: ClassModel, members: np.ndarray, confid
     bern = (w * pe.variance).sum(axis=1) / safe**2
     resid = (pe.posterior - pe.predicted) * lab
     mean = (w * resid).sum(axis=1) / np.maximum(n_lab, 1.0)
-    var = (w * lab * (resid - mean[:, None]) ** 2).sum(axis=1) / np.maximum(n_lab - 1.0, 1.0)
+    # the residuals' variance with MISFIT_PRIOR[0] pseudo-items of variance MISFIT_PRIOR[1]: a few labels that the
+    # model happens to get all right do not make its misfit zero
+    nu, s2 = MISFIT_PRIOR
+    var = ((w * lab * (resid - mean[:, None]) ** 2).sum(axis=1) + nu * s2) / np.maximum(n_lab - 1.0 + nu, 1.0)
     misfit = np.where(n_lab > 0, share**2 * (mean**2 + var / np.maximum(n_lab, 1.0)), share**2 * 0.25)
     z = float(stats.norm.ppf(0.5 + confidence_level / 2))
     half = widening * z * np.sqrt(bern + misfit)
