@@ -218,7 +218,7 @@ class JudgesReport:
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
         for d in self.documents:
-            count = unlabeled_counts(d) if d.get("unlabeled_items") else f"{d['items']} labeled items"
+            count = f"{d['items']} labeled" + (f" + {d['unlabeled_items']} unlabeled" if d.get("unlabeled_items") else "") + " items"
             head = f"{d['dataset']}: {count}, {len(d['judge_names'])} judges; {d['target']}"
             tables = views(d)
             out += [Lines((head,), heading=markdown), *tables[:2], shared_mistakes_chart(d), *tables[2:]]
