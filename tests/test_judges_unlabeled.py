@@ -117,6 +117,11 @@ class TestModel:
         assert both[0, 1] == pytest.approx((wrong[:, 0] & wrong[:, 1]).sum()) and a_wrong[0, 1] == pytest.approx(wrong[:, 0].sum())
         assert n[0, 1] == 80
 
+    def test_from_votes_orders_columns_by_name(self) -> None:
+        votes = Votes(("b", "a"), ("x", "y"), np.array([[0, 1], [1, -1], [-1, -1]]), np.array([0, -1, -1]), np.array([2, 3, 4]))
+        v = from_votes(votes, ("a", "b"))
+        assert v.patterns.tolist() == [[-1, 1], [1, 0]] and v.counts.tolist() == [3, 2] and v.labeled_items == 2  # sorted
+
     def test_uninformative_verdicts_fail_the_guard(self) -> None:
         """Verdicts drawn independently of gold: the labels do not vouch for them, `judges` keeps the labels."""
         rng = np.random.default_rng(6)
@@ -201,8 +206,3 @@ class TestCli:
         res = invoke(runner, "judges", SYSTEM, "--population", "500")
         assert res.exit_code == 2 and res.stderr.startswith("error: ") and "--population" in res.stderr
         assert len(res.stderr.strip().splitlines()) == 1
-
-    def test_from_votes_orders_columns_by_name(self) -> None:
-        votes = Votes(("b", "a"), ("x", "y"), np.array([[0, 1], [1, -1], [-1, -1]]), np.array([0, -1, -1]), np.array([2, 3, 4]))
-        v = from_votes(votes, ("a", "b"))
-        assert v.patterns.tolist() == [[-1, 1], [1, 0]] and v.counts.tolist() == [3, 2] and v.labeled_items == 2  # sorted
