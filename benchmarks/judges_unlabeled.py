@@ -19,6 +19,7 @@ A dataset with fewer than r + 1 items is skipped at that r. Means over draws, th
 from __future__ import annotations
 
 import multiprocessing as mp
+import warnings
 from typing import Any
 
 import numpy as np
@@ -98,8 +99,10 @@ def run(data: list[Data], draws: int, seed: int, procs: int, alternatives: bool 
 
 
 def _mean(res: dict[tuple[str, int], list[Any]], names: list[str], method: str, r: int, k: int) -> np.ndarray | None:
-    per = [np.nanmean([rec[(method, k)] for rec in res[(n, r)]], axis=0) for n in names if (n, r) in res]
-    return np.nanmean(per, axis=0) if per else None
+    with warnings.catch_warnings():  # naive's coverage and width are NaN by design (no interval)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        per = [np.nanmean([rec[(method, k)] for rec in res[(n, r)]], axis=0) for n in names if (n, r) in res]
+        return np.nanmean(per, axis=0) if per else None
 
 
 def table(res: dict[tuple[str, int], list[Any]], data: list[Data], title: str) -> str:
