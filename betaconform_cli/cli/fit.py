@@ -8,18 +8,18 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
-    MODEL,
     OUTPUT,
     EmbedGroup,
     EstimateGroup,
     GateGroup,
-    InputGroup,
     ModelGroup,
     OutputGroup,
     SaveGroup,
+    Unlabeled,
     grouped,
 )
 
@@ -28,7 +28,7 @@ from .options import (
 @grouped
 def fit(
     data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     model: ModelGroup,
     gate: GateGroup,
@@ -37,7 +37,7 @@ def fit(
     emb: EmbedGroup,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,
-    unlabeled: Annotated[bool, typer.Option("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", rich_help_panel=MODEL)] = True,
+    unlabeled: Unlabeled = True,
 ) -> None:
     """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""
     fmt = resolve_format(out)
@@ -45,6 +45,6 @@ def fit(
         raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
     with progress("fit") as update:
-        report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
+        report = api.fit(data, inp, model.settings(est), est.seed, gate.build(), chart,
                          api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, update, unlabeled)
     raise typer.Exit(emit(report, out, fmt))

@@ -8,9 +8,10 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import InputGroup, JudgesEstimateGroup, OutputGroup, grouped, parse_ks
+from .options import JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
 
 PICK = "Selection"
 
@@ -19,13 +20,14 @@ PICK = "Selection"
 @grouped
 def judges(
     data: Annotated[list[str], typer.Argument(help="labeled items with named judges (any input format); '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: JudgesEstimateGroup,
     out: OutputGroup,
     ensemble: Annotated[str | None, typer.Option("--ensemble", help="the error table of one named ensemble: 'a,b,c'", rich_help_panel=PICK)] = None,
     cost: Annotated[str | None, typer.Option("--cost", help="prices per judge, 'gpt-4o=5,claude=3,llama=0.2': with --max-error, the cheapest ensemble that meets it", rich_help_panel=PICK)] = None,
     max_error: Annotated[float | None, typer.Option("--max-error", help="the largest acceptable majority error (upper end of the interval), a fraction; exit 1 when no ensemble meets it", rich_help_panel=PICK)] = None,
     population: Annotated[int | None, typer.Option("--population", help="the size of the whole set the labeled items were drawn from (its error is then the target)", rich_help_panel=PICK)] = None,
+    unlabeled: Unlabeled = True,
 ) -> None:
     """Which judges, and how many: per-judge accuracy, shared mistakes, the ensemble to run for each size k."""
     fmt = resolve_format(out)
@@ -33,8 +35,8 @@ def judges(
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     try:
         with progress("judges") as update:
-            report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
-                                est.seed, members, parse_costs(cost), max_error, population, update)
+            report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+                                est.seed, members, parse_costs(cost), max_error, population, update, unlabeled)
     except ParameterError as exc:  # the core's `costs` is this command's --cost
         if "costs" not in exc.params:
             raise
