@@ -10,6 +10,8 @@ from msgspec import Struct
 
 from .doctor import DoctorDocument
 from .documents import SCHEMA, document_schema, fit_document_type, json_schema
+from .evaluate.document import EvaluateDocument
+from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,10 @@ class Published:
 
 def published() -> tuple[Published, ...]:
     doctor = document_schema(DoctorDocument, f"BetaConform doctor document ({SCHEMA}): doctor -f json", "doctor")
+    evaluate = document_schema(EvaluateDocument, f"BetaConform evaluate document ({EVALUATE_SCHEMA}): evaluate -f json",
+                               "evaluate/document")
     return (
         Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema()),
         Published("doctor.json", ("doctor",), DoctorDocument, doctor),
+        Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
     )
