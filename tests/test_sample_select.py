@@ -239,3 +239,15 @@ class TestCli:
         assert doc["unlabeled_items"] == 110 and all(r["labels_only"] is not None for r in doc["error_rates"])
         self._files(tmp_path, reverse=True)
         assert self._next(tmp_path)[1] == first
+
+
+def test_items_without_verdicts_are_left_out() -> None:
+    """An item no judge gave a verdict on (labeled or not) changes neither the post-stratified estimate nor its width."""
+    verdicts, side = pool_of(60, 5, 8)
+    gold = np.full(60, -1)
+    gold[::3] = side[::3]
+    more_v = np.vstack([verdicts, np.full((2, 5), -1)])
+    more_g = np.concatenate([gold, [1, -1]])
+    a = stratified_check(verdicts, gold, 2, (1, 5), 0.9)
+    b = stratified_check(more_v, more_g, 2, (1, 5), 0.9)
+    assert np.array_equal(a.estimate, b.estimate) and np.array_equal(a.half, b.half)

@@ -147,7 +147,10 @@ def stratified_check(verdicts: np.ndarray, gold: np.ndarray, n_classes: int, ks:
     mean), over N; variance sum_h N_h^2 (1 - n_h/N_h) s_h^2 / n_h with s_h^2 = (sum of squares + 1/4) / n_h (one
     pseudo-item at the largest variance of a 0-1 error, so that a split of identical errors is not certain). A split
     with no label borrows the labeled split nearest in margin with as many judges (or any judges). Items judged
-    by fewer than k judges are thinned to their own number (the rule checks k up to the fewest judges)."""
+    by fewer than k judges are thinned to their own number (the rule checks k up to the fewest judges); items with
+    no verdict are left out, as the vote-split estimate leaves them out."""
+    voted = (np.asarray(verdicts) >= 0).any(axis=1)
+    verdicts, gold = np.asarray(verdicts)[voted], np.asarray(gold)[voted]
     t = split_table(verdicts, gold, n_classes)
     lab = np.nonzero(np.asarray(gold) >= 0)[0]
     err = np.array([[item_error_table(int(t.judges[i]), min(k, int(t.judges[i])))[int(t.correct[i])] for k in ks]
