@@ -24,7 +24,7 @@ Reported: labels at the stop (mean over runs, each dataset weighs the same), the
 margin (mean over odd k <= K of |estimate - the pool's exact error|, points) and "within": the share of runs whose
 estimate was within the target of the pool's error at every checked k (the rule's promise, >= 0.9).
 
-    nice -n 10 .venv/bin/python benchmarks/sample_pool.py --data ../shared/data --runs 10 --update-doc docs/STOPPING.md
+    nice -n 5 .venv/bin/python benchmarks/sample_pool.py --data ../shared/data --runs 6 --seed 0 --update-doc docs/STOPPING.md
 
 Exits 0 with a message when the data folder is absent (the data is not part of the repository).
 """
