@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 LAYERS = [
     {"errors", "settings", "counts", "blas", "atomic"},
     {"distributions", "inputs", "gate"},
-    {"fit", "posterior", "savedfit", "embeddings", "votes"},
+    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes"},
     {"stopping", "transfer", "judges", "score"},
     {"evaluate"},
     {"report", "plots"},

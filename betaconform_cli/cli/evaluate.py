@@ -9,6 +9,8 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..estimators import ESTIMATORS
+from ..inputs import InputOptions
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format
 from .options import (
@@ -16,7 +18,6 @@ from .options import (
     RULE,
     EmbedGroup,
     EstimateGroup,
-    InputGroup,
     OutputGroup,
     Rule,
     RuleGroup,
@@ -31,14 +32,14 @@ MODE = "Experiment"
 @grouped
 def evaluate(
     data: Annotated[list[str], typer.Argument(help="fully labeled judgment files, directories or globs")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     out: OutputGroup,
     common: RuleGroup,
     emb: EmbedGroup,
     r: Annotated[str | None, typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)", rich_help_panel=MODE)] = None,
     runs: Annotated[int, typer.Option("--runs", help="paired random draws (or random orders) per dataset and setting", rich_help_panel=MODE)] = 30,
-    methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)", rich_help_panel=MODE)] = "all",
+    methods: Annotated[str, typer.Option("--methods", help=f"estimators, comma-separated: {', '.join(ESTIMATORS)} (or all)", rich_help_panel=MODE)] = "all",
     transfer: Annotated[bool, typer.Option("--transfer", help="leave-one-out prior transfer: each dataset the target once, the other datasets of its folder the sources (default --r 10)", rich_help_panel=MODE)] = False,
     rule: Annotated[Rule | None, typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires", rich_help_panel=RULE)] = None,
     xi: Annotated[str | None, typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)", rich_help_panel=RULE)] = None,
@@ -68,7 +69,7 @@ def evaluate(
     check_plot(plot, plot_r, rule, settings.sizes)
     refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:
-        report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
+        report = api.evaluate(data, settings, est.seed, inp, rules, transfer, emb.build(), per_run, update)
     files = []
     if plot is not None:
         from ..plots import plot_evaluation

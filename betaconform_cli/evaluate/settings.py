@@ -11,20 +11,13 @@ import numpy as np
 
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
+from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
+from ..estimators import plain_estimators
+from ..fit import empirical_errors
 from ..settings import FitSettings
 
-ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
+ESTIMATORS = ESTIMATOR_NAMES  # estimators.REGISTRY's, outside transfer mode, as it stands at import: --methods all
 TRANSFER_METHODS = ("default", "transfer", "paper_transfer", "empirical")
-ESTIMATOR_LABELS = {
-    "transfer": "transfer",
-    "paper_transfer": "paper transfer",
-    "default": "default",
-    "plugin": "MAP mixture",
-    "paper": "paper EM",
-    "binomial": "Binomial",
-    "beta_binomial": "single BB",
-    "empirical": "empirical",
-}
 SCHEMA = "betaconform-evaluate/1"
 MARGIN_DEFINITION = (
     "error margin: mean over odd k (k <= every item's number of judges) of |estimate - actual|, in percentage "
@@ -58,9 +51,9 @@ class EvaluateSettings:
             raise ParameterError("runs", f"must be at most {MAX_RUNS}; got {self.runs}")
         if not self.methods:
             raise ParameterError("methods", "must name at least one estimator")
-        bad = [m for m in self.methods if m not in ESTIMATORS and m not in TRANSFER_METHODS]
+        bad = [m for m in self.methods if m not in plain_estimators() and m not in TRANSFER_METHODS]
         if bad:
-            raise ParameterError("methods", f"names an unknown estimator {bad[0]!r}; choose from {', '.join(ESTIMATORS)}")
+            raise ParameterError("methods", f"names an unknown estimator {bad[0]!r}; choose from {', '.join(plain_estimators())}")
         if len(set(self.methods)) != len(self.methods):
             raise ParameterError("methods", f"names an estimator twice: {list(self.methods)}")
         if not any(k % 2 == 1 for k in self.ks):
@@ -85,7 +78,7 @@ class EvaluateSettings:
 
 
 def check_plain_methods(settings: EvaluateSettings) -> None:
-    extra = [m for m in settings.methods if m not in ESTIMATORS]
+    extra = [m for m in settings.methods if m not in plain_estimators()]
     if extra:
         raise ParameterError("methods", f"names {extra[0]}, which exists only in transfer mode")
 
@@ -106,6 +99,28 @@ def draw_table(judges: np.ndarray, correct: np.ndarray, size: int, rng: np.rando
     idx = rng.choice(len(judges), size=size, replace=False)
     return CountTable.from_pairs(judges[idx], correct[idx])
 
+
+def truth(table: CountTable, ks: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The whole dataset's exact (hypergeometric) majority error per k (NaN where undefined) and its histogram
+    of correct counts at its largest number of judges: what every mode's cells are measured against."""
+    actual_d = empirical_errors(table, ks)
+    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    top = table.max_judges
+    return actual, tuple(int(v) for v in table.counts[top, : top + 1])
+
+
+class Ticker:
+    """Counts the draws done and tells `progress` (when given) after each."""
+
+    def __init__(self, progress: Progress | None, total: int, done: int = 0):
+        self.progress = progress
+        self.total = total
+        self.done = done
+
+    def tick(self, what: str, draws: int = 1) -> None:
+        self.done += draws
+        if self.progress is not None:
+            self.progress(self.done, self.total, what)
 
 
 def check_names(names: Sequence[str]) -> None:
