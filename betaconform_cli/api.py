@@ -219,7 +219,15 @@ def sample_live(
     from .fit import analyse
     from .report.fit import fit_document
     from .report.sample import LiveReport
-    from .stopping.live import check_ids, check_labeled_in_pool, decide, decide_with_votes, next_items, pool_verdicts
+    from .stopping.live import (
+        check_ids,
+        check_labeled_in_pool,
+        decide,
+        decide_with_votes,
+        next_pool_items,
+        pool_verdicts,
+    )
+    from .stopping.select import pool_result
 
     check_seed(seed)
     if batch is not None and batch < 1:
@@ -234,17 +242,30 @@ def sample_live(
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
     joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
     if joined is not None:
-        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, np.random.default_rng(seed), joined.n_classes)
+        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, np.random.default_rng(seed), joined.n_classes,
+                                            by_split=True)
     else:
         decision, check = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None), None
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
         result = analyse(table, settings, np.random.default_rng(seed))
+        if joined is not None:  # the items may have been chosen by split: the labels alone are no random sample
+            result = pool_result(result, joined.verdicts, joined.gold, joined.n_classes, settings, np.random.default_rng(seed))
     nxt = []
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
-        nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
+        nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed), joined, check)
+    extra, message = _live_extra(rule, decision, items, check, pool is not None, why, pool_ds)
+    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
+                       next_ids=[p.id for p in nxt])
+    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+
+
+def _live_extra(rule: Any, decision: Any, items: list[Any], check: Any, has_pool: bool, why: str,
+                pool_ds: Dataset | None) -> tuple[dict[str, Any], str]:
+    """The live report's decision keys and its message: the rule, the decision, and how the pool's verdicts were
+    used (`check`: the vote-split check; None: the labels decided) and how the next items were chosen."""
     if decision.stopped_by == "pool exhausted":
         message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
     elif decision.stopped:
@@ -259,18 +280,17 @@ def sample_live(
     if check is not None:
         est = check.estimate
         extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
-                                  "unlabeled_items": est.unlabeled_items, "half_width": check.half_width, "at_k": check.at_k,
-                                  "monitoring_level": est.confidence_level}
+                                  "unlabeled_items": est.unlabeled_items, "half_width": decision.statistic, "at_k": check.at_k,
+                                  "monitoring_level": est.confidence_level, "next_by": "vote split",
+                                  "decided_by": "vote split" if est.used_unlabeled else "post-stratified by split"}
         extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
         message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
     else:
-        if pool is not None:
-            extra["pool_verdicts"] = {"used": False, "reason": why or _pool_votes_absent(rule, pool_ds)}
+        if has_pool:
+            extra["pool_verdicts"] = {"used": False, "reason": why or _pool_votes_absent(rule, pool_ds), "next_by": "random"}
         if "last" in decision.path.extra:
             extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
-    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
-                       next_ids=[p.id for p in nxt])
-    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+    return extra, message
 
 
 def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> tuple[Dataset | None, list[Any]]:
