@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> DoctorReport:
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
-    from ..report.doctor import DoctorReport, doctor_document
+    from ..doctor import doctor_document
+    from ..report.doctor import DoctorReport
 
     datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
     return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))

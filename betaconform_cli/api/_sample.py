@@ -76,7 +76,8 @@ def sample_live(
     from ..fit import analyse
     from ..report.fit import fit_document
     from ..report.sample import LiveReport
-    from ..stopping.live import check_ids, check_labeled_in_pool, next_items
+    from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items
+    from ..stopping.select import pool_result
 
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be at least 1; got {batch}")
@@ -89,31 +90,33 @@ def sample_live(
     pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
-    decision, check, why = _live_decision(rule, items, ds, pool_ds, pool_items, decide_rng)
+    decision, check, why, joined = _live_decision(rule, items, ds, pool_ds, pool_items, decide_rng)
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
         result = analyse(table, settings, fit_rng)
+        if joined is not None:  # the items may have been chosen by split: the labels alone are no random sample
+            result = pool_result(result, joined.verdicts, joined.gold, joined.n_classes, settings, generator(seed))
     nxt = []
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
-        nxt = next_items(pool_items, labeled_ids, batch or decision.more, next_rng)
+        nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, next_rng, joined, check)
     extra = _live_fields(rule, decision, check, items, None if pool is None else (why or _pool_votes_absent(rule, pool_ds)))
     doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, next_ids=[p.id for p in nxt])
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
 
 
 def _live_decision(rule: Any, items: list[Any], ds: Dataset, pool_ds: Dataset | None, pool_items: list[Any] | None,
-                   rng: Any) -> tuple[Any, Any, str]:
+                   rng: Any) -> tuple[Any, Any, str, Any]:
     """The rule's decision: on every pool item's verdicts where the pool carries them (and the rule uses them),
     else on the labeled items; with the pool check (or None) and why the pool's verdicts were not used."""
     from ..stopping.live import decide, decide_with_votes, pool_verdicts
 
     joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
     if joined is not None:
-        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, rng, joined.n_classes)
-        return decision, check, why
-    return decide(rule, items, rng, len(pool_items) if pool_items is not None else None), None, why
+        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, rng, joined.n_classes, by_split=True)
+        return decision, check, why, joined
+    return decide(rule, items, rng, len(pool_items) if pool_items is not None else None), None, why, None
 
 
 def _live_fields(rule: Any, decision: Any, check: Any, items: list[Any], pool_unused: str | None) -> dict[str, Any]:
@@ -133,13 +136,14 @@ def _live_fields(rule: Any, decision: Any, check: Any, items: list[Any], pool_un
     if check is not None:
         est = check.estimate
         extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
-                                  "unlabeled_items": est.unlabeled_items, "half_width": check.half_width, "at_k": check.at_k,
-                                  "monitoring_level": est.confidence_level}
+                                  "unlabeled_items": est.unlabeled_items, "half_width": decision.statistic, "at_k": check.at_k,
+                                  "monitoring_level": est.confidence_level, "next_by": "vote split",
+                                  "decided_by": "vote split" if est.used_unlabeled else "post-stratified by split"}
         extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
         message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
     else:
         if pool_unused is not None:
-            extra["pool_verdicts"] = {"used": False, "reason": pool_unused}
+            extra["pool_verdicts"] = {"used": False, "reason": pool_unused, "next_by": "random"}
         if "last" in decision.path.extra:
             extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
     return {**extra, "message": message}
