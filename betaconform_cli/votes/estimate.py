@@ -13,6 +13,7 @@ from ..errors import ParameterError
 from ..fit import FitResult, analyse
 from ..posterior import cell_errors
 from ..settings import FitSettings
+from .agreement import split_offsets
 from .folded import _fit_folded
 from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import (
@@ -115,6 +116,7 @@ class _SplitTable:
     x: np.ndarray | None
     unl_rows: np.ndarray
     unl_count: np.ndarray
+    item_split: np.ndarray
 
 
 def _split_table(items: _Items, weighted: bool) -> _SplitTable:
@@ -124,7 +126,7 @@ def _split_table(items: _Items, weighted: bool) -> _SplitTable:
     lab_rows, lab_count, lab_inv = distinct_patterns(items.counts[lab], True, None if key is None else key[lab], wt[lab])
     wrong_item = items.s_lab < lab_rows[lab_inv, 0]
     lab_wrong = np.bincount(lab_inv, weights=wrong_item * wt[lab], minlength=len(lab_rows))
-    unl_rows, unl_count = distinct_patterns(items.counts[~lab], False, None if key is None else key[~lab], wt[~lab])
+    unl_rows, unl_count, unl_inv = distinct_patterns(items.counts[~lab], True, None if key is None else key[~lab], wt[~lab])
     index: dict[tuple[int, ...], int] = {}
     for row in (*lab_rows, *unl_rows):
         index.setdefault(tuple(int(c) for c in row), len(index))
@@ -137,7 +139,10 @@ def _split_table(items: _Items, weighted: bool) -> _SplitTable:
     pos_u = np.array([index[tuple(int(c) for c in r)] for r in unl_rows], dtype=np.int64)
     unl_n[pos_u] = unl_count
     x = None if key is None else keys_all[:, classes] / _STEPS - 1.0
-    return _SplitTable(keys_all[:, :classes], trials, wrongs, unl_n, x, unl_rows[:, :classes], unl_count)
+    item_split = np.zeros(len(lab), dtype=np.int64)
+    item_split[lab] = pos_l[lab_inv]
+    item_split[~lab] = pos_u[unl_inv]
+    return _SplitTable(keys_all[:, :classes], trials, wrongs, unl_n, x, unl_rows[:, :classes], unl_count, item_split)
 
 
 def _labeled_sum(items: _Items, err: Callable[[int], np.ndarray], n_ks: int) -> np.ndarray:
@@ -265,7 +270,7 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
                          items.weight[items.labeled].astype(float))
     split_flat = _splits(table.rows, items.classes, None)
     split_bb = _splits(table.rows, items.classes, bb) if bb is not None else split_flat
-    offsets = np.array([split_bb.offset if m == "folded" else np.zeros(len(table.rows)) for m in prior.models])
+    offsets = _offsets(items, table, split_bb, prior)
     a_sum, d_rows = _unlabeled_terms(table, split_bb, err, len(ks))
     can_err = ~split_flat.always_right
     post = _SplitPosterior(split_flat.x if table.x is None else table.x, offsets, table.wrongs, table.trials, can_err, prior)
@@ -279,6 +284,17 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
     model = SplitModel(float(post.w @ post.b0), float(post.w @ post.b1), bb, post.model_probabilities(),
                        int(table.trials[can_err].sum()), int(table.wrongs[can_err].sum()))
     return model, bounds
+
+
+def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPrior) -> np.ndarray:
+    """Each model's offset per split: the folded Beta-Binomial's log odds, the judges' agreement model's, or 0."""
+    agree = None
+    if "agreement" in prior.models:
+        agree = split_offsets(items.votes, items.counts, items.gold, items.weight.astype(float), items.classes,
+                              table.item_split, len(table.rows))
+    zeros = np.zeros(len(table.rows))
+    return np.array([split_bb.offset if m == "folded" else agree if m == "agreement" and agree is not None else zeros
+                     for m in prior.models])
 
 
 def estimate_from_votes(

@@ -11,6 +11,9 @@ from ..fit import FitResult
 METHOD_VOTES = "vote_split"
 METHOD_LABELS = "labels_only"
 DEFAULT_KS = tuple(range(1, 12))
+# the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
+# Beta-Binomial's, the judges' one-coin agreement model's, and no dependence on the split at all
+MODELS = ("flat", "folded", "agreement", "constant")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,11 @@ class SplitPrior:
     nodes: int = 15
     grid0: tuple[float, float, int] = (-6.0, 6.0, 61)
     grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.models if m not in MODELS]
+        if not self.models or unknown:
+            raise ParameterError("prior.models", f"must name models among {list(MODELS)}; got {list(self.models)}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"b0": {"mean": self.mean0, "sd": self.sd0}, "b1": {"mean": self.mean1, "sd": self.sd1},
