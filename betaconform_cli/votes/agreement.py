@@ -60,8 +60,11 @@ def split_offsets(votes: np.ndarray, counts: np.ndarray, gold: np.ndarray, weigh
                   item_split: np.ndarray, n_splits: int) -> np.ndarray:
     """Per split, log P(wrong) - log P(right) of the mean over its items of the one-coin model's P(plurality wrong),
     each item's computed from its verdicts alone (clipped to +-30)."""
-    acc, pi = fit_one_coin(votes, gold, weight, classes)
-    logq = _log_posterior(votes, acc, pi, classes)
+    # the EM runs on the distinct (verdicts, gold) rows: 10^5 items of a few judges are a few thousand rows
+    rows, inv = np.unique(np.column_stack([votes, gold]), axis=0, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    acc, pi = fit_one_coin(rows[:, :-1], rows[:, -1], np.bincount(inv, weights=weight, minlength=len(rows)), classes)
+    logq = _log_posterior(rows[:, :-1], acc, pi, classes)[inv]
     top = counts == counts.max(axis=1, keepdims=True)
     log_right = logsumexp(np.where(top, logq, -np.inf), axis=1)
     p_right = np.exp(np.minimum(log_right, 0.0))

@@ -25,7 +25,7 @@ class SplitPrior:
     sd0: float = 1.5
     mean1: float = -1.0
     sd1: float = 2.0
-    models: tuple[str, ...] = ("flat", "folded", "constant")
+    models: tuple[str, ...] = ("flat", "folded", "agreement", "constant")
     weighted: bool = False
     tau: float = 1.0
     nodes: int = 15
