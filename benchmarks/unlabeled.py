@@ -117,7 +117,7 @@ def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str,
     wrong = np.where(2 * s == big_k, 0.5, (2 * s < big_k).astype(float))
     p_split = np.bincount(m, weights=wrong, minlength=big_k + 1) / np.maximum(np.bincount(m, minlength=big_k + 1), 1)
     lab = gold >= 0
-    acc, pi = fit_one_coin(votes, gold, np.ones(n), 2)
+    acc, pi = fit_one_coin(votes, np.full(n, -1), np.ones(n), 2)
     post = np.exp(_log_posterior(votes, acc, pi, 2))
     top = (2 * votes.sum(axis=1) > big_k).astype(np.int64)
     p_ds = np.where(2 * votes.sum(axis=1) == big_k, 0.5, 1.0 - post[np.arange(n), top])

@@ -1,9 +1,9 @@
 """The "agreement" model's offset: P(plurality wrong) per split from a one-coin Dawid-Skene model of the judges.
 
 Each judge j has one accuracy a_j (P(its verdict is the gold class)); a wrong verdict is any other class, equally
-likely; the judges err independently given the gold class, whose prior is pi. Fitted by EM on every item (the
-labeled ones with their gold fixed, the unlabeled ones by their verdicts alone), with a Beta(1, 1)-like
-smoothing of each accuracy and class share. An item's P(plurality wrong) is then 1 - P(gold is a top class | its
+likely; the judges err independently given the gold class, whose prior is pi. Fitted by EM to every item's
+verdicts, gold ignored (`split_offsets`; `fit_one_coin` can fix labeled items), with add-one smoothing of each
+accuracy and class share. An item's P(plurality wrong) is then 1 - P(gold is a top class | its
 verdicts), computed without its own gold, and a split's offset is the log odds of the mean of its items'.
 """
 
@@ -56,15 +56,18 @@ def fit_one_coin(votes: np.ndarray, gold: np.ndarray, weight: np.ndarray, classe
     return acc, pi
 
 
-def split_offsets(votes: np.ndarray, counts: np.ndarray, gold: np.ndarray, weight: np.ndarray, classes: int,
-                  item_split: np.ndarray, n_splits: int) -> np.ndarray:
+def split_offsets(votes: np.ndarray, counts: np.ndarray, weight: np.ndarray, classes: int, item_split: np.ndarray,
+                  n_splits: int) -> np.ndarray:
     """Per split, log P(wrong) - log P(right) of the mean over its items of the one-coin model's P(plurality wrong),
     each item's computed from its verdicts alone (clipped to +-30)."""
-    # the EM runs on the distinct (verdicts, gold) rows: 10^5 items of a few judges are a few thousand rows
-    rows, inv = np.unique(np.column_stack([votes, gold]), axis=0, return_inverse=True)
+    # the EM runs on the distinct verdict rows: 10^5 items of a few judges are a few thousand rows
+    # fitted to the verdicts alone, gold ignored: the labels then enter once, in the likelihood that calibrates
+    # (b0, b1) and weighs the models (with the labeled items' gold in the EM, the labels were used twice and
+    # verdicts independent of the gold passed the guard: tests/test_fit_unlabeled.py)
+    rows, inv = np.unique(votes, axis=0, return_inverse=True)
     inv = np.asarray(inv).ravel()
-    acc, pi = fit_one_coin(rows[:, :-1], rows[:, -1], np.bincount(inv, weights=weight, minlength=len(rows)), classes)
-    logq = _log_posterior(rows[:, :-1], acc, pi, classes)[inv]
+    acc, pi = fit_one_coin(rows, np.full(len(rows), -1), np.bincount(inv, weights=weight, minlength=len(rows)), classes)
+    logq = _log_posterior(rows, acc, pi, classes)[inv]
     top = counts == counts.max(axis=1, keepdims=True)
     log_right = logsumexp(np.where(top, logq, -np.inf), axis=1)
     p_right = np.exp(np.minimum(log_right, 0.0))
