@@ -59,6 +59,16 @@ VARIANTS: dict[str, tuple[SplitPrior, bool]] = {
 }
 
 
+# the alternatives measured for the distinct-judges target (docs/UNLABELED.md), with --variants explore
+ALL4 = ("flat", "folded", "agreement", "constant")
+EXPLORE: dict[str, tuple[SplitPrior, bool]] = {
+    "vote split": (SplitPrior(), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
+    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant")), True),
+    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant")), True),
+    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, tau=0.5), True),
+    "agreement only, no guard": (SplitPrior(models=("agreement",)), False),
+}
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
 
 
@@ -239,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
+    ap.add_argument("--variants", choices=("product", "explore"), default="product",
+                    help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
@@ -252,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
+    if args.variants == "explore":
+        VARIANTS.clear()
+        VARIANTS.update(EXPLORE)
     if args.only:
         keep = set(args.only.split(","))
         for k in list(VARIANTS):
@@ -274,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     table, _stats = summary(cells, sizes, args.runs)
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
-    command += (f" --only '{args.only}'" if args.only else "") + (" --diagnostics" if args.diagnostics else "")
+    command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
     text = "\n".join([
         "## Results",
         "",

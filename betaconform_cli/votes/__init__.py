@@ -12,8 +12,9 @@ class that is gold. So the split leaves one unknown per item, whether the plural
 
     P(plurality wrong | split j) = sigmoid(b0 + b1 x_j + offset_j + u_j),   x_j = (2m - n) / n
 
-averaged over three models by the labels' marginal likelihood ("flat": offset 0; "folded": the log odds of a
-Beta-Binomial fitted to every item's split; "constant": the split says nothing), with weak Gaussian priors on
+averaged over four models by the labels' marginal likelihood ("flat": offset 0; "folded": the log odds of a
+Beta-Binomial fitted to every item's split; "agreement": the log odds of a one-coin Dawid-Skene model fitted to
+every item's verdicts; "constant": the split says nothing), with weak Gaussian priors on
 (b0, b1) and a random effect u_j per split; the posterior is exact on a grid. Labeled items contribute their exact
 error, unlabeled items their expected error under the posterior (a finite-population estimate). The interval comes
 from posterior draws plus the unlabeled items' own Bernoulli outcomes (a normal approximation of their sum), so it
@@ -21,8 +22,8 @@ is an interval for the error on these items. When the labels give no evidence th
 plurality (`estimate._guard`), the labels-only estimate (`fit.analyse`) is returned, and `method` says so.
 
 Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (the folded Beta-Binomial),
-`posterior` (the grid posterior with a random effect per split), `estimate` (the estimate, its guard, and `fit`'s
-entry point `analyse_with_votes`). Every public name is importable from `betaconform_cli.votes`.
+`agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
+`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`). Every public name is importable from `betaconform_cli.votes`.
 """
 
 from __future__ import annotations

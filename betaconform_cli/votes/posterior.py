@@ -38,7 +38,8 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 class _SplitPosterior:
     """Posterior over (model, b0, b1) on a grid, with a random effect u ~ N(0, tau^2) per split integrated by
     Gauss-Hermite quadrature: P(wrong | split j) = sigmoid(b0 + b1 x_j + offset_model[j] + u_j). Each model
-    ("flat": offset 0; "folded": the folded Beta-Binomial's log odds; "constant": offset 0 and b1 = 0, the split
+    ("flat": offset 0; "folded": the folded Beta-Binomial's log odds; "agreement": the one-coin Dawid-Skene
+    model's log odds; "constant": offset 0 and b1 = 0, the split
     says nothing about correctness) has prior mass 1 / len(models), so the weights average the models by the
     labels' marginal likelihood."""
 
