@@ -23,7 +23,8 @@ plurality (`estimate._guard`), the labels-only estimate (`fit.analyse`) is retur
 
 Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (the folded Beta-Binomial),
 `agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
-`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`). Every public name is importable from `betaconform_cli.votes`.
+`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`). Every public name is
+importable from `betaconform_cli.votes`.
 """
 
 from __future__ import annotations
