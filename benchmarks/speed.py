@@ -93,6 +93,90 @@ def peak_rss(cmd: list[str]) -> int:
     return int(subprocess.run([sys.executable, "-c", code, *cmd], check=True, capture_output=True, text=True).stdout)
 
 
+def fit_section(reps: int) -> list[str]:
+    """analyse() and the paper's per-item EM against the number of items (one BLAS thread)."""
+    out: list[str] = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        out += ["### Fit with intervals against items", "", "| items | analyse(), default method | paper EM per item (200 iterations) |", "|---|---|---|"]
+        for n in (1_000, 10_000, 100_000, 1_000_000):
+            big_k, s = simulate(n, 1)
+            table = CountTable.from_pairs(big_k, s)
+            t_fit = timed(lambda table=table: analyse(table, FitSettings(), np.random.default_rng(0)), reps)
+            t_em = timed(lambda s=s, big_k=big_k: per_item_paper_em(s.astype(float), big_k.astype(float)), 1 if n >= 100_000 else reps)
+            out.append(f"| {n:,} | {t_fit * 1000:.0f} ms | {t_em * 1000:.0f} ms |")
+        out.append("")
+    return out
+
+
+def end_to_end_section(tmp_path: Path, big_n: int, reps: int) -> list[str]:
+    """`betaconform fit` of a big JSONL file against a bare parse of its lines, and its peak memory."""
+    out: list[str] = []
+    big = tmp_path / "big.jsonl"
+    big_k, s = simulate(big_n, 2)
+    rng = np.random.default_rng(3)
+    with open(big, "wb") as fh:
+        for i in range(big_n):
+            judgments = [1] * int(s[i]) + [0] * int(11 - s[i])
+            rng.shuffle(judgments)
+            fh.write(orjson.dumps({"id": f"item-{i}", "text": "Which response follows the instruction better?", "judgments": judgments}) + b"\n")
+    parse_orjson = (
+        "import orjson\n"
+        f"with open({str(big)!r}, 'rb') as f:\n"
+        "    for line in f:\n"
+        "        orjson.loads(line)\n"
+    )
+    parse_msgspec = (
+        "import msgspec\n"
+        "decode = msgspec.json.Decoder().decode\n"
+        f"with open({str(big)!r}, 'rb') as f:\n"
+        "    for line in f:\n"
+        "        decode(line)\n"
+    )
+    t_orjson, _ = run([sys.executable, "-c", parse_orjson], reps)
+    t_msgspec, _ = run([sys.executable, "-c", parse_msgspec], reps)
+    t_parse = min(t_orjson, t_msgspec)
+    t_fit, _ = run([str(BIN), "fit", str(big), "--format", "json"], reps)
+    rss = peak_rss([str(BIN), "fit", str(big), "--format", "json"])
+    size_mb = big.stat().st_size / 1e6
+    out += [
+        f"### End to end: {big_n:,} items ({size_mb:.0f} MB JSONL)",
+        "",
+        "| what | time |",
+        "|---|---|",
+        f"| bare parse: `python -c` looping `orjson.loads` over the lines | {t_orjson:.2f} s |",
+        f"| bare parse: `python -c` looping msgspec's `Decoder().decode` over the lines | {t_msgspec:.2f} s |",
+        f"| `betaconform fit FILE --format json` (start-up, read, fit, intervals, output) | {t_fit:.2f} s ({t_fit / t_parse:.2f}x the faster bare parse) |",
+        f"| peak memory of that fit (max RSS) | {rss / 1024:.0f} MiB |",
+        "",
+    ]
+    return out
+
+
+def startup_section(tmp_path: Path, reps: int) -> list[str]:
+    """Start-up (--help, a small file) and a folder of 100 small files."""
+    out: list[str] = []
+    small = ROOT / "sample_data" / "qa_judges.jsonl"
+    t_help, _ = run([str(BIN), "--help"], reps)
+    t_small, _ = run([str(BIN), "fit", str(small), "--format", "json"], reps)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for i in range(100):
+        bk, bs = simulate(100, 100 + i)
+        (batch / f"bench_{i:03d}.jsonl").write_text("".join(f'{{"correct": {int(c)}, "judges": {int(k)}}}\n' for k, c in zip(bk, bs)))
+    t_batch, _ = run([str(BIN), "fit", str(batch), "--format", "json"], max(1, reps // 2))
+    out += [
+        "### Start-up and batches",
+        "",
+        "| what | time |",
+        "|---|---|",
+        f"| `betaconform --help` | {t_help:.2f} s |",
+        f"| `betaconform fit sample_data/qa_judges.jsonl --format json` (120 items) | {t_small:.2f} s |",
+        f"| `betaconform fit DIR --format json`, 100 files of 100 items | {t_batch:.2f} s |",
+        "",
+    ]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 10^5 instead of 10^6 items end to end")
@@ -107,76 +191,10 @@ def main() -> None:
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
     out += [f"Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()}.", ""]
     out += [f"Command: `.venv/bin/python benchmarks/speed.py{' --quick' if args.quick else ''}` (medians of {reps} runs).", ""]
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        out += ["### Fit with intervals against items", "", "| items | analyse(), default method | paper EM per item (200 iterations) |", "|---|---|---|"]
-        for n in (1_000, 10_000, 100_000, 1_000_000):
-            big_k, s = simulate(n, 1)
-            table = CountTable.from_pairs(big_k, s)
-            t_fit = timed(lambda table=table: analyse(table, FitSettings(), np.random.default_rng(0)), reps)
-            t_em = timed(lambda s=s, big_k=big_k: per_item_paper_em(s.astype(float), big_k.astype(float)), 1 if n >= 100_000 else reps)
-            out.append(f"| {n:,} | {t_fit * 1000:.0f} ms | {t_em * 1000:.0f} ms |")
-        out.append("")
-
+    out += fit_section(reps)
     with tempfile.TemporaryDirectory() as tmp:
-        tmp_path = Path(tmp)
-        big = tmp_path / "big.jsonl"
-        big_k, s = simulate(big_n, 2)
-        rng = np.random.default_rng(3)
-        with open(big, "wb") as fh:
-            for i in range(big_n):
-                judgments = [1] * int(s[i]) + [0] * int(11 - s[i])
-                rng.shuffle(judgments)
-                fh.write(orjson.dumps({"id": f"item-{i}", "text": "Which response follows the instruction better?", "judgments": judgments}) + b"\n")
-        parse_orjson = (
-            "import orjson\n"
-            f"with open({str(big)!r}, 'rb') as f:\n"
-            "    for line in f:\n"
-            "        orjson.loads(line)\n"
-        )
-        parse_msgspec = (
-            "import msgspec\n"
-            "decode = msgspec.json.Decoder().decode\n"
-            f"with open({str(big)!r}, 'rb') as f:\n"
-            "    for line in f:\n"
-            "        decode(line)\n"
-        )
-        t_orjson, _ = run([sys.executable, "-c", parse_orjson], reps)
-        t_msgspec, _ = run([sys.executable, "-c", parse_msgspec], reps)
-        t_parse = min(t_orjson, t_msgspec)
-        t_fit, _ = run([str(BIN), "fit", str(big), "--format", "json"], reps)
-        rss = peak_rss([str(BIN), "fit", str(big), "--format", "json"])
-        size_mb = big.stat().st_size / 1e6
-        out += [
-            f"### End to end: {big_n:,} items ({size_mb:.0f} MB JSONL)",
-            "",
-            "| what | time |",
-            "|---|---|",
-            f"| bare parse: `python -c` looping `orjson.loads` over the lines | {t_orjson:.2f} s |",
-            f"| bare parse: `python -c` looping msgspec's `Decoder().decode` over the lines | {t_msgspec:.2f} s |",
-            f"| `betaconform fit FILE --format json` (start-up, read, fit, intervals, output) | {t_fit:.2f} s ({t_fit / t_parse:.2f}x the faster bare parse) |",
-            f"| peak memory of that fit (max RSS) | {rss / 1024:.0f} MiB |",
-            "",
-        ]
-        small = ROOT / "sample_data" / "qa_judges.jsonl"
-        t_help, _ = run([str(BIN), "--help"], reps)
-        t_small, _ = run([str(BIN), "fit", str(small), "--format", "json"], reps)
-        batch = tmp_path / "batch"
-        batch.mkdir()
-        for i in range(100):
-            bk, bs = simulate(100, 100 + i)
-            (batch / f"bench_{i:03d}.jsonl").write_text("".join(f'{{"correct": {int(c)}, "judges": {int(k)}}}\n' for k, c in zip(bk, bs)))
-        t_batch, _ = run([str(BIN), "fit", str(batch), "--format", "json"], max(1, reps // 2))
-        out += [
-            "### Start-up and batches",
-            "",
-            "| what | time |",
-            "|---|---|",
-            f"| `betaconform --help` | {t_help:.2f} s |",
-            f"| `betaconform fit sample_data/qa_judges.jsonl --format json` (120 items) | {t_small:.2f} s |",
-            f"| `betaconform fit DIR --format json`, 100 files of 100 items | {t_batch:.2f} s |",
-            "",
-        ]
+        out += end_to_end_section(Path(tmp), big_n, reps)
+        out += startup_section(Path(tmp), reps)
     out += embedding_section(reps)
     out += transfer_section(reps)
     print("\n".join(out))

@@ -169,7 +169,7 @@ def run(kind: str, targets: list[Target], methods: dict[str, transfer.TransferSe
     posterior probability of no transfer and the share of draws where no source applies (default method)."""
     fs = FitSettings(ks=KS)
     rows = []
-    oracle_st = replace(transfer.TransferSettings(**PREVIOUS), no_transfer_prior=0.01, shift_prior=0.99)
+    oracle_st = transfer.TransferSettings.of(**PREVIOUS).replaced(no_transfer_prior=0.01, shift_prior=0.99)
     for t in targets:
         if kind == "loo":
             sources = [s.full for s in targets if s.collection == t.collection and s.name != t.name]
@@ -265,7 +265,7 @@ def tune(per_seed: list[tuple[int, list[Target], dict[str, Any]]], base: transfe
     """Score TUNE_GRIDS[key] on both benchmarks and every seed; report the in-sample and held-out picks."""
     scores: dict[str, dict[str, list[list[dict[str, Any]]]]] = {}
     for value in TUNE_GRIDS[key]:
-        st = {"default": replace(base, **{key: value})}  # type: ignore[arg-type]
+        st = {"default": base.replaced(**{key: value})}
         scores[f"{key}={value}"] = {kind: [run(kind, targets, st, seed, priors, em) for seed, targets, em in per_seed]
                                     for kind in BARS}
     cols = sorted({t.collection for t in per_seed[0][1]})
@@ -303,7 +303,7 @@ def tune(per_seed: list[tuple[int, list[Target], dict[str, Any]]], base: transfe
                   f"dataset {s['worst']:+.2f} ({s['worst_dataset']}), coverage {s['coverage']:.2f}")
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--priors", default=str(ROOT / "configs" / "priors"), help="priors directory for the ootb benchmark")
@@ -322,7 +322,11 @@ def main() -> int:
     ap.add_argument("--embedding-model", default=None)
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--json", default=None, help="write per-dataset results here")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     data_dir = Path(args.data)
     if not (data_dir / "MANIFEST.yaml").exists():
         print(f"skipped: no benchmark data at {data_dir}", file=sys.stderr)
@@ -330,12 +334,12 @@ def main() -> int:
     cfg = yaml.safe_load(Path(args.config).read_text()) or {}
     base = transfer.settings_from_config(cfg, str(args.config))
     if args.max_move is not None:
-        base = replace(base, max_move=None if args.max_move < 0 else args.max_move)
+        base = base.replaced(max_move=None if args.max_move < 0 else args.max_move)
     methods = {"default": base}
     if not args.no_previous:
-        methods["previous"] = replace(base, **PREVIOUS)  # type: ignore[arg-type]
+        methods["previous"] = base.replaced(**PREVIOUS)
     if args.ablate:
-        methods.update({name: replace(base, **change) for name, change in ABLATIONS.items()})  # type: ignore[arg-type]
+        methods.update({name: base.replaced(**change) for name, change in ABLATIONS.items()})
     priors = load_priors(Path(args.priors)) if args.benchmark != "loo" or args.tune else []
     embedder = embeddings.load_embedder(args.embedding_model, cache_dir=embeddings.cache_path(args.cache_dir))
     kinds = ["loo", "ootb"] if args.benchmark == "both" else [args.benchmark]

@@ -15,24 +15,13 @@ import statistics
 import time
 
 import numpy as np
+from simulated import binary_votes  # benchmarks/simulated.py (this script's folder)
 
 from betaconform_cli.counts import CountTable
 from betaconform_cli.fit import analyse
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.settings import FitSettings
 from betaconform_cli.votes import analyse_with_votes
-
-
-def data(rng: np.random.Generator, items: int, judges: int, labeled: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-item accuracy ~ Beta(5, 2); verdict = the gold side if correct; gold kept on `labeled` items."""
-    acc = rng.beta(5.0, 2.0, size=items)
-    correct = rng.random((items, judges)) < acc[:, None]
-    side = rng.integers(0, 2, size=items)
-    votes = np.where(correct, side[:, None], 1 - side[:, None])
-    gold = np.full(items, -1)
-    pick = rng.choice(items, size=labeled, replace=False)
-    gold[pick] = side[pick]
-    return votes, gold, correct.sum(axis=1)
 
 
 def main() -> int:
@@ -42,7 +31,7 @@ def main() -> int:
     ap.add_argument("--labeled", type=int, default=30)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    votes, gold, s = data(np.random.default_rng(13), args.items, args.judges, args.labeled)
+    votes, gold, s = binary_votes(np.random.default_rng(13), args.items, args.judges, args.labeled)
     lab = gold >= 0
     table = CountTable.from_pairs(np.full(int(lab.sum()), args.judges), s[lab])
     rows, counts = np.unique(np.column_stack([votes, gold]), axis=0, return_counts=True)  # what a reader hands over

@@ -59,18 +59,10 @@ class CountTable:
         big_k, s = np.nonzero(self.counts)
         return big_k, s, self.counts[big_k, s]
 
-    def histogram(self) -> list[int]:
-        """Counts of S at the largest K (all items, when every item has the same number of judges)."""
-        return [int(v) for v in self.counts[self.max_judges, : self.max_judges + 1]]
-
     def histogram_by_judges(self) -> dict[int, list[int]]:
         return {int(k): [int(v) for v in self.counts[k, : k + 1]] for k in np.nonzero(self.counts.sum(axis=1))[0]}
 
     def single_judge_accuracy(self) -> float:
         big_k, s, n = self.cells()
         return float((s * n).sum() / (big_k * n).sum())
-
-    def trimmed(self) -> CountTable:
-        top = max(self.max_judges, 1)
-        return CountTable(self.counts[: top + 1, : top + 1])
 

@@ -6,7 +6,8 @@
 - `fit_paper_em`: the paper's EM (section 4.3) as printed, with only the fixes needed to run it.
 - `fit_binomial`: single-judge accuracy, every judge independent (eq. 1).
 - `empirical_errors`: the labeled items' own exact (hypergeometric) majority error.
-- `posterior_errors`: the default estimate and its interval (see docs/METHOD.md of this repository).
+- `analyse`: the error table of every estimator; the default estimate and its interval come from
+  `posterior.cell_posterior` (see docs/METHOD.md of this repository).
 """
 
 from __future__ import annotations

@@ -35,17 +35,6 @@ class CellPosterior:
         mean: np.ndarray = (self.concentration / self.concentration.sum()) @ self.errors
         return mean
 
-    def draws(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-        g = rng.gamma(self.concentration, size=(n_draws, len(self.concentration)))
-        g /= g.sum(axis=1, keepdims=True)
-        draws: np.ndarray = g @ self.errors
-        return draws
-
-    def interval(self, rng: np.random.Generator, confidence_level: float, n_draws: int = 4000) -> tuple[np.ndarray, np.ndarray]:
-        d = self.draws(rng, n_draws)
-        tail = (1 - confidence_level) / 2
-        return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
-
     def interval_scaled(
         self, rng: np.random.Generator, confidence_level: float, effective_items: float, n_draws: int = 4000,
         mean: np.ndarray | None = None,

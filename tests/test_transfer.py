@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates
 from betaconform_cli.errors import EmbeddingError, ParameterError, ParamsError, UsageError
 from betaconform_cli.fit import FitSettings, analyse, fit_paper_em
+from betaconform_cli.transfer.settings import FLAT_KEYS, GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = FitSettings(n_draws=1000)
@@ -37,9 +39,9 @@ class TestWeights:
         np.testing.assert_allclose(lam, expected)
 
     def test_ablations(self) -> None:
-        lin = tr.transfer_weights(np.array([100]), np.array([0.8]), tr.TransferSettings(size_weight="linear"))
+        lin = tr.transfer_weights(np.array([100]), np.array([0.8]), tr.TransferSettings.of(size_weight="linear"))
         np.testing.assert_allclose(lin, [100 / (1 + math.exp(-3))])
-        nosig = tr.transfer_weights(np.array([100]), np.array([0.8]), tr.TransferSettings(sigmoid=False))
+        nosig = tr.transfer_weights(np.array([100]), np.array([0.8]), tr.TransferSettings.of(sigmoid=False))
         np.testing.assert_allclose(nosig, [math.log(100) * 0.8])
 
     def test_similarities(self) -> None:
@@ -109,7 +111,7 @@ class TestBehaviour:
     def test_conflicting_source_is_ignored(self) -> None:
         target = CountTable.from_histogram([0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5])  # judges nearly always right
         bad = source("bad", [40, 30, 20, 10, 5, 0, 0, 0, 0, 0, 0, 0], [1.0, 0.0])  # same text, judges mostly wrong
-        st = tr.TransferSettings(shift_prior=0.0)  # the source as it is, without shifted copies
+        st = tr.TransferSettings.of(shift_prior=0.0)  # the source as it is, without shifted copies
         res = tr.transfer(target, np.array([1.0, 0.0]), [bad], st, FAST, np.random.default_rng(0))
         assert res.conflict and res.sources[0].weight < 0.01 and res.sources[0].shift is None
         est = np.array([r.estimate for r in res.result.rows])
@@ -126,7 +128,7 @@ class TestBehaviour:
         target = CountTable.from_histogram([0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5])
         bad = source("bad", [40, 30, 20, 10, 5, 0, 0, 0, 0, 0, 0, 0], [1.0, 0.0])
         res = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings(), FAST, np.random.default_rng(0))
-        plain = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings(shift_prior=0.0), FAST,
+        plain = tr.transfer(target, np.array([1.0, 0.0]), [bad], tr.TransferSettings.of(shift_prior=0.0), FAST,
                             np.random.default_rng(0))
         assert res.conflict  # the warning is about the sources as they are
         assert res.sources[0].shift is not None and res.sources[0].shift > 2.5
@@ -152,7 +154,7 @@ class TestBehaviour:
     def test_paper_method_is_eq15(self) -> None:
         target = CountTable.from_histogram([0, 1, 0, 0, 1, 1, 2, 1, 1, 1, 1, 1])
         src = source("s", [5, 5, 6, 8, 10, 12, 16, 20, 16, 12, 6, 3], [0.6, 0.8])
-        res = tr.transfer(target, np.array([1.0, 0.0]), [src], tr.TransferSettings(method="paper"), FAST)
+        res = tr.transfer(target, np.array([1.0, 0.0]), [src], tr.TransferSettings.of(method="paper"), FAST)
         lam = [math.log(10) / (1 + math.exp(-5)), math.log(src.items) / (1 + math.exp(-10 * (0.6 - 0.5)))]
         m0, m1 = fit_paper_em(target).mixture, fit_paper_em(src.table).mixture
         w = (lam[0] * np.array(m0.weights) + lam[1] * np.array(m1.weights)) / sum(lam)
@@ -180,7 +182,7 @@ class TestCandidates:
         a = source("a", [10, 20, 30, 40], [1.0, 0.0])
         b = source("b", [40, 30, 20, 10], [1.0, 0.0])
         target = CountTable.from_histogram([1, 2, 2, 1])
-        st = tr.TransferSettings(strengths=(10.0,), interpolation=(0.5,), pair_prior=0.3, pool_prior=0.2,
+        st = tr.TransferSettings.of(strengths=(10.0,), interpolation=(0.5,), pair_prior=0.3, pool_prior=0.2,
                                  histogram_smoothing=0.0, similarity_power=1.0, no_transfer_prior=0.5, shift_prior=0.0,
                                  max_move=None, no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [a, b], st, FAST, np.random.default_rng(0))
@@ -189,7 +191,7 @@ class TestCandidates:
         qa, qb = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.4, 0.3, 0.2, 0.1])
         mid = 0.5 * qa + 0.5 * qb  # the pair point and the (equal-share) pool coincide here
         cands = [(0.5 * 0.5 * 0.5, qa), (0.5 * 0.5 * 0.5, qb), (0.5 * 0.3, mid), (0.5 * 0.2, mid)]
-        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.evidence.grid_means, st.evidence.grid_concentrations)
         logs = [math.log(p) + self.polya_log(seq, 10 * q + u) for p, q in cands]
         w = np.exp(np.array([log0, *logs]) - max(log0, *logs))
         w /= w.sum()
@@ -224,7 +226,7 @@ class TestCandidates:
         truth = error_rates(Mixture((0.5, 0.5), (8.0, 2.0), (2.0, 2.0)), (1, 3, 5, 7))
         err = {}
         for name, pair in (("pairs", 0.3), ("singles", 0.0)):
-            st = tr.TransferSettings(pair_prior=pair, pool_prior=0.0)
+            st = tr.TransferSettings.of(pair_prior=pair, pool_prior=0.0)
             tot = 0.0
             for d in range(6):
                 hist = np.bincount(rng.choice(8, size=10, p=0.5 * qa + 0.5 * qb), minlength=8)
@@ -245,7 +247,7 @@ class TestValidation:
 
     def test_new_config_keys(self) -> None:
         st = tr.settings_from_config({"histogram_smoothing": None, "interpolation": [0.5], "pair_prior": 0.2, "similarity_power": 0})
-        assert st.histogram_smoothing is None and st.interpolation == (0.5,) and st.similarity_power == 0.0
+        assert st.offers.histogram_smoothing is None and st.offers.interpolation == (0.5,) and st.applies.similarity_power == 0.0
         with pytest.raises(ParamsError, match="interpolation"):
             tr.settings_from_config({"interpolation": 0.5})
 
@@ -260,8 +262,23 @@ class TestValidation:
     def test_bad_settings(self, kw) -> None:
         """Each out-of-range value is a ParameterError naming the parameter (the CLI maps it to a flag)."""
         with pytest.raises(ParameterError) as exc:
-            tr.TransferSettings(**kw)
+            tr.TransferSettings.of(**kw)
         assert next(iter(kw)) in exc.value.params and isinstance(exc.value, UsageError)
+
+    def test_flat_names_round_trip(self) -> None:
+        """The groups take the flat names of configs/transfer.yaml and give the same names back, in FLAT_KEYS' order."""
+        st = tr.TransferSettings.of(shift_prior=0.2, grid_means=7, sigmoid=False, max_move=None, strengths=[1.0, 2.0])
+        assert (st.offers.shift_prior, st.evidence.grid_means, st.eq14.sigmoid, st.applies.max_move) == (0.2, 7, False, None)
+        assert st.offers.strengths == (1.0, 2.0)
+        assert tuple(st.to_dict()) == FLAT_KEYS and tr.TransferSettings.of(**st.to_dict()) == st
+        assert st.replaced(method="paper") == tr.TransferSettings.of(**{**st.to_dict(), "method": "paper"})
+        with pytest.raises(TypeError, match="shift"):
+            tr.TransferSettings.of(shift=1.0)
+
+    def test_every_setting_in_one_small_group(self) -> None:
+        names = [f.name for group in GROUPS.values() for f in fields(group)]
+        assert sorted([*names, "method"]) == sorted(FLAT_KEYS) and len(names) == len(set(names))
+        assert all(len(fields(group)) <= 12 for group in (*GROUPS.values(), tr.TransferSettings))
 
     def test_config_names_the_field(self) -> None:
         with pytest.raises(ParamsError, match="my.yaml: field 'max_move' must be a non-negative number"):
@@ -371,7 +388,7 @@ class TestShiftedSources:
         assert a * b / ((a + b) ** 2 * (a + b + 1)) == pytest.approx(second - mean**2, rel=1e-3)
 
     def test_shift_grid(self) -> None:
-        assert tr.shift_grid(tr.TransferSettings(shift_max=1.0, shift_step=0.5)) == (-1.0, -0.5, 0.0, 0.5, 1.0)
+        assert tr.shift_grid(tr.TransferSettings.of(shift_max=1.0, shift_step=0.5)) == (-1.0, -0.5, 0.0, 0.5, 1.0)
         assert len(tr.shift_grid(tr.TransferSettings())) == 33
 
     def test_weights_by_hand(self) -> None:
@@ -379,7 +396,7 @@ class TestShiftedSources:
         quadrature pmfs and a Polya urn."""
         src = source("a", [10, 20, 30, 40], [1.0, 0.0])
         target = CountTable.from_histogram([1, 2, 2, 1])
-        st = tr.TransferSettings(strengths=(10.0,), pair_prior=0.0, pool_prior=0.0, histogram_smoothing=0.0,
+        st = tr.TransferSettings.of(strengths=(10.0,), pair_prior=0.0, pool_prior=0.0, histogram_smoothing=0.0,
                                  no_transfer_prior=0.5, shift_prior=0.4, shift_max=1.0, shift_step=1.0,
                                  max_move=None, no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(0))
@@ -391,7 +408,7 @@ class TestShiftedSources:
         for d in (-1.0, 0.0, 1.0):
             q = np.array([self.shifted_integral(src.mixture, d, lambda p, s=s: binom.pmf(s, 3, p)) for s in range(4)])
             cands.append((0.5 * 0.4 / 3, q))
-        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        log0 = math.log(0.5) + tr.no_transfer_log_evidence(target, st.evidence.grid_means, st.evidence.grid_concentrations)
         logs = [math.log(p) + TestCandidates.polya_log(seq, 10 * q + u) for p, q in cands]
         w = np.exp(np.array([log0, *logs]) - max(log0, *logs))
         w /= w.sum()
@@ -417,9 +434,9 @@ class TestShiftedSources:
         ks = (1, 3, 5, 7)
         truth = {k: self.shifted_integral(src_mix, 1.5, lambda p, k=k: binom.cdf((k - 1) // 2, k, p)) for k in ks}
         settings = {
-            "shifted only": tr.TransferSettings(shift_prior=0.99, no_transfer_prior=0.01),
+            "shifted only": tr.TransferSettings.of(shift_prior=0.99, no_transfer_prior=0.01),
             "default": tr.TransferSettings(),
-            "unshifted": tr.TransferSettings(shift_prior=0.0),
+            "unshifted": tr.TransferSettings.of(shift_prior=0.0),
         }
         rng = np.random.default_rng(11)
         err = dict.fromkeys([*settings, "none"], 0.0)

@@ -67,9 +67,9 @@ class TestSourcePrior:
 
     def test_fixed_and_eq14(self) -> None:
         sims = np.array([0.1])
-        fixed = tr.source_prior(10, [100], sims, tr.TransferSettings(source_prior="fixed"))
+        fixed = tr.source_prior(10, [100], sims, tr.TransferSettings.of(source_prior="fixed"))
         assert fixed.no_transfer == pytest.approx(0.1)
-        eq14 = tr.source_prior(10, [100], sims, tr.TransferSettings(no_transfer_prior=None))
+        eq14 = tr.source_prior(10, [100], sims, tr.TransferSettings.of(no_transfer_prior=None))
         lam0, lam1 = math.log(10) * expit(5), math.log(100) * expit(-4)
         assert eq14.no_transfer == pytest.approx(lam0 / (lam0 + lam1))
 
@@ -106,7 +106,7 @@ class TestJudgeCountMatch:
         target = CountTable.from_histogram([0, 1, 2, 3, 2, 1, 1, 0])  # 7 judges
         same = bb_source("same", 4.0, 2.0, 7, 200, [1.0, 0.0])
         other = bb_source("other", 4.0, 2.0, 9, 200, [1.0, 0.0])
-        st = tr.TransferSettings(max_move=None)
+        st = tr.TransferSettings.of(max_move=None)
         res = tr.transfer(target, np.array([1.0, 0.0]), [same, other], st, FAST, np.random.default_rng(0))
         assert [s.same_judge_count for s in res.sources] == [1.0, 0.0]
         cells = tr.target_cells(target, FAST.ks)
@@ -124,7 +124,7 @@ class TestJudgeCountMatch:
         target = CountTable.from_histogram([1, 2, 2, 1])  # 3 judges
         same = source("same", CountTable.from_histogram([10, 20, 30, 40]), [1.0, 0.0])
         other = source("other", CountTable.from_histogram([40, 30, 20, 10, 5]), [1.0, 0.0])
-        st = tr.TransferSettings(strengths=(10.0,), shift_prior=0.0, histogram_smoothing=0.0, max_move=None,
+        st = tr.TransferSettings.of(strengths=(10.0,), shift_prior=0.0, histogram_smoothing=0.0, max_move=None,
                                  no_transfer_prior=0.2, similarity_power=1.0, no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [same, other], st, FAST, np.random.default_rng(0))
         lam = math.log(100) * expit(5), math.log(105) * expit(5)
@@ -136,7 +136,7 @@ class TestJudgeCountMatch:
         for t, c in enumerate(seq):
             log_same += math.log((alpha[c] + seen[c]) / (alpha.sum() + t))
             seen[c] += 1
-        log0 = tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        log0 = tr.no_transfer_log_evidence(target, st.evidence.grid_means, st.evidence.grid_concentrations)
         w_same = 1 / (1 + (0.2 + p_other) / (0.8 * lam[0] / sum(lam)) * math.exp(log0 - log_same))
         assert res.sources[0].weight == pytest.approx(w_same, rel=1e-9)
         assert res.sources[1].weight == 0.0 and res.target_weight == pytest.approx(1 - w_same, rel=1e-9)
@@ -166,7 +166,7 @@ class TestAsIsStrength:
         """One source as it is, strengths 5 and 20: its weight is prior x the Polya-urn evidence at kappa 20 alone."""
         target = CountTable.from_histogram([1, 2, 2, 1])  # 3 judges
         src = source("s", CountTable.from_histogram([10, 20, 30, 40]), [1.0, 0.0])
-        st = tr.TransferSettings(strengths=(5.0, 20.0), as_is_min_strength=20.0, shift_prior=0.0, histogram_smoothing=0.0,
+        st = tr.TransferSettings.of(strengths=(5.0, 20.0), as_is_min_strength=20.0, shift_prior=0.0, histogram_smoothing=0.0,
                                  max_move=None, source_prior="fixed", no_transfer_prior=0.3,
                                  no_transfer_evidence="beta-binomial")
         res = tr.transfer(target, np.array([1.0, 0.0]), [src], st, FAST, np.random.default_rng(0))
@@ -175,7 +175,7 @@ class TestAsIsStrength:
         for t, c in enumerate([0, 1, 1, 2, 2, 3]):
             log_src += math.log((alpha[c] + seen[c]) / (alpha.sum() + t))
             seen[c] += 1
-        log0 = tr.no_transfer_log_evidence(target, st.grid_means, st.grid_concentrations)
+        log0 = tr.no_transfer_log_evidence(target, st.evidence.grid_means, st.evidence.grid_concentrations)
         w = 1 / (1 + 0.3 / 0.7 * math.exp(log0 - log_src))
         assert res.sources[0].weight == pytest.approx(w, rel=1e-9)
         assert res.sources[0].log_bayes_factor == pytest.approx(log_src - log0)
@@ -192,7 +192,7 @@ class TestAsIsStrength:
         for d in range(20):
             target = draw_target(rng, 40.0, 10.0, 9)
             for m, out in margin.items():
-                st = tr.TransferSettings(as_is_min_strength=m, shift_prior=0.0)
+                st = tr.TransferSettings.of(as_is_min_strength=m, shift_prior=0.0)
                 res = tr.transfer(target, np.array([1.0, 0.0]), [good, unlike], st, FAST, np.random.default_rng(d))
                 bf = [s.log_bayes_factor for s in res.sources]
                 assert bf[0] is not None and bf[1] is not None
@@ -226,8 +226,8 @@ class TestLimit:
         far without the limit and at most max_move sds with it; the result names the k it held back."""
         target = CountTable.from_histogram([0, 0, 0, 0, 1, 2, 3, 2, 1, 1])  # 9 judges, mostly right
         wrong = bb_source("wrong", 3.0, 4.0, 9, 300, [1.0, 0.0])  # judges mostly wrong
-        base = tr.TransferSettings(source_prior="fixed", no_transfer_prior=0.01, shift_prior=0.0)
-        free = tr.transfer(target, np.array([1.0, 0.0]), [wrong], tr.TransferSettings(**{**base.to_dict(), "max_move": None}),
+        base = tr.TransferSettings.of(source_prior="fixed", no_transfer_prior=0.01, shift_prior=0.0)
+        free = tr.transfer(target, np.array([1.0, 0.0]), [wrong], tr.TransferSettings.of(**{**base.to_dict(), "max_move": None}),
                            FAST, np.random.default_rng(0))
         held = tr.transfer(target, np.array([1.0, 0.0]), [wrong], base, FAST, np.random.default_rng(0))
         z = norm.ppf(0.95)
@@ -268,10 +268,10 @@ class TestNoSourceApplies:
             target = draw_target(rng, 0.25, 0.25, 9)
             res = tr.transfer(target, unit(0.9 - math.acos(cosine)), srcs, st, FAST, np.random.default_rng(d))
             verdicts.append(res.no_source_applies)
-            if st.max_move is not None:
+            if st.applies.max_move is not None:
                 for r, r0 in zip(res.result.rows, res.without.rows):
-                    assert r0.estimate - st.max_move * (r0.estimate - r0.low) / z - 1e-12 <= r.estimate
-                    assert r.estimate <= r0.estimate + st.max_move * (r0.high - r0.estimate) / z + 1e-12
+                    assert r0.estimate - st.applies.max_move * (r0.estimate - r0.low) / z - 1e-12 <= r.estimate
+                    assert r.estimate <= r0.estimate + st.applies.max_move * (r0.high - r0.estimate) / z + 1e-12
             err_t += sum(abs(res.result.row(k).estimate - truth[k]) for k in KS)
             err_0 += sum(abs(res.without.row(k).estimate - truth[k]) for k in KS)
         return verdicts, err_t, err_0
@@ -288,8 +288,8 @@ class TestNoSourceApplies:
         the labels say that no source applies in most draws, the estimate stays within max_move of theirs, and
         transfer costs less than without the limit or with the previous default."""
         verdicts, err_t, _ = self.far(tr.TransferSettings(), 0.6)
-        _, err_free, _ = self.far(tr.TransferSettings(max_move=None), 0.6)
-        previous, err_prev, _ = self.far(tr.TransferSettings(**self.PREVIOUS), 0.6)  # type: ignore[arg-type]
+        _, err_free, _ = self.far(tr.TransferSettings.of(max_move=None), 0.6)
+        previous, err_prev, _ = self.far(tr.TransferSettings.of(**self.PREVIOUS), 0.6)
         assert np.mean(verdicts) >= 0.7 > np.mean(previous)
         assert err_t < err_free and err_t < err_prev
 
@@ -338,7 +338,7 @@ class TestNoSourceApplies:
         good = bb_source("good", a, b, 9, 300, list(unit(0.0)))
         far = bb_source("far", 2.0, 8.0, 9, 300, list(unit(0.3)))
         ratio, _, _ = self.simulate([good, far], tr.TransferSettings(), a, b)
-        with_pairs, _, _ = self.simulate([good, far], tr.TransferSettings(pair_prior=0.3), a, b)
+        with_pairs, _, _ = self.simulate([good, far], tr.TransferSettings.of(pair_prior=0.3), a, b)
         assert ratio < 1.1 < with_pairs
 
     def test_same_text_other_judge_profile_loses_weight(self) -> None:

@@ -11,6 +11,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import expit
 
+from benchmarks.simulated import binary_votes
 from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.fit import analyse
@@ -40,19 +41,6 @@ def hyper_error(n: int, s: int, k: int) -> float:
 def pinned(b0: float, b1: float, models: tuple[str, ...] = ("flat",)) -> SplitPrior:
     """A prior whose grid is the single point (b0, b1) and no random effect: P(wrong | x) = sigmoid(b0 + b1 x)."""
     return SplitPrior(mean0=b0, mean1=b1, grid0=(b0, b0, 1), grid1=(b1, b1, 1), tau=0.0, models=models)
-
-
-def binary_data(rng: np.random.Generator, items: int, judges: int, labeled: int, a: float = 5.0, b: float = 2.0):
-    """Exchangeable judges: per item accuracy ~ Beta(a, b); verdict = gold side if correct; returns
-    (votes, gold with -1 for unlabeled, correct counts)."""
-    acc = rng.beta(a, b, size=items)
-    correct = rng.random((items, judges)) < acc[:, None]
-    side = rng.integers(0, 2, size=items)
-    votes = np.where(correct, side[:, None], 1 - side[:, None])
-    gold = np.full(items, -1)
-    pick = rng.choice(items, size=labeled, replace=False)
-    gold[pick] = side[pick]
-    return votes, gold, correct.sum(axis=1)
 
 
 class TestPatterns:
@@ -91,7 +79,7 @@ class TestFinitePopulation:
         """Labeled items: exact error; unlabeled: (1 - p) e(m) + p e(n - m), p = sigmoid(b0 + b1 (2m - n) / n);
         items with different numbers of verdicts (-1 = none) and a 2-2 tie (never wrong in binary)."""
         rng = np.random.default_rng(3)
-        votes, gold, _ = binary_data(rng, 60, 11, 20)
+        votes, gold, _ = binary_votes(rng, 60, 11, 20)
         votes[rng.random(votes.shape) < 0.15] = -1
         votes[0, :] = -1
         votes[0, :4] = [0, 0, 1, 1]  # a tie: S = 2 whatever the gold
@@ -192,7 +180,7 @@ class TestPosterior:
     def test_folded_fit_recovers_the_beta_binomial(self) -> None:
         """From 20000 unlabeled binary items of BB(11, 6, 2) and 30 labeled ones, the folded fit finds (6, 2)."""
         rng = np.random.default_rng(7)
-        votes, gold, s = binary_data(rng, 20000, 11, 30, 6.0, 2.0)
+        votes, gold, s = binary_votes(rng, 20000, 11, 30, 6.0, 2.0)
         counts = class_counts(votes, 2)
         lab = gold >= 0
         rows, how_many = distinct_patterns(counts[~lab])
@@ -207,7 +195,7 @@ class TestFallbackAndApi:
     def test_no_unlabeled_items_is_the_labels_only_estimate(self) -> None:
         """Every item labeled: the result is fit.analyse's default estimate of the labeled histogram."""
         rng = np.random.default_rng(4)
-        votes, _, s = binary_data(rng, 40, 9, 40)
+        votes, _, s = binary_votes(rng, 40, 9, 40)
         gold = np.where(votes[:, 0] == votes[:, 0], 0, 0)
         gold = np.array([row[0] if (row == row[0]).sum() == c else 1 - row[0] for row, c in zip(votes, s)])
         est = estimate_errors(votes, gold, KS, 0.9, np.random.default_rng(9))
@@ -228,7 +216,7 @@ class TestFallbackAndApi:
     def test_items_without_verdicts_are_dropped_and_k_beyond_extrapolates(self) -> None:
         """An item nobody judged is counted as dropped; k above some item's number of judges is flagged extrapolated."""
         rng = np.random.default_rng(6)
-        votes, gold, _ = binary_data(rng, 80, 5, 30)
+        votes, gold, _ = binary_votes(rng, 80, 5, 30)
         votes[3] = -1
         est = estimate_errors(votes, gold, (1, 3, 5, 7), 0.9, np.random.default_rng(1))
         assert est.dropped_items == 1
@@ -266,7 +254,7 @@ class TestFallbackAndApi:
     def test_pattern_counts_equal_repeated_rows(self) -> None:
         """Rows with counts (a reader's distinct patterns, Dataset.votes) give the numbers of the rows repeated."""
         rng = np.random.default_rng(15)
-        votes, gold, _ = binary_data(rng, 300, 7, 30)
+        votes, gold, _ = binary_votes(rng, 300, 7, 30)
         votes[rng.random(votes.shape) < 0.1] = -1
         key = np.column_stack([votes, gold])
         uniq, inv = np.unique(key, axis=0, return_inverse=True)
@@ -288,7 +276,7 @@ class TestFallbackAndApi:
     def test_seeded_and_serialisable(self) -> None:
         """The same seed gives the same numbers; to_dict keeps 'items' as the labeled count."""
         rng = np.random.default_rng(8)
-        votes, gold, _ = binary_data(rng, 300, 7, 25)
+        votes, gold, _ = binary_votes(rng, 300, 7, 25)
         one = estimate_errors(votes, gold, KS, 0.8, np.random.default_rng(3))
         two = estimate_errors(votes, gold, KS, 0.8, np.random.default_rng(3))
         assert one.rows == two.rows
@@ -304,7 +292,7 @@ class TestInterval:
         """(b0, b1) pinned: the only uncertainty is which unlabeled pluralities are wrong (independent Bernoulli);
         the 90% interval matches the quantiles of 20000 simulated outcomes within 0.6 points."""
         rng = np.random.default_rng(10)
-        votes, gold, _ = binary_data(rng, 400, 9, 40, 3.0, 2.0)
+        votes, gold, _ = binary_votes(rng, 400, 9, 40, 3.0, 2.0)
         b0, b1 = 0.0, -3.0
         est = estimate_errors(votes, gold, (1, 5, 9), 0.9, np.random.default_rng(2), prior=pinned(b0, b1), n_draws=20000)
         n = 9
@@ -333,7 +321,7 @@ class TestStatistical:
         table = {k: np.array([hyper_error(11, v, k) for v in range(12)]) for k in (1, 5, 11)}
         for seed in range(40):
             rng = np.random.default_rng([12, seed])
-            votes, gold, s = binary_data(rng, 400, 11, 20, 4.0, 1.5)
+            votes, gold, s = binary_votes(rng, 400, 11, 20, 4.0, 1.5)
             est = estimate_errors(votes, gold, (1, 5, 11), 0.9, rng)
             for k in (1, 5, 11):
                 actual = float(np.mean(table[k][s]))

@@ -37,10 +37,10 @@ from typing import Any  # noqa: E402
 
 import typer  # noqa: E402
 
-try:  # typer >= 0.29 carries its own click
-    from typer._click import exceptions as usage  # noqa: E402
-except ImportError:  # pragma: no cover - an older typer on plain click
-    from click import exceptions as usage  # type: ignore[no-redef]  # noqa: E402
+# Unavoidable private import: typer >= 0.29 carries its own click (typer._click) and re-exports none of its usage
+# errors, which main() must catch to print them as one line (standalone_mode=False). pyproject pins typer to
+# >=0.29,<0.31, where this module exists; the usage-error goldens (tests/golden/cli/bad_*.txt) fail if it moves.
+from typer._click import exceptions as usage  # noqa: E402
 from typer.core import TyperOption  # noqa: E402
 
 from .. import __version__  # noqa: E402
@@ -169,7 +169,9 @@ def _fold_help_tables() -> None:
             for column in self.columns:
                 column.overflow = "fold"
 
-    setattr(rich_utils, "Table", FoldingTable)  # noqa: B010 - typer's module imports Table by name; replace that name
+    # Monkeypatches, unavoidable and limited to --help: typer offers no hook for its help tables' overflow nor for the
+    # type column of a flag. rich_utils imports Table by name, so that name is replaced (once: see _folds).
+    setattr(rich_utils, "Table", FoldingTable)  # noqa: B010
 
     # a flag takes no value: no "<bool>" type beside --skip-invalid, --chart/--no-chart, --help
     shown_type = TyperOption.display_type_rich

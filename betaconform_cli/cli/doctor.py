@@ -7,19 +7,20 @@ from typing import Annotated
 import typer
 
 from .. import api
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, refuse_overwrites, resolve_format
-from .options import InputGroup, OutputGroup, grouped
+from .options import OutputGroup, grouped
 
 
 @app.command()
 @grouped
 def doctor(
     data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     out: OutputGroup,
 ) -> None:
     """Show how inputs are read: format, column roles, items, judges and their verdicts, skipped rows."""
     fmt = resolve_format(out)
     refuse_overwrites(data, out=out)
-    raise typer.Exit(emit(api.doctor(data, inp.build()), out, fmt))
+    raise typer.Exit(emit(api.doctor(data, inp), out, fmt))

@@ -336,10 +336,9 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
 
 def command_name() -> str:
     """The command being run ('fit'), from the command line's context; 'betaconform' outside one."""
-    try:  # typer >= 0.29 carries its own click
-        from typer._click.globals import get_current_context
-    except ImportError:  # pragma: no cover - an older typer on plain click
-        from click.globals import get_current_context  # type: ignore[no-redef]
+    # unavoidable private import: typer's own click (typer._click, typer >= 0.29 as pinned) holds the running context,
+    # and typer re-exports no way to reach it
+    from typer._click.globals import get_current_context
     ctx = get_current_context(silent=True)
     return str(ctx.info_name) if ctx is not None and ctx.info_name else "betaconform"
 

@@ -9,6 +9,7 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format
 from .options import (
@@ -16,7 +17,6 @@ from .options import (
     RULE,
     EmbedGroup,
     EstimateGroup,
-    InputGroup,
     OutputGroup,
     Rule,
     RuleGroup,
@@ -31,7 +31,7 @@ MODE = "Experiment"
 @grouped
 def evaluate(
     data: Annotated[list[str], typer.Argument(help="fully labeled judgment files, directories or globs")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     out: OutputGroup,
     common: RuleGroup,
@@ -68,7 +68,7 @@ def evaluate(
     check_plot(plot, plot_r, rule, settings.sizes)
     refuse_overwrites(data, out=out, plot=plot)
     with progress("draws") as update:
-        report = api.evaluate(data, settings, est.seed, inp.build(), rules, transfer, emb.build(), per_run, update)
+        report = api.evaluate(data, settings, est.seed, inp, rules, transfer, emb.build(), per_run, update)
     files = []
     if plot is not None:
         from ..plots import plot_evaluation

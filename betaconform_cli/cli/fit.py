@@ -8,6 +8,7 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
@@ -16,7 +17,6 @@ from .options import (
     EmbedGroup,
     EstimateGroup,
     GateGroup,
-    InputGroup,
     ModelGroup,
     OutputGroup,
     SaveGroup,
@@ -28,7 +28,7 @@ from .options import (
 @grouped
 def fit(
     data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     model: ModelGroup,
     gate: GateGroup,
@@ -45,6 +45,6 @@ def fit(
         raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
     with progress("fit") as update:
-        report = api.fit(data, inp.build(), model.settings(est), est.seed, gate.build(), chart,
+        report = api.fit(data, inp, model.settings(est), est.seed, gate.build(), chart,
                          api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, update, unlabeled)
     raise typer.Exit(emit(report, out, fmt))

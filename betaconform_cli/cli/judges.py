@@ -8,9 +8,10 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import InputGroup, JudgesEstimateGroup, OutputGroup, grouped, parse_ks
+from .options import JudgesEstimateGroup, OutputGroup, grouped, parse_ks
 
 PICK = "Selection"
 
@@ -19,7 +20,7 @@ PICK = "Selection"
 @grouped
 def judges(
     data: Annotated[list[str], typer.Argument(help="labeled items with named judges (any input format); '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: JudgesEstimateGroup,
     out: OutputGroup,
     ensemble: Annotated[str | None, typer.Option("--ensemble", help="the error table of one named ensemble: 'a,b,c'", rich_help_panel=PICK)] = None,
@@ -33,7 +34,7 @@ def judges(
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     try:
         with progress("judges") as update:
-            report = api.judges(data, inp.build(), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+            report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
                                 est.seed, members, parse_costs(cost), max_error, population, update)
     except ParameterError as exc:  # the core's `costs` is this command's --cost
         if "costs" not in exc.params:

@@ -1,8 +1,9 @@
 """Every option shared by several commands, declared once, in groups that `--help` shows as panels.
 
-A command names a group as a parameter (`inp: InputGroup`); `@grouped` expands the group's fields into options
-and hands the command one frozen group object (sqlite-utils' output_options decorator, for typer). Choices are
-enums, so that `--help` lists them and a wrong value is a usage error.
+A command names a group as a parameter (`out: OutputGroup`; the input options are the core's own
+`inp: InputOptions`); `@grouped` expands the group's fields into options and hands the command one frozen group
+object (sqlite-utils' output_options decorator, for typer). Choices are enums, so that `--help` lists them and a
+wrong value is a usage error.
 """
 
 from __future__ import annotations
@@ -84,35 +85,53 @@ def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - 
     return typer.Option(*names, help=help, rich_help_panel=panel, **kw)
 
 
-@dataclass(frozen=True)
-class InputGroup:
-    """How inputs are read (every reading command)."""
+# How inputs are read (every reading command): the command's parameter is the core's InputOptions itself, which
+# declares each field, its type and default once; here only each field's flags and help, in --help's order
+# (cluster_field is score's: ScoreGroup). `grouped` expands them and constructs the InputOptions.
+INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "source_format": (("--from",), "input format (auto: from the file's name and content)"),
+    "judgments_field": (("--judgments-field",), "JSON field with per-judge correctness (list or object)"),
+    "correct_field": (("--correct-field",), "JSON field with the count of correct judges"),
+    "judges_field": (("--judges-field",), "JSON field with the number of judges"),
+    "verdicts_field": (("--verdicts-field",), "JSON field with raw judge verdicts"),
+    "label_field": (("--label-field",), "field with the gold label (dotted path, e.g. vars.gold)"),
+    "id_field": (("--id-field",), "JSON field with the item id"),
+    "text_field": (("--text-field",), "JSON field with the item text"),
+    "item_col": (("--item-col", "--id-col"), "table (and --labels file): the item id column (default: guessed)"),
+    "judge_col": (("--judge-col",), "long table: the judge name column"),
+    "correct_col": (("--correct-col",), "long table: the correctness column (0/1/true/false)"),
+    "verdict_col": (("--verdict-col",), "table: the verdict column, compared with the gold column"),
+    "gold_col": (("--gold-col",), "table: the gold label column"),
+    "text_col": (("--text-col",), "table: the item text column"),
+    "dataset_col": (("--dataset-col",), "table: a column that splits one file into datasets"),
+    "judge_cols": (("--judge-cols",), "wide table: judge columns, names or globs ('gpt*,claude*')"),
+    "tolerance": (("--tolerance",), "scoring judges: a verdict is correct when |verdict - gold| <= T"),
+    "duplicates": (("--duplicates",), "a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two "
+                                      "table rows) is an error, or keep the first or the last"),
+    "labels": (("--labels",), "a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts "
+                              "by id"),
+    "skip_invalid": (("--skip-invalid",), "skip bad lines and rows (and say how many) instead of stopping"),
+}
+INPUT_CHOICES: dict[str, type[Enum]] = {"source_format": SourceFormat, "duplicates": Duplicates}
 
-    source_format: Annotated[SourceFormat, _opt("--from", help="input format (auto: from the file's name and content)", panel=INPUT)] = SourceFormat.auto
-    judgments_field: Annotated[str, _opt("--judgments-field", help="JSON field with per-judge correctness (list or object)", panel=INPUT)] = "judgments"
-    correct_field: Annotated[str, _opt("--correct-field", help="JSON field with the count of correct judges", panel=INPUT)] = "correct"
-    judges_field: Annotated[str, _opt("--judges-field", help="JSON field with the number of judges", panel=INPUT)] = "judges"
-    verdicts_field: Annotated[str, _opt("--verdicts-field", help="JSON field with raw judge verdicts", panel=INPUT)] = "verdicts"
-    label_field: Annotated[str, _opt("--label-field", help="field with the gold label (dotted path, e.g. vars.gold)", panel=INPUT)] = "label"
-    id_field: Annotated[str, _opt("--id-field", help="JSON field with the item id", panel=INPUT)] = "id"
-    text_field: Annotated[str, _opt("--text-field", help="JSON field with the item text", panel=INPUT)] = "text"
-    item_col: Annotated[str | None, _opt("--item-col", "--id-col", help="table (and --labels file): the item id column (default: guessed)", panel=INPUT)] = None
-    judge_col: Annotated[str | None, _opt("--judge-col", help="long table: the judge name column", panel=INPUT)] = None
-    correct_col: Annotated[str | None, _opt("--correct-col", help="long table: the correctness column (0/1/true/false)", panel=INPUT)] = None
-    verdict_col: Annotated[str | None, _opt("--verdict-col", help="table: the verdict column, compared with the gold column", panel=INPUT)] = None
-    gold_col: Annotated[str | None, _opt("--gold-col", help="table: the gold label column", panel=INPUT)] = None
-    text_col: Annotated[str | None, _opt("--text-col", help="table: the item text column", panel=INPUT)] = None
-    dataset_col: Annotated[str | None, _opt("--dataset-col", help="table: a column that splits one file into datasets", panel=INPUT)] = None
-    judge_cols: Annotated[str | None, _opt("--judge-cols", help="wide table: judge columns, names or globs ('gpt*,claude*')", panel=INPUT)] = None
-    tolerance: Annotated[float | None, _opt("--tolerance", help="scoring judges: a verdict is correct when |verdict - gold| <= T", panel=INPUT)] = None
-    duplicates: Annotated[Duplicates, _opt("--duplicates", help="a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two table rows) is an error, or keep the first or the last", panel=INPUT)] = Duplicates.error
-    labels: Annotated[str | None, _opt("--labels", help="a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts by id", panel=INPUT)] = None
-    skip_invalid: Annotated[bool, _opt("--skip-invalid", help="skip bad lines and rows (and say how many) instead of stopping", panel=INPUT)] = False
 
-    def build(self) -> InputOptions:
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        values = {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
-        return InputOptions(**values)
+def input_parameters() -> list[inspect.Parameter]:
+    """InputOptions' fields as typer options: the core's type and default, the CLI's flags, help and choices."""
+    hints = typing.get_type_hints(InputOptions)
+    defaults = {f.name: f.default for f in dataclasses.fields(InputOptions)}
+    out = []
+    for name, (flags, text) in INPUT_OPTIONS.items():
+        choice = INPUT_CHOICES.get(name)
+        typ = choice if choice is not None else hints[name]
+        default = choice(defaults[name]) if choice is not None else defaults[name]
+        option = _opt(*flags, help=text, panel=INPUT)
+        out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[typ, option]))
+    return out
+
+
+def input_options(values: dict[str, Any]) -> InputOptions:
+    """The one InputOptions of a command line: its input options' values (choices as their text)."""
+    return InputOptions(**{k: v.value if isinstance(v, Enum) else v for k, v in values.items()})
 
 
 @dataclass(frozen=True)
@@ -218,7 +237,7 @@ class ScoreGroup:
         return make_score_gate(self.min_score, self.on.value if self.on is not None else None, self.compare)
 
 
-GROUPS: tuple[type, ...] = (InputGroup, OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup,
+GROUPS: tuple[type, ...] = (OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup,
                            ScoreGroup)
 
 
@@ -229,9 +248,13 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     hints = typing.get_type_hints(func, include_extras=True)
     params: list[inspect.Parameter] = []
     groups: dict[str, type] = {}
+    inputs: str | None = None
     for p in sig.parameters.values():
         ann = hints.get(p.name)
-        if ann in GROUPS:
+        if ann is InputOptions:
+            inputs = p.name
+            params.extend(input_parameters())
+        elif ann in GROUPS:
             groups[p.name] = ann
             field_hints = typing.get_type_hints(ann, include_extras=True)
             for f in dataclasses.fields(ann):
@@ -244,6 +267,8 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
         check_integers(kwargs)
         for name, cls in groups.items():
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
+        if inputs is not None:
+            kwargs[inputs] = input_options({k: kwargs.pop(k) for k in INPUT_OPTIONS})
         return func(**kwargs)
 
     wrapper.__signature__ = sig.replace(parameters=params, return_annotation=None)  # type: ignore[attr-defined]

@@ -11,10 +11,11 @@ import typer
 from .. import api
 from ..atomic import check_target
 from ..errors import ParameterError
+from ..inputs import InputOptions
 from ..settings import FitSettings
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
-from .options import RULE, EstimateGroup, InputGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
+from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
 
@@ -28,7 +29,7 @@ class PrecisionMethod(str, Enum):
 @grouped
 def sample(
     labeled: Annotated[str, typer.Argument(help="labeled items in labeling order (live), or the fully labeled pool (--replay); '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     model: ModelGroup,
     out: OutputGroup,
@@ -66,7 +67,7 @@ def sample(
         fmt = resolve_format(out)
         refuse_overwrites([labeled], out=out)
         with progress("replays") as update:
-            report = api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp.build(), update)
+            report = api.sample_replay(labeled, the_rule, settings, est.seed, runs, inp, update)
         raise typer.Exit(emit(report, out, fmt))
     if runs != 1:
         raise ParameterError(("runs", "replay"), "{0} needs {1}")
@@ -74,7 +75,7 @@ def sample(
 
 
 def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, seed: int, batch: int | None,
-         inp: InputGroup, out: OutputGroup) -> None:
+         inp: InputOptions, out: OutputGroup) -> None:
     """Live mode: -o receives the next items to label (JSON Lines), stdout the decision."""
     next_file = out.output
     if next_file is not None:
@@ -86,7 +87,7 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
             raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
-    report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp.build(), show_next=next_file is None)
+    report = api.sample_live(labeled, the_rule, pool, settings, seed, batch, inp, show_next=next_file is None)
     files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
                                                   f"wrote {len(report.next_lines)} next item(s) to {next_file}")]
     raise typer.Exit(emit(report, dataclasses.replace(out, output=None), files=files))

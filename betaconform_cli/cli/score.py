@@ -7,21 +7,22 @@ from typing import Annotated
 import typer
 
 from .. import api
+from ..inputs import InputOptions
 from . import app
 from .emit import emit, refuse_overwrites, resolve_format
-from .options import InputGroup, OutputGroup, ScoreGroup, grouped
+from .options import OutputGroup, ScoreGroup, grouped
 
 
 @app.command()
 @grouped
 def score(
     data: Annotated[list[str], typer.Argument(help="the judges' verdicts on every item of the evaluated system, gold labels on some (any input format); '-' reads standard input")],
-    inp: InputGroup,
+    inp: InputOptions,
     sc: ScoreGroup,
     out: OutputGroup,
 ) -> None:
     """The evaluated system's pass rate, corrected for the judges' bias with a few gold labels, with an interval."""
     fmt = resolve_format(out)
     refuse_overwrites(data, out=out)
-    report = api.score(data, sc.inputs(inp.build()), sc.positive, sc.confidence_level, sc.target.value, sc.gate(), sc.compare)
+    report = api.score(data, sc.inputs(inp), sc.positive, sc.confidence_level, sc.target.value, sc.gate(), sc.compare)
     raise typer.Exit(emit(report, out, fmt))

@@ -9,10 +9,11 @@ from typing import Annotated
 import typer
 
 from .. import api
+from ..inputs import InputOptions
 from ..settings import FitSettings
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import EmbedGroup, EstimateGroup, InputGroup, OutputGroup, SaveGroup, grouped
+from .options import EmbedGroup, EstimateGroup, OutputGroup, SaveGroup, grouped
 
 METHOD = "Transfer"
 
@@ -37,7 +38,7 @@ class Similarity(str, Enum):
 def transfer_cmd(
     targets: Annotated[list[str], typer.Argument(help="targets: a few labeled items with text (files, directories or globs; '-' reads standard input)")],
     sources: Annotated[list[str], typer.Option("--sources", help="source fits (YAML from fit --save --embed, or configs/priors/): a directory, a quoted glob or a file ('-': standard input); repeat for more")],
-    inp: InputGroup,
+    inp: InputOptions,
     est: EstimateGroup,
     out: OutputGroup,
     save: SaveGroup,
@@ -58,7 +59,7 @@ def transfer_cmd(
         similarity=similarity.value if similarity else None, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
     )
     with progress("embedding") as update:
-        report = api.transfer(targets, sources, tsettings, est_settings(est), est.seed, inp.build(), emb.build(),
+        report = api.transfer(targets, sources, tsettings, est_settings(est), est.seed, inp, emb.build(),
                               api.SaveTo(save.save, save.save_dir), update)
     raise typer.Exit(emit(report, out, fmt))
 

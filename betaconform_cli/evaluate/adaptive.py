@@ -11,11 +11,10 @@ import numpy as np
 from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
-from ..fit import empirical_errors
 from ..settings import check_seed
 from .fixed_r import Draws
 from .results import Cell, Evaluation, Skipped
-from .settings import EvaluateSettings, Progress, check_names, check_plain_methods, item_arrays, run_rng
+from .settings import EvaluateSettings, Progress, Ticker, check_names, check_plain_methods, item_arrays, run_rng, truth
 
 
 def evaluate_adaptive(
@@ -33,58 +32,22 @@ def evaluate_adaptive(
     `stopping.rule_path` accepts. settings.sizes is not used. Run `run` of condition c uses
     run_rng(seed, name, crc32(c), run) for the order, the rule and the fits.
     """
-    from ..stopping.rules import rule_path
-
     check_plain_methods(settings)
     check_seed(seed)
-    if not rules:
-        raise UsageError("adaptive mode needs at least one rule setting")
-    labels = [c for c, _ in rules]
-    if len(set(labels)) != len(labels):
-        raise UsageError(f"a stopping setting is given twice: {labels}")
+    labels = _check_rules(rules)
     check_names([n for n, _ in datasets])
-    ks = settings.ks
-    total = settings.runs * len(rules) * len(datasets)
-    done = 0
+    ticker = Ticker(progress, settings.runs * len(rules) * len(datasets))
     cells: list[Cell] = []
     skipped: list[Skipped] = []
     with one_thread():
         for name, table in datasets:
-            judges, correct = item_arrays(table)
-            n = len(judges)
-            actual_d = empirical_errors(table, ks)
-            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
-            top = table.max_judges
-            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
             for label, rule in rules:
                 least = fewest_to_stop(rule)
-                if n < least:  # every run would label the whole pool: nothing about the rule to measure
-                    skipped.append(Skipped(name, n, least, f"fewer items than the {label} rule needs to stop ({least})"))
-                    done += settings.runs
-                    if progress is not None:
-                        progress(done, total, f"{name} {label} skipped")
+                if table.items < least:  # every run would label the whole pool: nothing about the rule to measure
+                    skipped.append(Skipped(name, table.items, least, f"fewer items than the {label} rule needs to stop ({least})"))
+                    ticker.tick(f"{name} {label} skipped", settings.runs)
                     continue
-                draws = Draws(settings, top)
-                samples = np.zeros(settings.runs, dtype=np.int64)
-                stopped = 0
-                for run in range(settings.runs):
-                    rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
-                    order = rng.permutation(n)
-                    j_run, c_run = judges[order], correct[order]
-                    path = rule_path(rule, j_run, c_run, rng, pool_size=n, until_stop=True)
-                    r = int(path.stop_at) if path.stop_at is not None else n
-                    stopped += path.stop_at is not None
-                    samples[run] = r
-                    draws.add(run, CountTable.from_pairs(j_run[:r], c_run[:r]), rng)
-                    done += 1
-                    if progress is not None:
-                        progress(done, total, f"{name} {label}")
-                cells.append(
-                    draws.cell(
-                        name, table.items, int(round(float(samples.mean()))), actual, histogram,
-                        condition=label, samples=samples, stopped=stopped,
-                    )
-                )
+                cells.append(_rule_cell(name, table, label, rule, settings, seed, ticker))
     if not cells:
         small = "; ".join(sorted({f"{s.dataset} ({s.items} items)" for s in skipped}))
         raise ParameterError("min_samples", f"{{0}}: every dataset has fewer items than the rule needs before it can stop "
@@ -100,6 +63,41 @@ def evaluate_adaptive(
     )
 
 
+def _check_rules(rules: Sequence[tuple[str, Any]]) -> list[str]:
+    """The conditions' labels: at least one, each once."""
+    if not rules:
+        raise UsageError("adaptive mode needs at least one rule setting")
+    labels = [c for c, _ in rules]
+    if len(set(labels)) != len(labels):
+        raise UsageError(f"a stopping setting is given twice: {labels}")
+    return labels
+
+
+def _rule_cell(
+    name: str, table: CountTable, label: str, rule: Any, settings: EvaluateSettings, seed: int, ticker: Ticker
+) -> Cell:
+    """One (dataset, rule) cell: run `run` labels the items in a random order until the rule stops (or the pool
+    runs out); the estimates on the labels it stopped at, and how many."""
+    from ..stopping.rules import rule_path
+
+    judges, correct = item_arrays(table)
+    n = len(judges)
+    draws = Draws(settings, table.max_judges)
+    samples = np.zeros(settings.runs, dtype=np.int64)
+    stopped = 0
+    for run in range(settings.runs):
+        rng = run_rng(seed, name, zlib.crc32(label.encode("utf-8")), run)
+        order = rng.permutation(n)
+        j_run, c_run = judges[order], correct[order]
+        path = rule_path(rule, j_run, c_run, rng, pool_size=n, until_stop=True)
+        r = int(path.stop_at) if path.stop_at is not None else n
+        stopped += path.stop_at is not None
+        samples[run] = r
+        draws.add(run, CountTable.from_pairs(j_run[:r], c_run[:r]), rng)
+        ticker.tick(f"{name} {label}")
+    actual, histogram = truth(table, settings.ks)
+    return draws.cell(name, table.items, int(round(float(samples.mean()))), actual, histogram,
+                      condition=label, samples=samples, stopped=stopped)
 
 
 def fewest_to_stop(rule: Any) -> int:

@@ -23,6 +23,7 @@ from .settings import (
     draw_table,
     item_arrays,
     run_rng,
+    truth,
 )
 
 
@@ -80,11 +81,8 @@ def evaluate_table(
 ) -> tuple[list[Cell], list[Skipped]]:
     """All sizes of one dataset."""
     judges, correct = item_arrays(table)
-    ks = settings.ks
-    actual_d = empirical_errors(table, ks)
-    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    actual, histogram = truth(table, settings.ks)
     top = table.max_judges
-    histogram = tuple(int(v) for v in table.counts[top, : top + 1])
     total = total if total is not None else settings.runs * len(settings.sizes)
     cells: list[Cell] = []
     skipped: list[Skipped] = []

@@ -17,7 +17,7 @@ from ..errors import FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_paper_em
 from ..settings import check_seed
 from .results import Cell, Evaluation, Skipped
-from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, check_names, run_rng
+from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, Ticker, check_names, run_rng, truth
 
 
 @dataclass(frozen=True)
@@ -69,90 +69,28 @@ def evaluate_transfer(
     averaging over sources), paper_transfer (eq. 14-15), empirical. Coverage and width: the no-transfer
     interval. A dataset alone in its group is skipped and listed (reason: no source).
     """
-    from ..transfer import Source, TransferSettings, transfer
+    from ..transfer import TransferSettings
 
     check_seed(seed)
     check_names([d.name for d in datasets])
     check_transfer_cells([(d.name, d.group, len(d.judges)) for d in datasets], settings.sizes)
     base = transfer_settings if transfer_settings is not None else TransferSettings()
-    ours = replace(base, method="default")
-    paper = replace(base, method="paper")
-    fit_settings = settings.fit_settings()
-    ks = settings.ks
-    methods = TRANSFER_METHODS
-    total = settings.runs * len(settings.sizes) * len(datasets)
-    done = 0
+    ticker = Ticker(progress, settings.runs * len(settings.sizes) * len(datasets))
     cells: list[Cell] = []
     skipped: list[Skipped] = []
     with one_thread():
-        sources: dict[str, Any] = {}
-        em: dict[str, Any] = {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FitWarning)
-            for d in datasets:
-                table = d.table
-                fitted = analyse(table, fit_settings, np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8"))]))
-                sources[d.name] = Source(d.name, table, fitted.fit.mixture, d.embeddings.mean(axis=0), d.model)
-                em[d.name] = fit_paper_em(table).mixture
+        sources, em = _fit_sources(datasets, settings, seed)
         for d in datasets:
-            table = d.table
-            n = len(d.judges)
             group_sources = [sources[o.name] for o in datasets if o.group == d.group and o.name != d.name]
-            actual_d = empirical_errors(table, ks)
-            actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
-            top = table.max_judges
-            histogram = tuple(int(v) for v in table.counts[top, : top + 1])
             for size in settings.sizes:
-                if not group_sources or n < size + 1:
-                    skipped.append(Skipped(d.name, n, size, "no other dataset in its group" if not group_sources else ""))
-                    done += settings.runs
-                    if progress is not None:
-                        progress(done, total, f"{d.name} r={size} skipped")
+                if not group_sources or len(d.judges) < size + 1:
+                    reason = "no other dataset in its group" if not group_sources else ""
+                    skipped.append(Skipped(d.name, len(d.judges), size, reason))
+                    ticker.tick(f"{d.name} r={size} skipped", settings.runs)
                     continue
-                est = np.full((settings.runs, len(methods), len(ks)), np.nan)
-                low = np.full((settings.runs, len(ks)), np.nan)
-                high = np.full((settings.runs, len(ks)), np.nan)
-                failures = 0
-                for run in range(settings.runs):
-                    rng = run_rng(seed, d.name, size, run)
-                    pick = rng.choice(n, size=size, replace=False)
-                    sample = CountTable.from_pairs(d.judges[pick], d.correct[pick])
-                    e0 = d.embeddings[pick].mean(axis=0)
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always", FitWarning)
-                        without = analyse(sample, fit_settings, rng)
-                        ours_r = transfer(sample, e0, group_sources, ours, fit_settings, rng, without, em)
-                        paper_r = transfer(sample, e0, group_sources, paper, fit_settings, rng, without, em)
-                    failures += sum(1 for w in caught if issubclass(w.category, FitWarning))
-                    emp = empirical_errors(sample, ks)
-                    est[run, 0] = [r.estimate for r in without.rows]
-                    est[run, 1] = [r.estimate for r in ours_r.result.rows]
-                    est[run, 2] = [r.estimate for r in paper_r.result.rows]
-                    est[run, 3] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
-                    low[run] = [r.low for r in without.rows]
-                    high[run] = [r.high for r in without.rows]
-                    done += 1
-                    if progress is not None:
-                        progress(done, total, f"{d.name} r={size}")
-                cells.append(
-                    Cell(
-                        dataset=d.name,
-                        items=n,
-                        judges=top,
-                        size=size,
-                        methods=methods,
-                        ks=ks,
-                        confidence_level=settings.confidence_level,
-                        actual=actual,
-                        estimates=est,
-                        low=low,
-                        high=high,
-                        histogram=histogram,
-                        not_converged=failures,
-                    )
-                )
+                cells.append(_transfer_cell(d, size, group_sources, em, base, settings, seed, ticker))
     return Evaluation(
-        settings=replace(settings, methods=methods),
+        settings=replace(settings, methods=TRANSFER_METHODS),
         seed=seed,
         cells=tuple(cells),
         skipped=tuple(skipped),
@@ -161,3 +99,81 @@ def evaluate_transfer(
     )
 
 
+def _fit_sources(
+    datasets: Sequence[TransferData], settings: EvaluateSettings, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every dataset as a source (the default fit on all its items, the mean of its texts' embeddings) and its
+    paper-EM mixture, by name."""
+    from ..transfer import Source
+
+    sources: dict[str, Any] = {}
+    em: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitWarning)
+        for d in datasets:
+            table = d.table
+            fitted = analyse(table, settings.fit_settings(), np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8"))]))
+            sources[d.name] = Source(d.name, table, fitted.fit.mixture, d.embeddings.mean(axis=0), d.model)
+            em[d.name] = fit_paper_em(table).mixture
+    return sources, em
+
+
+def _transfer_cell(
+    d: TransferData, size: int, sources: list[Any], em: dict[str, Any], base: Any, settings: EvaluateSettings,
+    seed: int, ticker: Ticker,
+) -> Cell:
+    """One target at one r: `runs` draws of r items, each estimated without transfer, with the default transfer
+    and with the paper's (TRANSFER_METHODS' order), and by the drawn items' own empirical error."""
+    ks = settings.ks
+    est = np.full((settings.runs, len(TRANSFER_METHODS), len(ks)), np.nan)
+    low = np.full((settings.runs, len(ks)), np.nan)
+    high = np.full((settings.runs, len(ks)), np.nan)
+    failures = 0
+    for run in range(settings.runs):
+        rng = run_rng(seed, d.name, size, run)
+        est[run], low[run], high[run], failed = _transfer_run(d, size, sources, em, base, settings, rng)
+        failures += failed
+        ticker.tick(f"{d.name} r={size}")
+    actual, histogram = truth(d.table, ks)
+    return Cell(
+        dataset=d.name,
+        items=len(d.judges),
+        judges=d.table.max_judges,
+        size=size,
+        methods=TRANSFER_METHODS,
+        ks=ks,
+        confidence_level=settings.confidence_level,
+        actual=actual,
+        estimates=est,
+        low=low,
+        high=high,
+        histogram=histogram,
+        not_converged=failures,
+    )
+
+
+def _transfer_run(
+    d: TransferData, size: int, sources: list[Any], em: dict[str, Any], base: Any, settings: EvaluateSettings,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, list[float], list[float], int]:
+    """One draw of r items: (estimates[method, k], the no-transfer interval's low and high, fits that warned)."""
+    from ..transfer import transfer
+
+    fit_settings = settings.fit_settings()
+    pick = rng.choice(len(d.judges), size=size, replace=False)
+    sample = CountTable.from_pairs(d.judges[pick], d.correct[pick])
+    e0 = d.embeddings[pick].mean(axis=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FitWarning)
+        without = analyse(sample, fit_settings, rng)
+        ours = transfer(sample, e0, sources, replace(base, method="default"), fit_settings, rng, without, em)
+        paper = transfer(sample, e0, sources, replace(base, method="paper"), fit_settings, rng, without, em)
+    failures = sum(1 for w in caught if issubclass(w.category, FitWarning))
+    emp = empirical_errors(sample, settings.ks)
+    est: np.ndarray = np.array([
+        [r.estimate for r in without.rows],
+        [r.estimate for r in ours.result.rows],
+        [r.estimate for r in paper.result.rows],
+        [np.nan if emp[k] is None else float(emp[k]) for k in settings.ks],  # type: ignore[arg-type]
+    ], dtype=np.float64)
+    return est, [r.low for r in without.rows], [r.high for r in without.rows], failures

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
+from ..fit import empirical_errors
 from ..settings import FitSettings
 
 ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
@@ -106,6 +107,28 @@ def draw_table(judges: np.ndarray, correct: np.ndarray, size: int, rng: np.rando
     idx = rng.choice(len(judges), size=size, replace=False)
     return CountTable.from_pairs(judges[idx], correct[idx])
 
+
+def truth(table: CountTable, ks: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The whole dataset's exact (hypergeometric) majority error per k (NaN where undefined) and its histogram
+    of correct counts at its largest number of judges: what every mode's cells are measured against."""
+    actual_d = empirical_errors(table, ks)
+    actual = np.array([np.nan if actual_d[k] is None else actual_d[k] for k in ks])
+    top = table.max_judges
+    return actual, tuple(int(v) for v in table.counts[top, : top + 1])
+
+
+class Ticker:
+    """Counts the draws done and tells `progress` (when given) after each."""
+
+    def __init__(self, progress: Progress | None, total: int, done: int = 0):
+        self.progress = progress
+        self.total = total
+        self.done = done
+
+    def tick(self, what: str, draws: int = 1) -> None:
+        self.done += draws
+        if self.progress is not None:
+            self.progress(self.done, self.total, what)
 
 
 def check_names(names: Sequence[str]) -> None:

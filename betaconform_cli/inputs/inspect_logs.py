@@ -138,41 +138,12 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
                 scorers.append(k)
     if not scorers:
         raise InputError(where, "no scorers: nothing plays a judge in this log")
-    field = opts.label_field if opts.label_field != "label" else "target"
-    golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
-    if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
-        from .labels import load
-
-        lab = load(opts)
-        try:
-            golds = [lab.gold(s.get("id"), g) if lab is not None else g for s, g in zip(samples, golds)]
-        except values.ValueProblem as exc:
-            raise InputError(where, str(exc), field=field, unit="sample") from None
-        golds = [None if _missing(g) else g for g in golds]
-    if field != "target" and not any(records.has(s, field) for s in samples):
-        meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
-        known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
-        raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
+    field, golds = _golds(samples, opts, where)
     gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
     gk = gold_kind.pop()
-    use: list[str] = []
-    notes: list[str] = []
-    for sc in scorers:
-        kinds = {_score_kind(s["scores"][sc]["value"]) for s in samples
-                 if isinstance((s.get("scores") or {}).get(sc), dict) and not _missing(s["scores"][sc].get("value"))}
-        if not kinds:
-            notes.append(f"{sc}: left out, it gave no verdict")
-        elif kinds != {gk}:
-            notes.append(f"{sc}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
-        elif gk == "number" and opts.tolerance is None and any(
-                not float(s["scores"][sc]["value"]).is_integer() for s in samples if sc in (s.get("scores") or {})
-                and not _missing(s["scores"][sc].get("value"))):
-            notes.append(f"{sc}: compared with {field} for equality; scores need a tolerance to be close enough")
-            use.append(sc)
-        else:
-            use.append(sc)
+    use, notes = _usable_scorers(samples, scorers, gk, field, opts)
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
     epochs = max(int(s.get("epoch") or 1) for s in samples)
@@ -190,6 +161,50 @@ def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, w
     task = str(spec.get("task") or "")
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
     return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.tolerance is None)
+
+
+def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:
+    """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file."""
+    field = opts.label_field if opts.label_field != "label" else "target"
+    golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
+        from .labels import load
+
+        lab = load(opts)
+        try:
+            golds = [lab.gold(s.get("id"), g) if lab is not None else g for s, g in zip(samples, golds)]
+        except values.ValueProblem as exc:
+            raise InputError(where, str(exc), field=field, unit="sample") from None
+        golds = [None if _missing(g) else g for g in golds]
+    if field != "target" and not any(records.has(s, field) for s in samples):
+        meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
+        known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
+        raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
+    return field, golds
+
+
+def _usable_scorers(
+    samples: list[Any], scorers: list[str], gold_kind: str, field: str, opts: InputOptions
+) -> tuple[list[str], list[str]]:
+    """(the scorers whose values compare with the gold, a note on each left out or compared with a caveat)."""
+    gk = gold_kind
+    use: list[str] = []
+    notes: list[str] = []
+    for sc in scorers:
+        kinds = {_score_kind(s["scores"][sc]["value"]) for s in samples
+                 if isinstance((s.get("scores") or {}).get(sc), dict) and not _missing(s["scores"][sc].get("value"))}
+        if not kinds:
+            notes.append(f"{sc}: left out, it gave no verdict")
+        elif kinds != {gk}:
+            notes.append(f"{sc}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
+        elif gk == "number" and opts.tolerance is None and any(
+                not float(s["scores"][sc]["value"]).is_integer() for s in samples if sc in (s.get("scores") or {})
+                and not _missing(s["scores"][sc].get("value"))):
+            notes.append(f"{sc}: compared with {field} for equality; scores need a tolerance to be close enough")
+            use.append(sc)
+        else:
+            use.append(sc)
+    return use, notes
 
 
 def class_text(value: Any) -> str | None:

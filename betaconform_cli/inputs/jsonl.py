@@ -17,7 +17,6 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -26,9 +25,10 @@ import orjson
 
 from ..errors import InputError
 from . import records, values
-from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table, dataset_name
+from .dataset import MAX_JUDGES, Dataset, Item, dataset_name
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, is_regular, is_stdin, iter_lines, open_binary
+from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
+from .scans import FileRead, Scan, to_dataset
 
 PARALLEL_MIN_BYTES = 32 << 20
 BLOCK_BYTES = 4 << 20
@@ -51,42 +51,14 @@ def _fast_counts(obj: Any, field: str) -> tuple[int, int] | None:
     return judges, ones
 
 
-@dataclass
-class _Scan:
-    """What one pass over some lines found; errors are data here (local line numbers), raised by the caller."""
-
-    counts: dict[tuple[int, int], int]
-    items: list[tuple[Item, tuple[str, ...] | None]] = field(default_factory=list)
-    skips: dict[str, list[int]] = field(default_factory=dict)  # reason -> [count, first line]
-    shape: str | None = None
-    first_line: int = 0
-    lines: int = 0
-    error: tuple[int, str, str | None] | None = None
-    id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (_id_hash)
-    id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
-    votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
-    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
-    vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
-    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
-
-    def skip(self, reason: str, lineno: int) -> None:
-        entry = self.skips.setdefault(reason, [0, lineno])
-        entry[0] += 1
-
-
 def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | None = None, line0: int = 0,
-          id_lines: bool = False) -> _Scan:
+          id_lines: bool = False) -> Scan:
     """The careful path: count (judges, correct) over lines numbered line0 + 1, ...; stop at the first bad
     line unless skip_invalid. `shape` is the file's shape when earlier lines fixed it."""
-    out = _Scan({}, id_lines=array("q") if id_lines else None)
-    counts = out.counts
+    out = Scan({}, id_lines=array("q") if id_lines else None)
     loads = orjson.loads
-    field_name = opts.judgments_field
     keep_items = keep is not Keep.COUNTS
-    marks = keep is Keep.JUDGMENTS
-    fast = shape == "list" and not keep_items and "." not in field_name
-    id_name = opts.id_field
-    plain_id = "." not in id_name
+    fast = _fast_ok(shape, keep_items, opts)
     lineno = line0
     for raw in lines:
         lineno += 1
@@ -100,57 +72,72 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
                 continue
             out.error = (lineno, _json_problem(raw, exc), None)
             break
-        if fast:
-            key = _fast_counts(obj, field_name)
-            if key is not None and key[0] <= MAX_JUDGES:
-                counts[key] = counts.get(key, 0) + 1
-                ident_value = obj.get(id_name) if plain_id else records.get(obj, id_name, None)
-                if ident_value is not None:
-                    out.id_hashes.append(_id_hash(ident_value))
-                    if out.id_lines is not None:
-                        out.id_lines.append(lineno)
-                continue
+        if fast and _count_fast(out, obj, opts, lineno):
+            continue
         try:
             line_shape = _line_shape(obj, shape, opts)
-            p = records.parse(obj, line_shape, opts, marks, raw)
-            ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field) if keep_items else None
-            if keep_items and opts.cluster_field is not None:
-                out.clusters[lineno] = records.cluster_id(obj, opts.cluster_field)
-            if keep_items and not p.unlabeled:
-                text = records.get(obj, opts.text_field, None)
-                if text is not None and not isinstance(text, str):
-                    raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
-                item = Item(p.judges, p.correct, ident, text, lineno, p.marks)
-                out.items.extend([(item, p.names)] * p.weight)
+            p = records.parse(obj, line_shape, opts, keep is Keep.JUDGMENTS, raw)
+            ident = _keep_item(out, obj, p, raw, lineno, opts) if keep_items else None
         except records.RecordError as err:
             if opts.skip_invalid:
                 out.skip(err.message if err.field is None else f"field '{err.field}': {err.message}", lineno)
                 continue
             out.error = (lineno, err.message, err.field)
             break
-        if p.classes is not None:
-            vkey = (p.names, p.classes, p.gold)
-            out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
-            if p.unlabeled:
-                out.unlabeled_lines[lineno] = vkey
-            if keep_items:
-                out.vote_items.append((vkey, ident, lineno))
-        ident_value = records.get(obj, id_name, None)
-        if ident_value is not None:
-            out.id_hashes.append(_id_hash(ident_value))
-            if out.id_lines is not None:
-                out.id_lines.append(lineno)
+        _add_parsed(out, obj, p, ident, lineno, opts, keep_items)
         if shape is None:
             out.first_line = lineno
         shape = line_shape
-        fast = shape == "list" and not keep_items and "." not in field_name
-        if p.unlabeled:
-            continue  # kept in votes, not in the labeled histogram
-        key = (p.judges, p.correct)
-        counts[key] = counts.get(key, 0) + p.weight
+        fast = _fast_ok(shape, keep_items, opts)
     out.shape = shape
     out.lines = lineno - line0
     return out
+
+
+def _fast_ok(shape: str | None, keep_items: bool, opts: InputOptions) -> bool:
+    """Whether a line may take _fast_counts: list-shaped lines, counts only, a plain judgments field."""
+    return shape == "list" and not keep_items and "." not in opts.judgments_field
+
+
+def _count_fast(out: Scan, obj: Any, opts: InputOptions, lineno: int) -> bool:
+    """Count the common list line at C speed; False when it needs the careful path."""
+    key = _fast_counts(obj, opts.judgments_field)
+    if key is None or key[0] > MAX_JUDGES:
+        return False
+    out.counts[key] = out.counts.get(key, 0) + 1
+    id_name = opts.id_field
+    out.add_id(obj.get(id_name) if "." not in id_name else records.get(obj, id_name, None), lineno)
+    return True
+
+
+def _keep_item(out: Scan, obj: Any, p: records.Parsed, raw: bytes, lineno: int, opts: InputOptions) -> str | None:
+    """Keep a labeled line's item (its id, text and marks) and its cluster; its exact id."""
+    ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
+    if opts.cluster_field is not None:
+        out.clusters[lineno] = records.cluster_id(obj, opts.cluster_field)
+    if not p.unlabeled:
+        text = records.get(obj, opts.text_field, None)
+        if text is not None and not isinstance(text, str):
+            raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
+        item = Item(p.judges, p.correct, ident, text, lineno, p.marks)
+        out.items.extend([(item, p.names)] * p.weight)
+    return ident
+
+
+def _add_parsed(out: Scan, obj: Any, p: records.Parsed, ident: str | None, lineno: int, opts: InputOptions,
+                keep_items: bool) -> None:
+    """A parsed line's verdicts, id and (labeled) counts."""
+    if p.classes is not None:
+        vkey = (p.names, p.classes, p.gold)
+        out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
+        if p.unlabeled:
+            out.unlabeled_lines[lineno] = vkey
+        if keep_items:
+            out.vote_items.append((vkey, ident, lineno))
+    out.add_id(records.get(obj, opts.id_field, None), lineno)
+    if not p.unlabeled:  # an unlabeled item is kept in votes, not in the labeled histogram
+        key = (p.judges, p.correct)
+        out.counts[key] = out.counts.get(key, 0) + p.weight
 
 
 def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
@@ -226,14 +213,6 @@ def _fast_decoder(field_name: str, id_field: str = "id") -> Any:
 
 _JUDGMENTS = attrgetter("judgments")
 _IDENT = attrgetter("ident")
-NO_ID = frozenset({hash(""), hash("None")})  # the fast path's id of a line without one, and of a null id
-
-
-def _id_hash(value: Any) -> int:
-    """The hash of an id's text (3 and "3" are one id, as to `sample`); the exact comparison follows."""
-    return hash(str(value))
-
-
 def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str,
                 ids: array[int] | None = None) -> dict[tuple[int, int], int] | None:
     """Counts of a block of list-shaped lines, or None when anything needs the careful path.
@@ -277,11 +256,11 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
     return counts
 
 
-def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lines: bool = False) -> _Scan:
+def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lines: bool = False) -> Scan:
     """Scan a file (or a byte range of it) block by block: the careful path until the shape is known to be
     a list of judgments, then the fast path for each block that it accepts (the careful path otherwise,
     which also finds the exact line and field of an error)."""
-    total = _Scan({}, id_lines=array("q") if id_lines else None)
+    total = Scan({}, id_lines=array("q") if id_lines else None)
     shape: str | None = None
     line0 = 0
     decoder: Any = None
@@ -332,14 +311,14 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
     return total
 
 
-def _scan_range(job: tuple[str, int, int, InputOptions]) -> _Scan:
+def _scan_range(job: tuple[str, int, int, InputOptions]) -> Scan:
     path, start, end, opts = job
     with open(path, "rb") as fh:
         fh.seek(start)
         try:
             return _scan_blocks(_blocks(fh, end - start, Path(path), at_start=start == 0), opts, Keep.COUNTS)
         except InputError as exc:  # a too long line: reported as data, with the range's own line number
-            return _Scan({}, error=(exc.line or 0, exc.reason, exc.field))
+            return Scan({}, error=(exc.line or 0, exc.reason, exc.field))
 
 
 def _workers(path: Path, keep: Keep, workers: int | None) -> int:
@@ -422,7 +401,7 @@ class PendingRead:
                     raise KeyboardInterrupt
                 self._async = self._pool.map_async(_scan_range, jobs[1:])
 
-    def _scans(self) -> list[_Scan]:
+    def _scans(self) -> list[Scan]:
         if self._async is not None and self._first is not None:
             try:
                 first = _scan_range(self._first)
@@ -438,9 +417,6 @@ class PendingRead:
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
-    def _labels_note(self, hashes: array[int]) -> tuple[str, ...]:
-        return _labels_used(hashes, self.opts)
-
     def result(self) -> Dataset:
         src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
         try:
@@ -451,211 +427,8 @@ class PendingRead:
             if exc.path != src:
                 raise InputError(src, exc.reason, exc.line, exc.field) from None
             raise
-        counts: dict[tuple[int, int], int] = {}
-        shape: str | None = None
-        skips: dict[str, list[int]] = {}
-        offset = 0
-        id_hashes: array[int] = array("q")
-        for sc in scans:
-            id_hashes.extend(sc.id_hashes)
-            if sc.error is not None:
-                line, message, field_name = sc.error
-                raise InputError(src, message, line=offset + line, field=field_name)
-            if sc.shape is not None:
-                if shape is not None and sc.shape != shape:
-                    raise InputError(src, f"mixed shapes in one file: this line is '{sc.shape}', the file's first item is '{shape}'",
-                                     line=offset + sc.first_line)
-                shape = sc.shape
-            for key, n in sc.counts.items():
-                counts[key] = counts.get(key, 0) + n
-            for reason, (n, first) in sc.skips.items():
-                entry = skips.setdefault(reason, [0, offset + first])
-                entry[0] += n
-            offset += sc.lines
-        if self.opts.labels is not None and shape not in (None, "verdicts"):
-            raise InputError(src, f"--labels gives gold to verdicts; this file holds '{shape}' records (correctness only, "
-                                  "already scored)")
-        votes: dict[tuple[Any, ...], int] = {}
-        for sc in scans:
-            for vkey, n in sc.votes.items():
-                votes[vkey] = votes.get(vkey, 0) + n
-        dropped = _repeated_ids(id_hashes, scans[0].id_lines, self, src, shape)
-        if dropped:
-            items_kept = [pair for pair in scans[0].items if pair[0].line not in dropped]
-            for key, n, p in dropped.values():
-                if p.classes is not None:
-                    vkey = (p.names, p.classes, p.gold)
-                    votes[vkey] = votes.get(vkey, 0) - n
-                if not p.unlabeled:
-                    counts[key] = counts.get(key, 0) - n
-            counts = {k: n for k, n in counts.items() if n}
-            scans[0].items[:] = items_kept
-            scans[0].vote_items[:] = [v for v in scans[0].vote_items if v[2] not in dropped]
-            if self.opts.duplicates != "error":
-                skips[f"id repeated (--duplicates {self.opts.duplicates})"] = [len(dropped), min(dropped)]
-        skipped = sum(n for n, _ in skips.values())
-        unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
-        if not any(counts.values()):
-            if unlabeled:
-                raise InputError(src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
-                                      f"('{self.opts.label_field}'); label some, or give the gold in a separate file with "
-                                      "--labels")
-            if skipped:
-                raise InputError(src, f"no valid items ({skipped} invalid lines skipped)")
-            raise InputError(src, "empty file: no items")
-        items, names = _aligned(scans[0].items, shape) if self.keep is not Keep.COUNTS else (None, ())
-        opts = self.opts
-        roles = {"list": (("judgments", opts.judgments_field),), "dict": (("judgments", opts.judgments_field),),
-                 "counts": (("correct", opts.correct_field), ("judges", opts.judges_field)),
-                 "verdicts": (("verdicts", opts.verdicts_field), ("gold", opts.label_field))}.get(shape or "list", ())
-        if self.keep is not Keep.COUNTS:
-            roles += (("id", opts.id_field), ("text", opts.text_field))
-        reading = Reading(
-            source_format=f"jsonl ({shape})",
-            roles=roles,
-            judge_counts=_judge_counts(items, names),
-            skips=tuple(Skip(reason, n, first) for reason, (n, first) in skips.items()),
-            notes=self._labels_note(id_hashes),
-        )
-        vote_set = None
-        if votes:
-            from .patterns import build, merge_rows
-
-            judges, rows = merge_rows((keys, classes, gold, n) for (keys, classes, gold), n in votes.items())
-            if self.keep is Keep.COUNTS:
-                vote_set = build(judges, rows)
-            else:
-                index = {j: i for i, j in enumerate(judges)}
-                per_item = []
-                for (keys, classes, gold), _, _ in scans[0].vote_items:
-                    row: list[str | None] = [None] * len(judges)
-                    for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
-                        row[index[nm]] = c
-                    per_item.append((tuple(row), gold))
-                clusters = ([scans[0].clusters[ln] for _, _, ln in scans[0].vote_items]
-                            if self.opts.cluster_field is not None else None)
-                vote_set = build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in scans[0].vote_items],
-                                 clusters)
-        return Dataset(
-            votes=vote_set,
-            name=self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path)),
-            source=src,
-            table=count_table(counts.items()),
-            shape=shape or "list",
-            skipped=skipped,
-            items=items,
-            judge_names=names,
-            reading=reading,
-        )
-
-
-def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
-    """The note of a labels file: how many of its ids some line here has (by the hash of the id's text)."""
-    if opts.labels is None:
-        return ()
-    from .labels import load
-
-    lab = load(opts)
-    if lab is None:
-        return ()
-    seen = set(hashes)
-    return (lab.note(sum(_id_hash(i) in seen for i in lab.by_id)),)
-
-
-def _repeated_ids(hashes: array[int], lines: array[int] | None, read: PendingRead, src: str, shape: str | None
-                  ) -> dict[int, tuple[tuple[int, int], int, records.Parsed]]:
-    """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their text first (8 bytes
-    per line, sorted once); when two hashes meet, the file is read again and those lines' ids compared exactly (a
-    stream cannot be read again: its lines were kept). A repeated id is an InputError naming both lines, unless
-    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight, parsed)}."""
-    if len(hashes) < 2:
-        return {}
-    import numpy as np
-
-    h = np.frombuffer(hashes, dtype=np.int64)
-    sh = np.sort(h)
-    same = sh[1:] == sh[:-1]
-    if not same.any():
-        return {}
-    twice = set(sh[1:][same].tolist()) - NO_ID
-    if not twice:
-        return {}
-    opts = read.opts
-    if read.stream is not None:  # read once: its lines were kept; 64-bit hashes of different ids do not meet in practice
-        at: dict[int, list[int]] = {}
-        for line, x in zip(lines or (), hashes):
-            if x in twice:
-                at.setdefault(x, []).append(line)
-        pairs = sorted((g[:2] for g in at.values() if len(g) > 1), key=lambda pair: pair[1])
-        if not pairs:
-            return {}
-        if opts.duplicates != "error":
-            raise InputError(src, f"the id of line {pairs[0][0]} appears again; keeping the first or the last line of an id "
-                                  "needs a file, not a stream: save it to a file first", line=pairs[0][1], field=opts.id_field)
-        raise InputError(src, f"the id of line {pairs[0][0]} appears again; keep the first or the last with `duplicates`",
-                         line=pairs[0][1], field=opts.id_field)
-    seen: dict[str, list[tuple[int, records.Parsed]]] = {}
-    for lineno, raw in iter_lines(read.path):
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue  # skipped (skip_invalid)
-        value = records.get(obj, opts.id_field, None) if isinstance(obj, dict) else None
-        if value is None or _id_hash(value) not in twice:
-            continue
-        try:
-            parsed = records.parse(obj, shape or "list", opts)
-        except records.RecordError:
-            continue  # skipped (skip_invalid): not counted, so not a repeat
-        seen.setdefault(str(records.exact_id(value, raw, opts.id_field)), []).append((lineno, parsed))
-    groups = sorted(((ident, g) for ident, g in seen.items() if len(g) > 1), key=lambda kv: kv[1][1][0])
-    if not groups:
-        return {}  # the hashes of different ids met
-    if opts.duplicates == "error":
-        ident, ((first, _), (again, _)) = groups[0][0], groups[0][1][:2]
-        raise InputError(src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
-                              "`duplicates`", line=again, field=opts.id_field)
-    dropped: dict[int, tuple[tuple[int, int], int, records.Parsed]] = {}
-    for _, g in groups:
-        for lineno, p in (g[1:] if opts.duplicates == "first" else g[:-1]):
-            dropped[lineno] = ((p.judges, p.correct), p.weight, p)
-    return dropped
-
-
-def _aligned(pairs: list[tuple[Item, tuple[str, ...] | None]], shape: str | None) -> tuple[tuple[Item, ...], tuple[str, ...]]:
-    """Items with their marks in one judge order: names by first appearance (keyed shapes) or by position, 1-based."""
-    if not pairs or pairs[0][0].marks is None:
-        return tuple(it for it, _ in pairs), ()
-    if all(names is None for _, names in pairs):
-        width = max(len(it.marks or ()) for it, _ in pairs)
-        names = tuple(str(i + 1) for i in range(width))
-        return tuple(_pad(it, width) for it, _ in pairs), names
-    index: dict[str, int] = {}
-    for _, ns in pairs:
-        for n in ns or ():
-            index.setdefault(n, len(index))
-    out = []
-    for it, ns in pairs:
-        row: list[int | None] = [None] * len(index)
-        for n, m in zip(ns or (), it.marks or ()):
-            row[index[n]] = m
-        out.append(Item(it.judges, it.correct, it.id, it.text, it.line, tuple(row)))
-    return tuple(out), tuple(index)
-
-
-def _pad(it: Item, width: int) -> Item:
-    marks = tuple(it.marks or ()) + (None,) * (width - len(it.marks or ()))
-    return Item(it.judges, it.correct, it.id, it.text, it.line, marks)
-
-
-def _judge_counts(items: tuple[Item, ...] | None, names: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-    if not items or not names:
-        return ()
-    totals = [0] * len(names)
-    for it in items:
-        for j, m in enumerate(it.marks or ()):
-            totals[j] += m is not None
-    return tuple(zip(names, totals))
+        name = self.name or ("stdin" if is_stdin(self.path) else dataset_name(self.path))
+        return to_dataset(scans, FileRead(src, self.path, name, self.stream is not None, self.opts, self.keep))
 
 
 def read_jsonl(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS, workers: int | None = None) -> Dataset:

@@ -301,8 +301,9 @@ def cluster_id(obj: dict[str, Any], field: str) -> str:
 
 
 def score(verdict: Any, gold: Any, tolerance: float | None, where: str) -> int | None:
-    """1 when a verdict agrees with the gold label, 0 when not, None when either is missing (values.agree: the one
-    scorer of every format); RecordError naming `where` when they cannot be compared."""
+    """1 when a verdict agrees with the gold label, 0 when not, None when either is missing, by values.agree (the
+    rule every format scores by; tables.py applies it in SQL, values.sql_agree); RecordError naming `where` when
+    they cannot be compared. Used for the verdicts of a JSON record."""
     try:
         return values.agree(verdict, gold, tolerance)
     except values.ValueProblem as exc:

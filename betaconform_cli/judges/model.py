@@ -77,10 +77,6 @@ class ClassPosterior:
     def draws(self) -> int:
         return int(self.weights.shape[0])
 
-    @property
-    def judges(self) -> int:
-        return int(self.accuracy.shape[2])
-
     def marginal_accuracy(self) -> np.ndarray:
         """(T, J): each judge's accuracy on a random item, per draw."""
         out: np.ndarray = np.einsum("tc,tcj->tj", self.weights, self.accuracy)

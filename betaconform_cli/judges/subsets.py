@@ -115,35 +115,10 @@ def beam_tables(
     out: dict[int, SubsetTable] = {}
     per_size = budget / max(max_size, 1)
     for k in range(1, max_size + 1):
-        seen_rows: dict[tuple[int, ...], int] = {}
-        parent_list: list[int] = []
-        added_list: list[int] = []
-        for b, row in enumerate(members):
-            for j in range(n_judges):
-                if j in row:
-                    continue
-                key = tuple(sorted((*row.tolist(), j)))
-                if key not in seen_rows:
-                    seen_rows[key] = len(parent_list)
-                    parent_list.append(b)
-                    added_list.append(j)
-        keys = sorted(seen_rows)
-        pick = np.array([seen_rows[key] for key in keys], dtype=np.int64)
-        parent, added = np.array(parent_list, dtype=np.int64)[pick], np.array(added_list, dtype=np.int64)[pick]
-        cand = np.array(keys, dtype=np.int64).reshape(-1, k)
+        cand, parent, added = _extended(members, n_judges, k)
         width_k = len(cand) if k == 1 else width
         e = majority_error_weights(k)[: min(k + 1, bins)]
-        items = np.zeros(len(cand), dtype=np.int64)
-        errs = np.zeros(len(cand))
-        step = max(1, (1 << 22) // max(n_items, 1))  # bounded memory: items x step
-        for lo in range(0, len(cand), step):
-            sl = slice(lo, lo + step)
-            cf = full[:, parent[sl]] & seen[:, added[sl]]
-            cc = count[:, parent[sl]] + right[:, added[sl]]
-            items[sl] = cf.sum(axis=0)
-            errs[sl] = (e[np.minimum(cc, len(e) - 1)] * (cc < len(e)) * cf).sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            emp = np.where(items > 0, errs / np.maximum(items, 1), np.nan)
+        items, emp = _label_errors(full, count, seen, right, parent, added, e)
         if len(cand) > width_k:
             rank_draws_k = _grown_errors(pmf_rank, parent, acc_rank[added], majority_error_weights(k), posterior.weights[sel])
             order = np.lexsort((np.arange(len(cand)), score(SubsetTable(k, cand, rank_draws_k, emp, items, exact=False))))
@@ -162,6 +137,49 @@ def beam_tables(
         if progress is not None:
             progress(k)
     return out
+
+
+def _extended(members: np.ndarray, n_judges: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The size-k candidates, each kept size-(k-1) subset plus one more judge, once each in sorted order:
+    (members, the parent subset's row, the judge added)."""
+    seen_rows: dict[tuple[int, ...], int] = {}
+    parent_list: list[int] = []
+    added_list: list[int] = []
+    for b, row in enumerate(members):
+        for j in range(n_judges):
+            if j in row:
+                continue
+            key = tuple(sorted((*row.tolist(), j)))
+            if key not in seen_rows:
+                seen_rows[key] = len(parent_list)
+                parent_list.append(b)
+                added_list.append(j)
+    keys = sorted(seen_rows)
+    pick = np.array([seen_rows[key] for key in keys], dtype=np.int64)
+    parent, added = np.array(parent_list, dtype=np.int64)[pick], np.array(added_list, dtype=np.int64)[pick]
+    return np.array(keys, dtype=np.int64).reshape(-1, k), parent, added
+
+
+def _label_errors(
+    full: np.ndarray, count: np.ndarray, seen: np.ndarray, right: np.ndarray, parent: np.ndarray, added: np.ndarray,
+    e: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's labeled items (where every member has a mark) and their own majority error, from its
+    parent's columns (complete, right counts) and its added judge's (seen, right): (items, error; NaN without).
+    Candidates are taken a slice at a time: memory items x step, whatever their number."""
+    n_items = len(full)
+    items = np.zeros(len(parent), dtype=np.int64)
+    errs = np.zeros(len(parent))
+    step = max(1, (1 << 22) // max(n_items, 1))  # bounded memory: items x step
+    for lo in range(0, len(parent), step):
+        sl = slice(lo, lo + step)
+        cf = full[:, parent[sl]] & seen[:, added[sl]]
+        cc = count[:, parent[sl]] + right[:, added[sl]]
+        items[sl] = cf.sum(axis=0)
+        errs[sl] = (e[np.minimum(cc, len(e) - 1)] * (cc < len(e)) * cf).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        emp = np.where(items > 0, errs / np.maximum(items, 1), np.nan)
+    return items, emp
 
 
 def _grow(pmf: np.ndarray, parent: np.ndarray, p: np.ndarray, bins: int) -> np.ndarray:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import __version__
-from ..evaluate import ESTIMATOR_LABELS, MARGIN_DEFINITION, Evaluation
+from ..evaluate import ESTIMATOR_LABELS, MARGIN_DEFINITION, Cell, Evaluation
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
@@ -37,74 +38,101 @@ def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:
 
     compact (terminal): no items column, no spaces around ±, no win counts.
     """
-    pm = (lambda m, s: _pm(m, s, True)) if compact else _pm
     views = []
-    methods = ev.settings.methods
-    show_cov = "default" in methods
     for key in ev.keys:
         cells = [c for c in ev.cells if c.key == key]
-        if not cells:
-            continue
-        adaptive = cells[0].samples is not None
-        lead = ("dataset",) if compact else ("dataset", "items")
-        cols = lead + tuple(_label(ev, m) for m in methods)
-        if show_cov:
-            cols += ("cov.", "width") if compact else ("coverage", "width")
-        if adaptive:
-            cols += ("samples", "stopped")
-        rows = []
-        for c in cells:
-            sm = {s.method: s for s in c.summaries()}
-            first = (c.dataset,) if compact else (c.dataset, str(c.items))
-            row = first + tuple(pm(sm[m].margin_mean, sm[m].margin_se) for m in methods)
-            if show_cov:
-                d = sm["default"]
-                row += (_pts(d.coverage, 0) + "%", _pts(d.width_mean, 1))
-            if adaptive and c.samples is not None:
-                row += (f"{np.mean(c.samples):.1f} ± {np.std(c.samples, ddof=1):.1f}", f"{c.stopped}/{c.runs}")
-            rows.append(row)
-        blank = () if compact else ("",)
-        avg = ev.averages(key)
-        if len(cells) > 1:
-            row = ("mean" if compact else "mean over datasets",) + blank + tuple(pm(a.margin_mean, a.margin_se) for a in avg)
-            if show_cov:
-                covs = [_known(c.summary("default").coverage) for c in cells]
-                widths = [_known(c.summary("default").width_mean) for c in cells]
-                row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
-            if adaptive:
-                row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")
-            rows.append(row)
-        if "default" in methods and len(methods) > 1:
-            row = (f"minus {_label(ev, 'default')}" + ("" if compact else " (paired)"),) + blank + tuple(
-                ""
-                if a.method == "default"
-                else pm(a.diff_vs_default, a.diff_se) + ("" if compact else f" ({a.default_wins}/{a.datasets})")
-                for a in avg
-            )
-            if show_cov:
-                row += ("", "")
-            if adaptive:
-                row += ("", "")
-            rows.append(row)
-        runs = cells[0].runs
-        if adaptive:
-            what = f"{runs} random orders, each labeled until the {ev.settings_label()} rule stops ({key})"
-        else:
-            what = f"{runs} paired draws of {key.replace('=', ' = ')} items"
-        caption = (
-            f"Error margin in points, mean ± SE over {what}, odd k. "
-            f"'minus {_label(ev, 'default')}': paired difference, positive = {_label(ev, 'default')} better"
-            + ("" if compact else f" (datasets where {_label(ev, 'default')} is better)")
-        )
-        if show_cov:
-            caption += f". Coverage and mean width (points) of the {_label(ev, 'default')} estimate's {ev.settings.confidence_level:.0%} interval"
-        if adaptive:
-            caption += "; samples: labeled items used (mean ± sd); stopped: runs where the rule fired before the pool ran out"
-        title = f"{ev.settings_label()} rule, {key.replace('=', ' = ')}" if adaptive else f"{key.replace('=', ' = ')} labeled items"
-        if ev.mode == "transfer":
-            title += " of the target; the other datasets of its group are the sources (leave-one-out)"
-        views.append(TableView(title=title, columns=cols, rows=tuple(rows), caption=caption))
+        if cells:
+            views.append(_margin_view(ev, key, cells, compact))
     return views
+
+
+def _margin_view(ev: Evaluation, key: str, cells: list[Cell], compact: bool) -> TableView:
+    """One r (or stopping setting): a row per dataset, then their mean and the paired difference to default."""
+    methods = ev.settings.methods
+    show_cov = "default" in methods
+    adaptive = cells[0].samples is not None
+    cols: tuple[str, ...] = ("dataset",) if compact else ("dataset", "items")
+    cols += tuple(_label(ev, m) for m in methods)
+    if show_cov:
+        cols += ("cov.", "width") if compact else ("coverage", "width")
+    if adaptive:
+        cols += ("samples", "stopped")
+    rows = [_dataset_row(c, methods, show_cov, compact) for c in cells]
+    if len(cells) > 1:
+        rows.append(_mean_row(ev, key, cells, show_cov, compact))
+    if "default" in methods and len(methods) > 1:
+        rows.append(_minus_row(ev, key, show_cov, adaptive, compact))
+    title, caption = _margin_titles(ev, key, cells[0].runs, adaptive, show_cov, compact)
+    return TableView(title=title, columns=cols, rows=tuple(rows), caption=caption)
+
+
+def _pm_for(compact: bool) -> Callable[[float | None, float | None], str]:
+    return (lambda m, s: _pm(m, s, True)) if compact else _pm
+
+
+def _dataset_row(c: Cell, methods: tuple[str, ...], show_cov: bool, compact: bool) -> tuple[str, ...]:
+    pm = _pm_for(compact)
+    sm = {s.method: s for s in c.summaries()}
+    first = (c.dataset,) if compact else (c.dataset, str(c.items))
+    row = first + tuple(pm(sm[m].margin_mean, sm[m].margin_se) for m in methods)
+    if show_cov:
+        d = sm["default"]
+        row += (_pts(d.coverage, 0) + "%", _pts(d.width_mean, 1))
+    if c.samples is not None:
+        row += (f"{np.mean(c.samples):.1f} ± {np.std(c.samples, ddof=1):.1f}", f"{c.stopped}/{c.runs}")
+    return row
+
+
+def _mean_row(ev: Evaluation, key: str, cells: list[Cell], show_cov: bool, compact: bool) -> tuple[str, ...]:
+    pm = _pm_for(compact)
+    blank = () if compact else ("",)
+    row = ("mean" if compact else "mean over datasets",) + blank + tuple(pm(a.margin_mean, a.margin_se) for a in ev.averages(key))
+    if show_cov:
+        covs = [_known(c.summary("default").coverage) for c in cells]
+        widths = [_known(c.summary("default").width_mean) for c in cells]
+        row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
+    if cells[0].samples is not None:
+        row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")
+    return row
+
+
+def _minus_row(ev: Evaluation, key: str, show_cov: bool, adaptive: bool, compact: bool) -> tuple[str, ...]:
+    pm = _pm_for(compact)
+    blank = () if compact else ("",)
+    row = (f"minus {_label(ev, 'default')}" + ("" if compact else " (paired)"),) + blank + tuple(
+        ""
+        if a.method == "default"
+        else pm(a.diff_vs_default, a.diff_se) + ("" if compact else f" ({a.default_wins}/{a.datasets})")
+        for a in ev.averages(key)
+    )
+    if show_cov:
+        row += ("", "")
+    if adaptive:
+        row += ("", "")
+    return row
+
+
+def _margin_titles(
+    ev: Evaluation, key: str, runs: int, adaptive: bool, show_cov: bool, compact: bool
+) -> tuple[str, str]:
+    """(title, caption) of one margin table."""
+    if adaptive:
+        what = f"{runs} random orders, each labeled until the {ev.settings_label()} rule stops ({key})"
+    else:
+        what = f"{runs} paired draws of {key.replace('=', ' = ')} items"
+    caption = (
+        f"Error margin in points, mean ± SE over {what}, odd k. "
+        f"'minus {_label(ev, 'default')}': paired difference, positive = {_label(ev, 'default')} better"
+        + ("" if compact else f" (datasets where {_label(ev, 'default')} is better)")
+    )
+    if show_cov:
+        caption += f". Coverage and mean width (points) of the {_label(ev, 'default')} estimate's {ev.settings.confidence_level:.0%} interval"
+    if adaptive:
+        caption += "; samples: labeled items used (mean ± sd); stopped: runs where the rule fired before the pool ran out"
+    title = f"{ev.settings_label()} rule, {key.replace('=', ' = ')}" if adaptive else f"{key.replace('=', ' = ')} labeled items"
+    if ev.mode == "transfer":
+        title += " of the target; the other datasets of its group are the sources (leave-one-out)"
+    return title, caption
 
 
 def skipped_note(ev: Evaluation) -> str:

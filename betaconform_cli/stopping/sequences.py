@@ -68,7 +68,7 @@ def calibrated_half_width(
 ) -> np.ndarray:
     """Half-width after each r = 1..n of the normal approximation to fit's default interval for the mean of x.
 
-    fit's interval (fit.CellPosterior.interval_scaled) is the equal-tailed interval of sum_c p_c e_c with p a
+    fit's interval (posterior.CellPosterior.interval_scaled) is the equal-tailed interval of sum_c p_c e_c with p a
     Dirichlet over the observed cells of total mass r + flat; its variance is Var_p(e) / (r + flat + 1). Here p
     is the observed shares plus the flat prior (`flat` items spread evenly over S = 0..K, whose errors have
     mean flat_mean[r-1] and mean square flat_sq[r-1]); the mixture pseudo-counts that move fit's centre are left

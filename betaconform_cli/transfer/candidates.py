@@ -127,8 +127,8 @@ BIN_P = np.concatenate(([0.0], expit(0.5 * (EDGES[1:-2] + EDGES[2:-1])), [1.0]))
 
 def shift_grid(settings: TransferSettings) -> tuple[float, ...]:
     """The shifts delta: -shift_max..shift_max in steps of shift_step (0 included)."""
-    n = int(math.floor(settings.shift_max / settings.shift_step + 1e-9))
-    return tuple(float(i * settings.shift_step) for i in range(-n, n + 1))
+    n = int(math.floor(settings.offers.shift_max / settings.offers.shift_step + 1e-9))
+    return tuple(float(i * settings.offers.shift_step) for i in range(-n, n + 1))
 
 
 def component_masses(alpha: float, beta: float, shifts: np.ndarray) -> np.ndarray:
@@ -232,59 +232,78 @@ def build_candidates(
     sources, the points between two (`pair_prior`, over pairs by the product of their shares, evenly over the
     t) and the pool (`pool_prior`)."""
     n = len(sources)
-    deltas = shift_grid(settings) if settings.shift_prior > 0 else ()
+    deltas = shift_grid(settings) if settings.offers.shift_prior > 0 else ()
     fam = prior.family
-    as_is = fam * (1 - settings.shift_prior) * match
-    shifted = fam * (settings.shift_prior + (1 - settings.shift_prior) * (1 - match)) if deltas else np.zeros(n)
+    as_is = fam * (1 - settings.offers.shift_prior) * match
+    shifted = fam * (settings.offers.shift_prior + (1 - settings.offers.shift_prior) * (1 - match)) if deltas else np.zeros(n)
     left = float(prior.no_transfer + fam.sum() - as_is.sum() - shifted.sum())
-    kind: list[str] = []
-    pri: list[float] = []
-    qs: list[np.ndarray] = []
-    ext: list[np.ndarray] = []
-    member: list[np.ndarray] = []
-    shift: list[float] = []
-
-    def add(k: str, p: float, q: np.ndarray, e: np.ndarray, m: np.ndarray, d: float = math.nan) -> None:
-        kind.append(k)
-        pri.append(p)
-        qs.append(q)
-        ext.append(e)
-        member.append(m)
-        shift.append(d)
-
-    eye = np.eye(n)
-    mass = float(as_is.sum())
-    idx = [i for i in range(n) if as_is[i] > 0]
-    if idx:
-        sa = as_is / mass
-        pair = settings.pair_prior if len(idx) > 1 and settings.interpolation else 0.0
-        pool = settings.pool_prior if len(idx) > 1 else 0.0
-        for i in idx:
-            add("source", (1 - pair - pool) * mass * sa[i], singles[i][0], singles[i][1], eye[i])
-        if pair:
-            pairs = [(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]]
-            pw = np.array([sa[i] * sa[j] for i, j in pairs])
-            pw = pw / pw.sum()
-            for (i, j), w in zip(pairs, pw):
-                for t in settings.interpolation:
-                    m = np.zeros(n)
-                    m[i], m[j] = t, 1 - t
-                    add("pair", pair * mass * w / len(settings.interpolation), t * singles[i][0] + (1 - t) * singles[j][0],
-                        t * singles[i][1] + (1 - t) * singles[j][1], m)
-        if pool:
-            add("pool", pool * mass, sum(sa[i] * singles[i][0] for i in idx), sum(sa[i] * singles[i][1] for i in idx), sa.copy())
+    out = _CandidateList(n)
+    _add_as_is(out, as_is, singles, settings)
     for i, s in enumerate(sources):
         if shifted[i] <= 0:
             continue
         q_d, e_d = shifted_centres(cells, s.mixture, deltas)
         for j, d in enumerate(deltas):
-            add("shifted", shifted[i] / len(deltas), q_d[j], e_d[j], eye[i], d)
-    n_ext = int(cells.extrapolated.sum())
-    return Candidates(
-        kind=tuple(kind),
-        prior=np.asarray(pri, dtype=float),
-        centres=np.asarray(qs, dtype=float).reshape(len(qs), len(cells.counts)),
-        extrapolated=np.asarray(ext, dtype=float).reshape(len(ext), n_ext),
-        membership=np.asarray(member, dtype=float).reshape(len(member), n),
-        shift=np.asarray(shift, dtype=float),
-    ), left
+            out.add("shifted", shifted[i] / len(deltas), q_d[j], e_d[j], np.eye(n)[i], d)
+    return out.freeze(cells), left
+
+
+class _CandidateList:
+    """The candidates as they are added, one centre at a time; `freeze` makes them Candidates."""
+
+    def __init__(self, sources: int):
+        self.sources = sources
+        self.kind: list[str] = []
+        self.prior: list[float] = []
+        self.centres: list[np.ndarray] = []
+        self.extrapolated: list[np.ndarray] = []
+        self.membership: list[np.ndarray] = []
+        self.shift: list[float] = []
+
+    def add(self, kind: str, prior: float, q: np.ndarray, e: np.ndarray, member: np.ndarray, shift: float = math.nan) -> None:
+        self.kind.append(kind)
+        self.prior.append(prior)
+        self.centres.append(q)
+        self.extrapolated.append(e)
+        self.membership.append(member)
+        self.shift.append(shift)
+
+    def freeze(self, cells: Cells) -> Candidates:
+        m = len(self.kind)
+        return Candidates(
+            kind=tuple(self.kind),
+            prior=np.asarray(self.prior, dtype=float),
+            centres=np.asarray(self.centres, dtype=float).reshape(m, len(cells.counts)),
+            extrapolated=np.asarray(self.extrapolated, dtype=float).reshape(m, int(cells.extrapolated.sum())),
+            membership=np.asarray(self.membership, dtype=float).reshape(m, self.sources),
+            shift=np.asarray(self.shift, dtype=float),
+        )
+
+
+def _add_as_is(
+    out: _CandidateList, as_is: np.ndarray, singles: list[tuple[np.ndarray, np.ndarray]], settings: TransferSettings
+) -> None:
+    """The mass of "as it is" shared by the single sources, the points between two and the pool."""
+    n = len(as_is)
+    eye = np.eye(n)
+    mass = float(as_is.sum())
+    idx = [i for i in range(n) if as_is[i] > 0]
+    if not idx:
+        return
+    sa = as_is / mass
+    pair = settings.offers.pair_prior if len(idx) > 1 and settings.offers.interpolation else 0.0
+    pool = settings.offers.pool_prior if len(idx) > 1 else 0.0
+    for i in idx:
+        out.add("source", (1 - pair - pool) * mass * sa[i], singles[i][0], singles[i][1], eye[i])
+    if pair:
+        pairs = [(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]]
+        pw = np.array([sa[i] * sa[j] for i, j in pairs])
+        pw = pw / pw.sum()
+        for (i, j), w in zip(pairs, pw):
+            for t in settings.offers.interpolation:
+                m = np.zeros(n)
+                m[i], m[j] = t, 1 - t
+                out.add("pair", pair * mass * w / len(settings.offers.interpolation), t * singles[i][0] + (1 - t) * singles[j][0],
+                        t * singles[i][1] + (1 - t) * singles[j][1], m)
+    if pool:
+        out.add("pool", pool * mass, sum(sa[i] * singles[i][0] for i in idx), sum(sa[i] * singles[i][1] for i in idx), sa.copy())

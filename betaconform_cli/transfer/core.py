@@ -22,7 +22,7 @@ from ..errors import ParameterError
 from ..fit import FitResult, MixtureFit, analyse, fit_paper_em, mixture_log_likelihood
 from ..posterior import cell_posterior
 from ..settings import FitSettings
-from .candidates import build_candidates, source_centre, target_cells
+from .candidates import Cells, build_candidates, source_centre, target_cells
 from .evidence import (
     as_is_strengths,
     dirichlet_multinomial_log_ml_many,
@@ -63,19 +63,13 @@ def transfer(
     ks = tuple(fit_settings.ks)
     base = replace(fit_settings, method="default")
     without = without if without is not None else analyse(target, base, rng)
-    sims = similarities(target_embedding, [s.embedding for s in srcs], settings.similarity)
+    sims = similarities(target_embedding, [s.embedding for s in srcs], settings.eq14.similarity)
     prior = source_prior(target.items, [s.items for s in srcs], sims, settings)
     cells = target_cells(target, ks)
-    kappas = np.asarray(settings.strengths, dtype=float)
+    kappas = np.asarray(settings.offers.strengths, dtype=float)
     flat = fit_settings.flat
-    singles = [source_centre(target, cells, s, settings.histogram_smoothing) for s in srcs]
-    single_alpha = kappas[None, :, None] * np.array([q for q, _ in singles])[:, None, :] + flat * cells.flat
-    single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
-    log_ml0 = no_transfer_log_evidence(target, settings.grid_means, settings.grid_concentrations)
-    single_lml = single_lml[:, as_is_strengths(kappas, settings.as_is_min_strength)]  # the kappas a source as it is takes
-    conflict, reason = prior_conflict(single_lml, prior.text_shares, log_ml0, settings.conflict_bayes_factor)
-    if settings.no_transfer_evidence == "dirichlet":
-        log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.grid_means, settings.grid_concentrations, kappas, flat)
+    singles = [source_centre(target, cells, s, settings.offers.histogram_smoothing) for s in srcs]
+    single_lml, log_ml0, conflict, reason = _evidence(target, cells, singles, prior.text_shares, settings, flat)
     profiles = [profile(s.table, s.mixture) for s in srcs]
     target_profile = profile(target, without.beta_binomial.mixture)
 
@@ -89,11 +83,11 @@ def transfer(
         return TransferResult(settings, result, without, rows, float(prior.eq14[0]), float(prior.eq14[0]), conflict, reason,
                               target_profile=target_profile)
 
-    match = np.array([same_judge_count(target, s) if settings.match_judge_count else 1.0 for s in srcs])
+    match = np.array([same_judge_count(target, s) if settings.applies.match_judge_count else 1.0 for s in srcs])
     cands, p0 = build_candidates(cells, srcs, singles, prior, match, settings)
-    post = posterior_weights(cells, cands, kappas, flat, p0, log_ml0, settings.as_is_min_strength)
+    post = posterior_weights(cells, cands, kappas, flat, p0, log_ml0, settings.offers.as_is_min_strength)
     centre = pooled_estimate(without, candidate_means(cells, cands, post), post)
-    centre, held = limit_move(centre, without, settings.max_move, fit_settings.confidence_level)
+    centre, held = limit_move(centre, without, settings.applies.max_move, fit_settings.confidence_level)
     own = cell_posterior(target, without.fit.mixture, ks, fit_settings.strength, flat)
     low, high = pooled_interval(rng, cells, cands, post, own, target.items + flat, fit_settings.n_draws,
                                 fit_settings.confidence_level)
@@ -104,6 +98,23 @@ def transfer(
     none, none_reason = no_source_verdict(post.no_transfer, p0)
     return TransferResult(settings, result, without, rows, post.no_transfer, p0, conflict, reason, none, none_reason,
                           tuple(k for k, h in zip(ks, held) if h), target_profile)
+
+
+def _evidence(
+    target: CountTable, cells: Cells, singles: list[tuple[np.ndarray, np.ndarray]], text_shares: np.ndarray,
+    settings: TransferSettings, flat: float,
+) -> tuple[np.ndarray, float, bool, str]:
+    """Step 3's evidence: each source as it is at the strengths it takes (log marginal likelihood of the labels),
+    no transfer's, and whether the labels conflict with the text's prior (with its reason)."""
+    kappas = np.asarray(settings.offers.strengths, dtype=float)
+    single_alpha = kappas[None, :, None] * np.array([q for q, _ in singles])[:, None, :] + flat * cells.flat
+    single_lml = dirichlet_multinomial_log_ml_many(cells.counts, single_alpha)
+    log_ml0 = no_transfer_log_evidence(target, settings.evidence.grid_means, settings.evidence.grid_concentrations)
+    single_lml = single_lml[:, as_is_strengths(kappas, settings.offers.as_is_min_strength)]  # the kappas a source as it is takes
+    conflict, reason = prior_conflict(single_lml, text_shares, log_ml0, settings.evidence.conflict_bayes_factor)
+    if settings.evidence.no_transfer_evidence == "dirichlet":
+        log_ml0 = no_transfer_dirichlet_log_evidence(cells, settings.evidence.grid_means, settings.evidence.grid_concentrations, kappas, flat)
+    return single_lml, log_ml0, conflict, reason
 
 
 def transfer_many(

@@ -49,16 +49,16 @@ def self_similarity(source_similarities: np.ndarray, kind: str) -> float:
 def text_match(sims: np.ndarray, settings: TransferSettings) -> np.ndarray:
     """eq. 14's similarity factor, sigmoid(a (sim - b)) (or sim itself, clipped to [0, 1], without the sigmoid)."""
     s = np.asarray(sims, dtype=float)
-    if settings.sigmoid:
-        return np.asarray(expit(settings.sigmoid_a * (s - settings.sigmoid_b)))
+    if settings.eq14.sigmoid:
+        return np.asarray(expit(settings.eq14.sigmoid_a * (s - settings.eq14.sigmoid_b)))
     return np.asarray(np.clip(s, 0.0, 1.0))
 
 
 def transfer_weights(sizes: np.ndarray, sims: np.ndarray, settings: TransferSettings) -> np.ndarray:
     """lambda_i = size(r_i) * sigmoid(a (sim_i - b))  (eq. 14); size = log r (or r); no sigmoid: size * sim."""
     sizes = np.asarray(sizes, dtype=float)
-    size = np.log(np.maximum(sizes, 1.0)) if settings.size_weight == "log" else sizes
-    if settings.sigmoid:
+    size = np.log(np.maximum(sizes, 1.0)) if settings.eq14.size_weight == "log" else sizes
+    if settings.eq14.sigmoid:
         return np.asarray(size * text_match(sims, settings))
     return np.asarray(size * np.maximum(np.asarray(sims, dtype=float), 0.0))
 
@@ -84,18 +84,18 @@ class SourcePrior:
 def source_prior(target_items: int, source_items: list[int], sims: np.ndarray, settings: TransferSettings) -> SourcePrior:
     """eq. 14's lambdas and the default method's prior: no transfer against each source (module docstring)."""
     sizes = np.array([target_items, *source_items], dtype=float)
-    all_sims = np.concatenate(([self_similarity(sims, settings.similarity)], sims))
+    all_sims = np.concatenate(([self_similarity(sims, settings.eq14.similarity)], sims))
     lam = transfer_weights(sizes, all_sims, settings)
     eq14 = lam / lam.sum() if lam.sum() > 0 else np.full(len(lam), 1 / len(lam))
     g = text_match(sims, settings)
-    if settings.no_transfer_prior is None:
+    if settings.applies.no_transfer_prior is None:
         p0 = float(eq14[0])
-    elif settings.source_prior == "fixed":
-        p0 = settings.no_transfer_prior
-    elif settings.source_prior == "noisy-or":
-        p0 = max(settings.no_transfer_prior, float(np.prod(1 - g)))
+    elif settings.applies.source_prior == "fixed":
+        p0 = settings.applies.no_transfer_prior
+    elif settings.applies.source_prior == "noisy-or":
+        p0 = max(settings.applies.no_transfer_prior, float(np.prod(1 - g)))
     else:
-        p0 = max(settings.no_transfer_prior, 1 - float(g.max()))
-    share = np.asarray(eq14[1:], dtype=float) ** settings.similarity_power
+        p0 = max(settings.applies.no_transfer_prior, 1 - float(g.max()))
+    share = np.asarray(eq14[1:], dtype=float) ** settings.applies.similarity_power
     share = share / share.sum() if share.sum() > 0 else np.full(len(share), 1 / len(share))
     return SourcePrior(np.asarray(sims, dtype=float), g, lam, eq14, p0, (1 - p0) * share)
