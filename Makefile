@@ -3,12 +3,13 @@
 # make test:    the whole test suite, on every core (pytest-xdist)
 # make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes): under a minute
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
+# make schema:  docs/schema/fit.json, the fit document's JSON schema, from its types (betaconform_cli/documents.py)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast lint typecheck bench sample-data clean
+.PHONY: install run test test-fast lint typecheck bench sample-data schema clean
 
 install: $(STAMP)
 
@@ -40,6 +41,9 @@ typecheck: install
 
 bench: install
 	$(BIN)/python benchmarks/accuracy.py
+
+schema: install
+	$(BIN)/python scripts/make_schema.py
 
 sample-data: install
 	$(BIN)/python sample_data/make_sample_data.py

@@ -29,7 +29,8 @@ import scipy  # noqa: E402
 
 from betaconform_cli import __version__  # noqa: E402
 from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
-from betaconform_cli.evaluate import ESTIMATOR_LABELS, EvaluateSettings, Evaluation, evaluate  # noqa: E402
+from betaconform_cli.estimators import REGISTRY  # noqa: E402
+from betaconform_cli.evaluate import EvaluateSettings, Evaluation, evaluate  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.report.evaluate import EvaluationReport, margin_views, skipped_note  # noqa: E402
 from betaconform_cli.report.render import markdown_table  # noqa: E402
@@ -63,7 +64,7 @@ def f2(x: float | None) -> str:
 
 def summary_tables(ev: Evaluation) -> str:
     methods = ev.settings.methods
-    head = "| r | datasets | " + " | ".join(ESTIMATOR_LABELS[m] for m in methods) + " |"
+    head = "| r | datasets | " + " | ".join(REGISTRY[m].label for m in methods) + " |"
     rule = "|---:|---:|" + "---:|" * len(methods)
     lines = [
         "**Mean error margin over datasets** (points, mean ± standard error from the draws; each dataset weighs the same)",
@@ -75,7 +76,7 @@ def summary_tables(ev: Evaluation) -> str:
         "**Paired difference, estimator minus default** (points; positive = the default is better; ± standard error; "
         "in brackets the datasets on which the default has the lower mean margin)",
         "",
-        "| r | " + " | ".join(ESTIMATOR_LABELS[m] for m in methods if m != "default") + " |",
+        "| r | " + " | ".join(REGISTRY[m].label for m in methods if m != "default") + " |",
         "|---:|" + "---:|" * (len(methods) - 1),
     ]
     verdicts = []
@@ -97,7 +98,7 @@ def summary_tables(ev: Evaluation) -> str:
         lost = [a for a in others if a.diff_vs_default is not None and a.diff_vs_default <= 0]
 
         def names(rows: list) -> str:
-            return ", ".join(ESTIMATOR_LABELS[a.method] for a in rows)
+            return ", ".join(REGISTRY[a.method].label for a in rows)
 
         text = f"- r = {size}: the default's mean margin is lower than every other estimator's" if not lost else (
             f"- r = {size}: the default's mean margin is not lower than that of {names(lost)}"

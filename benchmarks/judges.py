@@ -22,6 +22,8 @@ reported apart, as a sanity check. Means: over draws, then over datasets (each d
     .venv/bin/python benchmarks/judges.py --calibrate        # the interval's widening, chosen held out
     .venv/bin/python benchmarks/judges.py --simulate         # data simulated from the model / exchangeable BB
     .venv/bin/python benchmarks/judges.py --speed            # 11 judges x 400 items, end to end
+    .venv/bin/python benchmarks/judges.py --unlabeled        # issue 17: r = 10, 30, 56 labeled, the rest verdicts only
+                                                             # (benchmarks/judges_unlabeled.py; --alternatives too)
 
 Exits 0 with a message when the data folder is absent (simulation and speed need no data).
 """
@@ -373,6 +375,19 @@ def speed(data: dict[str, np.ndarray], repeats: int = 5) -> tuple[float, str]:
 # --- main ----------------------------------------------------------------------------------------------------
 
 
+def unlabeled_protocol(folder: Path, draws: int, seed: int, procs: int, alternatives: bool) -> int:
+    """`--unlabeled`: benchmarks/judges_unlabeled.py on every dataset under `folder` (docs/JUDGES.md)."""
+    if not folder.is_dir():
+        print(f"no data folder at {folder}: skipping the unlabeled protocol")
+        return 0
+    from judges_unlabeled import report
+    from unlabeled import load
+
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+    print(report([load(p, folder) for p in files], draws, seed, procs, alternatives))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -386,7 +401,10 @@ def main() -> int:
     ap.add_argument("--simulate", action="store_true")
     ap.add_argument("--calibrate", action="store_true", help="the interval's widening factor, chosen held out")
     ap.add_argument("--speed", action="store_true")
+    ap.add_argument("--unlabeled", action="store_true", help="issue 17's protocol: r labeled items, the rest as verdicts without gold")
     a = ap.parse_args()
+    if a.unlabeled:
+        return unlabeled_protocol(a.data, a.draws, a.seed, a.procs, a.alternatives)
 
     if a.simulate:
         for label, s in simulation(a.draws, a.seed, a.procs).items():

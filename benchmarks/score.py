@@ -10,7 +10,9 @@ Per draw and method: |estimate - truth|, whether the 90% interval covers the tru
 draws, then over datasets (each dataset weighs the same).
 
 Methods, side by side in this script:
-- ours: betaconform_cli.score.score (Dawid-Skene posterior of all judges in PPI++, finite-population variance);
+- ours: betaconform_cli.score.score (a latent-class prediction from all judges, its classes' pass rates from the
+  labels, leave-one-out, in PPI++ with the finite-population variance; the estimate moved toward the judges'
+  majority by at most half a standard error);
 - truescore 0.7.4 `ppi_estimate` (PPI++) with the judges' majority (ties half) as its judge: the peer of the issue
   (needs `pip install truescore` in the venv; not a dependency of the project; the column is left out without it);
 - labels only: Wilson's interval on the r labels (no finite-population correction, as the peers);
@@ -18,6 +20,8 @@ Methods, side by side in this script:
 
     .venv/bin/python benchmarks/score.py                  # main table (+ per dataset with --per-dataset)
     .venv/bin/python benchmarks/score.py --alternatives   # the variants docs/SCORE.md compares
+    .venv/bin/python benchmarks/score.py --simulate issue18   # issue 18's scenario (see issue18_datasets)
+    .venv/bin/python benchmarks/score.py --simulate graded    # continuous item difficulty (no latent classes)
     .venv/bin/python benchmarks/score.py --draws 100 --seed 7
 
 Exits 0 with a message when the data folder is absent.
@@ -43,6 +47,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from betaconform_cli.latent_classes import cross_fitted_prediction, fit_latent_classes  # noqa: E402
 from betaconform_cli.score import fit_dawid_skene, majority, score, wilson_fpc  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -118,10 +123,14 @@ def _ppi(
     fpc: bool = True,
     quantile: str = "t",
     ddof: int = 2,
-    pseudo: float = 2.0,
+    pseudo: float = 3.0,
+    toward: float | None = None,
+    rule: str = "lt",
+    limit: float = 0.5,
 ) -> tuple[float, float, float]:
-    """PPI++ from labeled gold y, the prediction on the labeled items and on all items (the keywords' defaults are
-    ours: lambda tuned in [-1, 1], finite-population correction, t quantile, 2 fitted parameters, 2 pseudo-items)."""
+    """PPI++ from labeled gold y, the prediction on the labeled items and on all items, the estimate moved toward
+    `toward` (None: not moved) by `rule` (the keywords' defaults are ours: lambda tuned in [-1, 1], finite-population
+    correction, t quantile, 2 fitted parameters, 3 pseudo-items, limited translation by half a standard error)."""
     n, big_n = len(y), len(f_all)
     if fixed_lam is not None:
         lam = fixed_lam
@@ -135,10 +144,33 @@ def _ppi(
     var = s2 / n * ((1 - n / big_n) if fpc else 1.0)
     q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
     half = float(q) * math.sqrt(var)
-    return theta, max(0.0, theta - half), min(1.0, theta + half)
+    low, high = max(0.0, theta - half), min(1.0, theta + half)
+    estimate = theta if toward is None or lam == 0 else _moved(theta, math.sqrt(var), toward, rule, limit)
+    return min(high, max(low, estimate)), low, high
 
 
-def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
+def _moved(theta: float, sd: float, judges: float, rule: str, limit: float) -> float:
+    """theta moved toward `judges`: "eb" empirical Bayes (prior N(0, tau^2) on the bias: by min(|D|, sd^2/|D|)),
+    "lt" the same limited to `limit` sd (ours, eq. 4), "soft" soft thresholding (by min(|D|, limit sd)), "pretest"
+    all the way when |D| < limit sd, else not at all."""
+    d = judges - theta
+    if d == 0 or sd <= 0:
+        return theta
+    move = {
+        "eb": min(abs(d), sd * sd / abs(d)),
+        "lt": min(abs(d), sd * sd / abs(d), limit * sd),
+        "soft": min(abs(d), limit * sd),
+        "pretest": abs(d) if abs(d) < limit * sd else 0.0,
+    }[rule]
+    return theta + math.copysign(move, d)
+
+
+def _prediction(verdicts: np.ndarray, kind: str, observed: np.ndarray) -> np.ndarray:
+    if kind.startswith("lca"):  # ours: latent classes (lca3: 3) with pass rates from the labels, leave-one-out
+        labeled = observed >= 0
+        y = np.where(labeled, observed, 0).astype(float)
+        r = fit_latent_classes(verdicts, classes=int(kind[3:])).responsibilities
+        return cross_fitted_prediction(r, fit_dawid_skene(verdicts).posterior, y, labeled, np.ones(len(y)))
     if kind == "ds":
         return fit_dawid_skene(verdicts).posterior
     if kind == "majority":
@@ -147,15 +179,26 @@ def _prediction(verdicts: np.ndarray, kind: str) -> np.ndarray:
     return np.where(seen > 0, (verdicts == 1).sum(axis=1) / np.maximum(seen, 1), 0.5)
 
 
-def _variant(prediction: str = "ds", **options: Any) -> Callable[..., tuple[float, float, float]]:
-    """Ours with one step changed (--alternatives): the prediction (ds / majority / share) or a _ppi option."""
+def _variant(
+    prediction: str = "lca3", toward: str | None = "majority", **options: Any
+) -> Callable[..., tuple[float, float, float]]:
+    """Ours with one step changed (--alternatives): the prediction (lca3 ours / lcaC / ds / majority / share), what
+    the estimate is
+    moved toward (majority: the judges' majority's pass rate, ours; ds: the Dawid-Skene model's; None: not moved),
+    or a _ppi option."""
 
     def method(verdicts: np.ndarray, observed: np.ndarray) -> tuple[float, float, float]:
         labeled = observed >= 0
-        f = _prediction(verdicts, prediction)
-        return _ppi(observed[labeled].astype(float), f[labeled], f, **options)
+        f = _prediction(verdicts, prediction, observed)
+        return _ppi(observed[labeled].astype(float), f[labeled], f, toward=_toward(verdicts, toward), **options)
 
     return method
+
+
+def _toward(verdicts: np.ndarray, toward: str | None) -> float | None:
+    if toward is None:
+        return None
+    return float(majority(verdicts).mean() if toward == "majority" else fit_dawid_skene(verdicts).posterior.mean())
 
 
 def _cross_fitted(predict: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], folds: int = 5):
@@ -174,7 +217,7 @@ def _cross_fitted(predict: Callable[[np.ndarray, np.ndarray, np.ndarray], np.nda
             f_lab[~train] = f[labeled[~train]]
             f_all += f / folds
         f_all[labeled] = f_lab
-        return _ppi(y, f_lab, f_all)
+        return _ppi(y, f_lab, f_all, toward=_toward(verdicts, "majority"))
 
     return method
 
@@ -184,7 +227,7 @@ def _calibrated_ds(verdicts: np.ndarray, train: np.ndarray, y: np.ndarray) -> np
     post = np.clip(fit_dawid_skene(verdicts).posterior, 1e-4, 1 - 1e-4)
     x = np.log(post / (1 - post))
     a, b = _logistic(x[train], y)
-    return 1 / (1 + np.exp(-(a + b * x)))
+    return 1 / (1 + np.exp(-np.clip(a + b * x, -30, 30)))
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, float]:
@@ -193,7 +236,7 @@ def _logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> tuple[float, 
     design = np.column_stack([np.ones_like(x), x])
     prior = np.array([0.0, 1.0])
     for _ in range(50):
-        p = 1 / (1 + np.exp(-(design @ w)))
+        p = 1 / (1 + np.exp(-np.clip(design @ w, -30, 30)))
         grad = design.T @ (y - p) - ridge * (w - prior)
         hess = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(2)
         step = np.linalg.solve(hess, grad)
@@ -211,11 +254,22 @@ MAIN = {
 }
 
 
-def real_datasets(data: Path) -> list[tuple[str, np.ndarray]]:
-    return [(p.stem, load_correct(p)) for p in sorted(data.rglob("*.jsonl"))]
+Maker = Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]  # rng -> (gold, verdicts) of one draw
 
 
-def simulated_datasets(seed: int) -> list[tuple[str, np.ndarray]]:
+def _from_correct(correct: np.ndarray) -> Maker:
+    return lambda rng: make_system(correct, rng)
+
+
+def _fixed(gold: np.ndarray, verdicts: np.ndarray) -> Maker:
+    return lambda rng: (gold, verdicts)
+
+
+def real_datasets(data: Path) -> list[tuple[str, Maker]]:
+    return [(p.stem, _from_correct(load_correct(p))) for p in sorted(data.rglob("*.jsonl"))]
+
+
+def simulated_datasets(seed: int) -> list[tuple[str, Maker]]:
     """--simulate: 9 sets of 400 items x 11 judges, each judge right with its own probability (uniform in
     [0.55, 0.9]) independently given the item, except on a share of hard items (10-30%) where every judge is right
     with probability 0.4: errors that coincide, as real judges' do."""
@@ -225,12 +279,57 @@ def simulated_datasets(seed: int) -> list[tuple[str, np.ndarray]]:
         accuracy = rng.uniform(0.55, 0.9, 11)
         hard = rng.random(400) < rng.uniform(0.1, 0.3)
         p = np.where(hard[:, None], 0.4, accuracy[None, :])
-        out.append((f"simulated_{k}", (rng.random((400, 11)) < p).astype(float)))
+        out.append((f"simulated_{k}", _from_correct((rng.random((400, 11)) < p).astype(float))))
+    return out
+
+
+# issue 18's scenario: 11 judges' (sensitivity, specificity) on ordinary items, and how often each is right on hard
+# items (plausible-looking wrong answers and unusual right ones): 3 strong (GPT-4-class), 4 medium, 4 weak and lenient
+JUDGE_SENSITIVITY = (0.98, 0.97, 0.96, 0.93, 0.92, 0.90, 0.90, 0.95, 0.95, 0.97, 0.97)
+JUDGE_SPECIFICITY = (0.97, 0.95, 0.94, 0.85, 0.80, 0.80, 0.75, 0.55, 0.50, 0.45, 0.40)
+JUDGE_HARD = (0.90, 0.90, 0.85, 0.50, 0.50, 0.45, 0.45, 0.20, 0.20, 0.15, 0.15)
+HARD_SHARE = 0.10
+
+
+def issue18_datasets(seed: int) -> list[tuple[str, Maker]]:
+    """--simulate issue18: 9 systems x 400 answers x 11 judges, pass rates 0.3, 0.375, ..., 0.9; every judge right
+    with its own sensitivity / specificity independently on ordinary items, and with its own (lower) rate on the 10%
+    hard items, which all judges share (the weak ones mostly wrong there, the strong mostly right). Fixed data, as
+    the issue's: draws differ only in which items are labeled. Calibrated to the numbers issue 18 reports for the
+    PEER on its (unseen) data, not to ours: truescore PPI++ with the majority 4.6 points / 88% / width 19.6 at
+    r = 20 and 2.7 / 89% / 12.2 at r = 50, the majority alone 2.3 points off, Wilson 30.0 / 19.6 wide."""
+    rng = np.random.default_rng([seed, 18])
+    sens, spec, hard_right = (np.asarray(x) for x in (JUDGE_SENSITIVITY, JUDGE_SPECIFICITY, JUDGE_HARD))
+    out = []
+    for k, p in enumerate(np.linspace(0.3, 0.9, 9)):
+        gold = (rng.random(400) < p).astype(int)
+        hard = rng.random(400) < HARD_SHARE
+        right = np.where(hard[:, None], hard_right, np.where(gold[:, None] == 1, sens, spec))
+        verdicts = np.where(rng.random((400, len(sens))) < right, gold[:, None], 1 - gold[:, None])
+        out.append((f"issue18_system_{k}", _fixed(gold, verdicts)))
+    return out
+
+
+def graded_datasets(seed: int) -> list[tuple[str, Maker]]:
+    """--simulate graded: a check that the latent classes do not merely fit the issue-18 generator's two kinds of
+    item: 9 systems x 400 answers x 11 judges, pass rates 0.3..0.9, each item a continuous difficulty d ~ N(0, 1)
+    that all judges share; judge j right with probability logistic(a_j - 1.2 d +- l_j) (+ on passes, - on fails:
+    l_j its leniency), a_j from 3.5 (strong, strict) down to 0.4 (weak, lenient). Not calibrated to anything."""
+    rng = np.random.default_rng([seed, 77])
+    ability = np.array([3.5, 3.2, 3.0, 2.0, 1.8, 1.6, 1.5, 0.8, 0.6, 0.5, 0.4])
+    lenience = np.array([0.0, 0.0, 0.0, 0.3, 0.3, 0.4, 0.4, 1.0, 1.0, 1.2, 1.2])
+    out = []
+    for k, p in enumerate(np.linspace(0.3, 0.9, 9)):
+        gold = (rng.random(400) < p).astype(int)
+        d = rng.standard_normal(400)
+        logit = ability - 1.2 * d[:, None] + np.where(gold[:, None] == 1, 1.0, -1.0) * lenience
+        right = rng.random((400, len(ability))) < 1 / (1 + np.exp(-logit))
+        out.append((f"graded_system_{k}", _fixed(gold, np.where(right, gold[:, None], 1 - gold[:, None]))))
     return out
 
 
 def run(
-    datasets: list[tuple[str, np.ndarray]],
+    datasets: list[tuple[str, Maker]],
     draws: int,
     seed: int,
     methods: dict[str, Callable[..., tuple[float, float, float]]],
@@ -242,15 +341,15 @@ def run(
     for r in RS:
         table: dict[str, list[tuple[float, float, float]]] = {m: [] for m in methods}
         used = []
-        for stem, correct in datasets:
-            big_n = correct.shape[0]
+        for stem, maker in datasets:
+            big_n = len(maker(np.random.default_rng(0))[0])
             if big_n < 2 * r:
                 continue
             used.append(stem)
             rng = np.random.default_rng([seed, r, zlib.crc32(stem.encode())])
             rows: dict[str, list[tuple[float, bool, float]]] = {m: [] for m in methods}
             for _ in range(draws):
-                gold, verdicts = make_system(correct, rng)
+                gold, verdicts = maker(rng)
                 truth = float(gold.mean())
                 observed = np.full(big_n, -1)
                 pick = rng.choice(big_n, r, replace=False)
@@ -289,10 +388,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--alternatives", action="store_true")
     parser.add_argument("--per-dataset", action="store_true")
-    parser.add_argument("--simulate", action="store_true", help="simulated judges instead of the shared data")
+    parser.add_argument(
+        "--simulate",
+        nargs="?",
+        const="mixed",
+        choices=("mixed", "issue18", "graded"),
+        help="simulated judges instead of the shared data: mixed (independent judges, shared hard items), issue18, "
+        "or graded",
+    )
     args = parser.parse_args()
     if args.simulate:
-        datasets = simulated_datasets(args.seed)
+        simulate = {"mixed": simulated_datasets, "issue18": issue18_datasets, "graded": graded_datasets}
+        datasets = simulate[args.simulate](args.seed)
     elif not args.data.is_dir():
         print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR, or --simulate)")
         return 0
@@ -338,19 +445,28 @@ def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.nda
 
 
 ALTERNATIVES = {
-    "ours (DS, lambda in [-1, 1], fpc, t, d = 2, k = 2)": ours,
+    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd)": ours,
+    "not moved (PPI++ alone)": _variant(toward=None),
+    "moved: empirical Bayes, no limit": _variant(rule="eb"),
+    "moved: limited to 1 sd": _variant(limit=1.0),
+    "moved: limited to 0.25 sd": _variant(limit=0.25),
+    "moved: soft threshold at 1 sd": _variant(rule="soft", limit=1.0),
+    "moved: pretest (to the judges when |D| < 1 sd)": _variant(rule="pretest", limit=1.0),
+    "moved toward the Dawid-Skene model's pass rate": _variant(toward="ds"),
+    "prediction: Dawid-Skene posterior, not moved (the previous estimator, k = 3)": _variant("ds", toward=None),
+    "prediction: Dawid-Skene posterior": _variant("ds"),
     "prediction: the majority": _variant("majority"),
     "prediction: the share of judges saying pass": _variant("share"),
-    "prediction: DS calibrated by logistic on the labels, cross-fitted": _cross_fitted(_calibrated_ds),
-    "prediction: 3 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
-    "prediction: 6 latent classes + labels, cross-fitted": _cross_fitted(_lca_with_labels(6, 2.0)),
+    "prediction: 2 latent classes + labels, leave-one-out": _variant("lca2"),
+    "prediction: 4 latent classes + labels, leave-one-out": _variant("lca4"),
+    "prediction: 3 latent classes + labels, 5-fold cross-fitted": _cross_fitted(_lca_with_labels(3, 2.0)),
+    "prediction: DS calibrated by logistic on the labels, 5-fold cross-fitted": _cross_fitted(_calibrated_ds),
     "lambda in [0, 1]": _variant(lam_range=(0.0, 1.0)),
     "lambda = 1 (PPI)": _variant(fixed_lam=1.0, ddof=1),
     "no finite-population correction": _variant(fpc=False),
     "normal quantile": _variant(quantile="normal"),
     "plain S^2 / n (d = 1, k = 0)": _variant(ddof=1, pseudo=0.0),
-    "d = 2, k = 0": _variant(pseudo=0.0),
-    "k = 1 pseudo-item": _variant(pseudo=1.0),
+    "k = 2 pseudo-items": _variant(pseudo=2.0),
     "k = 4 pseudo-items": _variant(pseudo=4.0),
 }
 

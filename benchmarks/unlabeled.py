@@ -104,6 +104,20 @@ def truth(j: np.ndarray) -> np.ndarray:
     return np.array([item_error_table(big_k, k)[s].mean() if k <= big_k else np.nan for k in KS])
 
 
+def draw(d: Data, size: int, run: int, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray]:
+    """One draw of the protocol: (the accuracy benchmark's generator after its draw, the r labeled items' indices,
+    binary verdicts of every item (items x judges), gold: the gold side on the labeled items, -1 elsewhere)."""
+    n = len(d.judgments)
+    rng = run_rng(seed, d.name, size, run)
+    idx = rng.choice(n, size=size, replace=False)  # evaluate.settings.draw_table
+    side_rng = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), size, run, 17])
+    side = side_rng.integers(0, 2, size=n)  # the gold side, at random per item
+    votes = np.where(d.judgments == 1, side[:, None], 1 - side[:, None])
+    gold = np.full(n, -1)
+    gold[idx] = side[idx]
+    return rng, idx, votes, gold
+
+
 @dataclass
 class Cell:
     name: str
@@ -153,18 +167,12 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     hi = {m: np.zeros((runs, len(KS))) for m in names}
     fallback = np.zeros(runs, dtype=bool)
     for run in range(runs):
-        rng = run_rng(seed, d.name, size, run)
-        idx = rng.choice(n, size=size, replace=False)  # evaluate.settings.draw_table
+        rng, idx, votes, gold = draw(d, size, run, seed)
         table = CountTable.from_pairs(np.full(size, big_k), j[idx].sum(axis=1))
         labels = analyse(table, settings, rng)  # the accuracy benchmark's default estimate, same generator
         est["labels only"][run] = [r.estimate for r in labels.rows]
         lo["labels only"][run] = [r.low for r in labels.rows]
         hi["labels only"][run] = [r.high for r in labels.rows]
-        side_rng = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), size, run, 17])
-        side = side_rng.integers(0, 2, size=n)
-        votes = np.where(j == 1, side[:, None], 1 - side[:, None])
-        gold = np.full(n, -1)
-        gold[idx] = side[idx]
         for m, (prior, guard) in VARIANTS.items():
             r = estimate_errors(votes, gold, KS, 0.9, np.random.default_rng([seed, size, run, 3]), labels_only=labels,
                                 prior=prior, guard=guard)

@@ -442,13 +442,15 @@ def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, unlabeled: bool = True,
 ) -> JudgesReport:
-    """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md)."""
+    """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md).
+    Items with verdicts and no gold count too (`unlabeled=False`: labels only) where the labels vouch for their
+    verdicts (judges/every.py)."""
     import numpy as np
 
     from .judges import analyse_judges
-    from .judges.analysis import DATA_SEEDED, data_seed
+    from .judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
     from .report.judges import JudgesReport, judges_document
 
     check_seed(seed)
@@ -466,8 +468,8 @@ def judges(
             # common random numbers: the model's draws are seeded by the labels themselves, so the same data gives
             # the same ensembles, intervals and --max-error outcome for any line order and any --seed (data_seed)
             rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
-            result = analyse_judges(matrix, ds.judge_names, ks, confidence_level, rng, ensemble, costs, max_error,
-                                    population, progress=step)
+            request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
+            result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step)
         except ParameterError as exc:  # the option, and the file it was checked against
             raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
         except UsageError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,14 +26,14 @@ from .counts import CountTable
 from .distributions import (
     Binomial,
     Mixture,
-    error_rates,
     item_error_table,
     log_comb,
     logsumexp,
 )
 from .errors import FitWarning, UsageError
+from .estimators import Fitted, fit_method, method_description, row_columns
 from .posterior import cell_posterior, mixture_cells
-from .settings import INTERVAL_METHOD, METHOD_DESCRIPTIONS, TIE_RULE, FitSettings, Prior
+from .settings import INTERVAL_METHOD, TIE_RULE, FitSettings, Prior
 
 if TYPE_CHECKING:
     from .votes import VoteEstimate
@@ -311,35 +312,27 @@ def error_margin(estimates: np.ndarray, actual: np.ndarray, ks: tuple[int, ...] 
 
 @dataclass(frozen=True)
 class ErrorRow:
-    """Majority-vote error at k judges by every estimator (fractions in [0, 1])."""
+    """Majority-vote error at k judges: the estimate and its interval, and every other estimator's error
+    (`columns`: estimators.row_columns(), by column name, in the registry's order; fractions in [0, 1])."""
 
     k: int
     estimate: float
     low: float
     high: float
-    mixture: float
-    binomial: float
-    beta_binomial: float
-    empirical: float | None
+    columns: Mapping[str, float | None]
     # with unlabeled items (votes.analyse_with_votes): the labels-only estimate [low, high] that `estimate`
     # replaced, and whether some item, labeled or not, has fewer than k judges
     labels_only: tuple[float, float, float] | None = None
     extrapolated_all: bool | None = None
 
+    def column(self, name: str) -> float | None:
+        return self.columns[name]
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "k": self.k,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "mixture": self.mixture,
-            "binomial": self.binomial,
-            "beta_binomial": self.beta_binomial,
-            "empirical": self.empirical,
-            # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
-            # carries the items' sampling uncertainty but not the mixture's own
-            "extrapolated": self.empirical is None if self.extrapolated_all is None else self.extrapolated_all,
-        }
+        out: dict[str, Any] = {"k": self.k, "estimate": self.estimate, "low": self.low, "high": self.high, **self.columns}
+        # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
+        # carries the items' sampling uncertainty but not the mixture's own
+        out["extrapolated"] = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
         if self.labels_only is not None:
             out["labels_only"], out["labels_only_low"], out["labels_only_high"] = self.labels_only
         return out
@@ -365,7 +358,7 @@ class FitResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.settings.method,
-            "method_description": METHOD_DESCRIPTIONS[self.settings.method],
+            "method_description": method_description(self.settings.method),
             "settings": self.settings.to_dict(),
             "model": self.fit.to_dict(),
             "baselines": {
@@ -381,12 +374,13 @@ class FitResult:
 
 def fit_models(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> tuple[MixtureFit, MixtureFit]:
     """(the mixture that the chosen method rests on, the single Beta-Binomial baseline)."""
-    if settings.components == "auto" and settings.method != "paper":
+    own = fit_method(settings.method).model  # a method's own model (the paper's EM); None: the MAP mixture
+    if settings.components == "auto" and own is None:
         fits = fit_candidates(table, 3, settings.prior, rng)
         return min(fits.values(), key=lambda f: f.bic), fits[1]
     bb = fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
-    if settings.method == "paper":
-        return fit_paper_em(table), bb
+    if own is not None:
+        return own(table), bb
     c = int(settings.components)
     return (bb if c == 1 else fit_mixture(table, c, settings.prior, n_init=default_starts(c), rng=rng)), bb
 
@@ -399,19 +393,18 @@ def analyse(
 ) -> FitResult:
     """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks."""
     rng = rng if rng is not None else np.random.default_rng(0)
+    method = fit_method(settings.method)  # an unknown method is refused before anything is fitted
     ks = tuple(settings.ks)
     if fit is None:
         fit, bb = fit_models(table, settings, rng)
     else:
         bb = fit if (fit.components == 1 and fit.method == "map") else fit_mixture(table, 1, settings.prior, n_init=default_starts(1), rng=rng)
     binomial = fit_binomial(table)
-    # every model's pmf at max(ks), thinned to each k by one routine
-    mix_err = error_rates(fit.mixture, ks)
-    bin_err = error_rates(binomial, ks)
-    bb_err = error_rates(bb.mixture, ks)
-    emp_err = empirical_errors(table, ks)
+    # every estimator's column (estimators.REGISTRY), each model's pmf at max(ks) thinned to each k by one routine
+    fitted = Fitted(table, ks, fit.mixture, bb.mixture)
+    columns = {e.column: e.errors(fitted) for e in row_columns() if e.column and e.errors}
     post = cell_posterior(table, fit.mixture, ks, settings.strength, settings.flat)
-    if settings.method == "default":
+    if method.posterior:
         centre = post.mean()
         low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
     else:  # a plug-in estimate: the mixture's own cells, and an interval around them (it belongs to the estimate)
@@ -419,16 +412,8 @@ def analyse(
         centre = cells @ post.errors
         low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws, cells)
     rows = tuple(
-        ErrorRow(
-            k=k,
-            estimate=float(centre[i]),
-            low=float(min(low[i], centre[i])),
-            high=float(max(high[i], centre[i])),
-            mixture=mix_err[k],
-            binomial=bin_err[k],
-            beta_binomial=bb_err[k],
-            empirical=emp_err[k],
-        )
+        ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])), high=float(max(high[i], centre[i])),
+                 columns={name: errors[k] for name, errors in columns.items()})
         for i, k in enumerate(ks)
     )
     return FitResult(settings=settings, fit=fit, binomial=binomial, beta_binomial=bb, rows=rows)

@@ -19,21 +19,11 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError, UsageError
-from .evaluate import ESTIMATOR_LABELS, Cell, Evaluation
+from .estimators import REGISTRY
+from .evaluate import Cell, Evaluation
 
 FIGURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
-CURVE_METHODS = ("default", "paper", "binomial", "empirical", "transfer", "paper_transfer")
-COLOURS = {
-    "actual": "#000000",
-    "default": "#1f77b4",
-    "plugin": "#17becf",
-    "paper": "#ff7f0e",
-    "binomial": "#d62728",
-    "beta_binomial": "#9467bd",
-    "empirical": "#2ca02c",
-    "transfer": "#8c564b",
-    "paper_transfer": "#e377c2",
-}
+ACTUAL_COLOUR = "#000000"  # the estimators' colours, markers and dashes: estimators.REGISTRY
 
 
 def _plain(name: str) -> str:
@@ -58,20 +48,14 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     observed = h / h.sum() if h.sum() > 0 else h
     ax.bar(s, observed, color="#bbbbbb", edgecolor="#777777", label="observed (all items)")
     if len(cell.pmf_binomial) == len(h):
-        ax.plot(s, cell.pmf_binomial, "o-", color=COLOURS["binomial"], ms=3, lw=1.2, label="Binomial")
-        ax.plot(s, cell.pmf_mixture, "s-", color=COLOURS["plugin"], ms=3, lw=1.2, label="MAP mixture")
+        ax.plot(s, cell.pmf_binomial, "o-", color=REGISTRY["binomial"].colour, ms=3, lw=1.2, label="Binomial")
+        ax.plot(s, cell.pmf_mixture, "s-", color=REGISTRY["plugin"].colour, ms=3, lw=1.2, label="MAP mixture")
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
     fitted = len(cell.pmf_binomial) == len(h)
     ax.set_title(f"{_plain(cell.dataset)}\n" + (f"distribution; fits on {cell.title}" if fitted else "distribution of all items"), fontsize=9)
     ax.legend(fontsize=7, frameon=False)
-
-
-MARKERS = {"default": "o", "plugin": "v", "paper": "s", "binomial": "^", "beta_binomial": "D", "empirical": "x",
-           "transfer": "P", "paper_transfer": "*"}
-LINESTYLES = {"default": "-", "plugin": "-", "paper": "--", "binomial": ":", "beta_binomial": "-.", "empirical": (0, (5, 1, 1, 1)),
-              "transfer": "-", "paper_transfer": "--"}
 
 
 def curve(cell: Cell, method: str) -> tuple[np.ndarray, np.ndarray]:
@@ -91,15 +75,16 @@ def _error_panel(ax: Any, cell: Cell) -> None:
     nothing is drawn at a k where the table says the value is undefined."""
     ks = np.array(cell.ks, dtype=float)
     actual = np.asarray(cell.actual, dtype=float)
-    shown = [m for m in CURVE_METHODS if m in cell.methods and np.isfinite(curve(cell, m)[0]).any()]
+    shown = [m for m, e in REGISTRY.items() if e.curve and m in cell.methods and np.isfinite(curve(cell, m)[0]).any()]
     spread = 0.3  # ks are whole numbers: offsets within +-0.15 never reach the next k
     for i, m in enumerate(shown):
         mean, sd = curve(cell, m)
         x = ks + (spread * (i / max(len(shown) - 1, 1) - 0.5) if len(shown) > 1 else 0.0)
-        label = "no transfer" if m == "default" and "transfer" in cell.methods else ESTIMATOR_LABELS[m]
-        ax.plot(x, 100 * mean, linestyle=LINESTYLES[m], marker=MARKERS[m], color=COLOURS[m], ms=4, lw=1.3, label=label)
-        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=COLOURS[m], alpha=0.12, lw=0)
-    ax.plot(ks, 100 * actual, "o-", color=COLOURS["actual"], ms=3, lw=1.6, label="actual", zorder=5)
+        e = REGISTRY[m]
+        label = "no transfer" if m == "default" and "transfer" in cell.methods else e.label
+        ax.plot(x, 100 * mean, linestyle=e.dash, marker=e.marker, color=e.colour, ms=4, lw=1.3, label=label)
+        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=e.colour, alpha=0.12, lw=0)
+    ax.plot(ks, 100 * actual, "o-", color=ACTUAL_COLOUR, ms=3, lw=1.6, label="actual", zorder=5)
     ax.set_xlabel("ensemble size k (even k: ties count half; estimators offset sideways)")
     ax.set_ylabel("majority-vote error (%)")
     ax.set_xticks(ks)

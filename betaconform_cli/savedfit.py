@@ -23,7 +23,7 @@ Schema ``betaconform/fit/1``::
     provenance: {...}        # shipped priors: where the data came from and its licence
 
 A file is refused when it is bigger than MAX_YAML_BYTES, not UTF-8 YAML, carries tags or aliases (an alias can
-expand a few KB into gigabytes), does not match the schema, holds a value JSON cannot carry exactly (an integer
+expand a few KB into gigabytes), does not match its types (documents.saved_fit_type(): msgspec Structs), holds a value JSON cannot carry exactly (an integer
 beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent (weights that do not sum to 1, a
 component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
 a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
@@ -43,28 +43,13 @@ from typing import Any
 import yaml
 
 from .atomic import write_text
+from .documents import SAVED_SCHEMA, TypeProblem, check, fields, saved_fit_type
 from .errors import ParamsError
+from .settings import MAX_K
 
-SCHEMA = "betaconform/fit/1"
-REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "schema": str,
-    "dataset": str,
-    "items": int,
-    "judges": int,
-    "histogram": dict,
-    "method": str,
-    "model": dict,
-    "error_rates": list,
-}
-OPTIONAL = ("tool_version", "source", "command", "skipped_lines", "seed", "method_description", "settings", "baselines",
-            "interval", "tie_rule", "embedding", "provenance", "sources", "without_transfer", "transfer", "reading",
-            "unlabeled_items", "unlabeled")
-KEYS = (*REQUIRED, *OPTIONAL)
-ROW_KEYS = ("k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical")
-MAX_JUDGES = 1000  # as inputs.dataset.MAX_JUDGES
+SCHEMA = SAVED_SCHEMA
 MAX_INT = 2**53  # counts and seeds beyond this are not exact as floats and cannot be real
 MAX_YAML_BYTES = 16 << 20  # a real fit is a few KB (1000 judges: ~1 MB); /dev/zero must not fill the memory
-MAX_K = 201  # as settings.MAX_K: the largest k an error row (or a transfer) may ask of the model
 TOLERANCE = 1e-6
 STDIN = "-"
 
@@ -210,7 +195,7 @@ def check_fit_name(path: str | Path) -> None:
 def render_fit(path: str | Path, document: dict[str, Any]) -> str:
     """A saved fit's YAML text, validated (so that a fit that could not be read back fails before anything is
     written or printed)."""
-    doc = _plain({"schema": SCHEMA, **{k: v for k, v in document.items() if k in KEYS}})
+    doc = _plain({"schema": SCHEMA, **{k: v for k, v in document.items() if k in fields()}})
     validate(doc, str(path))
     return str(yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=None, width=120))
 
@@ -222,8 +207,9 @@ def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
 def load_fit(path: str | Path) -> dict[str, Any]:
     """Read and validate one saved fit (schema keys only, every value one that JSON carries exactly)."""
     doc = read_yaml(path)
-    validate(doc, str(path))
-    kept = {k: _json_value(v, str(path), k) for k, v in doc.items() if k in KEYS}
+    _check_schema(doc, str(path))
+    kept = {k: _json_value(v, str(path), k) for k, v in doc.items() if k in fields()}
+    validate(kept, str(path))
     for c in kept["model"]["components"]:  # a hand-written prior may leave out each component's mean accuracy
         c.setdefault("mean", c["alpha"] / (c["alpha"] + c["beta"]))
     return kept
@@ -261,159 +247,79 @@ def _field(at: str) -> str:
     return f"field '{at}': " if at else ""
 
 
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < MAX_INT
-
-
-def _count(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_INT
-
-
-def validate(doc: Any, where: str) -> None:
+def _check_schema(doc: Any, where: str) -> None:
     if not isinstance(doc, dict):
         raise ParamsError(f"{where}: not a saved BetaConform fit (top level must be a mapping)")
     schema = doc.get("schema")
     if schema != SCHEMA:
         raise ParamsError(f"{where}: field 'schema': expected {SCHEMA!r}, got {str(schema)[:40]!r}")
-    for key, typ in REQUIRED.items():
-        if key not in doc:
-            raise ParamsError(f"{where}: field '{key}': missing")
-        if not isinstance(doc[key], typ) or isinstance(doc[key], bool):
-            raise ParamsError(f"{where}: field '{key}': expected {getattr(typ, '__name__', typ)}, got {type(doc[key]).__name__}")
-    for key in ("items", "judges", "skipped_lines", "unlabeled_items"):
-        if key in doc and doc[key] is not None and not _count(doc[key]):
-            raise ParamsError(f"{where}: field '{key}': expected a non-negative integer below 2^53, got {str(doc[key])[:40]}")
-    if doc.get("seed") is not None and not _count(doc["seed"]):
-        raise ParamsError(f"{where}: field 'seed': expected a non-negative integer below 2^53 or null")
-    _histogram(doc, where)
-    _model(doc, where)
-    _rows(doc, where)
-    for name in ("settings", "interval", "provenance", "transfer", "reading", "baselines"):
-        if doc.get(name) is not None and not isinstance(doc[name], dict):
-            raise ParamsError(f"{where}: field '{name}': expected a mapping, got {type(doc[name]).__name__}")
-    for name in ("source", "command", "method_description", "tie_rule"):
-        if doc.get(name) is not None and not isinstance(doc[name], str):
-            raise ParamsError(f"{where}: field '{name}': expected text, got {type(doc[name]).__name__}")
-    if doc.get("tool_version") is not None and (isinstance(doc["tool_version"], bool) or not isinstance(doc["tool_version"], (str, int, float))):
-        raise ParamsError(f"{where}: field 'tool_version': expected a version, got {type(doc['tool_version']).__name__}")
-    for name in ("interval", "settings"):  # the table's heading shows the interval level from one of these
-        level = (doc.get(name) or {}).get("confidence_level")
-        if level is not None and not (_number(level) and 0 < level < 1):
-            raise ParamsError(f"{where}: field '{name}.confidence_level': expected a number strictly between 0 and 1, got {str(level)[:40]}")
-    for name in ("sources", "without_transfer"):
-        if doc.get(name) is not None and not (isinstance(doc[name], list) and all(isinstance(x, dict) for x in doc[name])):
-            raise ParamsError(f"{where}: field '{name}': expected a list of mappings")
-    _embedding(doc, where)
-    _unlabeled(doc, where)
 
 
-def _unlabeled(doc: dict[str, Any], where: str) -> None:
-    """The unlabeled items' record: a mapping whose method and reason (shown in the table's caption) are text."""
-    u = doc.get("unlabeled")
-    if u is None:
-        return
-    if not isinstance(u, dict):
-        raise ParamsError(f"{where}: field 'unlabeled': expected a mapping, got {type(u).__name__}")
-    if not doc.get("unlabeled_items"):
-        raise ParamsError(f"{where}: field 'unlabeled_items': expected the number of unlabeled items beside field 'unlabeled'")
-    if u.get("method") not in ("vote_split", "labels_only"):
-        raise ParamsError(f"{where}: field 'unlabeled.method': expected 'vote_split' or 'labels_only', got {str(u.get('method'))[:40]!r}")
-    if not isinstance(u.get("reason"), str):
-        raise ParamsError(f"{where}: field 'unlabeled.reason': expected text, got {type(u.get('reason')).__name__}")
-    if u.get("model") is not None and not isinstance(u["model"], dict):
-        raise ParamsError(f"{where}: field 'unlabeled.model': expected a mapping or null, got {type(u['model']).__name__}")
+def validate(doc: Any, where: str) -> None:
+    """A saved fit's kept keys: typed by documents.saved_fit_type(), then consistent (what a type cannot say)."""
+    _check_schema(doc, where)
+    try:
+        fit = check({k: v for k, v in doc.items() if k in fields()}, saved_fit_type())
+        _histogram(fit)
+        _model(fit)
+        _rows(fit)
+        _others(fit)
+    except TypeProblem as exc:
+        raise ParamsError(f"{where}: {exc}") from None
 
 
-def _histogram(doc: dict[str, Any], where: str) -> None:
-    hist = doc["histogram"]
-    if not hist:
-        raise ParamsError(f"{where}: field 'histogram': expected at least one entry")
-    for k, counts in hist.items():
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_JUDGES or not isinstance(counts, list) or len(counts) != k + 1:
-            raise ParamsError(f"{where}: field 'histogram': entry {str(k)[:20]!r} must be a number of judges K from 1 to {MAX_JUDGES} listing K + 1 counts")
-        if any(not _count(c) for c in counts):
-            raise ParamsError(f"{where}: field 'histogram[{k}]': counts must be non-negative integers below 2^53")
-    total = sum(sum(c) for c in hist.values())
+def _histogram(fit: Any) -> None:
+    for k, counts in fit.histogram.items():
+        if len(counts) != k + 1:
+            raise TypeProblem("histogram", f"entry {k} must list K + 1 = {k + 1} counts (0 to K correct), not {len(counts)}")
+    total = sum(sum(c) for c in fit.histogram.values())
     if total == 0:
-        raise ParamsError(f"{where}: field 'histogram': no items")
-    if doc["items"] != total:
-        raise ParamsError(f"{where}: field 'items': {doc['items']} does not match the histogram's {total} items")
-    top = max(k for k, c in hist.items() if sum(c))
-    if doc["judges"] != top:
-        raise ParamsError(f"{where}: field 'judges': {doc['judges']} does not match the histogram's largest number of judges, {top}")
+        raise TypeProblem("histogram", "no items")
+    if fit.items != total:
+        raise TypeProblem("items", f"{fit.items} does not match the histogram's {total} items")
+    top = max(k for k, c in fit.histogram.items() if sum(c))
+    if fit.judges != top:
+        raise TypeProblem("judges", f"{fit.judges} does not match the histogram's largest number of judges, {top}")
 
 
-def _model(doc: dict[str, Any], where: str) -> None:
-    comps = doc["model"].get("components")
-    if not isinstance(comps, list) or not comps or len(comps) > 10:
-        raise ParamsError(f"{where}: field 'model.components': expected a list of 1 to 10 components")
-    for i, c in enumerate(comps):
-        for name in ("weight", "alpha", "beta"):
-            v = c.get(name) if isinstance(c, dict) else None
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v < math.inf or (name != "weight" and v == 0):
-                raise ParamsError(f"{where}: field 'model.components[{i}].{name}': expected a positive number, got {str(v)[:40]}")
-        if "mean" in c and not (_number(c["mean"]) and 0 <= c["mean"] <= 1):
-            raise ParamsError(f"{where}: field 'model.components[{i}].mean': expected a number from 0 to 1, got {str(c['mean'])[:40]}")
-    total = sum(c["weight"] for c in comps)
+def _model(fit: Any) -> None:
+    comps = fit.model.components
+    total = sum(c.weight for c in comps)
     if abs(total - 1) > 1e-3:
-        raise ParamsError(f"{where}: field 'model.components': the weights sum to {total:.6g}, not 1")
+        raise TypeProblem("model.components", f"the weights sum to {total:.6g}, not 1")
     for i, c in enumerate(comps):
-        if "mean" in c and abs(c["mean"] - c["alpha"] / (c["alpha"] + c["beta"])) > 1e-6:
-            raise ParamsError(f"{where}: field 'model.components[{i}].mean': {c['mean']:.6g} is not alpha / (alpha + beta) = "
-                              f"{c['alpha'] / (c['alpha'] + c['beta']):.6g}")
-    for name in ("log_likelihood", "log_posterior", "bic"):
-        if name in doc["model"] and doc["model"][name] is not None and not _number(doc["model"][name]):
-            raise ParamsError(f"{where}: field 'model.{name}': expected a finite number, got {str(doc['model'][name])[:40]}")
+        if c.mean is not None and abs(c.mean - c.alpha / (c.alpha + c.beta)) > 1e-6:
+            raise TypeProblem(f"model.components[{i}].mean", f"{c.mean:.6g} is not alpha / (alpha + beta) = "
+                              f"{c.alpha / (c.alpha + c.beta):.6g}")
     import numpy as np
 
     from .distributions import Mixture  # the derived distribution must be a distribution (alpha = beta = 1e308 is not)
 
-    mixture = Mixture.from_dict(doc["model"])
-    for n in sorted({int(doc["judges"]), MAX_K}):  # the data's judges, and the most a table or a transfer asks for
+    mixture = Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))
+    for n in sorted({int(fit.judges), MAX_K}):  # the data's judges, and the most a table or a transfer asks for
         with np.errstate(all="ignore"):
             pmf = mixture.pmf(n)
         if not (np.all(np.isfinite(pmf)) and np.all(pmf >= -1e-12) and abs(float(pmf.sum()) - 1) < 1e-6):
-            raise ParamsError(f"{where}: field 'model.components': alpha and beta give no valid distribution over {n} judges "
+            raise TypeProblem("model.components", f"alpha and beta give no valid distribution over {n} judges "
                               "(too large or too small to compute)")
 
 
-def _rows(doc: dict[str, Any], where: str) -> None:
-    if not doc["error_rates"]:
-        raise ParamsError(f"{where}: field 'error_rates': expected at least one row")
+def _rows(fit: Any) -> None:
     seen: set[int] = set()
-    for i, row in enumerate(doc["error_rates"]):
-        if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
-            raise ParamsError(f"{where}: field 'error_rates[{i}]': expected keys {', '.join(ROW_KEYS)}")
-        k = row["k"]
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 201:
-            raise ParamsError(f"{where}: field 'error_rates[{i}].k': expected an integer from 1 to 201, got {str(k)[:40]}")
-        if k in seen:
-            raise ParamsError(f"{where}: field 'error_rates[{i}].k': k = {k} is listed twice")
-        seen.add(k)
-        for key in (*ROW_KEYS[1:], "mixture", "labels_only", "labels_only_low", "labels_only_high"):
-            if row.get(key) is not None and not (_number(row[key]) and -1e-9 <= row[key] <= 1 + 1e-9):
-                raise ParamsError(f"{where}: field 'error_rates[{i}].{key}': expected a fraction from 0 to 1 or null, got {str(row[key])[:40]}")
-        for key in ("estimate", "low", "high"):
-            if row[key] is None:
-                raise ParamsError(f"{where}: field 'error_rates[{i}].{key}': expected a fraction from 0 to 1, got null")
-        if not row["low"] - TOLERANCE <= row["estimate"] <= row["high"] + TOLERANCE:
-            raise ParamsError(f"{where}: field 'error_rates[{i}]': the estimate {row['estimate']:.6g} lies outside its interval "
-                              f"[{row['low']:.6g}, {row['high']:.6g}]")
+    for i, row in enumerate(fit.error_rates):
+        if row.k in seen:
+            raise TypeProblem(f"error_rates[{i}].k", f"k = {row.k} is listed twice")
+        seen.add(row.k)
+        if not row.low - TOLERANCE <= row.estimate <= row.high + TOLERANCE:
+            raise TypeProblem(f"error_rates[{i}]", f"the estimate {row.estimate:.6g} lies outside its interval "
+                              f"[{row.low:.6g}, {row.high:.6g}]")
 
 
-def _embedding(doc: dict[str, Any], where: str) -> None:
-    emb = doc.get("embedding")
-    if emb is None:
-        return
-    if not isinstance(emb, dict) or not isinstance(emb.get("mean"), list) or not isinstance(emb.get("model"), str):
-        raise ParamsError(f"{where}: field 'embedding': expected a mapping with 'model' and 'mean'")
-    dim = emb.get("dimension")
-    if isinstance(dim, bool) or dim != len(emb["mean"]):
-        raise ParamsError(f"{where}: field 'embedding.dimension': does not match the length of 'mean'")
-    if emb.get("texts") is not None and not _count(emb["texts"]):
-        raise ParamsError(f"{where}: field 'embedding.texts': expected a number of texts, got {str(emb['texts'])[:40]}")
-    if not emb["mean"] or any(not _number(v) for v in emb["mean"]):
-        raise ParamsError(f"{where}: field 'embedding.mean': expected a non-empty list of finite numbers")
+def _others(fit: Any) -> None:
+    if fit.embedding is not None and fit.embedding.dimension != len(fit.embedding.mean):
+        raise TypeProblem("embedding.dimension", "does not match the length of 'mean'")
+    if fit.unlabeled is not None and not fit.unlabeled_items:
+        raise TypeProblem("unlabeled_items", "expected the number of unlabeled items beside field 'unlabeled'")
 
 
 def expand_fits(arguments: Sequence[str], what: str = "saved fit") -> list[Path]:

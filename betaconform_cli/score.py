@@ -7,11 +7,13 @@ multi-class gold reports the share of one class.
 
 Method (docs/SCORE.md):
 
-1. Prediction. A two-class Dawid-Skene model (each judge its own sensitivity and specificity, verdicts independent
-   given the item's gold) is fitted by EM to the verdicts of ALL items, labeled or not, and never sees the gold;
-   `f_i = P(item i passes | its verdicts)`. Because `f` is a function of the verdicts alone it is fixed before the
-   labeled items are drawn, so nothing is overfitted to them (no cross-fitting is needed; a semi-supervised fit
-   would need it). The judges' majority (ties half) is what "the judges say".
+1. Prediction (betaconform_cli.latent_classes, eq. 5). A 3-class latent-class model is fitted by EM to the
+   verdicts of ALL items, labeled or not, without the gold; each class's pass rate comes from the labels (with 2
+   pseudo-items of the class's mean Dawid-Skene posterior, betaconform_cli.dawid_skene), and
+   `f_i = sum_c P(item i in class c | its verdicts) * pass rate of c`, a labeled item's from the OTHER labels
+   (leave one out; with clusters, its cluster out), so that f on the labeled items does not see their own labels
+   (cross-fitting, as prediction-powered inference needs). The judges' majority (ties half) is what "the judges
+   say".
 2. Prediction-powered estimate (PPI++; in survey terms the regression estimator), eq. (1):
        theta = lambda * mean_U(f) + mean_L(y - lambda * f),
    U all N items, L the n labeled ones. lambda = Cov_L(y, f) / Var_L(f), clipped to [-1, 1], minimises the
@@ -20,75 +22,64 @@ Method (docs/SCORE.md):
 3. Variance from the labeled items' residuals e_i = y_i - lambda f_i - mean_L(y - lambda f), summed within
    clusters (one cluster per item without `clusters`), G the clusters holding a labeled item:
        V = fpc * G / n^2 * (sum_g S_g^2 + k v0 n / G) / (G - d + k),                          eq. (2)
-   d = 2 fitted parameters (the mean and a tuned lambda; 1 with lambda fixed), and k = 2 pseudo-items of the
+   d = 2 fitted parameters (the mean and a tuned lambda; 1 with lambda fixed), and k = 3 pseudo-items of the
    labels-only variance v0 = p(1 - p), p = (passes + 1) / (n + 2): with 20 labels the residuals are often all
    zero, and the plain S^2 / n then gives a zero-width interval (Wilson's remedy for the binomial interval; the
-   choice was made in benchmarks/score.py --alternatives). Without clusters and k = 0 this is fpc * S^2 / n.
+   choice, k = 3 for coverage at r = 50, was made in benchmarks/score.py --alternatives). Without clusters and k = 0 this is fpc * S^2 / n.
    fpc = 1 - n/N for target "set" (the pass rate of these N items: the labeled items are part of it, finite-
    population correction) and 1 for target "new" (new items like these), which adds the variance of this set's
    own mean around the population's, estimated from the labeled items: V_L(y) * n / N.               eq. (3)
    With clusters fpc stays 1 - n/N: exact when whole clusters are labeled and equal in size, an approximation
    when labels are drawn item by item across clusters.
-   The interval is estimate +- t_{G-d} * sqrt(V), clipped to [0, 1].
-4. The judges' bias = mean_U(majority) - theta: the same influence as theta (the majority's mean over U is known),
-   and for target "new" eq. (3) with y replaced by majority - y.
+   The interval is theta +- t_{G-d} * sqrt(V), clipped to [0, 1].
+4. The reported estimate moves theta toward what the judges say, J = mean_U(majority) (ppi.shrink_toward):
+       estimate = theta + sign(J - theta) * min(|D|, sd^2 / |D|, 0.5 sd),  D = theta - J, sd = sqrt(V),   eq. (4)
+   the empirical-Bayes combination of an unbiased estimate and a biased one of known value (prior N(0, tau^2) on
+   the judges' bias, tau^2 = D^2 - sd^2), limited to half a standard error (Efron and Morris's limited
+   translation), so it is never worse than theta by more than that; the interval stays theta's. The judges'
+   bias = J - estimate, its interval J minus theta's (the majority's mean over U is known), and for target "new"
+   eq. (3) with y replaced by majority - y. ScoreResult.ppi_estimate keeps theta.
 5. Labels only: Wilson's score interval with n / fpc in place of n (the finite-population version; all items
    labeled gives the exact rate).
 
 `compare_scores` does the same for the difference of two systems judged on the same items (aligned by the
 caller, e.g. with `align_items`): the influences of the two estimates are subtracted item by item, so the pairing
-by item (and by cluster) enters the variance.
+by item (and by cluster) enters the variance; the difference is theta_a - theta_b (eq. 4 moves each system's own
+estimate, not the difference).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-from .errors import FitWarning, ParameterError
+from .dawid_skene import JudgeModel, fit_dawid_skene, majority
+from .errors import ParameterError
 from .inputs.dataset import Votes
+from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
+from .ppi import (
+    LAMBDA_RANGE,
+    Interval,
+    labeled_mean_variance,
+    mean_variance,
+    pseudo_variance,
+    residuals,
+    shrink_toward,
+    t_interval,
+    tuned_lambda,
+    wilson_fpc,
+    wmean,
+)
 
 TARGETS = ("set", "new")
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
-METHOD = "PPI++ with a Dawid-Skene posterior of all judges"
+METHOD = "PPI++ with a latent-class prediction from all judges (cross-fitted), moved toward the judges' majority"
 METHOD_LABELS_ONLY = "labels only (lambda = 0)"
-DS_MAX_ITER = 500
-DS_TOL = 1e-8
-DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
 POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", "t")  # the pass class, by default
-LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
-PSEUDO_ITEMS = 2.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A point estimate with its interval at `confidence_level`."""
-
-    estimate: float
-    low: float
-    high: float
-
-    def to_dict(self) -> dict[str, float]:
-        return {"estimate": self.estimate, "low": self.low, "high": self.high}
-
-
-@dataclass(frozen=True)
-class JudgeModel:
-    """The fitted Dawid-Skene model: prevalence, each judge's sensitivity/specificity, and each item's posterior."""
-
-    prevalence: float
-    sensitivity: np.ndarray = field(repr=False)
-    specificity: np.ndarray = field(repr=False)
-    posterior: np.ndarray = field(repr=False)
-    converged: bool = True
-    n_iter: int = 0
-    log_likelihood: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -109,6 +100,8 @@ class ScoreResult:
     method: str
     lambda_: float
     model: JudgeModel | None = field(default=None, repr=False, compare=False)
+    latent: LatentClasses | None = field(default=None, repr=False, compare=False)
+    ppi_estimate: float = float("nan")  # eq. (1) before eq. (4) moves it: the centre of the score's interval
 
     @property
     def items(self) -> int:
@@ -129,6 +122,7 @@ class ScoreResult:
             "target_text": TARGET_TEXT[self.target],
             "method": self.method,
             "lambda": self.lambda_,
+            "ppi_estimate": self.ppi_estimate,
         }
 
 
@@ -215,153 +209,6 @@ def _cluster_codes(clusters: Sequence[Any] | np.ndarray | None, n: int) -> np.nd
     return np.unique(c, return_inverse=True)[1].reshape(n)
 
 
-# --- the prediction: Dawid-Skene over all judges ----------------------------------------------------------------
-
-
-def majority(verdicts: np.ndarray) -> np.ndarray:
-    """Each item's majority verdict from pass/not-pass/none codes: 1, 0, or 0.5 for a tie or no verdict."""
-    pos = (verdicts == 1).sum(axis=1)
-    neg = (verdicts == 0).sum(axis=1)
-    return np.where(pos > neg, 1.0, np.where(neg > pos, 0.0, 0.5))
-
-
-def fit_dawid_skene(
-    verdicts: np.ndarray, weights: np.ndarray | None = None, max_iter: int = DS_MAX_ITER, tol: float = DS_TOL
-) -> JudgeModel:
-    """EM for the two-class Dawid-Skene model on pass/not-pass/none verdicts (rows x judges; `weights`: items per
-    row, for patterns with counts), started from the judges' vote shares; a missing verdict drops out of its item's
-    likelihood. Oriented so that the judges are on average better than chance (the labels of the two latent
-    classes are otherwise exchangeable)."""
-    w = np.ones(verdicts.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    seen = verdicts >= 0
-    pos = ((verdicts == 1) & seen).astype(float)
-    neg = ((verdicts == 0) & seen).astype(float)
-    n_seen = seen.sum(axis=1)
-    q = np.where(n_seen > 0, (pos.sum(axis=1) + 0.5) / (n_seen + 1.0), 0.5)  # P(pass) per item
-    a = DS_PSEUDO
-    previous = -np.inf
-    log_likelihood = -np.inf
-    converged = False
-    n_iter = 0
-    while n_iter < max_iter:
-        n_iter += 1
-        # M-step (MAP with Beta(1 + a, 1 + a) on each rate, the prevalence likewise)
-        wq, wr = w * q, w * (1 - q)
-        prevalence = (wq.sum() + a) / (w.sum() + 2 * a)
-        sensitivity = (wq @ pos + a) / (wq @ (pos + neg) + 2 * a)
-        specificity = (wr @ neg + a) / (wr @ (pos + neg) + 2 * a)
-        # E-step in log space
-        log_pass = math.log(prevalence) + pos @ np.log(sensitivity) + neg @ np.log1p(-sensitivity)
-        log_fail = math.log1p(-prevalence) + pos @ np.log1p(-specificity) + neg @ np.log(specificity)
-        top = np.maximum(log_pass, log_fail)
-        norm = top + np.log(np.exp(log_pass - top) + np.exp(log_fail - top))
-        q = np.exp(log_pass - norm)
-        log_likelihood = float(w @ norm)
-        if abs(log_likelihood - previous) <= tol * max(1.0, abs(log_likelihood)):
-            converged = True
-            break
-        previous = log_likelihood
-    if not converged:
-        warnings.warn(f"Dawid-Skene EM did not converge in {max_iter} iterations", FitWarning, stacklevel=2)
-    if np.mean(sensitivity + specificity) < 1.0:  # the classes came out swapped: judges worse than chance
-        q, prevalence = 1.0 - q, 1.0 - prevalence
-        sensitivity, specificity = 1.0 - specificity, 1.0 - sensitivity
-    return JudgeModel(float(prevalence), sensitivity, specificity, q, converged, n_iter, log_likelihood)
-
-
-# --- the estimator --------------------------------------------------------------------------------------------
-
-
-def _wmean(x: np.ndarray, w: np.ndarray) -> float:
-    return float(w @ x / w.sum())
-
-
-def _tuned_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
-    """Cov(y, f) / Var(f) on the labeled items (w: items per row), clipped to LAMBDA_RANGE; 0 when f does not vary
-    there."""
-    if w.sum() < 2:
-        return 0.0
-    fc = f - _wmean(f, w)
-    var_f = float(w @ fc**2)
-    if var_f <= 1e-12 * w.sum():
-        return 0.0
-    cov = float(w @ ((y - _wmean(y, w)) * fc))
-    return float(np.clip(cov / var_f, *LAMBDA_RANGE))
-
-
-def _residuals(y: np.ndarray, f: np.ndarray, lam: float, labeled: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Per row (all): y_i - lam f_i - mean_L(y - lam f) on labeled rows, 0 elsewhere."""
-    out = np.zeros(len(labeled))
-    if labeled.any():
-        e = y[labeled] - lam * f[labeled]
-        out[labeled] = e - _wmean(e, w[labeled])
-    return out
-
-
-def _mean_variance(
-    residuals: np.ndarray,
-    cluster: np.ndarray | None,
-    labeled: np.ndarray,
-    w: np.ndarray,
-    ddof: int = 1,
-    pseudo_variance: float = 0.0,
-) -> tuple[float, int]:
-    """Variance of the labeled items' mean of a quantity from its centred residuals (eq. 2 without fpc): the sums
-    within the G clusters holding a labeled item, squared, with `ddof` parameters fitted and PSEUDO_ITEMS pseudo-
-    items of variance `pseudo_variance` (0: none)
-        V = G / n^2 * (sum_g S_g^2 + k v0 n / G) / (G - ddof + k).
-    Without clusters (G = n: every item its own; a row of w items adds w r^2) and k = 0 this is S^2 / n."""
-    n = float(w[labeled].sum())
-    if cluster is None:
-        g = int(round(n))
-        sum_sq = float(w @ residuals**2)
-    else:
-        g = int(len(np.unique(cluster[labeled]))) if n else 0
-        sum_sq = float((np.bincount(cluster, weights=residuals * w) ** 2).sum())
-    if g <= ddof:
-        return float("nan"), g
-    k = PSEUDO_ITEMS if pseudo_variance > 0 else 0.0
-    return float(g / n**2 * (sum_sq + k * pseudo_variance * n / g) / (g - ddof + k)), g
-
-
-def _labeled_mean_variance(values: np.ndarray, cluster: np.ndarray | None, labeled: np.ndarray, w: np.ndarray) -> float:
-    """Cluster-robust variance of the labeled items' mean of `values` (for eq. 3)."""
-    resid = np.zeros(len(labeled))
-    resid[labeled] = values[labeled] - _wmean(values[labeled], w[labeled])
-    return _mean_variance(resid, cluster, labeled, w)[0]
-
-
-def _pseudo_variance(y: np.ndarray, w: np.ndarray) -> float:
-    """v0 = p (1 - p) at p = (passes + 1) / (n + 2): the labels-only variance, what a residual's variance is at
-    most worth when lambda = 0; PSEUDO_ITEMS of it keep a small sample whose residuals happen to be all zero from
-    a zero-width interval (Wilson's remedy for the same failure of the plain binomial interval)."""
-    p = (float(w @ y) + 1.0) / (float(w.sum()) + 2.0)
-    return p * (1.0 - p)
-
-
-def _interval(estimate: float, variance: float, dof: int, confidence_level: float, lo: float, hi: float) -> Interval:
-    if not math.isfinite(variance) or dof < 1:
-        return Interval(estimate, lo, hi)
-    half = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) * math.sqrt(max(variance, 0.0))
-    return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
-
-
-def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:
-    """Wilson's score interval for successes / n; with `population` N, n is replaced by n / (1 - n/N), the
-    finite-population correction of the variance (all items labeled: the exact rate)."""
-    if n == 0:
-        return Interval(float("nan"), 0.0, 1.0)
-    p = successes / n
-    fpc = 1.0 if population is None else 1.0 - n / population
-    if fpc <= 0:
-        return Interval(p, p, p)
-    m = n / fpc
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    centre = (p + z * z / (2 * m)) / (1 + z * z / m)
-    half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
-
-
 @dataclass(frozen=True)
 class _Parts:
     """What `compare_scores` needs of one system's estimate, besides its result."""
@@ -373,6 +220,45 @@ class _Parts:
     ddof: int
 
 
+@dataclass(frozen=True)
+class _Fit:
+    """The PPI++ fit of one system: eq. (1)'s estimate, its residuals and the variances of eqs. (2)-(3)."""
+
+    theta: float
+    lam: float
+    resid: np.ndarray
+    ddof: int
+    clusters: int
+    var_score: float
+    var_bias: float
+
+
+def _fit(
+    y: np.ndarray,
+    f: np.ndarray,
+    maj: np.ndarray,
+    labeled: np.ndarray,
+    cluster: np.ndarray | None,
+    w: np.ndarray,
+    target: str,
+    lambda_: float | None,
+) -> _Fit:
+    n_items, n, wl = int(w.sum()), int(w[labeled].sum()), w[labeled]
+    lam = tuned_lambda(y[labeled], f[labeled], wl) if lambda_ is None else float(lambda_)
+    if not LAMBDA_RANGE[0] <= lam <= LAMBDA_RANGE[1]:
+        raise ParameterError("lambda_", f"must be between {LAMBDA_RANGE[0]:g} and {LAMBDA_RANGE[1]:g}; got {lam}")
+    theta = lam * wmean(f, w) + wmean(y[labeled] - lam * f[labeled], wl)  # eq. (1)
+    resid = residuals(y, f, lam, labeled, w)
+    ddof = 2 if lambda_ is None and lam != 0 else 1  # a tuned lambda is a second fitted parameter
+    variance, g = mean_variance(resid, cluster, labeled, w, ddof, pseudo_variance(y[labeled], wl))
+    fpc = 1.0 - n / n_items if target == "set" else 1.0
+    var_score = var_bias = variance * fpc
+    if target == "new":  # eq. (3): this set's own mean around the population's
+        var_score += labeled_mean_variance(y, cluster, labeled, w) * n / n_items
+        var_bias += labeled_mean_variance(maj - y, cluster, labeled, w) * n / n_items
+    return _Fit(theta, lam, resid, ddof, g, var_score, var_bias)
+
+
 def _estimate(
     verdicts: np.ndarray,
     gold: np.ndarray,
@@ -382,55 +268,44 @@ def _estimate(
     confidence_level: float,
     target: str,
     lambda_: float | None,
-    use_judges: bool,
 ) -> _Parts:
-    n_items = int(w.sum())
-    labeled = gold >= 0
+    n_items, labeled = int(w.sum()), gold >= 0
     n = int(w[labeled].sum())
     if n < 2:
         raise ParameterError("gold", f"needs at least 2 labeled items to give an interval; got {n}")
     y = np.where(labeled, gold, 0).astype(float)
-    model = fit_dawid_skene(verdicts, w) if use_judges and verdicts.shape[1] > 0 else None
-    f = model.posterior if model is not None else np.full(len(w), 0.5)
+    model = fit_dawid_skene(verdicts, w) if verdicts.shape[1] > 0 else None
+    latent = fit_latent_classes(verdicts, w) if model is not None else None
+    f = np.full(len(w), 0.5)
+    if model is not None and latent is not None:  # eq. (5): cross-fitted on the labels
+        f = cross_fitted_prediction(latent.responsibilities, model.posterior, y, labeled, w, cluster)
     maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(len(w), 0.5)
-    wl = w[labeled]
-    lam = _tuned_lambda(y[labeled], f[labeled], wl) if lambda_ is None else float(lambda_)
-    if not LAMBDA_RANGE[0] <= lam <= LAMBDA_RANGE[1]:
-        raise ParameterError("lambda_", f"must be between {LAMBDA_RANGE[0]:g} and {LAMBDA_RANGE[1]:g}; got {lam}")
-    theta = lam * _wmean(f, w) + _wmean(y[labeled] - lam * f[labeled], wl)  # eq. (1)
-    resid = _residuals(y, f, lam, labeled, w)
-    ddof = 2 if lambda_ is None and lam != 0 else 1  # a tuned lambda is a second fitted parameter
-    variance, g = _mean_variance(resid, cluster, labeled, w, ddof, _pseudo_variance(y[labeled], wl))
-    fpc = 1.0 - n / n_items if target == "set" else 1.0
-    judges_say = _wmean(maj, w)
-    var_bias = variance * fpc
-    var_score = variance * fpc
-    if target == "new":  # eq. (3): this set's own mean around the population's
-        var_score += _labeled_mean_variance(y, cluster, labeled, w) * n / n_items
-        var_bias += _labeled_mean_variance(maj - y, cluster, labeled, w) * n / n_items
-    raw = _interval(theta, var_score, g - ddof, confidence_level, 0.0, 1.0)  # around theta, then clipped
-    score = replace(raw, estimate=min(1.0, max(0.0, theta)))
-    bias = _interval(judges_say - theta, var_bias, g - ddof, confidence_level, -1.0, 1.0)
-    labels_only = wilson_fpc(
-        int(round(float(wl @ y[labeled]))), n, confidence_level, n_items if target == "set" else None
-    )
+    fit = _fit(y, f, maj, labeled, cluster, w, target, lambda_)
+    judges_say, dof, uses_judges = wmean(maj, w), fit.clusters - fit.ddof, model is not None and fit.lam != 0
+    raw = t_interval(fit.theta, fit.var_score, dof, confidence_level, 0.0, 1.0)  # around theta, then clipped
+    moved = shrink_toward(fit.theta, math.sqrt(fit.var_score), judges_say) if uses_judges else fit.theta  # eq. (4)
+    estimate = min(raw.high, max(raw.low, moved))
+    bias = t_interval(judges_say - fit.theta, fit.var_bias, dof, confidence_level, -1.0, 1.0)
+    successes = int(round(float(w[labeled] @ y[labeled])))
     result = ScoreResult(
-        score=score,
+        score=replace(raw, estimate=estimate),
         judges_say=judges_say,
-        judges_bias=bias,
-        labels_only=labels_only,
+        judges_bias=replace(bias, estimate=min(bias.high, max(bias.low, judges_say - estimate))),
+        labels_only=wilson_fpc(successes, n, confidence_level, n_items if target == "set" else None),
         labeled_items=n,
         unlabeled_items=n_items - n,
         judges=int(verdicts.shape[1]),
-        clusters=None if cluster is None else g,
+        clusters=None if cluster is None else fit.clusters,
         positive=positive,
         confidence_level=float(confidence_level),
         target=target,
-        method=METHOD if model is not None and lam != 0 else METHOD_LABELS_ONLY,
-        lambda_=lam,
+        method=METHOD if uses_judges else METHOD_LABELS_ONLY,
+        lambda_=fit.lam,
         model=model,
+        latent=latent,
+        ppi_estimate=min(1.0, max(0.0, fit.theta)),
     )
-    return _Parts(result, resid / n, y, labeled, ddof)
+    return _Parts(result, fit.resid / n, y, labeled, fit.ddof)
 
 
 def score(
@@ -459,7 +334,7 @@ def score(
     v, g = binarize(verdicts, gold, positive)
     cluster = _cluster_codes(clusters, g.shape[0])
     w = _check_counts(counts, g.shape[0], cluster is not None)
-    return _estimate(v, g, positive, cluster, w, confidence_level, target, lambda_, True).result
+    return _estimate(v, g, positive, cluster, w, confidence_level, target, lambda_).result
 
 
 def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
@@ -473,8 +348,9 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
         raise ParameterError(
             "positive",
             "{0} "
-            + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}"
-            .replace("{", "{{").replace("}", "}}"),
+            + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}".replace(
+                "{", "{{"
+            ).replace("}", "}}"),
         )
     found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES]
     if len(found) == 1:
@@ -547,8 +423,8 @@ def compare_scores(
         raise ParameterError(("verdicts_a", "verdicts_b"), "{0} and {1} must hold the same items (align_items)")
     cluster = _cluster_codes(clusters, ga.shape[0])
     w = np.ones(ga.shape[0])
-    pa = _estimate(va, ga, positive, cluster, w, confidence_level, target, None, True)
-    pb = _estimate(vb, gb, positive, cluster, w, confidence_level, target, None, True)
+    pa = _estimate(va, ga, positive, cluster, w, confidence_level, target, None)
+    pb = _estimate(vb, gb, positive, cluster, w, confidence_level, target, None)
     both = pa.labeled & pb.labeled
     either = pa.labeled | pb.labeled
     n_either = int(either.sum())
@@ -556,16 +432,16 @@ def compare_scores(
     if both.sum() >= 2:  # the labels-only variance of y_a - y_b: at most the discordance, smoothed as in v0
         v0 = (float((pa.y[both] != pb.y[both]).sum()) + 1.0) / (int(both.sum()) + 2.0)
     else:
-        v0 = _pseudo_variance(pa.y[pa.labeled], w[pa.labeled]) + _pseudo_variance(pb.y[pb.labeled], w[pb.labeled])
-    variance, g = _mean_variance((pa.influence - pb.influence) * n_either, cluster, either, w, ddof, v0)
+        v0 = pseudo_variance(pa.y[pa.labeled], w[pa.labeled]) + pseudo_variance(pb.y[pb.labeled], w[pb.labeled])
+    variance, g = mean_variance((pa.influence - pb.influence) * n_either, cluster, either, w, ddof, v0)
     n_items = ga.shape[0]
     if target == "set":
         variance *= 1.0 - min(pa.labeled.sum(), pb.labeled.sum()) / n_items
     elif both.sum() >= 2:
-        variance += _labeled_mean_variance(pa.y - pb.y, cluster, both, w) * int(both.sum()) / n_items
+        variance += labeled_mean_variance(pa.y - pb.y, cluster, both, w) * int(both.sum()) / n_items
     else:
-        variance += _labeled_mean_variance(pa.y, cluster, pa.labeled, w) * int(pa.labeled.sum()) / n_items
-        variance += _labeled_mean_variance(pb.y, cluster, pb.labeled, w) * int(pb.labeled.sum()) / n_items
-    diff = pa.result.score.estimate - pb.result.score.estimate
-    interval = _interval(diff, variance, g - ddof, confidence_level, -1.0, 1.0)
-    return ComparisonResult(interval, pa.result, pb.result, n_items, int(both.sum()), float(confidence_level), target)
+        variance += labeled_mean_variance(pa.y, cluster, pa.labeled, w) * int(pa.labeled.sum()) / n_items
+        variance += labeled_mean_variance(pb.y, cluster, pb.labeled, w) * int(pb.labeled.sum()) / n_items
+    diff = pa.result.ppi_estimate - pb.result.ppi_estimate  # the interval's centre: unmoved (eq. 4 is per system)
+    difference = t_interval(diff, variance, g - ddof, confidence_level, -1.0, 1.0)
+    return ComparisonResult(difference, pa.result, pb.result, n_items, int(both.sum()), float(confidence_level), target)

@@ -67,7 +67,7 @@ class TestOutput:
         assert {"estimate", "bias"} <= set(doc["judges_say"])
         assert doc["positive"] == "pass" and doc["labeled_items"] == 40 and doc["unlabeled_items"] == 110
         assert doc["target"] == "set" and doc["confidence_level"] == 0.9 and doc["judges"] == 7
-        assert "Dawid-Skene" in doc["method"]
+        assert "latent-class" in doc["method"] and 0 <= doc["ppi_estimate"] <= 1
 
     def test_numbers_are_the_cores_on_the_files_arrays(self, runner) -> None:
         doc = run_json(runner, SYSTEM)
@@ -86,12 +86,13 @@ class TestOutput:
         assert doc["labels_only"]["low"] == pytest.approx(wilson.low, abs=1e-12)
 
     def test_level_and_target_widen_the_interval(self, runner) -> None:
-        base = run_json(runner, SYSTEM)["score"]
+        doc = run_json(runner, SYSTEM)
+        base = doc["score"]
         wider = run_json(runner, SYSTEM, "--confidence-level", "0.99")["score"]
         new = run_json(runner, SYSTEM, "--target", "new")
         assert wider["high"] - wider["low"] > base["high"] - base["low"]
         assert new["target"] == "new" and new["score"]["high"] - new["score"]["low"] > base["high"] - base["low"]
-        assert new["score"]["estimate"] == pytest.approx(base["estimate"], abs=1e-12)
+        assert new["ppi_estimate"] == pytest.approx(doc["ppi_estimate"], abs=1e-12)  # the centre; eq. 4 uses the sd
 
     def test_table_markdown_csv(self, runner) -> None:
         table = invoke(runner, "score", SYSTEM)
@@ -199,7 +200,7 @@ class TestCompare:
         doc = run_json(runner, SYSTEM, SYSTEM_B, "--compare")
         a, b = run_json(runner, SYSTEM), run_json(runner, SYSTEM_B)
         d = doc["difference"]
-        assert d["estimate"] == pytest.approx(a["score"]["estimate"] - b["score"]["estimate"], abs=1e-12)
+        assert d["estimate"] == pytest.approx(a["ppi_estimate"] - b["ppi_estimate"], abs=1e-12)
         assert d["low"] <= d["estimate"] <= d["high"] and doc["shared_items"] == 150 and doc["labeled_both"] == 40
         assert doc["a"]["dataset"] == "system_verdicts" and doc["b"]["dataset"] == "system_b_verdicts"
 

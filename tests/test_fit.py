@@ -11,7 +11,7 @@ from scipy.optimize import approx_fprime
 
 from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates, log_comb
-from betaconform_cli.errors import UsageError
+from betaconform_cli.errors import ParameterError, UsageError
 from betaconform_cli.fit import (
     FitSettings,
     Prior,
@@ -202,15 +202,21 @@ class TestAnalyse:
     def test_k_beyond_judges_uses_the_model(self) -> None:
         t = CountTable.from_pairs([5] * 20, [4, 5, 1, 5, 3, 5, 5, 0, 4, 5, 5, 2, 5, 4, 5, 5, 1, 5, 5, 3])
         result = analyse(t, FitSettings(ks=(1, 5, 7, 11)), np.random.default_rng(0))
-        assert result.row(7).empirical is None and 0 < result.row(11).estimate < 1
+        assert result.row(7).column("empirical") is None and 0 < result.row(11).estimate < 1
 
     @pytest.mark.parametrize(
         "kwargs",
-        [{"method": "nope"}, {"components": 4}, {"confidence_level": 1.0}, {"ks": (0, 1)}, {"method": "paper", "components": 1}],
+        [{"components": 4}, {"confidence_level": 1.0}, {"ks": (0, 1)}, {"method": "paper", "components": 1}],
     )
     def test_bad_settings_name_the_parameter(self, kwargs: dict) -> None:
         with pytest.raises(UsageError):
             FitSettings(**kwargs)
+
+    def test_unknown_method_is_refused_before_fitting(self) -> None:
+        """The light settings cannot import the estimators' table: analyse checks the name against it first."""
+        t = CountTable.from_pairs([3] * 10, [1, 2, 3] * 3 + [0])
+        with pytest.raises(ParameterError, match="method.*default, plugin, paper.*'nope'"):
+            analyse(t, FitSettings(method="nope"), np.random.default_rng(0))
 
 
 @pytest.mark.slow
@@ -247,4 +253,4 @@ class TestPlugInIntervals:
             assert r.low < r.estimate < r.high, (r.k, r.low, r.estimate, r.high)
             # one number of judges: the plug-in estimate is the fitted mixture's own error at k (thinning, computed
             # independently by distributions.error_rates)
-            assert r.estimate == pytest.approx(r.mixture, abs=1e-9)
+            assert r.estimate == pytest.approx(r.column("mixture"), abs=1e-9)

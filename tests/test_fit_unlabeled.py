@@ -96,7 +96,7 @@ class TestCore:
             assert row["low"] == pytest.approx(v.low, abs=0.01) and row["high"] == pytest.approx(v.high, abs=0.01)
             assert row["low"] <= row["estimate"] <= row["high"]
             for key in ("binomial", "beta_binomial", "mixture", "empirical"):  # the baselines stay the labels'
-                assert row[key] == getattr(lo, key)
+                assert row[key] == lo.column(key)
 
     def test_no_unlabeled_asked_gives_labels_only_numbers(self) -> None:
         votes, gold, _ = make(2)

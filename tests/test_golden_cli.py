@@ -128,6 +128,8 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     # judges
     "judges_table": (["judges", C], None),
     "judges_json": (["judges", C, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
+    "judges_unlabeled_table": (["judges", S], None),  # 40 labeled + 110 unlabeled items
+    "judges_unlabeled_json": (["judges", S, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
     # score
     "score_table": (["score", S], None),
     "score_json": (["score", S, "-f", "json"], None),

@@ -255,7 +255,7 @@ class TestAnalysis:
         assert not {"a", "b"} <= set(d["ensembles"][1]["members"])
         named = d["ensemble"]
         fit_row = analyse(count_table(res_matrix(y), (0, 2, 4)), FitSettings(ks=(3,)), np.random.default_rng(0)).row(3)
-        assert named["fit"]["empirical"] == pytest.approx(fit_row.empirical)
+        assert named["fit"]["empirical"] == pytest.approx(fit_row.column("empirical"))
         assert named["members"] == ["a", "c", "e"]
 
     def test_views_are_tables_of_strings(self) -> None:

@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 # lower layers first; a module may import its own layer and any lower one, never a higher one
 LAYERS = [
     {"errors", "settings", "counts", "blas", "atomic"},
-    {"distributions", "inputs", "gate"},
-    {"fit", "posterior", "savedfit", "embeddings", "votes"},
+    {"distributions", "inputs", "gate", "dawid_skene", "latent_classes", "ppi"},
+    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes"},
     {"stopping", "transfer", "judges", "score"},
     {"evaluate"},
     {"report", "plots"},

@@ -17,8 +17,6 @@ BEING_REWRITTEN = {
     "betaconform_cli/score.py",
     "betaconform_cli/judges/analysis.py",
     "betaconform_cli/api.py",
-    "betaconform_cli/savedfit.py",
-    "betaconform_cli/report/fit.py",
 }
 
 

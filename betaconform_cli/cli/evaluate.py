@@ -9,6 +9,7 @@ import typer
 
 from .. import api
 from ..errors import ParameterError
+from ..estimators import ESTIMATORS
 from ..inputs import InputOptions
 from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format
@@ -38,7 +39,7 @@ def evaluate(
     emb: EmbedGroup,
     r: Annotated[str | None, typer.Option("--r", help="fixed-r mode: numbers of labeled items per draw, comma-separated (default 10,30,56)", rich_help_panel=MODE)] = None,
     runs: Annotated[int, typer.Option("--runs", help="paired random draws (or random orders) per dataset and setting", rich_help_panel=MODE)] = 30,
-    methods: Annotated[str, typer.Option("--methods", help="estimators, comma-separated: default, plugin, paper, binomial, beta_binomial, empirical (or all)", rich_help_panel=MODE)] = "all",
+    methods: Annotated[str, typer.Option("--methods", help=f"estimators, comma-separated: {', '.join(ESTIMATORS)} (or all)", rich_help_panel=MODE)] = "all",
     transfer: Annotated[bool, typer.Option("--transfer", help="leave-one-out prior transfer: each dataset the target once, the other datasets of its folder the sources (default --r 10)", rich_help_panel=MODE)] = False,
     rule: Annotated[Rule | None, typer.Option("--rule", help="adaptive mode: label in random orders until this stopping rule fires", rich_help_panel=RULE)] = None,
     xi: Annotated[str | None, typer.Option("--xi", help="adaptive, conformal/variance: thresholds, comma-separated (default 0.06,0.03,0.01)", rich_help_panel=RULE)] = None,

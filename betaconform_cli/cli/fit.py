@@ -12,7 +12,6 @@ from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
-    MODEL,
     OUTPUT,
     EmbedGroup,
     EstimateGroup,
@@ -20,6 +19,7 @@ from .options import (
     ModelGroup,
     OutputGroup,
     SaveGroup,
+    Unlabeled,
     grouped,
 )
 
@@ -37,7 +37,7 @@ def fit(
     emb: EmbedGroup,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
     chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,
-    unlabeled: Annotated[bool, typer.Option("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", rich_help_panel=MODEL)] = True,
+    unlabeled: Unlabeled = True,
 ) -> None:
     """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""
     fmt = resolve_format(out)

@@ -11,7 +11,7 @@ from ..errors import ParameterError
 from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import JudgesEstimateGroup, OutputGroup, grouped, parse_ks
+from .options import JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
 
 PICK = "Selection"
 
@@ -27,6 +27,7 @@ def judges(
     cost: Annotated[str | None, typer.Option("--cost", help="prices per judge, 'gpt-4o=5,claude=3,llama=0.2': with --max-error, the cheapest ensemble that meets it", rich_help_panel=PICK)] = None,
     max_error: Annotated[float | None, typer.Option("--max-error", help="the largest acceptable majority error (upper end of the interval), a fraction; exit 1 when no ensemble meets it", rich_help_panel=PICK)] = None,
     population: Annotated[int | None, typer.Option("--population", help="the size of the whole set the labeled items were drawn from (its error is then the target)", rich_help_panel=PICK)] = None,
+    unlabeled: Unlabeled = True,
 ) -> None:
     """Which judges, and how many: per-judge accuracy, shared mistakes, the ensemble to run for each size k."""
     fmt = resolve_format(out)
@@ -35,7 +36,7 @@ def judges(
     try:
         with progress("judges") as update:
             report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
-                                est.seed, members, parse_costs(cost), max_error, population, update)
+                                est.seed, members, parse_costs(cost), max_error, population, update, unlabeled)
     except ParameterError as exc:  # the core's `costs` is this command's --cost
         if "costs" not in exc.params:
             raise

@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..embeddings import EmbedOptions
 from ..errors import ParameterError
+from ..estimators import METHODS
 from ..gate import Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
 from ..settings import MAX_K, FitSettings, check_seed
@@ -53,10 +54,12 @@ class Duplicates(str, Enum):
     last = "last"
 
 
-class Method(str, Enum):
-    default = "default"
-    plugin = "plugin"
-    paper = "paper"
+if TYPE_CHECKING:  # a str Enum; its members are built at run time from the core's one table
+
+    class Method(str, Enum): ...
+
+else:
+    Method = Enum("Method", {m: m for m in METHODS}, type=str)  # fit's --method: estimators.METHODS
 
 
 class Components(str, Enum):
@@ -144,6 +147,7 @@ class OutputGroup:
     step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 
 
+Unlabeled = Annotated[bool, _opt("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", panel=MODEL)]
 ConfidenceLevel = Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)]
 
 
@@ -173,7 +177,7 @@ class JudgesEstimateGroup(EstimateGroup):
 class ModelGroup:
     """The fitted model (fit and sample)."""
 
-    method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method.default
+    method: Annotated[Method, _opt("--method", help="default, plugin (the MAP mixture as is) or paper (the paper's EM)", panel=MODEL)] = Method("default")
     components: Annotated[Components, _opt("--components", help="mixture components (auto: lowest BIC)", panel=MODEL)] = Components.auto
 
     def settings(self, est: EstimateGroup) -> FitSettings:

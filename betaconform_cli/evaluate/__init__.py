@@ -25,8 +25,8 @@ from .adaptive import evaluate_adaptive, rule_grid
 from .fixed_r import evaluate
 from .leave_one_out import TransferData, check_transfer_cells, evaluate_transfer
 from .results import AverageRow, Cell, Evaluation, MethodSummary, Skipped
-from .settings import ESTIMATOR_LABELS, ESTIMATORS, MARGIN_DEFINITION, TRANSFER_METHODS, EvaluateSettings
+from .settings import ESTIMATORS, MARGIN_DEFINITION, TRANSFER_METHODS, EvaluateSettings
 
-__all__ = ["ESTIMATORS", "ESTIMATOR_LABELS", "MARGIN_DEFINITION", "TRANSFER_METHODS", "AverageRow", "Cell",
+__all__ = ["ESTIMATORS", "MARGIN_DEFINITION", "TRANSFER_METHODS", "AverageRow", "Cell",
            "EvaluateSettings", "Evaluation", "MethodSummary", "Skipped", "TransferData", "check_transfer_cells", "evaluate",
            "evaluate_adaptive", "evaluate_transfer", "rule_grid"]

@@ -10,9 +10,9 @@ import numpy as np
 
 from ..blas import one_thread
 from ..counts import CountTable
-from ..distributions import error_rates
 from ..errors import FitWarning, ParameterError
-from ..fit import analyse, empirical_errors, fit_binomial, fit_paper_em
+from ..estimators import REGISTRY, Fitted
+from ..fit import analyse, fit_binomial
 from ..settings import check_seed
 from .results import Cell, Evaluation, Skipped
 from .settings import (
@@ -40,34 +40,33 @@ def estimate_draw(
     low = np.full(len(ks), np.nan)
     high = np.full(len(ks), np.nan)
     top = sample.max_judges
-    pmf_bin = np.full(top + 1, np.nan)
     pmf_mix = np.full(top + 1, np.nan)
     columns: dict[str, list[float]] = {}
+    chosen = [REGISTRY[m] for m in settings.methods]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        if {"default", "plugin", "beta_binomial"} & set(settings.methods):
+        if any(e.needs_fit for e in chosen):  # the estimators that read fit.analyse's mixtures: its rows
             result = analyse(sample, settings.fit_settings(), rng)
-            columns["default"] = [r.estimate for r in result.rows]
-            columns["plugin"] = [r.mixture for r in result.rows]
-            columns["beta_binomial"] = [r.beta_binomial for r in result.rows]
+            for e in chosen:
+                if e.needs_fit:
+                    columns[e.name] = [r.estimate if e.column == "estimate" else _nan(r.column(str(e.column))) for r in result.rows]
             low = np.array([r.low for r in result.rows])
             high = np.array([r.high for r in result.rows])
             pmf_mix = result.fit.mixture.pmf(top)
-        if "paper" in settings.methods:
-            # the same numbers as analyse(method="paper").estimate, without its unused baselines and interval
-            paper = error_rates(fit_paper_em(sample).mixture, ks)
-            columns["paper"] = [paper[k] for k in ks]
-    # the same numbers as analyse's binomial and empirical columns, without a mixture fit
-    binomial = fit_binomial(sample)
-    bin_err = error_rates(binomial, ks)
-    columns["binomial"] = [bin_err[k] for k in ks]
-    pmf_bin = binomial.pmf(top)
-    emp = empirical_errors(sample, ks)
-    columns["empirical"] = [np.nan if emp[k] is None else float(emp[k]) for k in ks]  # type: ignore[arg-type]
+        fitted = Fitted(sample, ks)  # the others without a mixture fit: the same numbers as analyse's columns
+        for e in chosen:
+            if not e.needs_fit and e.errors is not None:
+                errors = e.errors(fitted)
+                columns[e.name] = [_nan(errors[k]) for k in ks]
+    pmf_bin = fit_binomial(sample).pmf(top)  # Fig. 3's Binomial
     for i, m in enumerate(settings.methods):
         est[i] = columns[m]
     failures = sum(1 for w in caught if issubclass(w.category, FitWarning))
     return est, low, high, np.asarray(pmf_bin), np.asarray(pmf_mix), failures
+
+
+def _nan(x: float | None) -> float:
+    return np.nan if x is None else float(x)
 
 
 def evaluate_table(

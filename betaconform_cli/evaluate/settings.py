@@ -11,21 +11,13 @@ import numpy as np
 
 from ..counts import CountTable
 from ..errors import ParameterError, UsageError
+from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
+from ..estimators import plain_estimators
 from ..fit import empirical_errors
 from ..settings import FitSettings
 
-ESTIMATORS = ("default", "plugin", "paper", "binomial", "beta_binomial", "empirical")
+ESTIMATORS = ESTIMATOR_NAMES  # estimators.REGISTRY's, outside transfer mode, as it stands at import: --methods all
 TRANSFER_METHODS = ("default", "transfer", "paper_transfer", "empirical")
-ESTIMATOR_LABELS = {
-    "transfer": "transfer",
-    "paper_transfer": "paper transfer",
-    "default": "default",
-    "plugin": "MAP mixture",
-    "paper": "paper EM",
-    "binomial": "Binomial",
-    "beta_binomial": "single BB",
-    "empirical": "empirical",
-}
 SCHEMA = "betaconform-evaluate/1"
 MARGIN_DEFINITION = (
     "error margin: mean over odd k (k <= every item's number of judges) of |estimate - actual|, in percentage "
@@ -59,9 +51,9 @@ class EvaluateSettings:
             raise ParameterError("runs", f"must be at most {MAX_RUNS}; got {self.runs}")
         if not self.methods:
             raise ParameterError("methods", "must name at least one estimator")
-        bad = [m for m in self.methods if m not in ESTIMATORS and m not in TRANSFER_METHODS]
+        bad = [m for m in self.methods if m not in plain_estimators() and m not in TRANSFER_METHODS]
         if bad:
-            raise ParameterError("methods", f"names an unknown estimator {bad[0]!r}; choose from {', '.join(ESTIMATORS)}")
+            raise ParameterError("methods", f"names an unknown estimator {bad[0]!r}; choose from {', '.join(plain_estimators())}")
         if len(set(self.methods)) != len(self.methods):
             raise ParameterError("methods", f"names an estimator twice: {list(self.methods)}")
         if not any(k % 2 == 1 for k in self.ks):
@@ -86,7 +78,7 @@ class EvaluateSettings:
 
 
 def check_plain_methods(settings: EvaluateSettings) -> None:
-    extra = [m for m in settings.methods if m not in ESTIMATORS]
+    extra = [m for m in settings.methods if m not in plain_estimators()]
     if extra:
         raise ParameterError("methods", f"names {extra[0]}, which exists only in transfer mode")
 

@@ -21,14 +21,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ParameterError, UsageError, quote, quote_all
-from ..fit import analyse
+from ..fit import FitResult, analyse
 from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
+from .every import Every, every_item
 from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
 from .maxent import fit_maxent
 from .model import ClassPosterior, sample_posterior, subset_error_draws
@@ -40,8 +41,12 @@ from .results import (
     JudgesResult,
     JudgesSettings,
     NamedEnsemble,
+    PairRow,
 )
 from .subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
+
+if TYPE_CHECKING:
+    from ..inputs.dataset import Votes
 
 MAX_POPULATION = 2**53  # items in the whole set (--population): exact as a float
 
@@ -218,7 +223,7 @@ def _target(
     return _Target(estimate, low, high, score, known, known + share)
 
 
-def _pick(score: np.ndarray) -> int:
+def pick_lowest(score: np.ndarray) -> int:
     """Lowest score; ties to the first subset in lexicographic order."""
     return int(np.lexsort((np.arange(len(score)), score))[0])
 
@@ -233,7 +238,7 @@ class Search:
 
     def pick(self, k: int) -> int:
         """Index (in tables[k]) of the chosen ensemble of size k: lowest score, ties to the first subset."""
-        return _pick(self.targets[k].score)
+        return pick_lowest(self.targets[k].score)
 
 
 def search_ensembles(
@@ -285,143 +290,159 @@ def rescore(
 # --- the entry point --------------------------------------------------------------------------------------
 
 
-def analyse_judges(
-    correct: np.ndarray,
-    names: Sequence[str],
-    ks: Sequence[int] | None = None,
-    confidence_level: float = 0.9,
-    rng: np.random.Generator | None = None,
-    ensemble: Sequence[str] | None = None,
-    costs: Mapping[str, float] | None = None,
-    max_error: float | None = None,
-    population: int | None = None,
-    settings: JudgesSettings = JudgesSettings(),
-    progress: Callable[[int, int, str], None] | None = None,
-) -> JudgesResult:
-    """Per-judge accuracy, shared mistakes, exchangeability, the ensemble for each k, a named ensemble, costs.
+@dataclass(frozen=True)
+class JudgesRequest:
+    """What `analyse_judges` is asked (the data aside): sizes, level, a named ensemble, costs, the whole set's size,
+    whether to use the unlabeled items' verdicts, and the method's settings.
 
-    correct[i, j]: 1.0 judge j agreed with the gold label on item i, 0.0 it did not, NaN no verdict.
-    population: the number of items of the whole set the labeled items come from (labeled included); when
-    given, estimates are for that set's error (its labeled part is known exactly), otherwise for new items.
-    costs with max_error: the cheapest ensemble (any size) whose interval's upper end is at most max_error;
-    max_error alone: every judge costs 1 (the smallest such ensemble).
-    progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
+    population: the number of items of the whole set the labeled items come from (labeled included); when given,
+    estimates are for that set's error (its labeled part is known exactly), otherwise for new items. With unlabeled
+    items in use, the whole set is the items read. costs with max_error: the cheapest ensemble (any size) whose
+    interval's upper end is at most max_error; max_error alone: every judge costs 1 (the smallest such ensemble).
     """
-    rng = rng if rng is not None else np.random.default_rng(0)
+
+    ks: Sequence[int] | None = None
+    confidence_level: float = 0.9
+    ensemble: Sequence[str] | None = None
+    costs: Mapping[str, float] | None = None
+    max_error: float | None = None
+    population: int | None = None
+    use_unlabeled: bool = True
+    settings: JudgesSettings = JudgesSettings()
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The checked, canonically ordered labeled matrix and the request's resolved options."""
+
+    names: tuple[str, ...]
+    correct: np.ndarray
+    dropped: int
+    ks: tuple[int, ...]
+    named: tuple[int, ...] | None
+
+
+def _prepare(correct: np.ndarray, names: Sequence[str], req: JudgesRequest) -> _Prepared:
+    """Inputs checked (judges by name, items by verdicts), items without any verdict dropped, options checked."""
     names = tuple(str(n) for n in names)
-    arr = check_inputs(correct, names)
-    names, arr = canonical_order(arr, names)
+    names, arr = canonical_order(check_inputs(correct, names), names)
     answered = ~np.isnan(arr).all(axis=1)
-    dropped = int((~answered).sum())
     arr = arr[answered]
     n_items, n_judges = arr.shape
     if n_items == 0:
         raise UsageError("correct has no item with a verdict")
-    ks = tuple(int(k) for k in (default_ks(n_judges) if ks is None else ks))
-    _check_options(n_judges, ks, confidence_level, population, n_items)
-    named_idx = None if ensemble is None else _resolve(list(ensemble), names, "ensemble")
-    if named_idx is not None and not named_idx:
+    ks = tuple(int(k) for k in (default_ks(n_judges) if req.ks is None else req.ks))
+    _check_options(n_judges, ks, req.confidence_level, req.population, n_items)
+    named = None if req.ensemble is None else _resolve(list(req.ensemble), names, "ensemble")
+    if named is not None and not named:
         raise ParameterError("ensemble", "must name at least one judge")
-    if costs is not None and max_error is None:
+    if req.costs is not None and req.max_error is None:
         raise ParameterError(("costs", "max_error"), "{0} needs {1}: the cheapest ensemble whose upper bound is at most {1}")
-    if max_error is not None:
-        _check_costs(costs or {}, names, max_error)
+    if req.max_error is not None:
+        _check_costs(req.costs or {}, names, req.max_error)
+    return _Prepared(names, arr, int((~answered).sum()), ks, named)
 
-    # per judge and pairs
+
+def _judge_rows(arr: np.ndarray, names: tuple[str, ...], pairs: Sequence[PairRow], confidence_level: float,
+                every: tuple[np.ndarray, np.ndarray] | None) -> tuple[JudgeRow, ...]:
+    """Accuracy (Wilson interval) per judge on its labeled items, or on every item (`every`: accuracy, items)."""
     seen = ~np.isnan(arr)
     n_seen = seen.sum(axis=0)
-    n_right = np.nansum(arr, axis=0)
-    acc = n_right / n_seen
-    pairs = pair_table(arr, names)
+    acc = np.nansum(arr, axis=0) / n_seen
+    if every is not None:
+        acc, n_seen = every
     excess: list[list[float]] = [[] for _ in names]
     for p in pairs:
         if p.excess is not None:
             excess[names.index(p.a)].append(p.excess)
             excess[names.index(p.b)].append(p.excess)
-    judge_rows = tuple(
-        JudgeRow(
-            name,
-            float(acc[j]),
-            *wilson_interval(int(n_right[j]), int(n_seen[j]), confidence_level),
-            int(n_seen[j]),
-            float(acc[j] - acc.mean()),
-            float(np.mean(excess[j])) if excess[j] else None,
-        )
+    return tuple(
+        JudgeRow(name, float(acc[j]), *wilson_interval(int(round(acc[j] * n_seen[j])), int(n_seen[j]), confidence_level),
+                 int(n_seen[j]), float(acc[j] - acc.mean()), float(np.mean(excess[j])) if excess[j] else None)
         for j, name in enumerate(names)
     )
 
-    # the exchangeable baselines (fit) and the latent-class posterior
-    table = count_table(arr)
-    fit_ks = tuple(sorted({*ks, n_judges}))
-    baseline = analyse(table, FitSettings(ks=fit_ks, confidence_level=confidence_level), rng)
-    sweeps = settings.model.sweeps
-    total = sweeps + n_judges
+
+def _ensemble_rows(prep: _Prepared, search: Search, baseline: FitResult) -> tuple[EnsembleRow, ...]:
+    n_judges = len(prep.names)
+    rows = []
+    for k in prep.ks:
+        t, tg = search.tables[k], search.targets[k]
+        i = search.pick(k)
+        rows.append(EnsembleRow(
+            k=k, members=tuple(prep.names[j] for j in t.members[i]), estimate=float(tg.estimate[i]),
+            low=float(tg.low[i]), high=float(tg.high[i]),
+            empirical=None if np.isnan(t.empirical[i]) else float(t.empirical[i]), items=int(t.items[i]),
+            random_k=baseline.row(k).estimate, all_judges=baseline.row(n_judges).estimate,
+            search="exact" if t.exact else "beam"))
+    return tuple(rows)
+
+
+def _named_ensemble(prep: _Prepared, posterior: ClassPosterior, req: JudgesRequest, population: int | None,
+                    every: Every | None, rng: np.random.Generator) -> NamedEnsemble | None:
+    idx = prep.named
+    if idx is None:
+        return None
+    arr, n_items = prep.correct, len(prep.correct)
+    members = np.array([idx])
+    emp, items = empirical_subset_errors(arr, members)
+    one = SubsetTable(len(idx), members, subset_error_draws(posterior, members), emp, items)
+    tg = _target(one, n_items, population, req.settings.pseudo_items, req.confidence_level, rng, req.settings.interval_widening)
+    if every is not None:
+        tg = every.target(members, req.confidence_level, tg.score)
+    fit_row = analyse(count_table(arr, idx), FitSettings(ks=(len(idx),), confidence_level=req.confidence_level), rng).row(len(idx))
+    return NamedEnsemble(members=tuple(prep.names[j] for j in idx), estimate=float(tg.estimate[0]), low=float(tg.low[0]),
+                         high=float(tg.high[0]), empirical=None if np.isnan(emp[0]) else float(emp[0]),
+                         items=int(items[0]), fit=fit_row.to_dict())
+
+
+def analyse_judges(
+    correct: np.ndarray,
+    names: Sequence[str],
+    request: JudgesRequest | None = None,
+    rng: np.random.Generator | None = None,
+    votes: Votes | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    **options: Any,
+) -> JudgesResult:
+    """Per-judge accuracy, shared mistakes, exchangeability, the ensemble for each k, a named ensemble, costs.
+
+    correct[i, j]: 1.0 judge j agreed with the gold label on labeled item i, 0.0 it did not, NaN no verdict.
+    votes: every item's verdicts (the dataset's `Votes`, unlabeled items included): with unlabeled items and
+    `request.use_unlabeled`, accuracies, shared mistakes and the ensembles' errors cover every item where the
+    labels vouch for the verdicts (judges/unlabeled.py), else the labels alone. `options` are the request's fields
+    (ks=, max_error=, settings=, ...) for a request given field by field.
+    progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
+    """
+    req = request if request is not None else JudgesRequest(**options)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    prep = _prepare(correct, names, req)
+    arr, n_judges = prep.correct, len(prep.names)
+    every = every_item(prep.names, votes, len(arr), req)
+    population = req.population if every is None or every.population is None else every.population
+    pairs = pair_table(arr, prep.names) if every is None or not every.used else every.pairs(prep.names, arr)
+    judge_rows = _judge_rows(arr, prep.names, pairs, req.confidence_level, None if every is None or not every.used else every.accuracy())
+    fit_ks = tuple(sorted({*prep.ks, n_judges}))
+    baseline = analyse(count_table(arr), FitSettings(ks=fit_ks, confidence_level=req.confidence_level), rng)
+    sweeps = req.settings.model.sweeps
 
     def step(done: int, what: str) -> None:
         if progress is not None:
-            progress(done, total, what)
+            progress(done, sweeps + n_judges, what)
 
-    posterior = sample_posterior(arr, rng, settings.model, lambda i: step(i, "judges: model"))
-    search = search_ensembles(arr, posterior, n_items, population, confidence_level, rng, settings,
+    posterior = sample_posterior(arr, rng, req.settings.model, lambda i: step(i, "judges: model"))
+    search = search_ensembles(arr, posterior, len(arr), population, req.confidence_level, rng, req.settings,
                               lambda k: step(sweeps + k, "judges: ensembles"))
-    tables, targets = search.tables, search.targets
-
-    ensembles = []
-    for k in ks:
-        t, tg = tables[k], targets[k]
-        i = search.pick(k)
-        ensembles.append(
-            EnsembleRow(
-                k=k,
-                members=tuple(names[j] for j in t.members[i]),
-                estimate=float(tg.estimate[i]),
-                low=float(tg.low[i]),
-                high=float(tg.high[i]),
-                empirical=None if np.isnan(t.empirical[i]) else float(t.empirical[i]),
-                items=int(t.items[i]),
-                random_k=baseline.row(k).estimate,
-                all_judges=baseline.row(n_judges).estimate,
-                search="exact" if t.exact else "beam",
-            )
-        )
-
-    named = None
-    if named_idx is not None:
-        members = np.array([named_idx])
-        emp, items = empirical_subset_errors(arr, members)
-        one = SubsetTable(len(named_idx), members, subset_error_draws(posterior, members), emp, items)
-        tg = _target(one, n_items, population, settings.pseudo_items, confidence_level, rng, settings.interval_widening)
-        fit_row = analyse(count_table(arr, named_idx), FitSettings(ks=(len(named_idx),), confidence_level=confidence_level), rng).row(len(named_idx))
-        named = NamedEnsemble(
-            members=tuple(names[j] for j in named_idx),
-            estimate=float(tg.estimate[0]),
-            low=float(tg.low[0]),
-            high=float(tg.high[0]),
-            empirical=None if np.isnan(emp[0]) else float(emp[0]),
-            items=int(items[0]),
-            fit=fit_row.to_dict(),
-        )
-
-    cost = None
-    if max_error is not None:
-        cost = _cheapest(tables, targets, names, costs, max_error, search.exact)
-
+    if every is not None and every.used:
+        search = every.search(search, req.confidence_level)
+    cost = None if req.max_error is None else _cheapest(search.tables, search.targets, prep.names, req.costs, req.max_error, search.exact)
     return JudgesResult(
-        names=names,
-        items=n_items,
-        dropped_items=dropped,
-        population=population,
-        confidence_level=confidence_level,
-        ks=ks,
-        settings=settings,
-        judges=judge_rows,
-        pairs=pairs,
-        exchangeability=cochran_q(arr),
-        ensembles=tuple(ensembles),
-        named=named,
-        cost=cost,
-        posterior=posterior,
-        baseline=baseline,
+        names=prep.names, items=len(arr), dropped_items=prep.dropped, population=population,
+        confidence_level=req.confidence_level, ks=prep.ks, settings=req.settings, judges=judge_rows, pairs=pairs,
+        exchangeability=cochran_q(arr), ensembles=_ensemble_rows(prep, search, baseline),
+        named=_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None, rng),
+        cost=cost, posterior=posterior, baseline=baseline,
+        unlabeled=None if every is None else every.record(),
     )
 
 

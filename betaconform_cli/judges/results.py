@@ -238,9 +238,19 @@ class JudgesResult:
     cost: CostChoice | None
     posterior: ClassPosterior = field(repr=False)
     baseline: FitResult = field(repr=False)
+    unlabeled: dict[str, Any] | None = None  # every.Every.record(): the unlabeled items and how they were used
+
+    @property
+    def used_unlabeled(self) -> bool:
+        return self.unlabeled is not None and bool(self.unlabeled["used"])
 
     @property
     def target(self) -> str:
+        if self.unlabeled is not None and self.population is not None:
+            n_unl = self.unlabeled["unlabeled_items"]
+            how = "by the judges' verdicts" if self.used_unlabeled else "unknown (labels only)"
+            return (f"error on the {self.population} items read: the {self.items} labeled ones exact, the {n_unl} "
+                    f"unlabeled ones {how}")
         if self.population is None:
             return "error on new items like the labeled ones"
         return f"error on the whole set of {self.population} items, the {self.items} labeled ones included"
@@ -252,8 +262,10 @@ class JudgesResult:
         return ranked[: self.settings.top_pairs if n is None else n]
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {} if self.unlabeled is None else {"unlabeled_items": self.unlabeled["unlabeled_items"], "unlabeled": self.unlabeled}
         return {
             "items": self.items,
+            **extra,
             "dropped_items": self.dropped_items,
             "judge_names": list(self.names),
             "target": self.target,

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import __version__
-from ..evaluate import ESTIMATOR_LABELS, MARGIN_DEFINITION, Cell, Evaluation
+from ..estimators import REGISTRY
+from ..evaluate import MARGIN_DEFINITION, Cell, Evaluation
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
@@ -30,7 +31,7 @@ def _pm(mean: float | None, se: float | None, compact: bool = False) -> str:
 
 
 def _label(ev: Evaluation, method: str) -> str:
-    return "no transfer" if ev.mode == "transfer" and method == "default" else ESTIMATOR_LABELS[method]
+    return "no transfer" if ev.mode == "transfer" and method == "default" else REGISTRY[method].label
 
 
 def margin_views(ev: Evaluation, compact: bool = False) -> list[TableView]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import __version__
 from ..counts import CountTable
+from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
 from ..settings import TIE_RULE
 from . import Verdict, gate_failures, gate_verdicts
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 SCHEMA = "betaconform/1"
 SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
-CSV_COLUMNS = ("dataset", "k", "estimate", "low", "high", "binomial", "beta_binomial", "empirical", "mixture", "items", "judges", "method")
 Doc = Mapping[str, Any]
 
 
@@ -131,12 +131,17 @@ def _votes_used(d: Doc) -> bool:
     return bool(d.get("unlabeled_items")) and isinstance(u, Mapping) and u.get("method") == "vote_split"
 
 
+def _headed() -> tuple[Estimator, ...]:
+    """The estimators whose columns fit's table and error chart show (estimators.REGISTRY's headings)."""
+    return tuple(e for e in row_columns() if e.heading)
+
+
 def error_view(d: Doc, title: bool = True) -> TableView:
     used = _votes_used(d)  # the labels-only estimate it replaced, beside it
     rows = tuple(
         (k_label(r["k"], _extrapolated(r)), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
          *((pct(r.get("labels_only")),) if used else ()),
-         pct(r["binomial"]), pct(r["beta_binomial"]), pct(r["empirical"]))
+         *(pct(r.get(str(e.column))) for e in _headed()))
         for r in d["error_rates"]
     )
     note = unlabeled_note(d) or (
@@ -147,7 +152,7 @@ def error_view(d: Doc, title: bool = True) -> TableView:
     return TableView(
         title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
         columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
-                 "binomial", "beta-binomial", "empirical"),
+                 *(str(e.heading) for e in _headed())),
         rows=rows,
         caption=caption,
     )
@@ -251,9 +256,7 @@ def error_chart(d: Doc) -> Chart:
         series=(
             Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
             *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
-            Series("binomial", col("binomial")),
-            Series("beta-binomial", col("beta_binomial")),
-            Series("empirical", col("empirical")),
+            *(Series(str(e.heading), col(str(e.column))) for e in _headed()),
         ),
         x_label="number of judges k (even k: ties count half)",
         y_label="majority-vote error",
@@ -325,14 +328,15 @@ class FitReport:
         return to_json(self.documents)
 
     def csv(self) -> str:
+        numbers = csv_columns()  # the estimate, its interval and every estimator's column (estimators.REGISTRY)
         rows = (
             [d["dataset"], r["k"]]
-            + [None if r.get(c) is None else repr(round(float(r[c]), 6)) for c in CSV_COLUMNS[2:9]]
+            + [None if r.get(c) is None else repr(round(float(r[c]), 6)) for c in numbers]
             + [d["items"], d["judges"], d["method"]]
             for d in self.documents
             for r in d["error_rates"]
         )
-        return to_csv(CSV_COLUMNS, rows)
+        return to_csv(("dataset", "k", *numbers, "items", "judges", "method"), rows)
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""

@@ -129,6 +129,8 @@ def ensembles_view(d: dict[str, Any]) -> TableView:
             )
         )
     caption = f"target: {d['target']}; estimate and interval account for choosing on these labels (docs/JUDGES.md)"
+    if d.get("unlabeled_items"):
+        caption = f"{unlabeled_counts(d)}\n{caption}"
     if any(e["k"] % 2 == 0 for e in d["ensembles"]):
         caption += "\n* even k: " + TIE_RULE.replace("for even k ", "")
     if beam:
@@ -140,6 +142,12 @@ def ensembles_view(d: dict[str, Any]) -> TableView:
         caption=caption,
         align="llrrrr",
     )
+
+
+def unlabeled_counts(d: dict[str, Any]) -> str:
+    """Both item counts and how the unlabeled items were used."""
+    u = d.get("unlabeled") or {}
+    return f"{d['items']} labeled + {d['unlabeled_items']} unlabeled items ({u.get('reason', '')})"
 
 
 def named_ensemble_view(d: dict[str, Any]) -> TableView | None:
@@ -210,7 +218,8 @@ class JudgesReport:
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
         for d in self.documents:
-            head = f"{d['dataset']}: {d['items']} labeled items, {len(d['judge_names'])} judges; {d['target']}"
+            count = f"{d['items']} labeled" + (f" + {d['unlabeled_items']} unlabeled" if d.get("unlabeled_items") else "") + " items"
+            head = f"{d['dataset']}: {count}, {len(d['judge_names'])} judges; {d['target']}"
             tables = views(d)
             out += [Lines((head,), heading=markdown), *tables[:2], shared_mistakes_chart(d), *tables[2:]]
             ex = d.get("exchangeability") or {}

@@ -106,12 +106,11 @@ def combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float
 def error_rows(ks: tuple[int, ...], centre: np.ndarray, low: np.ndarray, high: np.ndarray, mixture: Mixture,
                base: FitResult) -> tuple[ErrorRow, ...]:
     """The transferred error table: estimate inside its interval, the summary mixture's column, and the
-    no-transfer fit's baselines (binomial, Beta-Binomial, empirical) of the same labels."""
+    no-transfer fit's other columns (binomial, Beta-Binomial, empirical, ...) of the same labels."""
     mix_err = error_rates(mixture, ks)
     out = []
     for i, k in enumerate(ks):
         b = base.row(k)
         out.append(ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])),
-                            high=float(max(high[i], centre[i])), mixture=mix_err[k], binomial=b.binomial,
-                            beta_binomial=b.beta_binomial, empirical=b.empirical))
+                            high=float(max(high[i], centre[i])), columns={**b.columns, "mixture": mix_err[k]}))
     return tuple(out)

@@ -1,0 +1,133 @@
+"""The prediction-powered estimator of `score` on pass / not-pass arrays (betaconform_cli.score's module docstring
+gives the equations): the tuned weight lambda, the labeled items' residuals, their (clustered, finite-population)
+variance with pseudo-items, t intervals, Wilson's interval with the finite-population correction, and the
+limited-translation shrinkage of the estimate toward what the judges say."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
+PSEUDO_ITEMS = 3.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)
+SHRINK_LIMIT = 0.5  # at most this many standard errors between the estimate and PPI++'s (benchmarks/score.py)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its interval at `confidence_level`."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high}
+
+
+def wmean(x: np.ndarray, w: np.ndarray) -> float:
+    return float(w @ x / w.sum())
+
+
+def tuned_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
+    """Cov(y, f) / Var(f) on the labeled items (w: items per row), clipped to LAMBDA_RANGE; 0 when f does not vary
+    there."""
+    if w.sum() < 2:
+        return 0.0
+    fc = f - wmean(f, w)
+    var_f = float(w @ fc**2)
+    if var_f <= 1e-12 * w.sum():
+        return 0.0
+    cov = float(w @ ((y - wmean(y, w)) * fc))
+    return float(np.clip(cov / var_f, *LAMBDA_RANGE))
+
+
+def residuals(y: np.ndarray, f: np.ndarray, lam: float, labeled: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per row (all): y_i - lam f_i - mean_L(y - lam f) on labeled rows, 0 elsewhere."""
+    out = np.zeros(len(labeled))
+    if labeled.any():
+        e = y[labeled] - lam * f[labeled]
+        out[labeled] = e - wmean(e, w[labeled])
+    return out
+
+
+def mean_variance(
+    residuals: np.ndarray,
+    cluster: np.ndarray | None,
+    labeled: np.ndarray,
+    w: np.ndarray,
+    ddof: int = 1,
+    pseudo_variance: float = 0.0,
+) -> tuple[float, int]:
+    """Variance of the labeled items' mean of a quantity from its centred residuals (eq. 2 without fpc): the sums
+    within the G clusters holding a labeled item, squared, with `ddof` parameters fitted and PSEUDO_ITEMS pseudo-
+    items of variance `pseudo_variance` (0: none)
+        V = G / n^2 * (sum_g S_g^2 + k v0 n / G) / (G - ddof + k).
+    Without clusters (G = n: every item its own; a row of w items adds w r^2) and k = 0 this is S^2 / n."""
+    n = float(w[labeled].sum())
+    if cluster is None:
+        g = int(round(n))
+        sum_sq = float(w @ residuals**2)
+    else:
+        g = int(len(np.unique(cluster[labeled]))) if n else 0
+        sum_sq = float((np.bincount(cluster, weights=residuals * w) ** 2).sum())
+    if g <= ddof:
+        return float("nan"), g
+    k = PSEUDO_ITEMS if pseudo_variance > 0 else 0.0
+    return float(g / n**2 * (sum_sq + k * pseudo_variance * n / g) / (g - ddof + k)), g
+
+
+def labeled_mean_variance(values: np.ndarray, cluster: np.ndarray | None, labeled: np.ndarray, w: np.ndarray) -> float:
+    """Cluster-robust variance of the labeled items' mean of `values` (for eq. 3)."""
+    resid = np.zeros(len(labeled))
+    resid[labeled] = values[labeled] - wmean(values[labeled], w[labeled])
+    return mean_variance(resid, cluster, labeled, w)[0]
+
+
+def pseudo_variance(y: np.ndarray, w: np.ndarray) -> float:
+    """v0 = p (1 - p) at p = (passes + 1) / (n + 2): the labels-only variance, what a residual's variance is at
+    most worth when lambda = 0; PSEUDO_ITEMS of it keep a small sample whose residuals happen to be all zero from
+    a zero-width interval (Wilson's remedy for the same failure of the plain binomial interval)."""
+    p = (float(w @ y) + 1.0) / (float(w.sum()) + 2.0)
+    return p * (1.0 - p)
+
+
+def t_interval(estimate: float, variance: float, dof: int, confidence_level: float, lo: float, hi: float) -> Interval:
+    if not math.isfinite(variance) or dof < 1:
+        return Interval(estimate, lo, hi)
+    half = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) * math.sqrt(max(variance, 0.0))
+    return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
+
+
+def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:
+    """Wilson's score interval for successes / n; with `population` N, n is replaced by n / (1 - n/N), the
+    finite-population correction of the variance (all items labeled: the exact rate)."""
+    if n == 0:
+        return Interval(float("nan"), 0.0, 1.0)
+    p = successes / n
+    fpc = 1.0 if population is None else 1.0 - n / population
+    if fpc <= 0:
+        return Interval(p, p, p)
+    m = n / fpc
+    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    centre = (p + z * z / (2 * m)) / (1 + z * z / m)
+    half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def shrink_toward(theta: float, sd: float, judges: float, limit: float = SHRINK_LIMIT) -> float:
+    """The estimate moved from the PPI++ estimate `theta` (standard error `sd`) toward what the judges say, eq. (4):
+    the empirical-Bayes combination judges + c (theta - judges), c = max(0, 1 - sd^2 / D^2), D = theta - judges
+    (the judges' bias b has the prior N(0, tau^2), tau^2 estimated by D^2 - sd^2), with Efron and Morris's limited
+    translation: never more than `limit` standard errors from theta. Closed form: theta moves toward the judges by
+        min(|D|, sd^2 / |D|, limit * sd).
+    When the labels cannot tell the judges' bias from zero (|D| <= sd) the estimate is pulled most; a bias the labels
+    see (|D| >> sd) leaves theta nearly alone. The interval stays theta's, so its coverage is unchanged and the
+    estimate never leaves its middle (limit < the t quantile)."""
+    d = judges - theta
+    if not (math.isfinite(sd) and sd > 0 and math.isfinite(d)) or d == 0:
+        return theta
+    return theta + math.copysign(min(abs(d), sd * sd / abs(d), limit * sd), d)
