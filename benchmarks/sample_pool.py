@@ -9,13 +9,22 @@ calibrated precision rule (target 0.05 half-width, 90% level, checked at the rul
   at the stop is `fit`'s on the labeled items.
 - pool's verdicts: the rule on the vote-split estimate over the whole pool (`stopping.live.decide_with_votes`);
   every pool item shows its verdicts, binary verdicts made from correctness as benchmarks/unlabeled.py makes them
-  (the gold side if the judge is correct, the other if not, the gold side drawn at random per item).
+  (the gold side if the judge is correct, the other if not, the gold side drawn at random per item). The next
+  items come in the same random order as with ids only.
+- pool's verdicts, next by split: the same rule, the next 10 items chosen by vote split (`stopping.select.
+  next_by_split`: Neyman allocation over the splits at the checked k where the interval is widest, random within
+  a split), the post-stratified check (`select.stratified_check`) deciding where the vote-split guard falls back;
+  the estimate at the stop is the vote-split one (or the post-stratified one). The first batch is chosen by split
+  too (on the prior's curve).
+- pool's verdicts, uncertainty sampling: as above, each batch to the split whose single item is most uncertain.
+- pool's verdicts, next by split, 0.9 level: next by split, the vote-split interval checked at the 0.9 level
+  instead of the rule's monitoring level (0.95).
 
 Reported: labels at the stop (mean over runs, each dataset weighs the same), the change, and at the stop the error
 margin (mean over odd k <= K of |estimate - the pool's exact error|, points) and "within": the share of runs whose
 estimate was within the target of the pool's error at every checked k (the rule's promise, >= 0.9).
 
-    .venv/bin/python benchmarks/sample_pool.py --runs 10 --update-doc docs/STOPPING.md
+    nice -n 5 .venv/bin/python benchmarks/sample_pool.py --data ../shared/data --runs 6 --seed 0 --update-doc docs/STOPPING.md
 
 Exits 0 with a message when the data folder is absent (the data is not part of the repository).
 """
@@ -47,6 +56,7 @@ from betaconform_cli.inputs import Item  # noqa: E402
 from betaconform_cli.settings import FitSettings  # noqa: E402
 from betaconform_cli.stopping.live import decide, decide_with_votes  # noqa: E402
 from betaconform_cli.stopping.rules import PrecisionRule  # noqa: E402
+from betaconform_cli.stopping.select import next_by_split, stratified_check  # noqa: E402
 
 KS = tuple(range(1, 12))
 TARGET = 0.05
@@ -54,7 +64,14 @@ BATCH = 10
 LEVEL = 0.9
 POOL = "pool's verdicts"
 # the vote-split interval's level for the check: None = the rule's monitoring level (0.95, as the labels-only check)
-VARIANTS: dict[str, float | None] = {POOL: None, "pool's verdicts, 0.9 level": 0.9}
+VARIANTS: dict[str, float | None] = {POOL: None}
+# the pool's verdicts with the next items chosen by vote split (stopping.select.next_by_split), at these levels
+SPLIT = "pool's verdicts, next by split"
+SPLIT_VARIANTS: dict[str, tuple[str, float | None]] = {
+    SPLIT: ("neyman", None),
+    "pool's verdicts, uncertainty sampling": ("uncertainty", None),
+    "pool's verdicts, next by split, 0.9 level": ("neyman", 0.9),
+}
 
 
 @dataclass
@@ -66,6 +83,7 @@ class Cell:
     margin: dict[str, np.ndarray]
     within: dict[str, np.ndarray]
     fallback: np.ndarray  # the vote-split guard fell back to the labels at the stop
+    fallback_split: np.ndarray  # ... with the next items by split (Neyman): the post-stratified check decided
 
 
 def run_cell(d: Data, runs: int, seed: int) -> Cell:
@@ -75,11 +93,12 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
     rule = PrecisionRule(target=TARGET, ks=ks, confidence_level=LEVEL)
     actual = truth(j)[: len(ks)]
     odd = np.array([k % 2 == 1 for k in ks])
-    names = ("ids only", *VARIANTS)
+    names = ("ids only", *VARIANTS, *SPLIT_VARIANTS)
     labels = {m: np.zeros(runs) for m in names}
     margin = {m: np.zeros(runs) for m in names}
     within = {m: np.zeros(runs, dtype=bool) for m in names}
     fallback = np.zeros(runs, dtype=bool)
+    fallback_split = np.zeros(runs, dtype=bool)
     settings = FitSettings(ks=ks, confidence_level=LEVEL)
     for run in range(runs):
         rng = run_rng(seed, d.name, 0, run)
@@ -115,9 +134,43 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
                     within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
                     if m == POOL:
                         fallback[run] = not check.estimate.used_unlabeled
-            if all(done.values()):
+            if all(done[m] for m in ("ids only", *VARIANTS)):
                 break
-    return Cell(d.name, d.collection, n, labels, margin, within, fallback)
+        for m, (allocation, level) in SPLIT_VARIANTS.items():
+            r, est, fell = by_split(d, votes, side, rule, allocation, level, [seed, run])
+            if m == SPLIT:
+                fallback_split[run] = fell
+            labels[m][run], margin[m][run] = r, 100 * np.abs(est - actual)[odd].mean()
+            within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
+    return Cell(d.name, d.collection, n, labels, margin, within, fallback, fallback_split)
+
+
+def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule, allocation: str, level: float | None,
+             seed: list[int]) -> tuple[int, np.ndarray, bool]:
+    """One live loop whose next items are chosen by vote split: (labels at the stop, the estimate at the stop at
+    the rule's ks, whether the vote-split guard had fallen back to the post-stratified check)."""
+    j = d.judgments
+    n, big_k = j.shape
+    ids = [f"{i:06d}" for i in range(n)]
+    gold = np.full(n, -1)
+    labeled: list[int] = []
+    model, at_k = None, rule.ks[-1]
+    while True:
+        picks = next_by_split(ids, votes, gold, 2, BATCH, at_k, np.random.default_rng([*seed, 31]), model, allocation)
+        labeled += picks
+        gold[picks] = side[picks]
+        r = len(labeled)
+        items = [Item(big_k, int(j[i].sum())) for i in labeled]
+        dec, check = decide_with_votes(rule, items, votes, gold, np.random.default_rng([*seed, r, 1]), level=level,
+                                       by_split=True)
+        if os.environ.get("SAMPLE_POOL_TRACE"):
+            print(f"    {d.name} r={r} half={dec.statistic:.4f} k={check.at_k} used={check.estimate.used_unlabeled}", file=sys.stderr)
+        if dec.stopped:
+            if check.estimate.used_unlabeled:
+                return r, np.array([row.estimate for row in check.estimate.rows]), False
+            strat = stratified_check(votes, gold, 2, check.estimate.ks, 0.9)
+            return r, strat.estimate, True
+        model, at_k = check.estimate.model, check.at_k
 
 
 def summary(cells: list[Cell], runs: int) -> str:
@@ -145,13 +198,13 @@ def summary(cells: list[Cell], runs: int) -> str:
             rel = "—" if m == "ids only" else f"{100 * (lab.mean() / base - 1):+.0f}%"
             out.append(f"| {gname} | {len(sel)} | {size:.0f} | {m} | {lab.mean():.1f} ± {lab.std(ddof=1) / np.sqrt(len(lab)):.1f} | "
                        f"{rel} | {mar.mean():.2f} ± {mar.std(ddof=1) / np.sqrt(len(mar)):.2f} | {100 * wit:.0f}% |")
-    out += ["", "Per dataset (labels at the stop; margin; within; runs where the vote-split guard fell back to the labels):", "",
+    out += ["", "Per dataset (labels at the stop; margin; within; runs where the vote-split guard had fallen back at the stop: random order → next by split):", "",
             "| dataset | pool size | labels: " + " → ".join(names) + " | margin | within | fell back |",
             "|---|---:|---:|---:|---:|---:|"]
     for c in sorted(cells, key=lambda c: (c.collection, c.name)):
         out.append(f"| {c.name} | {c.size} | " + " → ".join(f"{c.labels[m].mean():.1f}" for m in names) + " | "
                    + " → ".join(f"{c.margin[m].mean():.2f}" for m in names) + " | "
-                   + " → ".join(f"{100 * c.within[m].mean():.0f}%" for m in names) + f" | {int(c.fallback.sum())}/{len(c.fallback)} |")
+                   + " → ".join(f"{100 * c.within[m].mean():.0f}%" for m in names) + f" | {int(c.fallback.sum())}/{len(c.fallback)} → {int(c.fallback_split.sum())}/{len(c.fallback)} |")
     return "\n".join(out) + "\n"
 
 
@@ -160,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of judgment files (searched recursively)")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--match", default="", help="only the datasets whose name contains this (quick checks)")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
     args = ap.parse_args(argv)
     if not args.data.is_dir():
@@ -171,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
-    data = [load(p, args.data) for p in files]
+    data = [d for d in (load(p, args.data) for p in files) if args.match in d.name]
     t0 = time.monotonic()
     cells = []
     with one_thread():

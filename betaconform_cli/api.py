@@ -119,13 +119,14 @@ def fit(
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)
-    from . import fit as _fit  # noqa: F401
+    from .fit import fitted_counts
 
     datasets = pending.result()
     targets = save.targets([ds.name for ds in datasets]) if save else []
     notes: list[str] = []
     docs = []
     checks = []
+    counts = []
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
@@ -133,6 +134,7 @@ def fit(
         check = gate.check(ds.name, [r.to_dict() for r in result.rows]) if gate is not None else None
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)
+        counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
         checks += [check] if check is not None else []
         if progress is not None:
             progress(i + 1, len(datasets), f"fit: {ds.name}")
@@ -144,22 +146,26 @@ def fit(
                 embedder = embedder or embeddings.embedder_for(embed)
                 vector = embeddings.dataset_embedding(embedder, ds)
             saves.append((targets[i], saved_document(doc, vector)))
-    return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves))
+    return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
 
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
     """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
+    from .distributions import Mixture
+    from .fit import fitted_counts
     from .report.fit import FitReport, document_from_saved
     from .savedfit import expand_fits, load_fit
 
     docs = []
     checks = []
+    counts = []
     for p in expand_fits(paths):
         saved = load_fit(p)
         check = gate.check(saved["dataset"], saved["error_rates"]) if gate is not None else None
         docs.append(document_from_saved(saved, str(p), check))
+        counts.append(fitted_counts(saved["histogram"], Mixture.from_dict(saved["model"])))
         checks += [check] if check is not None else []
-    return FitReport(tuple(docs), tuple(checks), chart)
+    return FitReport(tuple(docs), tuple(checks), chart, counts=tuple(counts))
 
 
 # --- sample -------------------------------------------------------------------------------------------------
@@ -213,7 +219,15 @@ def sample_live(
     from .fit import analyse
     from .report.fit import fit_document
     from .report.sample import LiveReport
-    from .stopping.live import check_ids, check_labeled_in_pool, decide, decide_with_votes, next_items, pool_verdicts
+    from .stopping.live import (
+        check_ids,
+        check_labeled_in_pool,
+        decide,
+        decide_with_votes,
+        next_pool_items,
+        pool_verdicts,
+    )
+    from .stopping.select import pool_result
 
     check_seed(seed)
     if batch is not None and batch < 1:
@@ -228,17 +242,30 @@ def sample_live(
         check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
     joined, why = (None, "") if pool_ds is None or pool_ds.votes is None else pool_verdicts(pool_ds.votes, ds.votes)
     if joined is not None:
-        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, np.random.default_rng(seed), joined.n_classes)
+        decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, np.random.default_rng(seed), joined.n_classes,
+                                            by_split=True)
     else:
         decision, check = decide(rule, items, np.random.default_rng(seed), len(pool_items) if pool_items is not None else None), None
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
         result = analyse(table, settings, np.random.default_rng(seed))
+        if joined is not None:  # the items may have been chosen by split: the labels alone are no random sample
+            result = pool_result(result, joined.verdicts, joined.gold, joined.n_classes, settings, np.random.default_rng(seed))
     nxt = []
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
-        nxt = next_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed))
+        nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, np.random.default_rng(seed), joined, check)
+    extra, message = _live_extra(rule, decision, items, check, pool is not None, why, pool_ds)
+    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
+                       next_ids=[p.id for p in nxt])
+    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+
+
+def _live_extra(rule: Any, decision: Any, items: list[Any], check: Any, has_pool: bool, why: str,
+                pool_ds: Dataset | None) -> tuple[dict[str, Any], str]:
+    """The live report's decision keys and its message: the rule, the decision, and how the pool's verdicts were
+    used (`check`: the vote-split check; None: the labels decided) and how the next items were chosen."""
     if decision.stopped_by == "pool exhausted":
         message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
     elif decision.stopped:
@@ -253,18 +280,17 @@ def sample_live(
     if check is not None:
         est = check.estimate
         extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
-                                  "unlabeled_items": est.unlabeled_items, "half_width": check.half_width, "at_k": check.at_k,
-                                  "monitoring_level": est.confidence_level}
+                                  "unlabeled_items": est.unlabeled_items, "half_width": decision.statistic, "at_k": check.at_k,
+                                  "monitoring_level": est.confidence_level, "next_by": "vote split",
+                                  "decided_by": "vote split" if est.used_unlabeled else "post-stratified by split"}
         extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
         message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
     else:
-        if pool is not None:
-            extra["pool_verdicts"] = {"used": False, "reason": why or _pool_votes_absent(rule, pool_ds)}
+        if has_pool:
+            extra["pool_verdicts"] = {"used": False, "reason": why or _pool_votes_absent(rule, pool_ds), "next_by": "random"}
         if "last" in decision.path.extra:
             extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
-    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, message=message,
-                       next_ids=[p.id for p in nxt])
-    return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
+    return extra, message
 
 
 def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> tuple[Dataset | None, list[Any]]:
@@ -432,7 +458,8 @@ def _transfer_data(datasets: Sequence[Dataset], embed: EmbedOptions | None) -> l
 
 def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> DoctorReport:
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
-    from .report.doctor import DoctorReport, doctor_document
+    from .doctor import doctor_document
+    from .report.doctor import DoctorReport
 
     datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
     return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))

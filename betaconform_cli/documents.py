@@ -167,19 +167,24 @@ def fields() -> tuple[str, ...]:
     return saved_fit_type().__struct_fields__
 
 
-def json_schema() -> dict[str, Any]:
-    """The published JSON schema of the fit document (docs/schema/fit.json)."""
+def document_schema(type_: type[Struct], title: str, module: str = "documents") -> dict[str, Any]:
+    """A document type's published JSON schema (docs/schema/*.json), generated from `type_` (betaconform_cli/`module`.py)."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json",
-        "description": "generated from betaconform_cli/documents.py by `make schema`; do not edit",
-        **msgspec.json.schema(fit_document_type()),
+        "title": title,
+        "description": f"generated from betaconform_cli/{module}.py by `make schema`; do not edit",
+        **msgspec.json.schema(type_),
     }
 
 
-def schema_text() -> str:
-    """docs/schema/fit.json as written: the schema, indented, keys in the types' order."""
-    return json.dumps(json_schema(), indent=2) + "\n"
+def json_schema() -> dict[str, Any]:
+    """The published JSON schema of the fit document (docs/schema/fit.json)."""
+    return document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json")
+
+
+def schema_text(schema: dict[str, Any] | None = None) -> str:
+    """A schema as written in docs/schema/ (the fit document's by default): indented, keys in the types' order."""
+    return json.dumps(json_schema() if schema is None else schema, indent=2) + "\n"
 
 
 class TypeProblem(ValueError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -281,6 +281,26 @@ def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, cli
 def fit_binomial(table: CountTable) -> Binomial:
     """Bin(k, p) with p the pooled single-judge accuracy."""
     return Binomial(table.single_judge_accuracy())
+
+
+@dataclass(frozen=True)
+class FittedCounts:
+    """Observed and fitted counts of correct judges among the items with the most common number of judges (fit's
+    histogram chart): the report draws them and refits nothing."""
+
+    judges: int  # the most common number of judges (the larger on a tie)
+    observed: tuple[int, ...]  # items with s correct judges, s = 0..judges
+    fitted: tuple[float, ...]  # the mixture's probability of s times the items shown
+    items: int  # every labeled item; sum(observed) of them have `judges` judges
+
+
+def fitted_counts(histogram: Mapping[int, Sequence[int]], mixture: Mixture) -> FittedCounts:
+    """`histogram` ({judges: [items with s correct]}, a document's) beside `mixture`'s expected counts."""
+    hist = {int(k): [int(v) for v in counts] for k, counts in histogram.items()}
+    big_k = max(hist, key=lambda k: (sum(hist[k]), k))
+    obs = hist[big_k]
+    fitted = np.asarray(mixture.pmf(big_k)) * sum(obs)
+    return FittedCounts(big_k, tuple(obs), tuple(float(f) for f in fitted), sum(sum(v) for v in hist.values()))
 
 
 def empirical_errors(table: CountTable, ks: tuple[int, ...]) -> dict[int, float | None]:

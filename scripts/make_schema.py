@@ -1,5 +1,5 @@
-"""Write docs/schema/fit.json, the JSON schema of the fit document (schema betaconform/1), from its types
-(betaconform_cli/documents.py). `make schema` runs it; tests/test_documents.py fails when the file is stale."""
+"""Write docs/schema/*.json, the JSON schemas of the documents that are typed (fit, report and transfer; doctor; evaluate),
+from their types (betaconform_cli/schemas.py). `make schema` runs it; tests/test_documents.py fails when one is stale."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ sys.path.insert(0, str(ROOT))
 
 from betaconform_cli.atomic import write_text  # noqa: E402
 from betaconform_cli.documents import schema_text  # noqa: E402
+from betaconform_cli.schemas import published  # noqa: E402
 
 if __name__ == "__main__":
-    out = ROOT / "docs" / "schema" / "fit.json"
-    write_text(out, schema_text())
-    print(f"wrote {out.relative_to(ROOT)}")
+    for p in published():
+        out = ROOT / "docs" / "schema" / p.file
+        write_text(out, schema_text(p.schema))
+        print(f"wrote {out.relative_to(ROOT)}")

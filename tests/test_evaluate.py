@@ -316,6 +316,21 @@ class TestAdaptive:
             for i, k in enumerate(KS):
                 assert cell.estimates[run, j, i] == pytest.approx(brute_error(first, k), abs=1e-12)
         assert ev.to_dict()["mode"] == "adaptive" and "samples" in to_markdown(ev)
+        # its JSON document (typed: evaluate/document.py) is valid against the published schema, with the keys an
+        # adaptive run and --per-run add, in their places
+        import json
+
+        import jsonschema
+
+        from betaconform_cli.report.render import to_json
+        from betaconform_cli.schemas import published
+
+        doc = json.loads(to_json([ev.to_dict(per_run=True)]))
+        schema = next(p for p in published() if p.file == "evaluate.json").schema
+        assert not list(jsonschema.validators.validator_for(schema)(schema).iter_errors(doc))
+        assert list(doc)[:5] == ["schema", "command", "mode", "rule", "tool_version"]
+        assert list(doc["cells"][0])[-7:] == ["not_converged_fits", "samples", "samples_mean", "samples_sd", "stopped",
+                                              "methods", "margins_per_run"]
 
     def test_never_passing_rule_uses_the_whole_pool(self):
         from betaconform_cli.evaluate import evaluate_adaptive

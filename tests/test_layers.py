@@ -16,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 LAYERS = [
     {"errors", "settings", "counts", "blas", "atomic"},
     {"distributions", "inputs", "gate", "dawid_skene", "latent_classes", "ppi"},
-    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes"},
+    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor"},
     {"stopping", "transfer", "judges", "score"},
-    {"evaluate"},
+    {"evaluate", "schemas"},
     {"report", "plots"},
     {"api"},
     {"cli", "__main__"},

@@ -34,7 +34,7 @@ def sample(
     model: ModelGroup,
     out: OutputGroup,
     common: RuleGroup,
-    pool: Annotated[str | None, typer.Option("--pool", help="live: all items to label, with ids (JSON Lines or any input format with verdicts: the precision rule then uses their verdicts); the next ones go to -o", rich_help_panel=LIVE)] = None,
+    pool: Annotated[str | None, typer.Option("--pool", help="live: all items to label, with ids (JSON Lines or any input format with verdicts: the precision rule then uses their verdicts, and the next items come by vote split); the next ones go to -o", rich_help_panel=LIVE)] = None,
     batch: Annotated[int | None, typer.Option("--batch", help="live: how many next items to propose (default: the suggested number)", rich_help_panel=LIVE)] = None,
     replay: Annotated[bool, typer.Option("--replay", help="replay the rule on a fully labeled pool in random orders", rich_help_panel=LIVE)] = False,
     runs: Annotated[int, typer.Option("--runs", help="replay: number of random orders", rich_help_panel=LIVE)] = 1,

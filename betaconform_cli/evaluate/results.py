@@ -6,12 +6,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from .. import __version__
 from ..fit import error_margin
 from ..settings import TIE_RULE
-from .settings import MARGIN_DEFINITION, SCHEMA, EvaluateSettings
+from .document import AverageResult, CellResult, EvaluateDocument, IntervalUsed, MethodResult, SkippedCell
+from .settings import MARGIN_DEFINITION, EvaluateSettings
 
 
 def _se(x: np.ndarray) -> float:
@@ -37,19 +40,13 @@ class MethodSummary:
     coverage_by_k: tuple[float | None, ...] | None = None
     width_mean: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "margin_mean": self.margin_mean,
-            "margin_sd": self.margin_sd,
-            "margin_se": self.margin_se,
-            "margin_by_k": list(self.margin_by_k),
-            "estimate_mean": list(self.estimate_mean),
-            "estimate_sd": list(self.estimate_sd),
-            "coverage": self.coverage,
-            "coverage_by_k": None if self.coverage_by_k is None else list(self.coverage_by_k),
-            "width_mean": self.width_mean,
-        }
+    def document(self) -> MethodResult:
+        return MethodResult(
+            method=self.method, margin_mean=self.margin_mean, margin_sd=self.margin_sd, margin_se=self.margin_se,
+            margin_by_k=list(self.margin_by_k), estimate_mean=list(self.estimate_mean), estimate_sd=list(self.estimate_sd),
+            coverage=self.coverage, coverage_by_k=None if self.coverage_by_k is None else list(self.coverage_by_k),
+            width_mean=self.width_mean,
+        )
 
 
 @dataclass(frozen=True)
@@ -134,32 +131,18 @@ class Cell:
     def summaries(self) -> tuple[MethodSummary, ...]:
         return tuple(self.summary(m) for m in self.methods)
 
-    def to_dict(self, per_run: bool = False) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "dataset": self.dataset,
-            "items": self.items,
-            "judges": self.judges,
-            "r": self.size if self.samples is None else None,
-            "condition": self.key,
-            "runs": self.runs,
-            "margin_ks": list(self.margin_ks),
-            "actual": [_num(a) for a in self.actual],
-            "not_converged_fits": self.not_converged,
-            **(
-                {}
-                if self.samples is None
-                else {
-                    "samples": [int(x) for x in self.samples],
-                    "samples_mean": float(np.mean(self.samples)),
-                    "samples_sd": float(np.std(self.samples, ddof=1)),
-                    "stopped": self.stopped,
-                }
-            ),
-            "methods": [s.to_dict() for s in self.summaries()],
-        }
+    def document(self, per_run: bool = False) -> CellResult:
+        cell = CellResult(
+            dataset=self.dataset, items=self.items, judges=self.judges, r=self.size if self.samples is None else None,
+            condition=self.key, runs=self.runs, margin_ks=list(self.margin_ks), actual=[_num(a) for a in self.actual],
+            not_converged_fits=self.not_converged, methods=[s.document() for s in self.summaries()],
+        )
+        if self.samples is not None:
+            cell = replace(cell, samples=[int(x) for x in self.samples], samples_mean=float(np.mean(self.samples)),
+                           samples_sd=float(np.std(self.samples, ddof=1)), stopped=self.stopped)
         if per_run:
-            d["margins_per_run"] = {m: [float(x) for x in self.margins()[:, j]] for j, m in enumerate(self.methods)}
-        return d
+            cell = replace(cell, margins_per_run={m: [float(x) for x in self.margins()[:, j]] for j, m in enumerate(self.methods)})
+        return cell
 
 
 @dataclass(frozen=True)
@@ -180,17 +163,10 @@ class AverageRow:
     diff_se: float | None
     default_wins: int | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "condition": self.condition,
-            "datasets": self.datasets,
-            "margin_mean": self.margin_mean,
-            "margin_se": self.margin_se,
-            "diff_vs_default": self.diff_vs_default,
-            "diff_se": self.diff_se,
-            "default_wins": self.default_wins,
-        }
+    def document(self) -> AverageResult:
+        return AverageResult(method=self.method, condition=self.condition, datasets=self.datasets, margin_mean=self.margin_mean,
+                             margin_se=self.margin_se, diff_vs_default=self.diff_vs_default, diff_se=self.diff_se,
+                             default_wins=self.default_wins)
 
 
 @dataclass(frozen=True)
@@ -204,8 +180,8 @@ class Skipped:
     def why(self) -> str:
         return self.reason or "fewer than r + 1 items"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "items": self.items, "r": self.size, "reason": self.why}
+    def document(self) -> SkippedCell:
+        return SkippedCell(dataset=self.dataset, items=self.items, r=self.size, reason=self.why)
 
 
 @dataclass(frozen=True)
@@ -272,20 +248,23 @@ class Evaluation:
     def settings_label(self) -> str:
         return str(self.rule.get("rule", "stopping")) if self.rule else "stopping"
 
+    def document(self, per_run: bool = False) -> EvaluateDocument:
+        """The JSON document (schema betaconform-evaluate/1; docs/schema/evaluate.json); `per_run` adds each cell's
+        per-run margins."""
+        doc = EvaluateDocument(
+            schema="betaconform-evaluate/1", command="evaluate", mode=self.mode, tool_version=__version__, seed=self.seed,
+            settings=self.settings.to_dict(), margin_definition=MARGIN_DEFINITION, tie_rule=TIE_RULE,
+            interval=IntervalUsed(method="default", confidence_level=self.settings.confidence_level),
+            skipped=[s.document() for s in self.skipped],
+            averages=[a.document() for key in self.keys for a in self.averages(key)],
+            cells=[c.document(per_run) for c in self.cells],
+        )
+        if self.rule is None:
+            return doc
+        return replace(doc, transfer=self.rule) if self.mode == "transfer" else replace(doc, rule=self.rule)
+
     def to_dict(self, per_run: bool = False) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "command": "evaluate",
-            "mode": self.mode,
-            **({} if self.rule is None else {"transfer" if self.mode == "transfer" else "rule": self.rule}),
-            "tool_version": __version__,
-            "seed": self.seed,
-            "settings": self.settings.to_dict(),
-            "margin_definition": MARGIN_DEFINITION,
-            "tie_rule": TIE_RULE,
-            "interval": {"method": "default", "confidence_level": self.settings.confidence_level},
-            "skipped": [s.to_dict() for s in self.skipped],
-            "averages": [a.to_dict() for key in self.keys for a in self.averages(key)],
-            "cells": [c.to_dict(per_run) for c in self.cells],
-        }
+        """The document as plain values (what the JSON holds; NaN where it holds null)."""
+        out: dict[str, Any] = msgspec.to_builtins(self.document(per_run))
+        return out
 

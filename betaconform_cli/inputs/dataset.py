@@ -51,15 +51,6 @@ class Reading:
     unit: str = "line"  # what `line` numbers: line (JSON Lines), row (tables), record (tool logs)
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": self.source_format,
-            "roles": {role: name for role, name in self.roles},
-            "judges": [{"name": n, "verdicts": c} for n, c in self.judge_counts],
-            "skipped": [{"reason": s.reason, "count": s.count, "first": s.first or None} for s in self.skips],
-            "notes": list(self.notes),
-        }
-
 
 @dataclass(frozen=True)
 class Votes:

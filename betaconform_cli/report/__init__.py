@@ -70,7 +70,7 @@ def dataset_names(report: Any) -> list[str]:
     if docs is None and getattr(report, "document", None) is not None:
         docs = [report.document]
     for d in docs or ():
-        name = d.get("dataset") if isinstance(d, dict) else None
+        name = d.get("dataset") if isinstance(d, dict) else getattr(d, "dataset", None)  # a dict, or a typed document
         if name is not None and str(name) not in names:
             names.append(str(name))
     ev = getattr(report, "evaluation", None)

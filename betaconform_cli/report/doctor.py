@@ -4,40 +4,25 @@ its judges and how many verdicts each gave, what was skipped and why -- before a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from .. import __version__
-from ..inputs import Dataset
+import msgspec
+
+from ..doctor import DoctorDocument
 from . import Verdictless
-from .fit import SCHEMA
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
 CSV_COLUMNS = ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")  # inputs/paths.py knows it
 TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
-
-
-def doctor_document(ds: Dataset) -> dict[str, Any]:
-    """`items` is the labeled count (as in fit); `unlabeled_items` the items with verdicts and no gold; inputs that
-    carry verdicts (not only correctness) add the vote splits and the judges' pairwise agreement over all items."""
-    from ..inputs.patterns import agreement, vote_splits
-
-    reading = ds.reading.to_dict() if ds.reading is not None else {}
-    doc = {"schema": SCHEMA, "command": "doctor", "tool_version": __version__, "dataset": ds.name, "source": ds.source,
-           "items": ds.n_items, "unlabeled_items": ds.unlabeled_items, "most_judges": ds.table.max_judges,
-           "histogram": ds.table.histogram_by_judges(), **reading}
-    if ds.votes is not None:
-        doc["classes"] = list(ds.votes.classes)
-        doc["vote_splits"] = [{"judges": k, "split": s, "items": n} for k, s, n in vote_splits(ds.votes)]
-        doc["agreement"] = [{"judges": [a, b], "agreement": round(x, 4), "items": n} for a, b, x, n in agreement(ds.votes)]
-    return doc
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class DoctorReport(Verdictless):
-    """One document per dataset read."""
+    """One document per dataset read (doctor.doctor_document)."""
 
-    documents: tuple[dict[str, Any], ...]
+    documents: tuple[DoctorDocument, ...]
     left_out: tuple[str, ...] = ()  # files of the arguments not read (this tool's own outputs)
 
     @property
@@ -47,34 +32,11 @@ class DoctorReport(Verdictless):
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
         for d in self.documents:
-            unit = "row" if "table" in str(d.get("format")) else "line"
-            items = f"{d['items']} items" if not d.get("unlabeled_items") else \
-                f"{d['items']} labeled + {d['unlabeled_items']} unlabeled items"
-            head = f"{d['dataset']} ({d['source']}): {d.get('format', '?')}, {items}, up to {d['most_judges']} judges"
-            out += [Lines((head,), heading=markdown)]
-            roles = d.get("roles") or {}
-            if roles:
-                out.append(TableView("roles", ("role", "column or field"), tuple((r, str(c)) for r, c in roles.items()), align="ll"))
-            if d.get("judges"):
-                out.append(TableView("judges", ("judge", "verdicts"), tuple((j["name"], str(j["verdicts"])) for j in d["judges"])))
-            if d.get("vote_splits"):
-                out.append(TableView("vote splits", ("judges", "split", "items"),
-                                     tuple((str(v["judges"]), v["split"], str(v["items"])) for v in d["vote_splits"]),
-                                     caption="every item, labeled or not: judges per class, largest first", align="lrr"))
-            if d.get("agreement"):
-                top = d["agreement"][:TOP_PAIRS]
-                out.append(TableView("judges who agree most", ("judges", "agreement", "items"),
-                                     tuple((" & ".join(a["judges"]), f"{100 * a['agreement']:.1f}%", str(a["items"])) for a in top),
-                                     caption=f"top {len(top)} of {len(d['agreement'])} pairs: same class on the items both judged",
-                                     align="lrr"))
-            skipped = d.get("skipped") or []
-            lines = [f"skipped {s['count']}: {s['reason']}" + (f" (first at {unit} {s['first']})" if s.get("first") else "")
-                     for s in skipped] or ["nothing skipped"]
-            out += [Lines(tuple(lines + [f"note: {n}" for n in d.get("notes") or []])), BLANK]
+            out += _blocks(d, markdown)
         return out
 
     def json(self) -> str:
-        return to_json(self.documents)
+        return to_json([msgspec.to_builtins(d) for d in self.documents])
 
     def csv(self) -> str:
         """One row per judge (kind "judge"), per vote split ("split": judges, split) and per judge pair ("agreement":
@@ -82,9 +44,41 @@ class DoctorReport(Verdictless):
         both judged. `items` is the labeled count, `unlabeled_items` the unlabeled."""
         rows: list[list[Any]] = []
         for d in self.documents:
-            base = [d["dataset"], d["items"], d.get("unlabeled_items", 0), d.get("format")]
-            rows += [[*base, "judge", j["name"], "", "", j["verdicts"]] for j in d.get("judges") or []]
-            rows += [[*base, "split", v["judges"], v["split"], "", v["items"]] for v in d.get("vote_splits") or []]
-            rows += [[*base, "agreement", a["judges"][0], a["judges"][1], a["agreement"], a["items"]] for a in d.get("agreement") or []]
+            base = [d.dataset, d.items, d.unlabeled_items, _given(d.format)]
+            rows += [[*base, "judge", j.name, "", "", j.verdicts] for j in _given(d.judges) or []]
+            rows += [[*base, "split", v.judges, v.split, "", v.items] for v in _given(d.vote_splits) or []]
+            rows += [[*base, "agreement", a.judges[0], a.judges[1], a.agreement, a.items] for a in _given(d.agreement) or []]
         return to_csv(CSV_COLUMNS, rows)
+
+
+def _given(value: T | msgspec.UnsetType) -> T | None:
+    """A document's key, or None where the document lacks it."""
+    return None if value is msgspec.UNSET else value
+
+
+def _blocks(d: DoctorDocument, markdown: bool) -> list[Block]:
+    unit = "row" if "table" in str(_given(d.format)) else "line"
+    items = f"{d.items} items" if not d.unlabeled_items else f"{d.items} labeled + {d.unlabeled_items} unlabeled items"
+    fmt = _given(d.format)
+    head = f"{d.dataset} ({d.source}): {'?' if fmt is None else fmt}, {items}, up to {d.most_judges} judges"
+    out: list[Block] = [Lines((head,), heading=markdown)]
+    roles = _given(d.roles) or {}
+    if roles:
+        out.append(TableView("roles", ("role", "column or field"), tuple((r, str(c)) for r, c in roles.items()), align="ll"))
+    judges = _given(d.judges)
+    if judges:
+        out.append(TableView("judges", ("judge", "verdicts"), tuple((j.name, str(j.verdicts)) for j in judges)))
+    splits = _given(d.vote_splits)
+    if splits:
+        out.append(TableView("vote splits", ("judges", "split", "items"), tuple((str(v.judges), v.split, str(v.items)) for v in splits),
+                             caption="every item, labeled or not: judges per class, largest first", align="lrr"))
+    pairs = _given(d.agreement)
+    if pairs:
+        top = pairs[:TOP_PAIRS]
+        out.append(TableView("judges who agree most", ("judges", "agreement", "items"),
+                             tuple((" & ".join(a.judges), f"{100 * a.agreement:.1f}%", str(a.items)) for a in top),
+                             caption=f"top {len(top)} of {len(pairs)} pairs: same class on the items both judged", align="lrr"))
+    lines = [f"skipped {s.count}: {s.reason}" + (f" (first at {unit} {s.first})" if s.first else "")
+             for s in _given(d.skipped) or []] or ["nothing skipped"]
+    return [*out, Lines(tuple(lines + [f"note: {n}" for n in _given(d.notes) or []])), BLANK]
 

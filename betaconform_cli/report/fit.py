@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .. import __version__
 from ..counts import CountTable
 from ..estimators import Estimator, csv_columns, row_columns
@@ -23,7 +21,7 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
-    from ..fit import FitResult
+    from ..fit import FitResult, FittedCounts
 
 SCHEMA = "betaconform/1"
 SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
@@ -214,22 +212,16 @@ def side_by_side_view(docs: Sequence[Doc]) -> TableView:
     )
 
 
-def histogram_bars(d: Doc) -> tuple[str, list[tuple[int, int, float]]]:
+def histogram_bars(counts: FittedCounts) -> tuple[str, list[tuple[int, int, float]]]:
     """Observed vs fitted counts of S at the most common number of judges: (title, [(s, observed, fitted)])."""
-    from ..distributions import Mixture
-
-    hist = {int(k): v for k, v in d["histogram"].items()}
-    big_k = max(hist, key=lambda k: (sum(hist[k]), k))
-    obs = hist[big_k]
-    fitted = np.asarray(Mixture.from_dict(d["model"]).pmf(big_k)) * sum(obs)
-    shown, total = sum(obs), sum(sum(v) for v in hist.values())
-    items = f"{shown} items" if shown == total else f"{shown} of {total} items: those with {big_k} judges"
-    title = f"correct judges out of {big_k}: observed (█) vs fitted mixture (┃), {items}"
-    return title, [(s, int(obs[s]), float(fitted[s])) for s in range(big_k + 1)]
+    shown = sum(counts.observed)
+    items = f"{shown} items" if shown == counts.items else f"{shown} of {counts.items} items: those with {counts.judges} judges"
+    title = f"correct judges out of {counts.judges}: observed (█) vs fitted mixture (┃), {items}"
+    return title, list(zip(range(counts.judges + 1), counts.observed, counts.fitted))
 
 
-def bar_chart_lines(d: Doc, width: int = 40) -> list[str]:
-    title, bars = histogram_bars(d)
+def bar_chart_lines(counts: FittedCounts, width: int = 40) -> list[str]:
+    title, bars = histogram_bars(counts)
     top = max(max(o, f) for _, o, f in bars) or 1
     lines = [title]
     for s, o, f in bars:
@@ -264,9 +256,9 @@ def error_chart(d: Doc) -> Chart:
     )
 
 
-def histogram_chart(d: Doc) -> Chart:
+def histogram_chart(counts: FittedCounts) -> Chart:
     """Observed vs fitted counts of correct judges; its text is the terminal's bar chart."""
-    title, bars = histogram_bars(d)
+    title, bars = histogram_bars(counts)
     return Chart(
         kind="bars",
         title=title.replace(" (█)", "").replace(" (┃)", ""),
@@ -275,16 +267,16 @@ def histogram_chart(d: Doc) -> Chart:
         x_label="correct judges",
         y_label="items",
         percent=False,
-        text=tuple(bar_chart_lines(d)),
+        text=tuple(bar_chart_lines(counts)),
     )
 
 
-def fit_blocks(d: Doc, chart: bool = True) -> list[Block]:
-    """One dataset in a terminal: its error table, a description, and (with `chart`) the histogram and diagnostics.
-    The error chart has no terminal text (the table is it); HTML draws it."""
+def fit_blocks(d: Doc, counts: FittedCounts | None = None) -> list[Block]:
+    """One dataset in a terminal: its error table, a description, and (given its fitted `counts`) the charts and
+    diagnostics. The error chart has no terminal text (the table is it); HTML draws it."""
     blocks: list[Block] = [error_view(d), Lines((describe(d),))]
-    if chart:
-        blocks += [error_chart(d), BLANK, histogram_chart(d), BLANK, diagnostics_view(d)]
+    if counts is not None:
+        blocks += [error_chart(d), BLANK, histogram_chart(counts), BLANK, diagnostics_view(d)]
     return [*blocks, BLANK]
 
 
@@ -298,13 +290,19 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
 
 @dataclass(frozen=True)
 class FitReport:
-    """The result of `fit` or `report`: one document per dataset, and the gate's checks."""
+    """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
+    holds each document's observed and fitted counts (fit.fitted_counts, in the same order), which the chart draws."""
 
     documents: tuple[dict[str, Any], ...]
     checks: tuple[GateCheck, ...] = ()
     chart: bool = True
     notes: tuple[str, ...] = ()
     saves: tuple[tuple[Path, dict[str, Any]], ...] = ()  # saved fits to write: (file, YAML body)
+    counts: tuple[FittedCounts, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.chart and len(self.counts) != len(self.documents):
+            raise ValueError(f"a chart needs each document's fitted counts: {len(self.documents)} documents, {len(self.counts)} counts")
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         docs = self.documents
@@ -317,7 +315,8 @@ class FitReport:
             if self.checks:
                 out += [Lines(("Gate",), heading=True), Lines(tuple(f"- {c.line()}" for c in self.checks))]
             return out
-        out = [b for d in docs for b in fit_blocks(d, self.chart)]
+        counts = self.counts if self.chart else (None,) * len(docs)
+        out = [b for d, c in zip(docs, counts) for b in fit_blocks(d, c)]
         if len(docs) > 1:
             if len(docs) <= SIDE_BY_SIDE_MAX:
                 out.append(side_by_side_view(docs))

@@ -102,7 +102,7 @@ class LiveReport:
         return to_json([self.document])
 
     def csv(self) -> str:
-        return FitReport((self.document,)).csv()
+        return FitReport((self.document,), chart=False).csv()
 
     @property
     def failures(self) -> tuple[str, ...]:

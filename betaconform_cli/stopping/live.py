@@ -83,6 +83,26 @@ def next_items(pool: Sequence[PoolItem], labeled_ids: set[str], batch: int, rng:
     return fresh[:batch]
 
 
+def next_pool_items(pool: Sequence[PoolItem], labeled_ids: set[str], batch: int, rng: np.random.Generator,
+                    joined: PoolVerdicts | None = None, check: VoteCheck | None = None) -> list[PoolItem]:
+    """The next `batch` pool items: with the pool's verdicts joined to the labels (`joined`, and the last `check`),
+    by vote split (`select.next_by_split`: where a label lowers the estimate's variance most, at the checked k where
+    the interval is widest), the pool items without verdicts after them in the seeded random order; without, the
+    seeded random order of the whole pool (`next_items`)."""
+    from .select import next_by_split
+
+    if joined is None or check is None:
+        return next_items(pool, labeled_ids, batch, rng)
+    by_id = {p.id: p for p in pool}
+    picks = next_by_split(list(joined.ids), joined.verdicts, joined.gold, joined.n_classes, batch, check.at_k, rng,
+                          check.estimate.model)
+    out = [by_id[joined.ids[i]] for i in picks if joined.ids[i] in by_id]
+    if len(out) < batch:
+        taken = labeled_ids | {p.id for p in out}
+        out += next_items(pool, taken, batch - len(out), np.random.default_rng(rng.integers(2**63)))
+    return out
+
+
 # --- the pool's verdicts (issue 17): the precision rule on every pool item, labeled or not -----------------
 
 
@@ -130,41 +150,52 @@ def vote_check(rule: Rule, verdicts: np.ndarray, gold: np.ndarray, rng: np.rando
 
 def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, gold: np.ndarray,
                       rng: np.random.Generator, n_classes: int | None = None,
-                      level: float | None = None) -> tuple[Decision, VoteCheck]:
+                      level: float | None = None, by_split: bool = False) -> tuple[Decision, VoteCheck]:
     """`decide` for the calibrated precision rule with the pool's verdicts (every pool item in `verdicts`, the
     labeled ones with their gold): stop when the vote-split interval over the pool is at most the target half-wide
     (after at least `min_samples` labels), else ask for about (half-width / target)^2 times the labels so far.
     When the vote-split estimate falls back to the labels only (its guard: the labels cannot vouch for the split),
-    the decision is the labels-only rule's (`decide`, with its finite-pool correction), as without the verdicts."""
+    the decision is the labels-only rule's (`decide`, with its finite-pool correction), as without the verdicts;
+    `by_split` (the items were chosen by split, `select.next_by_split`): the post-stratified check's instead
+    (`select.stratified_check`), since the labels are then no random sample of the pool."""
+    from .select import stratified_check
+
     if not (isinstance(rule, PrecisionRule) and uses_pool_votes(rule)):
         raise ValueError("only the calibrated precision rule checks the pool's verdicts")
     pool_size = len(gold)
     base = decide(rule, items, rng, pool_size)
     check = vote_check(rule, verdicts, gold, rng, n_classes, level=level)
+    half = check.half_width
     if not check.estimate.used_unlabeled:
-        return base, check
+        if not by_split:
+            return base, check
+        classes = n_classes or max(int(np.max(verdicts)) + 1, int(np.max(gold)) + 1, 2)
+        strat = stratified_check(verdicts, gold, classes, check.estimate.ks, check.estimate.confidence_level)
+        half = strat.half_width
     r = len(items)
-    fired = check.half_width <= rule.target and r >= rule.min_samples
+    fired = half <= rule.target and r >= rule.min_samples
     if fired:
         stopped_by: str | None = "rule"
     elif r >= pool_size:
         stopped_by = "pool exhausted"
     else:
         stopped_by = None
-    more = 0 if stopped_by else max(1, _needed(r, check.half_width / rule.target, 1.1) - r, rule.min_samples - r)
+    more = 0 if stopped_by else max(1, _needed(r, half / rule.target, 1.1) - r, rule.min_samples - r)
     if not stopped_by:
         more = min(more, pool_size - r)
-    return Decision(stopped_by, r, r if fired else None, more, check.half_width, base.path), check
+    return Decision(stopped_by, r, r if fired else None, more, half, base.path), check
 
 
 @dataclass(frozen=True)
 class PoolVerdicts:
     """Every pool item's verdicts (pool order, the pool's judges) with gold only where the labeled file gives it:
-    `verdicts` items x judges class codes (-1 no verdict), `gold` (-1 not labeled yet), `n_classes`."""
+    `verdicts` items x judges class codes (-1 no verdict), `gold` (-1 not labeled yet), `n_classes`, `ids` (the pool
+    items' ids, in the same order)."""
 
     verdicts: np.ndarray
     gold: np.ndarray
     n_classes: int
+    ids: tuple[str, ...] = ()
 
 
 def pool_verdicts(pool: Votes, labeled: Votes | None) -> tuple[PoolVerdicts | None, str]:
@@ -189,4 +220,4 @@ def pool_verdicts(pool: Votes, labeled: Votes | None) -> tuple[PoolVerdicts | No
     gold = np.array([gold_by_id.get(i, -1) for i in pool.ids], dtype=np.int64)
     if not (gold >= 0).any():
         return None, "no pool item is labeled with gold yet"
-    return PoolVerdicts(verdicts, gold, max(len(classes), 2)), f"{int((gold >= 0).sum())} labeled and {int((gold < 0).sum())} unlabeled pool items"
+    return PoolVerdicts(verdicts, gold, max(len(classes), 2), tuple(pool.ids)), f"{int((gold >= 0).sum())} labeled and {int((gold < 0).sum())} unlabeled pool items"

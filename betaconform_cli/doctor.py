@@ -1,0 +1,89 @@
+"""`doctor`'s document (schema betaconform/1): how one input was read, as a typed structure that the core builds
+and the report formats; its JSON schema is published in docs/schema/doctor.json (`make schema`).
+
+A key that a document may lack (the reading of an input read without one; the vote splits and judges' agreement
+of an input without verdicts) is UNSET, so that the JSON has exactly the keys, in the order, it always had."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec.structs import replace
+
+from . import __version__
+from .documents import Count, Fraction, Judges
+from .inputs import Dataset
+
+
+class JudgeVerdicts(Struct, kw_only=True, frozen=True):
+    name: str
+    verdicts: Count
+
+
+class Skipped(Struct, kw_only=True, frozen=True):
+    """Lines or rows skipped for one reason: how many, and the first (None: not known)."""
+
+    reason: str
+    count: Count
+    first: Count | None
+
+
+class VoteSplit(Struct, kw_only=True, frozen=True):
+    """Items on which `judges` judges gave a verdict split as `split` (judges per class, largest first: "6-1")."""
+
+    judges: Count
+    split: str
+    items: Count
+
+
+class Agreement(Struct, kw_only=True, frozen=True):
+    """Two judges' share of the items both judged on which they gave the same class."""
+
+    judges: Annotated[list[str], Meta(min_length=2, max_length=2)]
+    agreement: Fraction
+    items: Count
+
+
+class DoctorDocument(Struct, kw_only=True, frozen=True):
+    """One input as read: `items` the labeled count, `unlabeled_items` the items with verdicts and no gold."""
+
+    schema: Literal["betaconform/1"]
+    command: Literal["doctor"]
+    tool_version: str
+    dataset: str
+    source: str
+    items: Count
+    unlabeled_items: Count
+    most_judges: Count
+    histogram: dict[Judges, list[Count]]
+    format: str | UnsetType = UNSET
+    roles: dict[str, str] | UnsetType = UNSET
+    judges: list[JudgeVerdicts] | UnsetType = UNSET
+    skipped: list[Skipped] | UnsetType = UNSET
+    notes: list[str] | UnsetType = UNSET
+    classes: list[str] | UnsetType = UNSET
+    vote_splits: list[VoteSplit] | UnsetType = UNSET
+    agreement: list[Agreement] | UnsetType = UNSET
+
+
+def doctor_document(ds: Dataset) -> DoctorDocument:
+    """How `ds` was read; inputs that carry verdicts (not only correctness) add the vote splits and the judges'
+    pairwise agreement over all items."""
+    from .inputs.patterns import agreement, vote_splits
+
+    doc = DoctorDocument(
+        schema="betaconform/1", command="doctor", tool_version=__version__, dataset=ds.name, source=ds.source, items=ds.n_items,
+        unlabeled_items=ds.unlabeled_items, most_judges=ds.table.max_judges, histogram=ds.table.histogram_by_judges(),
+    )
+    r, v = ds.reading, ds.votes
+    if r is not None:
+        doc = replace(doc, format=r.source_format, roles=dict(r.roles),
+                      judges=[JudgeVerdicts(name=n, verdicts=c) for n, c in r.judge_counts],
+                      skipped=[Skipped(reason=s.reason, count=s.count, first=s.first or None) for s in r.skips],
+                      notes=list(r.notes))
+    if v is not None:
+        doc = replace(doc, classes=list(v.classes),
+                      vote_splits=[VoteSplit(judges=k, split=s, items=n) for k, s, n in vote_splits(v)],
+                      agreement=[Agreement(judges=[a, b], agreement=round(x, 4), items=n) for a, b, x, n in agreement(v)])
+    return doc
