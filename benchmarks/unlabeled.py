@@ -44,6 +44,7 @@ from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
 from betaconform_cli.votes import SplitPrior, estimate_errors  # noqa: E402
+from betaconform_cli.votes.agreement import _log_posterior, fit_one_coin  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = tuple(range(1, 12))
@@ -53,9 +54,22 @@ DISTINCT = ("judgebench", "snow_rte")
 # alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
 VARIANTS: dict[str, tuple[SplitPrior, bool]] = {
     "vote split": (SplitPrior(), True),
-    "vote split, no guard": (SplitPrior(), False),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
     "prototype (flat logistic, no guard)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
 }
+
+
+# the alternatives measured for the distinct-judges target (docs/UNLABELED.md), with --variants explore
+ALL4 = ("flat", "folded", "agreement", "constant")
+EXPLORE: dict[str, tuple[SplitPrior, bool]] = {
+    "vote split": (SplitPrior(), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
+    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant")), True),
+    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant")), True),
+    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, tau=0.5), True),
+    "agreement only, no guard": (SplitPrior(models=("agreement",)), False),
+}
+DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
 
 
 @dataclass
@@ -115,13 +129,39 @@ class Cell:
     fallback: np.ndarray
 
 
-def run_cell(d: Data, size: int, runs: int, seed: int) -> Cell:
+def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
+    """Two reference points, not estimators: "oracle" = labeled items exact, unlabeled ones under the TRUE
+    P(plurality wrong | split) of the whole dataset (what a perfect model of the split would give); "DS plug-in" =
+    labeled items exact, unlabeled ones under the one-coin Dawid-Skene posterior (judges err independently), with
+    no calibration by the labels. Binary data with one number of judges (this benchmark's)."""
+    n, big_k = j.shape
+    s = j.sum(axis=1)
+    m = np.maximum(s, big_k - s)
+    table = np.array([item_error_table(big_k, k) if k <= big_k else np.full(big_k + 1, np.nan) for k in KS])
+    wrong = np.where(2 * s == big_k, 0.5, (2 * s < big_k).astype(float))
+    p_split = np.bincount(m, weights=wrong, minlength=big_k + 1) / np.maximum(np.bincount(m, minlength=big_k + 1), 1)
+    lab = gold >= 0
+    acc, pi = fit_one_coin(votes, np.full(n, -1), np.ones(n), 2)
+    post = np.exp(_log_posterior(votes, acc, pi, 2))
+    top = (2 * votes.sum(axis=1) > big_k).astype(np.int64)
+    p_ds = np.where(2 * votes.sum(axis=1) == big_k, 0.5, 1.0 - post[np.arange(n), top])
+
+    def plug(p_wrong: np.ndarray) -> np.ndarray:
+        per = (1 - p_wrong)[:, None] * table[:, m].T + p_wrong[:, None] * table[:, big_k - m].T
+        per[lab] = table[:, s[lab]].T
+        out: np.ndarray = per.mean(axis=0)
+        return out
+
+    return {"oracle: true P(wrong given split)": plug(p_split[m]), "DS plug-in (no labels)": plug(p_ds)}
+
+
+def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = False) -> Cell:
     settings = EvaluateSettings().fit_settings()
     j = d.judgments
     n, big_k = j.shape
     actual = truth(j)
     odd = np.array([k % 2 == 1 and k <= big_k for k in KS])
-    names = ["labels only", *VARIANTS]
+    names = ["labels only", *VARIANTS] + (list(DIAGNOSTICS) if with_diagnostics else [])
     est = {m: np.zeros((runs, len(KS))) for m in names}
     lo = {m: np.zeros((runs, len(KS))) for m in names}
     hi = {m: np.zeros((runs, len(KS))) for m in names}
@@ -141,6 +181,9 @@ def run_cell(d: Data, size: int, runs: int, seed: int) -> Cell:
             hi[m][run] = [x.high for x in r.rows]
             if m == "vote split":
                 fallback[run] = not r.used_unlabeled
+        if with_diagnostics:  # point estimates only: their interval is the estimate itself
+            for m, e in diagnostics(j, votes, gold).items():
+                est[m][run] = lo[m][run] = hi[m][run] = e
     margins = {m: 100 * np.abs(est[m][:, odd] - actual[odd]).mean(axis=1) for m in names}
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
@@ -180,7 +223,8 @@ def summary(cells: list[Cell], sizes: list[int], runs: int) -> tuple[str, dict[s
                 cov = float(np.mean([c.cover[m].mean() for c in sel]))
                 wid = float(np.mean([c.width[m].mean() for c in sel]))
                 rel = "—" if m == "labels only" else f"{100 * (mean / float(base_m.mean()) - 1):+.0f}% ({f2(float(diff.mean()))} ± {f2(float(diff.std(ddof=1) / np.sqrt(len(diff))))})"
-                out.append(f"| {gname} | {len(sel)} | {m} | {f2(mean)} ± {f2(se)} | {rel} | {100 * cov:.0f}% | {f2(wid)} | {wid / base_w:.2f} |")
+                band = "— | — | —" if m in DIAGNOSTICS else f"{100 * cov:.0f}% | {f2(wid)} | {wid / base_w:.2f}"
+                out.append(f"| {gname} | {len(sel)} | {m} | {f2(mean)} ± {f2(se)} | {rel} | {band} |")
                 stats.setdefault(f"{gname}|{m}", {})[size] = {"margin": mean, "base": float(base_m.mean()), "coverage": cov, "ratio": wid / base_w}
         out.append("")
     return "\n".join(out), stats
@@ -213,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
+    ap.add_argument("--variants", choices=("product", "explore"), default="product",
+                    help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
+    ap.add_argument("--diagnostics", action="store_true",
+                    help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
     args = ap.parse_args(argv)
     if not args.data.is_dir():
@@ -224,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
+    if args.variants == "explore":
+        VARIANTS.clear()
+        VARIANTS.update(EXPLORE)
     if args.only:
         keep = set(args.only.split(","))
         for k in list(VARIANTS):
@@ -240,12 +291,13 @@ def main(argv: list[str] | None = None) -> int:
                 if d.judgments.shape[0] < size + 1:
                     skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
                     continue
-                cells.append(run_cell(d, size, args.runs, args.seed))
+                cells.append(run_cell(d, size, args.runs, args.seed, args.diagnostics))
             print(f"  {d.name}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
     seconds = time.monotonic() - t0
     table, _stats = summary(cells, sizes, args.runs)
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
+    command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
     text = "\n".join([
         "## Results",
         "",

@@ -1,4 +1,4 @@
-"""The vote-split estimate from labeled and unlabeled verdicts (betaconform_cli/votes.py), checked against
+"""The vote-split estimate from labeled and unlabeled verdicts (betaconform_cli/votes/), checked against
 independent computations: scipy's hypergeometric distribution for the per-item error, brute-force loops for
 the vote splits, scipy quadrature for the posterior, and seeded simulation for the interval."""
 
@@ -21,13 +21,13 @@ from betaconform_cli.votes import (
     METHOD_LABELS,
     METHOD_VOTES,
     SplitPrior,
-    _fit_folded,
-    _SplitPosterior,
     class_counts,
     distinct_patterns,
     estimate_errors,
     estimate_from_votes,
 )
+from betaconform_cli.votes.folded import _fit_folded
+from betaconform_cli.votes.posterior import _SplitPosterior
 
 KS = tuple(range(1, 12))
 

@@ -1,0 +1,51 @@
+"""The majority-vote error from every item's verdicts: labeled items and unlabeled ones (issue 17).
+
+Input: the verdicts of N judges on every item (an int array items x judges of class codes, -1 = no verdict) and
+gold for some items (-1 = unlabeled). The quantity is the one `fit` reports, over ALL items with a verdict: the
+mean over items of the exact hypergeometric probability that k judges drawn from the item's own judges err (fewer
+than half of them give the gold class; a tie, exactly half, is half an error). For k above an item's number of
+judges, the labels-only mixture's posterior predictive fills the missing judges (as `fit` does).
+
+The estimator ("vote split", docs/UNLABELED.md): an item's verdicts give its vote split: n verdicts, the largest
+class holds m of them. If the gold class is the top class, S = m judges are correct; if not, S is the count of the
+class that is gold. So the split leaves one unknown per item, whether the plurality is wrong, and
+
+    P(plurality wrong | split j) = sigmoid(b0 + b1 x_j + offset_j + u_j),   x_j = (2m - n) / n
+
+averaged over four models by the labels' marginal likelihood ("flat": offset 0; "folded": the log odds of a
+Beta-Binomial fitted to every item's split; "agreement": the log odds of a one-coin Dawid-Skene model fitted to
+every item's verdicts; "constant": the split says nothing), with weak Gaussian priors on
+(b0, b1) and a random effect u_j per split; the posterior is exact on a grid. Labeled items contribute their exact
+error, unlabeled items their expected error under the posterior (a finite-population estimate). The interval comes
+from posterior draws plus the unlabeled items' own Bernoulli outcomes (a normal approximation of their sum), so it
+is an interval for the error on these items. When the labels give no evidence that the split predicts a wrong
+plurality (`estimate._guard`), the labels-only estimate (`fit.analyse`) is returned, and `method` says so.
+
+Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (the folded Beta-Binomial),
+`agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
+`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`). Every public name is
+importable from `betaconform_cli.votes`.
+"""
+
+from __future__ import annotations
+
+from .estimate import MIN_LABELED_SPLITS, analyse_with_votes, estimate_errors, estimate_from_votes
+from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, SplitModel, SplitPrior, VoteEstimate, VoteRow
+from .patterns import Splits, class_counts, distinct_patterns
+
+__all__ = [
+    "DEFAULT_KS",
+    "METHOD_LABELS",
+    "METHOD_VOTES",
+    "MIN_LABELED_SPLITS",
+    "SplitModel",
+    "SplitPrior",
+    "Splits",
+    "VoteEstimate",
+    "VoteRow",
+    "analyse_with_votes",
+    "class_counts",
+    "distinct_patterns",
+    "estimate_errors",
+    "estimate_from_votes",
+]

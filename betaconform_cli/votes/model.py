@@ -1,0 +1,151 @@
+"""Types of the vote-split estimate: its prior, its fitted model, its rows and the estimate itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ParameterError
+from ..fit import FitResult
+
+METHOD_VOTES = "vote_split"
+METHOD_LABELS = "labels_only"
+DEFAULT_KS = tuple(range(1, 12))
+# the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
+# Beta-Binomial's, the judges' one-coin agreement model's, and no dependence on the split at all
+MODELS = ("flat", "folded", "agreement", "constant")
+
+
+@dataclass(frozen=True)
+class SplitPrior:
+    """Independent Gaussian priors on b0 (logit of a wrong plurality at an even split) and b1 (the slope in the
+    margin x); the grid that carries the posterior."""
+
+    mean0: float = 0.0
+    sd0: float = 1.5
+    mean1: float = -1.0
+    sd1: float = 2.0
+    models: tuple[str, ...] = ("flat", "folded", "agreement", "constant")
+    weighted: bool = False
+    tau: float = 1.0
+    nodes: int = 15
+    grid0: tuple[float, float, int] = (-6.0, 6.0, 61)
+    grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.models if m not in MODELS]
+        if not self.models or unknown:
+            raise ParameterError("prior.models", f"must name models among {list(MODELS)}; got {list(self.models)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"b0": {"mean": self.mean0, "sd": self.sd0}, "b1": {"mean": self.mean1, "sd": self.sd1},
+                "models": list(self.models), "tau": self.tau}
+
+
+@dataclass(frozen=True)
+class VoteRow:
+    """Majority-vote error at k judges over all items (fractions in [0, 1]) and the labels-only estimate; extrapolated:
+    some item has fewer than k judges (its missing judges come from the labels-only mixture, as in `fit`)."""
+
+    k: int
+    estimate: float
+    low: float
+    high: float
+    labels_only: float
+    labels_only_low: float
+    labels_only_high: float
+    extrapolated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "labels_only": self.labels_only,
+            "labels_only_low": self.labels_only_low,
+            "labels_only_high": self.labels_only_high,
+            "extrapolated": self.extrapolated,
+        }
+
+
+@dataclass(frozen=True)
+class SplitModel:
+    """The fitted vote-split model: posterior means of (b0, b1), the folded Beta-Binomial (a, b) behind the
+    "folded" model's offsets (None without it), each model's posterior probability, and the labeled splits the
+    likelihood saw (those whose plurality could be wrong) with how many had a wrong plurality."""
+
+    b0: float
+    b1: float
+    folded: tuple[float, float] | None
+    model_probabilities: dict[str, float]
+    labeled_splits: int
+    labeled_wrong: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "b0": self.b0,
+            "b1": self.b1,
+            "folded_beta_binomial": None if self.folded is None else {"alpha": self.folded[0], "beta": self.folded[1]},
+            "model_probabilities": dict(self.model_probabilities),
+            "labeled_splits": self.labeled_splits,
+            "labeled_wrong": self.labeled_wrong,
+        }
+
+
+@dataclass(frozen=True)
+class VoteEstimate:
+    """The error table over all items, which method gave it and why, and the counts it rests on."""
+
+    ks: tuple[int, ...]
+    rows: tuple[VoteRow, ...]
+    method: str
+    reason: str
+    labeled_items: int
+    unlabeled_items: int
+    dropped_items: int
+    confidence_level: float
+    prior: SplitPrior
+    model: SplitModel | None
+    labels_only: FitResult = field(repr=False)
+
+    @property
+    def used_unlabeled(self) -> bool:
+        return self.method == METHOD_VOTES
+
+    def row(self, k: int) -> VoteRow:
+        for r in self.rows:
+            if r.k == k:
+                return r
+        raise ParameterError("ks", f"does not hold k = {k} (computed: {list(self.ks)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "reason": self.reason,
+            "items": self.labeled_items,
+            "unlabeled_items": self.unlabeled_items,
+            "dropped_items": self.dropped_items,
+            "confidence_level": self.confidence_level,
+            "prior": self.prior.to_dict(),
+            "model": None if self.model is None else self.model.to_dict(),
+            "error_rates": [r.to_dict() for r in self.rows],
+        }
+
+    def fit_keys(self) -> dict[str, Any]:
+        """What `fit`'s JSON (and a saved fit) adds when the data has unlabeled items: their count, and how the
+        estimate used them ("items" stays the labeled count)."""
+        return {
+            "unlabeled_items": self.unlabeled_items,
+            "unlabeled": {
+                "method": self.method,
+                "reason": self.reason,
+                "used": self.used_unlabeled,
+                "labeled_items": self.labeled_items,
+                "unlabeled_items": self.unlabeled_items,
+                "dropped_items": self.dropped_items,
+                "prior": self.prior.to_dict(),
+                "model": None if self.model is None else self.model.to_dict(),
+            },
+        }
+
