@@ -12,6 +12,7 @@ from .doctor import DoctorDocument
 from .documents import SCHEMA, document_schema, fit_document_type, json_schema
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
+from .score_document import ScoreDocument, score_schema
 
 
 @dataclass(frozen=True)
@@ -32,4 +33,5 @@ def published() -> tuple[Published, ...]:
         Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema()),
         Published("doctor.json", ("doctor",), DoctorDocument, doctor),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
+        Published("score.json", ("score",), ScoreDocument, score_schema()),
     )

@@ -84,7 +84,8 @@ POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", 
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """The corrected pass rate of one system, what the judges alone say, and what the labels alone say."""
+    """The corrected pass rate of one system, what the judges alone say, and what the labels alone say (its JSON
+    document: score_document.score_document)."""
 
     score: Interval
     judges_say: float  # the judges' majority pass rate over all items (ties half); known exactly for this set
@@ -107,24 +108,6 @@ class ScoreResult:
     def items(self) -> int:
         return self.labeled_items + self.unlabeled_items
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "score": self.score.to_dict(),
-            "judges_say": {"estimate": self.judges_say, "bias": self.judges_bias.to_dict()},
-            "labels_only": self.labels_only.to_dict(),
-            "positive": self.positive,
-            "labeled_items": self.labeled_items,
-            "unlabeled_items": self.unlabeled_items,
-            "judges": self.judges,
-            "clusters": self.clusters,
-            "confidence_level": self.confidence_level,
-            "target": self.target,
-            "target_text": TARGET_TEXT[self.target],
-            "method": self.method,
-            "lambda": self.lambda_,
-            "ppi_estimate": self.ppi_estimate,
-        }
-
 
 @dataclass(frozen=True)
 class ComparisonResult:
@@ -137,17 +120,6 @@ class ComparisonResult:
     labeled_both: int
     confidence_level: float
     target: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "difference": self.difference.to_dict(),
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "shared_items": self.shared_items,
-            "labeled_both": self.labeled_both,
-            "confidence_level": self.confidence_level,
-            "target": self.target,
-        }
 
 
 # --- checks ------------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The typed documents (betaconform_cli/documents.py: fit, report and transfer; doctor.py: doctor;
-evaluate/document.py: evaluate): each published schema (docs/schema/, betaconform_cli/schemas.py) is its types' own,
-and every JSON golden of its commands is valid against it, checked twice (jsonschema on the published file; msgspec
-decoding into the type). The other commands' documents (judges, score, sample) are not typed yet: they are listed here, so that a new JSON golden
-cannot go unchecked without saying so."""
+evaluate/document.py: evaluate; score_document.py: score): each published schema (docs/schema/,
+betaconform_cli/schemas.py) is its types' own, and every JSON golden of its commands is valid against it, checked
+twice (jsonschema on the published file; msgspec decoding into the type). The other commands' documents (judges,
+sample) are not typed yet: they are listed here, so that a new JSON golden cannot go unchecked without saying so."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ PUBLISHED = ROOT / "docs" / "schema" / "fit.json"
 GOLDEN = Path(__file__).parent / "golden"
 TYPED = {"fit", "report", "transfer"}
 SCHEMAS = {c: p for p in published() for c in p.commands}  # command -> its published schema
-NOT_TYPED_YET = {"judges", "score", "sample"}  # judges and score are being changed by others; sample (a fit document with the live keys) next
+NOT_TYPED_YET = {"judges", "sample"}  # sample: a fit document with the live keys
 
 
 def golden_documents() -> list[tuple[str, dict[str, Any]]]:
@@ -82,7 +82,7 @@ class TestEverySchema:
         commands = {d.get("command") for _, d in golden_documents()}
         assert commands <= set(SCHEMAS) | NOT_TYPED_YET, commands - set(SCHEMAS) - NOT_TYPED_YET
         assert not set(SCHEMAS) & NOT_TYPED_YET
-        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate"}  # checked below
+        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate", "score"}  # checked below
 
     @pytest.mark.parametrize("where,doc", OTHER_GOLDENS, ids=[w for w, _ in OTHER_GOLDENS])
     def test_valid(self, where: str, doc: dict[str, Any]) -> None:
@@ -96,6 +96,8 @@ class TestEverySchema:
         ("doctor", ("items",), -1), ("doctor", ("agreement", 0, "agreement"), 1.5), ("doctor", ("vote_splits", 0, "items"), "3"),
         ("doctor", ("command",), "fit"), ("evaluate", ("cells", 0, "runs"), -2), ("evaluate", ("averages", 0, "margin_mean"), "x"),
         ("evaluate", ("interval", "confidence_level"), 1.0), ("evaluate", ("schema",), "betaconform/1"),
+        ("score", ("score", "low"), 1.5), ("score", ("judges_say", "bias", "high"), -2.0), ("score", ("lambda",), "1"),
+        ("score", ("target",), "all"), ("score", ("labeled_items",), -1), ("score", ("version",), None),
     ])
     def test_broken(self, command: str, path: tuple[Any, ...], value: Any) -> None:
         doc = copy.deepcopy(next(d for _, d in OTHER_GOLDENS if d["command"] == command))
@@ -150,3 +152,41 @@ def test_a_doctor_document_lacks_the_keys_it_has_no_value_for() -> None:
                          unlabeled_items=0, most_judges=3, histogram={3: [0, 1, 0, 1]}, notes=[])
     assert list(msgspec.to_builtins(doc)) == ["schema", "command", "tool_version", "dataset", "source", "items",
                                              "unlabeled_items", "most_judges", "histogram", "notes"]
+
+
+def _compare_document() -> Any:
+    """A real `score --compare` document (two systems on shared items), with a passing gate."""
+    from betaconform_cli import api
+    from betaconform_cli.gate import make_score_gate
+    from betaconform_cli.inputs import InputOptions
+
+    a, b = ROOT / "sample_data" / "system_verdicts.jsonl", ROOT / "sample_data" / "system_b_verdicts.jsonl"
+    report = api.score([str(a), str(b)], InputOptions(), compare=True, gate=make_score_gate(-1.0, difference=True))
+    return report.documents[0]
+
+
+def test_a_compare_document_is_valid_and_a_broken_one_is_refused() -> None:
+    """--compare has no JSON golden: its document, from a real run, is valid against score.json (anyOf its two
+    types) and decodes as a CompareDocument; a broken one is refused by both."""
+    from betaconform_cli.score_document import CompareDocument
+
+    doc = msgspec.to_builtins(_compare_document())
+    assert list(doc) == ["schema", "command", "version", "dataset", "a", "b", "difference", "shared_items",
+                         "labeled_both", "confidence_level", "target", "gate"]
+    schema = SCHEMAS["score"].schema
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    assert not list(validator.iter_errors(doc))
+    assert msgspec.json.decode(json.dumps(doc), type=CompareDocument).a.dataset == doc["a"]["dataset"]
+    doc["difference"]["low"] = -1.5
+    assert list(validator.iter_errors(doc))
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(json.dumps(doc), type=CompareDocument)
+
+
+def test_a_score_document_without_a_gate_lacks_the_key() -> None:
+    """The gate is UNSET without --min-score: absent from the JSON, not null; `lambda_` is written `lambda`."""
+    golden = next(d for _, d in OTHER_GOLDENS if d["command"] == "score")
+    from betaconform_cli.score_document import ScoreDocument
+
+    doc = msgspec.json.decode(json.dumps(golden), type=ScoreDocument)
+    assert list(msgspec.to_builtins(doc)) == list(golden) and "gate" not in golden

@@ -17,7 +17,7 @@ LAYERS = [
     {"errors", "formats", "settings", "counts", "blas", "atomic"},
     {"distributions", "inputs", "gate", "dawid_skene", "latent_classes", "ppi"},
     {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor"},
-    {"stopping", "transfer", "judges", "score"},
+    {"stopping", "transfer", "judges", "score", "score_document"},
     {"evaluate", "schemas"},
     {"report", "plots"},
     {"api"},

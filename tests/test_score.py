@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 from scipy import stats
@@ -23,6 +24,7 @@ from betaconform_cli.score import (
     score_votes,
     wilson_fpc,
 )
+from betaconform_cli.score_document import score_document
 
 LEVEL = 0.9
 
@@ -265,7 +267,7 @@ class TestEstimator:
         lab = observed >= 0
         assert res.score.estimate == pytest.approx((observed[lab] == 2).mean())
         assert res.positive == 2
-        assert res.to_dict()["score"]["estimate"] == res.score.estimate
+        assert msgspec.to_builtins(score_document("d", "s", res))["score"]["estimate"] == res.score.estimate
 
     def test_judges_worse_than_chance_still_help(self) -> None:
         """Judges that mostly say the opposite of the gold (adversarial items): the labels give the latent classes
@@ -289,9 +291,9 @@ class TestEstimator:
             s = score(verdicts, observed, 1, lambda_=lam).score
             assert 0.0 <= s.low <= s.estimate <= s.high <= 1.0
 
-    def test_to_dict_keys(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    def test_document_keys(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         gold, verdicts, observed = data
-        d = score(verdicts, observed, 1).to_dict()
+        d = msgspec.to_builtins(score_document("d", "s", score(verdicts, observed, 1)))
         assert {"score", "judges_say", "labels_only", "positive", "labeled_items", "unlabeled_items", "method"} <= set(
             d
         )
@@ -461,7 +463,7 @@ class TestShrinkage:
         assert res.score.estimate == pytest.approx(shrink_toward(res.ppi_estimate, sd, res.judges_say), abs=1e-12)
         assert res.score.estimate != res.ppi_estimate
         assert res.judges_bias.estimate == pytest.approx(res.judges_say - res.score.estimate)
-        assert res.to_dict()["ppi_estimate"] == res.ppi_estimate and big_n == len(gold)
+        assert score_document("d", "s", res).ppi_estimate == res.ppi_estimate and big_n == len(gold)
 
     def test_labels_only_is_not_moved(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """lambda = 0 is labels only: the labeled items' pass rate, whatever the judges say."""

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from ..errors import InputError, ParameterError
 from ..gate import ScoreGate
@@ -12,6 +15,7 @@ from ._common import skip_note
 
 if TYPE_CHECKING:
     from ..report.score import ScoreReport
+    from ..score_document import CompareDocument
 
 # core parameters that are the data, not an option: an error about them is an error in that input file
 _DATA_PARAMS = frozenset({"gold", "verdicts", "counts", "clusters", "ids_a", "ids_b", "verdicts_a", "verdicts_b"})
@@ -52,7 +56,8 @@ def score(
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id."""
     from .. import score as core
-    from ..report.score import ScoreReport, score_document
+    from ..report.score import ScoreReport
+    from ..score_document import score_document, with_gate
 
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
@@ -66,10 +71,8 @@ def score(
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
         doc = _compare(datasets[0], datasets[1], opts, positive, confidence_level, target)
-        check = gate.check(doc["dataset"], doc["difference"]) if gate is not None else None
-        if check is not None:
-            doc["gate"] = check.to_dict()
-        return ScoreReport((doc,), (check,) if check is not None else (), tuple(notes))
+        check = gate.check(doc.dataset, msgspec.to_builtins(doc.difference)) if gate is not None else None
+        return ScoreReport((with_gate(doc, check),), (check,) if check is not None else (), tuple(notes))
     docs = []
     checks = []
     for ds in datasets:
@@ -78,7 +81,7 @@ def score(
             result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=confidence_level,
                                       target=target)
         check = gate.check(ds.name, result.score.to_dict()) if gate is not None else None
-        docs.append(score_document(ds.name, ds.source, result.to_dict(), check))
+        docs.append(score_document(ds.name, ds.source, result, check))
         checks += [check] if check is not None else []
     return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
 
@@ -96,11 +99,11 @@ def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
 
 
 def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, confidence_level: float,
-             target: str) -> dict[str, Any]:
+             target: str) -> CompareDocument:
     import numpy as np
 
     from .. import score as core
-    from ..report.score import compare_document, score_document
+    from ..score_document import compare_document, score_document
 
     sides = []
     for ds in (a, b):
@@ -131,6 +134,6 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     with _About(f"{da.source} and {db.source}"):
         result = core.compare_scores(vra[ia], ga[ia], vrb[ib], gb[ib], 1, clusters=clusters,
                                      confidence_level=confidence_level, target=target)
-    doc_a = score_document(da.name, da.source, {**result.a.to_dict(), "positive": pos_a})
-    doc_b = score_document(db.name, db.source, {**result.b.to_dict(), "positive": pos_b})
-    return compare_document(doc_a, doc_b, result.to_dict())
+    doc_a = score_document(da.name, da.source, replace(result.a, positive=pos_a))
+    doc_b = score_document(db.name, db.source, replace(result.b, positive=pos_b))
+    return compare_document(doc_a, doc_b, result)

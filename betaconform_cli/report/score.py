@@ -1,8 +1,8 @@
 """`score` results: per dataset the judge-corrected pass rate with its interval, what the judges alone say (and how
 far off they are), what the labels alone say; with --compare the difference a - b of two systems on shared items.
 
-Each dataset's document is built once (`score_document`, from score.ScoreResult.to_dict()) with its gate check;
-the table, Markdown, CSV, the chart, the verdicts and the gate's lines all read it.
+Each dataset's document is built once, typed (score_document.py: docs/schema/score.json), with its gate check;
+the JSON encodes it, and the table, Markdown, CSV, the chart and the gate's lines read its plain values.
 """
 
 from __future__ import annotations
@@ -11,38 +11,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__
+import msgspec
+
 from ..gate import ScoreCheck
+from ..score_document import CompareDocument, ScoreDocument
 from . import Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
-SCHEMA = "betaconform/1"
 CSV_COLUMNS = ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
                "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
                "target", "confidence_level", "method", "lambda")
 COMPARE_CSV_COLUMNS = ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b", "shared_items",
                        "labeled_both", "target", "confidence_level")
 Doc = Mapping[str, Any]
-
-
-def score_document(name: str, source: str, result: dict[str, Any], check: ScoreCheck | None = None) -> dict[str, Any]:
-    """The JSON object for one dataset: the core's result (score.ScoreResult.to_dict()) with where it came from."""
-    doc: dict[str, Any] = {"schema": SCHEMA, "command": "score", "version": __version__, "dataset": name,
-                           "source": source, **result}
-    if check is not None:
-        doc["gate"] = check.to_dict()
-    return doc
-
-
-def compare_document(a: Doc, b: Doc, comparison: dict[str, Any], check: ScoreCheck | None = None) -> dict[str, Any]:
-    """The JSON object of a comparison: the difference a - b on shared items, and each system's own score there."""
-    doc: dict[str, Any] = {"schema": SCHEMA, "command": "score", "version": __version__,
-                           "dataset": f"{a['dataset']} - {b['dataset']}", "a": dict(a), "b": dict(b),
-                           **{k: v for k, v in comparison.items() if k not in ("a", "b")}}
-    if check is not None:
-        doc["gate"] = check.to_dict()
-    return doc
 
 
 def _level(d: Doc) -> int:
@@ -129,13 +111,16 @@ def _gate_line(d: Doc) -> Lines | None:
 class ScoreReport:
     """One document per dataset (or one comparison); exit 1 when a --min-score gate fails."""
 
-    documents: tuple[dict[str, Any], ...]
+    documents: tuple[ScoreDocument | CompareDocument, ...]
     checks: tuple[ScoreCheck, ...] = ()
     notes: tuple[str, ...] = ()
 
+    def _plain(self) -> list[dict[str, Any]]:
+        return [msgspec.to_builtins(d) for d in self.documents]
+
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
-        for d in self.documents:
+        for d in self._plain():
             if "difference" in d:
                 out.append(compare_view(d))
                 for side in (d["a"], d["b"]):
@@ -149,26 +134,27 @@ class ScoreReport:
         return out
 
     def json(self) -> str:
-        return to_json(self.documents)
+        return to_json(self._plain())
 
     def csv(self) -> str:
-        if self.documents and "difference" in self.documents[0]:
+        documents = self._plain()
+        if documents and "difference" in documents[0]:
             return to_csv(COMPARE_CSV_COLUMNS, (
                 (d["a"]["dataset"], d["b"]["dataset"], d["a"]["positive"], d["difference"]["estimate"],
                  d["difference"]["low"], d["difference"]["high"], d["a"]["score"]["estimate"],
                  d["b"]["score"]["estimate"], d["shared_items"], d["labeled_both"], d["target"], d["confidence_level"])
-                for d in self.documents))
+                for d in documents))
         return to_csv(CSV_COLUMNS, (
             (d["dataset"], d["positive"], d["score"]["estimate"], d["score"]["low"], d["score"]["high"],
              d["judges_say"]["estimate"], d["judges_say"]["bias"]["estimate"], d["judges_say"]["bias"]["low"],
              d["judges_say"]["bias"]["high"], d["labels_only"]["estimate"], d["labels_only"]["low"],
              d["labels_only"]["high"], d["labeled_items"], d["unlabeled_items"], d["judges"], d["clusters"],
              d["target"], d["confidence_level"], d["method"], d["lambda"])
-            for d in self.documents))
+            for d in documents))
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
-        return gate_verdicts(self.documents, self.checks,
+        return gate_verdicts(self._plain(), self.checks,
                              lambda c: f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property
