@@ -12,6 +12,7 @@ from .doctor import DoctorDocument
 from .documents import SCHEMA, document_schema, fit_document_type, json_schema
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
+from .judges.document import JudgesDocument
 from .score_document import ScoreDocument, score_schema
 
 
@@ -34,4 +35,6 @@ def published() -> tuple[Published, ...]:
         Published("doctor.json", ("doctor",), DoctorDocument, doctor),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
         Published("score.json", ("score",), ScoreDocument, score_schema()),
+        Published("judges.json", ("judges",), JudgesDocument,
+                  document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")),
     )

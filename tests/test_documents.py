@@ -1,8 +1,8 @@
 """The typed documents (betaconform_cli/documents.py: fit, report and transfer; doctor.py: doctor;
-evaluate/document.py: evaluate; score_document.py: score): each published schema (docs/schema/,
+evaluate/document.py: evaluate; score_document.py: score; judges/document.py: judges): each published schema (docs/schema/,
 betaconform_cli/schemas.py) is its types' own, and every JSON golden of its commands is valid against it, checked
-twice (jsonschema on the published file; msgspec decoding into the type). The other commands' documents (judges,
-sample) are not typed yet: they are listed here, so that a new JSON golden cannot go unchecked without saying so."""
+twice (jsonschema on the published file; msgspec decoding into the type). The other command's documents (sample)
+are not typed yet: they are listed here, so that a new JSON golden cannot go unchecked without saying so."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ PUBLISHED = ROOT / "docs" / "schema" / "fit.json"
 GOLDEN = Path(__file__).parent / "golden"
 TYPED = {"fit", "report", "transfer"}
 SCHEMAS = {c: p for p in published() for c in p.commands}  # command -> its published schema
-NOT_TYPED_YET = {"judges", "sample"}  # sample: a fit document with the live keys
+NOT_TYPED_YET = {"sample"}  # sample: a fit document with the live keys
 
 
 def golden_documents() -> list[tuple[str, dict[str, Any]]]:
@@ -82,7 +82,7 @@ class TestEverySchema:
         commands = {d.get("command") for _, d in golden_documents()}
         assert commands <= set(SCHEMAS) | NOT_TYPED_YET, commands - set(SCHEMAS) - NOT_TYPED_YET
         assert not set(SCHEMAS) & NOT_TYPED_YET
-        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate", "score"}  # checked below
+        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate", "score", "judges"}  # checked below
 
     @pytest.mark.parametrize("where,doc", OTHER_GOLDENS, ids=[w for w, _ in OTHER_GOLDENS])
     def test_valid(self, where: str, doc: dict[str, Any]) -> None:
@@ -98,6 +98,9 @@ class TestEverySchema:
         ("evaluate", ("interval", "confidence_level"), 1.0), ("evaluate", ("schema",), "betaconform/1"),
         ("score", ("score", "low"), 1.5), ("score", ("judges_say", "bias", "high"), -2.0), ("score", ("lambda",), "1"),
         ("score", ("target",), "all"), ("score", ("labeled_items",), -1), ("score", ("version",), None),
+        ("judges", ("judges", 0, "accuracy"), 1.5), ("judges", ("ensembles", 0, "k"), 0), ("judges", ("seed",), -1),
+        ("judges", ("ensembles", 0, "search"), "greedy"), ("judges", ("model", "family"), "mixture"),
+        ("judges", ("settings", "ks"), ["3"]), ("judges", ("pairs", 0, "note"), 3),
     ])
     def test_broken(self, command: str, path: tuple[Any, ...], value: Any) -> None:
         doc = copy.deepcopy(next(d for _, d in OTHER_GOLDENS if d["command"] == command))
@@ -190,3 +193,17 @@ def test_a_score_document_without_a_gate_lacks_the_key() -> None:
 
     doc = msgspec.json.decode(json.dumps(golden), type=ScoreDocument)
     assert list(msgspec.to_builtins(doc)) == list(golden) and "gate" not in golden
+
+
+def test_a_judges_document_has_unlabeled_keys_only_with_unlabeled_items() -> None:
+    """The unlabeled items' keys are UNSET (absent, not null) for an input without them, and in their place
+    (after `items`) for one with them; the document's body is JudgesResult.to_dict's."""
+    from betaconform_cli.judges.document import JudgesDocument
+
+    docs = [d for _, d in OTHER_GOLDENS if d["command"] == "judges"]
+    with_unlabeled = [d for d in docs if "unlabeled" in d]
+    assert with_unlabeled and len(with_unlabeled) < len(docs)
+    for golden in docs:
+        doc = msgspec.json.decode(json.dumps(golden), type=JudgesDocument)
+        assert list(msgspec.to_builtins(doc)) == list(golden)
+    assert list(with_unlabeled[0])[6:9] == ["items", "unlabeled_items", "unlabeled"]

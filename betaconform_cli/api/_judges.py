@@ -37,7 +37,8 @@ def judges(
 
     from ..judges import analyse_judges
     from ..judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
-    from ..report.judges import JudgesReport, judges_document
+    from ..judges.document import judges_document
+    from ..report.judges import JudgesReport
 
     check_seed(seed)
     docs = []
@@ -60,6 +61,6 @@ def judges(
             raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
-        docs.append(judges_document(ds.name, ds.source, seed, {**result.to_dict(), "random_numbers": DATA_SEEDED}))
+        docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED))
     return JudgesReport(tuple(docs), tuple(notes))
 

@@ -1,4 +1,4 @@
-"""Settings and result dataclasses of `judges` (to_dict() gives the JSON body; docs/JUDGES.md)."""
+"""Settings and result dataclasses of `judges` (judges/document.py types its JSON document; docs/JUDGES.md)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from typing import Any
 
 from ..errors import UsageError
 from ..fit import FitResult
-from ..settings import TIE_RULE
 from .model import ClassPosterior, ModelSettings
 
 EXACT_MAX_JUDGES = 12
 INTERVAL_WIDENING = 1.15  # chosen on JudgeBench, reported on LLMBar (benchmarks/judges.py --calibrate)
 RANKINGS = ("maxent", "latent")
+INTERVAL_METHOD = ("equal-tailed latent-class posterior (predictive, for the unlabeled part of a known set), widened by "
+                   "interval_widening")
 SELECTION_NOTE = (
     "chosen by the labels' own error blended with a ranking model (pairwise maximum entropy; latent classes with "
     "more than 12 judges) worth pseudo_items items; estimate and interval: the latent-class posterior of the chosen "
@@ -262,28 +263,8 @@ class JudgesResult:
         return ranked[: self.settings.top_pairs if n is None else n]
 
     def to_dict(self) -> dict[str, Any]:
-        extra = {} if self.unlabeled is None else {"unlabeled_items": self.unlabeled["unlabeled_items"], "unlabeled": self.unlabeled}
-        return {
-            "items": self.items,
-            **extra,
-            "dropped_items": self.dropped_items,
-            "judge_names": list(self.names),
-            "target": self.target,
-            "population": self.population,
-            "settings": {**self.settings.to_dict(), "ks": list(self.ks), "confidence_level": self.confidence_level},
-            "interval": {
-                "confidence_level": self.confidence_level,
-                "method": "equal-tailed latent-class posterior (predictive, for the unlabeled part of a known set), widened by interval_widening",
-            },
-            "selection": SELECTION_NOTE,
-            "tie_rule": TIE_RULE,
-            "judges": [j.to_dict() for j in self.judges],
-            "pairs": [p.to_dict() for p in self.pairs],
-            "pairs_without_data": [[p.a, p.b] for p in self.pairs if p.items == 0],
-            "top_pairs": [[p.a, p.b] for p in self.top_pairs()],
-            "exchangeability": self.exchangeability.to_dict(),
-            "ensembles": [e.to_dict() for e in self.ensembles],
-            "ensemble": None if self.named is None else self.named.to_dict(),
-            "cost": None if self.cost is None else self.cost.to_dict(),
-            "model": self.posterior.to_dict(),
-        }
+        """The JSON document's body (judges/document.py builds the document; this is it without where it came from)."""
+        from .document import HEADER, judges_document, plain
+
+        doc = plain(judges_document("", "", 0, self, ""))
+        return {k: v for k, v in doc.items() if k not in HEADER}

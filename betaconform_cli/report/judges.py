@@ -1,5 +1,6 @@
 """`judges` results: per judge, shared mistakes, the ensemble to run for each k, a named ensemble, the cheapest
-ensemble under an error limit -- as tables (views of the JSON document, JudgesResult.to_dict()) and CSV rows."""
+ensemble under an error limit -- as tables (views of the typed JSON document's plain values, judges/document.py)
+and CSV rows."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import quote_all
+from ..judges.document import JudgesDocument, plain
 from ..settings import TIE_RULE
 from . import Verdict
 from .render import to_csv, to_json
@@ -196,15 +198,6 @@ def views(d: dict[str, Any]) -> list[TableView]:
     return out
 
 
-def judges_document(dataset: str, source: str, seed: int, body: dict[str, Any]) -> dict[str, Any]:
-    """The JSON object for one dataset (schema betaconform/1, command judges); its "judges" is the per-judge list."""
-    from .. import __version__
-    from .fit import SCHEMA
-
-    return {"schema": SCHEMA, "command": "judges", "tool_version": __version__, "dataset": dataset, "source": source,
-            "seed": seed, **body}
-
-
 ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")
 
 
@@ -212,12 +205,15 @@ ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k"
 class JudgesReport:
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
-    documents: tuple[dict[str, Any], ...]
+    documents: tuple[JudgesDocument, ...]
     notes: tuple[str, ...] = ()
+
+    def _plain(self) -> list[dict[str, Any]]:
+        return [plain(d) for d in self.documents]
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
-        for d in self.documents:
+        for d in self._plain():
             count = f"{d['items']} labeled" + (f" + {d['unlabeled_items']} unlabeled" if d.get("unlabeled_items") else "") + " items"
             head = f"{d['dataset']}: {count}, {len(d['judge_names'])} judges; {d['target']}"
             tables = views(d)
@@ -229,18 +225,19 @@ class JudgesReport:
         return out
 
     def json(self) -> str:
-        return to_json(self.documents)
+        return to_json(self._plain())
 
     def csv(self) -> str:
         rows = ([d["dataset"], e["k"], list(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
-                 e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self.documents for e in d["ensembles"])
+                 e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self._plain() for e in d["ensembles"])
         return to_csv(ENSEMBLE_CSV, rows)
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its --max-error gate (an ensemble meets it, or none does), or a passing case."""
         out = []
-        fails = dict(zip((d["dataset"] for d in self.documents if d.get("cost") and not d["cost"]["met"]), self.failures))
-        for d in self.documents:
+        documents = self._plain()
+        fails = dict(zip((d["dataset"] for d in documents if d.get("cost") and not d["cost"]["met"]), self.failures))
+        for d in documents:
             c = d.get("cost")
             if c is None:
                 out.append(Verdict(str(d["dataset"]), "", True))
@@ -254,7 +251,7 @@ class JudgesReport:
     @property
     def failures(self) -> tuple[str, ...]:
         out = []
-        for d in self.documents:
+        for d in self._plain():
             c = d.get("cost")
             if c is not None and not c["met"]:
                 out.append(f"no ensemble meets max error {pct(c['max_error'])} with these labels: {d['dataset']}'s lowest "
