@@ -3,7 +3,7 @@
 # make test:    the whole test suite, on every core (pytest-xdist)
 # make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes): under a minute
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
-# make schema:  docs/schema/*.json, the typed documents' JSON schemas (fit, doctor, evaluate, score, judges), from their types (betaconform_cli/schemas.py)
+# make schema:  docs/schema/*.json, the typed documents' JSON schemas (fit, doctor, evaluate, score, judges, sample), from their types (betaconform_cli/schemas.py)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin

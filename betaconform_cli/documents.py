@@ -210,3 +210,15 @@ def check(doc: Any, type_: type[Struct]) -> Any:
         if missing:
             path, problem = ".".join(p for p in (path, missing.group("name")) if p), "missing"
         raise TypeProblem(path, problem.replace("`", "").replace("Expected", "expected")) from None
+
+
+def _number(value: Any) -> Any:
+    if hasattr(value, "item"):  # a numpy scalar
+        return value.item()
+    raise NotImplementedError(f"not a JSON value: {type(value).__name__}")
+
+
+def plain(doc: Struct) -> Any:
+    """A typed document as plain values, as the report's views and the JSON encoder read it (numpy scalars as
+    Python numbers; NaN stays NaN, the encoder writes null)."""
+    return msgspec.to_builtins(doc, enc_hook=_number)

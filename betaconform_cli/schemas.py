@@ -3,6 +3,8 @@ tests/test_documents.py fails when one is stale and checks every JSON golden of 
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,8 @@ from .documents import SCHEMA, document_schema, fit_document_type, json_schema
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .judges.document import JudgesDocument
-from .score_document import ScoreDocument, score_schema
+from .score_document import CompareDocument, ScoreDocument, score_schema
+from .stopping.document import ReplaySummary, sample_schema, sample_type
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,11 @@ class Published:
     commands: tuple[str, ...]
     type: type[Struct]
     schema: dict[str, Any]
+    choose: Callable[[Mapping[str, Any]], builtins.type[Struct]] | None = None  # where one command prints several kinds
+
+    def type_for(self, doc: Mapping[str, Any]) -> builtins.type[Struct]:
+        """The type of one of its commands' documents (plain values)."""
+        return self.type if self.choose is None else self.choose(doc)
 
 
 def published() -> tuple[Published, ...]:
@@ -34,7 +42,11 @@ def published() -> tuple[Published, ...]:
         Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema()),
         Published("doctor.json", ("doctor",), DoctorDocument, doctor),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
-        Published("score.json", ("score",), ScoreDocument, score_schema()),
+        Published("score.json", ("score",), ScoreDocument, score_schema(),
+                  lambda d: CompareDocument if "difference" in d else ScoreDocument),
         Published("judges.json", ("judges",), JudgesDocument,
                   document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")),
+        Published("sample.json", ("sample",), ReplaySummary,
+                  sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
+                  sample_type),
     )

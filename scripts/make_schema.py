@@ -1,4 +1,4 @@
-"""Write docs/schema/*.json, the JSON schemas of the documents that are typed (fit, report and transfer; doctor; evaluate; score; judges),
+"""Write docs/schema/*.json, the JSON schemas of the documents that are typed (fit, report and transfer; doctor; evaluate; score; judges; sample),
 from their types (betaconform_cli/schemas.py). `make schema` runs it; tests/test_documents.py fails when one is stale."""
 
 from __future__ import annotations

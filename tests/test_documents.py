@@ -1,8 +1,8 @@
 """The typed documents (betaconform_cli/documents.py: fit, report and transfer; doctor.py: doctor;
-evaluate/document.py: evaluate; score_document.py: score; judges/document.py: judges): each published schema (docs/schema/,
+evaluate/document.py: evaluate; score_document.py: score; judges/document.py: judges; stopping/document.py: sample): each published schema (docs/schema/,
 betaconform_cli/schemas.py) is its types' own, and every JSON golden of its commands is valid against it, checked
-twice (jsonschema on the published file; msgspec decoding into the type). The other command's documents (sample)
-are not typed yet: they are listed here, so that a new JSON golden cannot go unchecked without saying so."""
+twice (jsonschema on the published file; msgspec decoding into the type). A command whose documents are not typed
+would be listed in NOT_TYPED_YET, so that a new JSON golden cannot go unchecked without saying so."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ PUBLISHED = ROOT / "docs" / "schema" / "fit.json"
 GOLDEN = Path(__file__).parent / "golden"
 TYPED = {"fit", "report", "transfer"}
 SCHEMAS = {c: p for p in published() for c in p.commands}  # command -> its published schema
-NOT_TYPED_YET = {"sample"}  # sample: a fit document with the live keys
+NOT_TYPED_YET: set[str] = set()  # every command's documents are typed
 
 
 def golden_documents() -> list[tuple[str, dict[str, Any]]]:
@@ -82,7 +82,7 @@ class TestEverySchema:
         commands = {d.get("command") for _, d in golden_documents()}
         assert commands <= set(SCHEMAS) | NOT_TYPED_YET, commands - set(SCHEMAS) - NOT_TYPED_YET
         assert not set(SCHEMAS) & NOT_TYPED_YET
-        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate", "score", "judges"}  # checked below
+        assert {d.get("command") for _, d in golden_documents()} >= {"doctor", "evaluate", "score", "judges", "sample"}  # checked below
 
     @pytest.mark.parametrize("where,doc", OTHER_GOLDENS, ids=[w for w, _ in OTHER_GOLDENS])
     def test_valid(self, where: str, doc: dict[str, Any]) -> None:
@@ -90,7 +90,7 @@ class TestEverySchema:
         schema = json.loads((ROOT / "docs" / "schema" / p.file).read_text())
         errors = [e.message for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(doc)]
         assert not errors, (where, errors[:3])
-        msgspec.json.decode(json.dumps(doc), type=p.type)
+        msgspec.json.decode(json.dumps(doc), type=p.type_for(doc))
 
     @pytest.mark.parametrize("command,path,value", [
         ("doctor", ("items",), -1), ("doctor", ("agreement", 0, "agreement"), 1.5), ("doctor", ("vote_splits", 0, "items"), "3"),
@@ -101,9 +101,15 @@ class TestEverySchema:
         ("judges", ("judges", 0, "accuracy"), 1.5), ("judges", ("ensembles", 0, "k"), 0), ("judges", ("seed",), -1),
         ("judges", ("ensembles", 0, "search"), "greedy"), ("judges", ("model", "family"), "mixture"),
         ("judges", ("settings", "ks"), ["3"]), ("judges", ("pairs", 0, "note"), 3),
+        ("sample run", ("actual", 0, "k"), 0), ("sample run", ("error_rates", 0, "low"), 1.5), ("sample run", ("run",), "0"),
+        ("sample run", ("stopping_intervals",), None), ("sample run", ("pool_items",), -3),
+        ("sample summary", ("summary", "runs"), -1), ("sample summary", ("mode",), "live"),
+        ("sample live", ("stopped_by",), "patience"), ("sample live", ("more_needed",), -1),
+        ("sample live", ("error_rates", 0, "estimate"), 2.0), ("sample live", ("command",), "fit"),
     ])
     def test_broken(self, command: str, path: tuple[Any, ...], value: Any) -> None:
-        doc = copy.deepcopy(next(d for _, d in OTHER_GOLDENS if d["command"] == command))
+        command, _, kind = command.partition(" ")
+        doc = copy.deepcopy(next(d for _, d in OTHER_GOLDENS if d["command"] == command and kind in ("", _kind(d))))
         target = doc
         for step in path[:-1]:
             target = target[step]
@@ -111,7 +117,18 @@ class TestEverySchema:
         schema = SCHEMAS[command].schema
         assert list(jsonschema.validators.validator_for(schema)(schema).iter_errors(doc))
         with pytest.raises(msgspec.ValidationError):
-            msgspec.json.decode(json.dumps(doc), type=SCHEMAS[command].type)
+            msgspec.json.decode(json.dumps(doc), type=SCHEMAS[command].type_for(doc))
+
+    def test_each_kind_of_sample_document_is_checked(self) -> None:
+        kinds = {_kind(d) for _, d in OTHER_GOLDENS if d["command"] == "sample"}
+        assert kinds == {"run", "summary", "live"}, kinds
+
+
+def _kind(doc: dict[str, Any]) -> str:
+    """sample's three documents: a live decision, a --replay run, the replay's summary (others: their command's)."""
+    if doc.get("mode") == "live":
+        return "live"
+    return "summary" if "summary" in doc else "run"
 
 
 class TestGoldens:

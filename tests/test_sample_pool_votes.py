@@ -13,6 +13,23 @@ from betaconform_cli.stopping.live import decide, decide_with_votes, pool_verdic
 from betaconform_cli.stopping.rules import ConformalRule, PrecisionRule, VarianceRule
 
 
+def assert_live_document(text: str) -> None:
+    """The live document (with the pool's verdicts, used or not) is valid against docs/schema/sample.json and
+    decodes as the live type (stopping/document.py)."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+    import msgspec
+
+    from betaconform_cli.stopping.document import live_document_type
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "schema" / "sample.json").read_text())
+    errors = [e.message for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(json.loads(text))]
+    assert not errors, errors[:3]
+    msgspec.json.decode(text, type=live_document_type())
+
+
 def votes_of(rows: list[list[int]], gold: list[int], classes: tuple[str, ...], ids: list[str]) -> Votes:
     """A reader's Votes with one pattern per item (kept in input order, with ids)."""
     n = len(rows)
@@ -186,6 +203,7 @@ class TestApi:
         assert pv["used"] is True and pv["labeled_items"] == 60 and pv["unlabeled_items"] == 140
         assert doc["statistic"] == pytest.approx(pv["half_width"]) and not doc["stopped"]
         assert "pool items' verdicts" in doc["message"]
+        assert_live_document(rep.json())
         nxt = [__import__("json").loads(x) for x in rep.next_lines]
         assert len(nxt) == 5 and not {n["id"] for n in nxt} & set(labeled)
         if pool_format == "jsonl":
@@ -195,8 +213,10 @@ class TestApi:
 
     def test_other_rules_say_why_not(self, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
         api, lab, pool, _ = self._patch(monkeypatch, tmp_path, "jsonl")
-        doc = api.sample_live(lab, VarianceRule(), pool).document
+        rep = api.sample_live(lab, VarianceRule(), pool)
+        doc = rep.document
         assert doc["pool_verdicts"]["used"] is False and "labels" in doc["pool_verdicts"]["reason"]
+        assert_live_document(rep.json())
 
 
 class TestCli:

@@ -27,6 +27,7 @@ def sample_replay(
     from ..evaluate.settings import MAX_RUNS
     from ..fit import empirical_errors
     from ..report.sample import ReplayReport
+    from ..stopping.document import replay_documents
     from ..stopping.live import check_ids
     from ..stopping.replay import pool_arrays, replay_one, summarize
 
@@ -47,7 +48,8 @@ def sample_replay(
             results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
-    return ReplayReport(ds.name, ds.source, len(items), seed, _rule_doc(rule), tuple(r.to_dict() for r in results), summarize(results))
+    run_docs, last = replay_documents(ds.name, ds.source, len(items), seed, _rule_doc(rule), results, summarize(results))
+    return ReplayReport(run_docs, last)
 
 
 def sample(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from .. import __version__
@@ -209,14 +208,3 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         model=Model(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,
     )
-
-
-def _number(value: Any) -> Any:
-    if hasattr(value, "item"):  # a numpy scalar
-        return value.item()
-    raise NotImplementedError(f"not a JSON value: {type(value).__name__}")
-
-
-def plain(doc: Struct) -> Any:
-    """A document as plain values (numpy scalars as Python numbers; NaN stays NaN)."""
-    return msgspec.to_builtins(doc, enc_hook=_number)

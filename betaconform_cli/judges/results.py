@@ -264,7 +264,8 @@ class JudgesResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document's body (judges/document.py builds the document; this is it without where it came from)."""
-        from .document import HEADER, judges_document, plain
+        from ..documents import plain
+        from .document import HEADER, judges_document
 
         doc = plain(judges_document("", "", 0, self, ""))
         return {k: v for k, v in doc.items() if k not in HEADER}

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents import plain
 from ..errors import quote_all
-from ..judges.document import JudgesDocument, plain
+from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
 from . import Verdict
 from .render import to_csv, to_json

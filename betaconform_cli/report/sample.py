@@ -4,50 +4,54 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
+
+from ..documents import plain
 from . import Verdict, Verdictless
-from .fit import SCHEMA, FitReport
+from .fit import FitReport
 from .render import to_csv, to_json
 from .views import Block, Lines, TableView
+
+if TYPE_CHECKING:  # the stopping package imports the fit (scipy): not at the CLI's start
+    from ..stopping.document import ReplaySummary
 
 REPLAY_COLUMNS = ("run", "stopped", "samples", "margin")
 
 
 @dataclass(frozen=True)
 class ReplayReport(Verdictless):
-    """Replays of a stopping rule on one fully labeled pool: one document per run, then a summary document."""
+    """Replays of a stopping rule on one fully labeled pool: one document per run, then a summary document
+    (stopping/document.py builds them; the views read their plain values)."""
 
-    dataset: str
-    source: str
-    pool_items: int
-    seed: int
-    rule: Mapping[str, Any]  # {"rule", "rule_settings", "theoretical_samples"}
-    runs: tuple[dict[str, Any], ...]  # ReplayRun.to_dict() of each run
-    summary: Mapping[str, Any]
+    runs: tuple[Struct, ...]  # stopping.document.run_type(): one per run
+    summary: ReplaySummary
 
     @property
-    def documents(self) -> list[dict[str, Any]]:
-        head = {"schema": SCHEMA, "command": "sample", "mode": "replay", "dataset": self.dataset, "source": self.source,
-                "pool_items": self.pool_items, "seed": self.seed, **self.rule}
-        last = {"schema": SCHEMA, "command": "sample", "mode": "replay", "summary": dict(self.summary),
-                "dataset": self.dataset, **self.rule, "seed": self.seed}
-        return [{**head, **r} for r in self.runs] + [last]
+    def documents(self) -> list[Struct]:
+        return [*self.runs, self.summary]
+
+    @property
+    def rule(self) -> dict[str, Any]:
+        s = self.summary
+        return {"rule": s.rule, "rule_settings": s.rule_settings, "theoretical_samples": s.theoretical_samples}
 
     def blocks(self, markdown: bool = False) -> list[Block]:
-        name = self.rule["rule"]
+        runs = [plain(r) for r in self.runs]
+        pool_items = runs[0]["pool_items"] if runs else 0
         view = TableView(
-            title=f"{self.dataset}: {len(self.runs)} replay(s) of the {name} rule ({self.pool_items} items in the pool)",
+            title=f"{self.summary.dataset}: {len(runs)} replay(s) of the {self.summary.rule} rule ({pool_items} items in the pool)",
             columns=("run", "stopped", "samples", "margin (pts)"),
             rows=tuple((str(r["run"]), "yes" if r["stopped"] else "pool exhausted", str(r["samples"]),
-                        "—" if r["margin"] is None else f"{r['margin']:.2f}") for r in self.runs),
+                        "—" if r["margin"] is None else f"{r['margin']:.2f}") for r in runs),
         )
-        s = self.summary
-        lines = [f"samples: mean {s['samples']['mean']:.1f}, sd {s['samples']['sd']:.1f}"]
-        if s["margin"]["mean"] is not None:
-            lines.append(f"margin: mean {s['margin']['mean']:.2f} points, sd {s['margin']['sd']:.2f}")
-        if self.rule.get("theoretical_samples") is not None:
-            lines.append(f"Proposition 4.1: {self.rule['theoretical_samples']}")
+        s = self.summary.summary
+        lines = [f"samples: mean {s.samples.mean:.1f}, sd {s.samples.sd:.1f}"]
+        if s.margin.mean is not None:
+            lines.append(f"margin: mean {s.margin.mean:.2f} points, sd {s.margin.sd:.2f}")
+        if self.summary.theoretical_samples is not None:
+            lines.append(f"Proposition 4.1: {self.summary.theoretical_samples}")
         return [view, Lines(tuple(lines))]
 
     @property
@@ -55,11 +59,11 @@ class ReplayReport(Verdictless):
         return theory_note(self.rule)
 
     def json(self) -> str:
-        return to_json(self.documents, lines=True)
+        return to_json([plain(d) for d in self.documents], lines=True)
 
     def csv(self) -> str:
-        return to_csv(REPLAY_COLUMNS, ([r["run"], r["stopped"], r["samples"], r["margin"]] for r in self.runs))
-
+        runs = [plain(r) for r in self.runs]
+        return to_csv(REPLAY_COLUMNS, ([r["run"], r["stopped"], r["samples"], r["margin"]] for r in runs))
 
 
 def theory_note(rule: Mapping[str, Any]) -> tuple[str, ...]:

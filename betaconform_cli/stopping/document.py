@@ -1,0 +1,157 @@
+"""`sample`'s documents (schema betaconform/1) as types, published in docs/schema/sample.json (`make schema`).
+
+--replay prints one document per run and a summary: `replay_documents` builds them (Structs) from the replays, and
+report/sample.py encodes them; a run's error rows are the fit's (fit.ErrorRow.to_dict), typed by documents.row_type. The live document is the fit document (documents.fit_document_type) plus the live
+keys: like the fit document it is built as plain values (report/fit.py fit_document) and typed for checking and
+for the schema (`live_document_type`). Keys that only some documents have (the stopping rule's intervals, the
+pool's verdicts) are UNSET, or absent, where they are absent, so the JSON keeps exactly its keys in their order."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from ..documents import Count, Fraction, K, document_schema, fit_document_type, row_type
+
+if TYPE_CHECKING:
+    from .replay import ReplayRun
+
+Json = Any  # a rule's own settings (rules.Rule.describe: each rule has its own)
+
+
+class Actual(Struct, kw_only=True, frozen=True):
+    """The pool's actual majority error at k (null where some item has too few judges)."""
+
+    k: K
+    error: Fraction | None
+
+
+class StoppingInterval(Struct, kw_only=True, frozen=True):
+    """The interval the rule watched at k when it decided (the precision rule's; the pool check adds the estimate)."""
+
+    k: K
+    low: Fraction
+    high: Fraction
+    estimate: Fraction | UnsetType = UNSET
+
+
+class MeanSd(Struct, kw_only=True, frozen=True):
+    mean: float | None
+    sd: float | None
+
+
+class Summary(Struct, kw_only=True, frozen=True):
+    runs: Count
+    stopped: Count
+    samples: MeanSd
+    margin: MeanSd
+
+
+class ReplaySummary(Struct, kw_only=True, frozen=True):
+    """--replay's last document: samples and margins over the runs."""
+
+    schema: Literal["betaconform/1"]
+    command: Literal["sample"]
+    mode: Literal["replay"]
+    summary: Summary
+    dataset: str
+    rule: str
+    rule_settings: dict[str, Json]
+    theoretical_samples: Count | None
+    seed: Count
+
+
+_RULE = [("rule", str), ("rule_settings", dict[str, Json]), ("theoretical_samples", Count | None)]
+
+
+@functools.cache
+def _run_type(row: type[Struct]) -> type[Struct]:
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
+        ("schema", Literal["betaconform/1"]), ("command", Literal["sample"]), ("mode", Literal["replay"]),
+        ("dataset", str), ("source", str), ("pool_items", Count), ("seed", Count), *_RULE,
+        ("run", Count), ("stopped", bool), ("samples", Count), ("labeled_ids", list[str | None]),
+        ("statistic", float | None), ("error_rates", list[row]),  # type: ignore[valid-type]
+        ("actual", list[Actual]), ("margin", float | None),
+        ("stopping_intervals", list[StoppingInterval] | UnsetType, UNSET),
+    ]
+    return msgspec.defstruct("ReplayRunDocument", fields, kw_only=True, frozen=True, module=__name__)
+
+
+def run_type() -> type[Struct]:
+    """One --replay run's document: where the rule stopped, the fit there, the pool's actual error (ReplayRun)."""
+    return _run_type(row_type())
+
+
+class PoolVerdicts(Struct, kw_only=True, frozen=True):
+    """Whether the live decision used the pool's verdicts (the vote split), and if not why."""
+
+    used: bool
+    method: str | UnsetType = UNSET
+    reason: str
+    labeled_items: Count | UnsetType = UNSET
+    unlabeled_items: Count | UnsetType = UNSET
+    half_width: float | None | UnsetType = UNSET
+    at_k: K | None | UnsetType = UNSET
+    monitoring_level: float | UnsetType = UNSET
+    next_by: Literal["vote split", "random"]
+    decided_by: str | UnsetType = UNSET
+
+
+@functools.cache
+def _live_type(fit: type[Struct]) -> type[Struct]:
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
+        ("command", Literal["sample"]), ("mode", Literal["live"]), *_RULE, ("stopped", bool),
+        ("stopped_by", Literal["rule", "pool exhausted"] | None), ("samples", Count), ("stop_at", Count | None),
+        ("more_needed", Count), ("statistic", float | None), ("labeled_ids", list[str | None]), ("message", str),
+        ("next_ids", list[str | None]), ("pool_verdicts", PoolVerdicts | None, None),
+        ("stopping_intervals", list[StoppingInterval] | None, None),
+    ]
+    live = {f[0] for f in fields}
+    shared = [(f.name, f.type) if f.required else (f.name, f.type, f.default)
+              for f in msgspec.structs.fields(fit) if f.name not in live]
+    required = [f for f in shared + fields if len(f) == 2]
+    return msgspec.defstruct("SampleLiveDocument", required + [f for f in shared + fields if len(f) == 3],
+                             kw_only=True, module=__name__)
+
+
+def live_document_type() -> type[Struct]:
+    """The live document (`sample` without --replay): the fit document of the labels so far, plus the decision."""
+    return _live_type(fit_document_type())
+
+
+def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: dict[str, Any],
+                     runs: list[ReplayRun], summary: dict[str, Any]) -> tuple[tuple[Struct, ...], ReplaySummary]:
+    """--replay's documents: one per run (`rule`: {"rule", "rule_settings", "theoretical_samples"}), and the summary
+    (stopping.replay.summarize)."""
+    run_doc = run_type()
+    docs = tuple(run_doc(
+        schema="betaconform/1", command="sample", mode="replay", dataset=dataset, source=source, pool_items=pool_items,
+        seed=seed, **rule, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
+        statistic=r.statistic, error_rates=[e.to_dict() for e in r.result.rows],  # plain, as in the fit document
+        actual=[Actual(k=k, error=v) for k, v in r.actual.items()], margin=r.margin,
+        stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, **v) for k, v in r.intervals.items()],
+    ) for r in runs)
+    last = ReplaySummary(schema="betaconform/1", command="sample", mode="replay",
+                         summary=Summary(runs=summary["runs"], stopped=summary["stopped"],
+                                         samples=MeanSd(**summary["samples"]), margin=MeanSd(**summary["margin"])),
+                         dataset=dataset, **rule, seed=seed)
+    return docs, last
+
+
+def sample_type(doc: Any) -> type[Struct]:
+    """Which of sample's three documents `doc` (plain values) is: a live decision, a replay's summary, or a run."""
+    if doc.get("mode") == "live":
+        return live_document_type()
+    return ReplaySummary if "summary" in doc else run_type()
+
+
+def sample_schema(title: str) -> dict[str, Any]:
+    """docs/schema/sample.json: a run of --replay, its summary, or the live document (`anyOf`)."""
+    types = [run_type(), ReplaySummary, live_document_type()]
+    refs, defs = msgspec.json.schema_components(types)
+    schema: dict[str, Any] = document_schema(ReplaySummary, title, "stopping/document")
+    del schema["$ref"]
+    return {**schema, "anyOf": list(refs), "$defs": defs}
