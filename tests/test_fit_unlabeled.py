@@ -146,6 +146,7 @@ class TestCore:
             assert row["estimate"] == pytest.approx(want, abs=1e-9)
             assert row["low"] <= row["estimate"] <= row["high"]
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_closer_to_the_whole_sets_error_than_labels_only(self) -> None:
         """12 seeds, 600 items, r = 30: mean |estimate - actual| at k = 1, 5, 11 below labels only's, the 90%
         intervals cover >= 75% of the checks (the actual error: over all items, exact per item)."""

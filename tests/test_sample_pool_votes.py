@@ -118,6 +118,7 @@ class TestRule:
         assert d.stopped and d.stopped_by == base.stopped_by and d.more == 0
 
 
+@pytest.mark.slow  # seeded statistical check (the full suite runs it)
 class TestFewerLabels:
     def test_stops_sooner_and_stays_within_target(self) -> None:
         """The live loop (batches of 10, target 0.05) on pools whose split tells right from wrong: with the pool's

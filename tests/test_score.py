@@ -471,6 +471,7 @@ class TestShrinkage:
         res = score(verdicts, observed, 1, lambda_=0.0)
         assert res.score.estimate == res.ppi_estimate == pytest.approx(observed[observed >= 0].mean())
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_helps_when_the_judges_are_unbiased_and_costs_little_when_not(self) -> None:
         """Seeded: with symmetric, conditionally independent judges at a pass rate of one half (the majority
         unbiased) the moved estimate's mean error is well below theta's (0.5x for a normal theta and no bias); with

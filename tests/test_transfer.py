@@ -420,6 +420,7 @@ class TestShiftedSources:
         means = [res.without.row(1).estimate] + [float((10 * q + u + n) @ e1 / (10 + FAST.flat + 6)) for _, q in cands]
         assert res.result.row(1).estimate == pytest.approx(float(w @ np.array(means)), abs=1e-5)
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_shifted_source_helps_a_target_at_another_location(self) -> None:
         """The target's judges share the source's two-peaked shape but are more accurate (log-odds + 1.5).
         Shifted copies alone (the source's shape, the labels' location) beat no transfer, and the default

@@ -181,6 +181,7 @@ class TestAsIsStrength:
         assert res.sources[0].log_bayes_factor == pytest.approx(log_src - log0)
         assert res.sources[0].log_evidence == pytest.approx(log_src)
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_evidence_tells_the_right_source_from_an_unlike_one_better(self) -> None:
         """Labels simulated from one source's judges (80% right, nearly independent); another source's judges are
         right 50% of the time with items of every difficulty. The log Bayes factor of the right source over the
@@ -282,6 +283,7 @@ class TestNoSourceApplies:
         verdicts, err_t, err_0 = self.far(tr.TransferSettings(), 0.1)
         assert all(verdicts) and abs(err_t - err_0) < 0.005 * 15 * len(KS)
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_target_far_from_sources_of_similar_text(self) -> None:
         """The same judges, texts fairly similar (cosine 0.6 and 0.52: a priori some source applies with
         probability 0.73):
@@ -317,6 +319,7 @@ class TestNoSourceApplies:
             err_0 += sum(abs(res.without.row(k).estimate - truth[k]) for k in KS)
         return err_t / err_0, float(np.mean(weights)), float(np.mean(applies))
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_target_simulated_from_a_source_borrows_from_it(self) -> None:
         """The target's judges are the source's (same Beta-Binomial, similar text; another source of less similar
         text describes judges right 20% of the time): the source earns the weight, transfer applies, and the
@@ -329,6 +332,7 @@ class TestNoSourceApplies:
         alone, weight_alone, _ = self.simulate([good], tr.TransferSettings(), a, b)
         assert alone < 0.75 and weight_alone > 0.9
 
+    @pytest.mark.slow  # seeded statistical check (the full suite runs it)
     def test_unlike_sources_of_like_text_cost_little(self) -> None:
         """The same target, but the unlike source's text is as similar as the right one's: a mixture of the two
         fits two-peaked labels, so pooled or in-between centres pull the estimate towards the wrong judges. With
