@@ -345,9 +345,13 @@ def _prepare(correct: np.ndarray, names: Sequence[str], req: JudgesRequest) -> _
 
 def _judge_rows(arr: np.ndarray, names: tuple[str, ...], pairs: Sequence[PairRow], confidence_level: float,
                 every: tuple[np.ndarray, np.ndarray] | None) -> tuple[JudgeRow, ...]:
-    """Accuracy (Wilson interval) per judge on its labeled items, or on every item (`every`: accuracy, items)."""
+    """Accuracy (Wilson interval) per judge on its labeled items, or on every item (`every`: accuracy, items).
+
+    With every item, the unlabeled items' gold is inferred, not observed: they move the accuracy but do not
+    narrow its interval, which stays Wilson's at the judge's labeled count. An interval at the count of every item
+    treats inferred gold as observed: it covered 63.5% where judges err together (tests/test_judges_unlabeled.py)."""
     seen = ~np.isnan(arr)
-    n_seen = seen.sum(axis=0)
+    n_seen = n_labeled = seen.sum(axis=0)
     acc = np.nansum(arr, axis=0) / n_seen
     if every is not None:
         acc, n_seen = every
@@ -357,7 +361,7 @@ def _judge_rows(arr: np.ndarray, names: tuple[str, ...], pairs: Sequence[PairRow
             excess[names.index(p.a)].append(p.excess)
             excess[names.index(p.b)].append(p.excess)
     return tuple(
-        JudgeRow(name, float(acc[j]), *wilson_interval(int(round(acc[j] * n_seen[j])), int(n_seen[j]), confidence_level),
+        JudgeRow(name, float(acc[j]), *wilson_interval(int(round(acc[j] * n_labeled[j])), int(n_labeled[j]), confidence_level),
                  int(n_seen[j]), float(acc[j] - acc.mean()), float(np.mean(excess[j])) if excess[j] else None)
         for j, name in enumerate(names)
     )
