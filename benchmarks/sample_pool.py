@@ -45,9 +45,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from unlabeled import DEFAULT_DATA, DISTINCT, Data, load, truth  # noqa: E402
+from unlabeled import DEFAULT_DATA, DISTINCT, Data, load, truth, write_block  # noqa: E402
 
-from betaconform_cli.atomic import write_text as atomic_write_text  # noqa: E402
 from betaconform_cli.blas import one_thread  # noqa: E402
 from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.evaluate.settings import run_rng  # noqa: E402
@@ -243,12 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         summary(cells, args.runs),
     ])
     if args.update_doc is not None:
-        old = args.update_doc.read_text(encoding="utf-8") if args.update_doc.exists() else ""
-        start, end = "<!-- sample-pool:start -->", "<!-- sample-pool:end -->"
-        block = f"{start}\n{text}{end}"
-        new = old[: old.index(start)] + block + old[old.index(end) + len(end):] if start in old and end in old else old.rstrip("\n") + "\n\n" + block + "\n"
-        atomic_write_text(args.update_doc, new)
-        print(f"updated {args.update_doc}", file=sys.stderr)
+        write_block(args.update_doc, "sample-pool", text)
     sys.stdout.write(text)
     return 0
 

@@ -133,16 +133,9 @@ CMD_START, CMD_END = "<!-- scale-commands:start -->", "<!-- scale-commands:end -
 
 def write_judges(path: Path, n_items: int, n_judges: int, seed: int = 0) -> Path:
     """benchmarks/judges.py's latent model: four item classes, two judge groups failing on different items."""
-    import numpy as np
+    from simulated import two_group_correctness
 
-    rng = np.random.default_rng(seed)
-    z = rng.choice(4, n_items, p=[0.55, 0.15, 0.15, 0.15])
-    group = np.arange(n_judges) % 3 == 0
-    p = np.tile(np.array([0.93, 0.75, 0.75, 0.2])[:, None], (1, n_judges))
-    p[1, group] = 0.35
-    p[2, ~group] = 0.35
-    p = np.clip(p + rng.normal(0, 0.05, p.shape), 0.02, 0.98)
-    m = (rng.random((n_items, n_judges)) < p[z]).astype(int)
+    m = two_group_correctness(n_items, n_judges, seed)
     with path.open("w") as f:
         for i in range(n_items):
             marks = ", ".join(f'"judge-{j:03d}": {m[i, j]}' for j in range(n_judges))

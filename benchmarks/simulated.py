@@ -21,3 +21,18 @@ def binary_votes(
     pick = rng.choice(items, size=labeled, replace=False)
     gold[pick] = side[pick]
     return votes, gold, correct.sum(axis=1)
+
+
+def two_group_correctness(n_items: int, n_judges: int, seed: int = 0) -> np.ndarray:
+    """benchmarks/judges.py's latent model: four item classes, two judge groups failing on different items.
+
+    Returns correct[item, judge] in {0, 1}.
+    """
+    rng = np.random.default_rng(seed)
+    z = rng.choice(4, n_items, p=[0.55, 0.15, 0.15, 0.15])
+    group = np.arange(n_judges) % 3 == 0
+    p = np.tile(np.array([0.93, 0.75, 0.75, 0.2])[:, None], (1, n_judges))
+    p[1, group] = 0.35
+    p[2, ~group] = 0.35
+    p = np.clip(p + rng.normal(0, 0.05, p.shape), 0.02, 0.98)
+    return (rng.random((n_items, n_judges)) < p[z]).astype(int)

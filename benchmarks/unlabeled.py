@@ -250,6 +250,16 @@ def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
     return "\n".join(lines)
 
 
+def write_block(doc: Path, marker: str, text: str) -> None:
+    """Put `text` between doc's `<!-- marker:start -->` and `<!-- marker:end -->` (appended when absent), atomically."""
+    old = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    block = f"{start}\n{text}{end}"
+    new = old[: old.index(start)] + block + old[old.index(end) + len(end):] if start in old and end in old else old.rstrip("\n") + "\n\n" + block + "\n"
+    atomic_write_text(doc, new)
+    print(f"updated {doc}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of judgment files (searched recursively)")
@@ -313,12 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ])
     if args.update_doc is not None:
-        old = args.update_doc.read_text(encoding="utf-8") if args.update_doc.exists() else ""
-        start, end = "<!-- unlabeled:start -->", "<!-- unlabeled:end -->"
-        block = f"{start}\n{text}{end}"
-        new = old[: old.index(start)] + block + old[old.index(end) + len(end):] if start in old and end in old else old.rstrip("\n") + "\n\n" + block + "\n"
-        atomic_write_text(args.update_doc, new)
-        print(f"updated {args.update_doc}", file=sys.stderr)
+        write_block(args.update_doc, "unlabeled", text)
     sys.stdout.write(text)
     return 0
 

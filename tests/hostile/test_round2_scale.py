@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmarks.simulated import two_group_correctness
+
 from .conftest import MIXED, cli_env, drain, popen_cli, run_cli, write_jsonl
 
 SLOW = 180  # seconds: generous on a loaded 2-core machine; the point is "finishes, under the memory cap"
@@ -23,14 +25,7 @@ SLOW = 180  # seconds: generous on a loaded 2-core machine; the point is "finish
 
 def simulated(n_items: int, n_judges: int, seed: int = 0) -> list[dict[str, Any]]:
     """Items of four classes, judges in two groups that fail on different items (benchmarks/judges.py's model)."""
-    rng = np.random.default_rng(seed)
-    z = rng.choice(4, n_items, p=[0.55, 0.15, 0.15, 0.15])
-    group = np.arange(n_judges) % 3 == 0
-    p = np.tile(np.array([0.93, 0.75, 0.75, 0.2])[:, None], (1, n_judges))
-    p[1, group] = 0.35
-    p[2, ~group] = 0.35
-    p = np.clip(p + rng.normal(0, 0.05, p.shape), 0.02, 0.98)
-    m = (rng.random((n_items, n_judges)) < p[z]).astype(int)
+    m = two_group_correctness(n_items, n_judges, seed)
     return [{"id": f"it-{i:04d}", "judgments": {f"judge-{j:03d}": int(m[i, j]) for j in range(n_judges)}} for i in range(n_items)]
 
 
