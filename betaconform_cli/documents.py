@@ -1,12 +1,14 @@
-"""The fit document's types: one set of msgspec Structs checks a saved fit on read (savedfit.load_fit) and on write,
-checks the JSON document that `fit`, `report` and `transfer` print (schema betaconform/1), and is the source of
-the published JSON schema (docs/schema/fit.json: `make schema`).
+"""The fit document's types and builders: one set of msgspec Structs checks a saved fit on read (savedfit.load_fit)
+and on write, is the JSON document that `fit`, `report`, `transfer` (and `sample`, live) print (schema
+betaconform/1), built here (`fit_document`, `report_document`) and encoded by the report as it is, and is the source
+of the published JSON schema (docs/schema/fit.json: `make schema`).
 
-An error row's columns come from estimators.REGISTRY, so the row type is built from it (`row_type`): a registered
-estimator's column is a field of the row, in the saved fit and in the schema. Mappings that carry settings of
-their own (`settings`, `provenance`, `transfer`, ...) are typed as mappings of JSON values; the fields the views
-read from them (a confidence level) are typed. What a type cannot say (weights that sum to 1, a mean that is
-alpha / (alpha + beta), counts that match the histogram) savedfit checks after the types.
+The types list their keys in the order the documents print them; a key a document may lack is UNSET where absent, so
+the JSON (and `report` of a hand-written fit) keeps exactly its keys. An error row's columns come from
+estimators.REGISTRY, so the row type is built from it (`row_type`): a registered estimator's column is a field of
+the row, in the saved fit and in the schema. Mappings that carry records of their own (`provenance`, `transfer`,
+the baselines, ...) are typed as mappings of JSON values. What a type cannot say (weights that sum to 1, a mean that
+is alpha / (alpha + beta), counts that match the histogram) savedfit checks after the types.
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from .estimators import row_columns
 from .inputs.dataset import MAX_JUDGES  # the most judges a histogram entry may have
-from .settings import MAX_K
+from .settings import MAX_K, TIE_RULE
+
+if TYPE_CHECKING:
+    from .counts import CountTable
+    from .fit import FitResult
+    from .gate import GateCheck
 
 SCHEMA = "betaconform/1"  # the JSON documents
 SAVED_SCHEMA = "betaconform/fit/1"  # the saved-fit YAML
@@ -36,6 +43,9 @@ Judges = Annotated[int, Meta(ge=1, le=MAX_JUDGES)]
 Json = Any  # a JSON value (savedfit checks that a saved fit's are ones JSON carries exactly)
 
 
+Opt = UnsetType  # a key a document may lack: UNSET where absent, so that the JSON keeps exactly its keys
+
+
 class Component(Struct, kw_only=True):
     """One Beta-Binomial component: its share of the items, alpha and beta, and its mean accuracy."""
 
@@ -46,49 +56,69 @@ class Component(Struct, kw_only=True):
 
 
 class Model(Struct, kw_only=True):
-    """A fitted Beta-Binomial mixture (fit.MixtureFit.to_dict)."""
+    """A fitted Beta-Binomial mixture (fit.MixtureFit.model; a baseline's too)."""
 
+    family: str | None | Opt = UNSET
     components: Annotated[list[Component], Meta(min_length=1, max_length=MAX_COMPONENTS)]
-    family: str | None = None
-    method: str | None = None
-    log_likelihood: float | None = None
-    log_posterior: float | None = None
-    bic: float | None = None
-    converged: bool | None = None
-    n_iter: Count | None = None
-    n_starts: Count | None = None
+    method: str | None | Opt = UNSET
+    log_likelihood: float | None | Opt = UNSET
+    log_posterior: float | None | Opt = UNSET
+    bic: float | None | Opt = UNSET
+    converged: bool | None | Opt = UNSET
+    n_iter: Count | None | Opt = UNSET
+    n_starts: Count | None | Opt = UNSET
 
 
 class Interval(Struct, kw_only=True):
-    confidence_level: Level | None = None
-    method: str | None = None
+    confidence_level: Level | None | Opt = UNSET
+    method: str | None | Opt = UNSET
 
 
 class Settings(Struct, kw_only=True):
-    """The fit's settings (FitSettings.to_dict); the views read the confidence level."""
+    """The fit's settings (settings.FitSettings); the views read the confidence level."""
 
-    confidence_level: Level | None = None
+    method: str | None | Opt = UNSET
+    components: str | int | None | Opt = UNSET
+    ks: list[int] | None | Opt = UNSET
+    confidence_level: Level | None | Opt = UNSET
+    prior: dict[str, Json] | None | Opt = UNSET
+    strength: float | None | Opt = UNSET
+    flat: float | None | Opt = UNSET
+    n_draws: Count | None | Opt = UNSET
 
 
 class Embedding(Struct, kw_only=True):
     """The labeled texts' mean embedding (`fit --embed`): transfer's similarity to other datasets."""
 
     model: str
+    dimension: Count | None | Opt = UNSET
+    texts: Count | None | Opt = UNSET
     mean: Annotated[list[float], Meta(min_length=1)]
-    dimension: Count | None = None
-    texts: Count | None = None
+
+
+class EmbeddingShown(Struct, kw_only=True):
+    """A saved fit's embedding as `report` shows it: without the vector."""
+
+    model: str
+    dimension: Count | None | Opt = UNSET
+    texts: Count | None | Opt = UNSET
 
 
 class Unlabeled(Struct, kw_only=True):
-    """How the estimate used the items without gold (votes.VoteEstimate.fit_keys)."""
+    """How the estimate used the items without gold (votes.VoteEstimate.fit_fields)."""
 
     method: Literal["vote_split", "labels_only"]
     reason: str
-    model: dict[str, Json] | None = None
+    used: bool | Opt = UNSET
+    labeled_items: Count | Opt = UNSET
+    unlabeled_items: Count | Opt = UNSET
+    dropped_items: Count | Opt = UNSET
+    prior: dict[str, Json] | Opt = UNSET
+    model: dict[str, Json] | None | Opt = UNSET
 
 
 class GateResult(Struct, kw_only=True):
-    """The gate's check (gate.GateCheck.to_dict)."""
+    """The gate's check (gate.GateCheck)."""
 
     k: K
     max_error: float
@@ -100,66 +130,112 @@ class GateResult(Struct, kw_only=True):
 @functools.cache
 def _row_type(columns: tuple[tuple[str, bool], ...]) -> type[Struct]:
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [("k", K), ("estimate", Fraction), ("low", Fraction), ("high", Fraction)]
-    fields += [(name, Fraction | None) for name, shown in columns if shown]  # the table reads these
-    fields += [(name, Fraction | None, None) for name, shown in columns if not shown]
-    fields += [("extrapolated", bool | None, None), ("labels_only", Fraction | None, None),
-               ("labels_only_low", Fraction | None, None), ("labels_only_high", Fraction | None, None)]
+    fields += [(name, Fraction | None) if shown else (name, Fraction | None | Opt, UNSET) for name, shown in columns]
+    fields += [("extrapolated", bool | None | Opt, UNSET), ("labels_only", Fraction | None | Opt, UNSET),
+               ("labels_only_low", Fraction | None | Opt, UNSET), ("labels_only_high", Fraction | None | Opt, UNSET)]
     return msgspec.defstruct("ErrorRate", fields, kw_only=True, module=__name__)
 
 
 def row_type() -> type[Struct]:
-    """One row of the error table: the estimate and its interval, and each registered estimator's column."""
+    """One row of the error table: the estimate and its interval, and each registered estimator's column (the
+    table shows those with a heading: the others may be absent from a saved fit)."""
     return _row_type(tuple((str(e.column), e.heading is not None) for e in row_columns()))
 
 
-_COMMON: list[tuple[str, Any] | tuple[str, Any, Any]] = [
-    ("tool_version", str | int | float | None, None),
-    ("source", str | None, None),
-    ("command", str | None, None),
-    ("skipped_lines", Count | None, None),
-    ("seed", Count | None, None),
-    ("method_description", str | None, None),
-    ("settings", Settings | None, None),
-    ("baselines", dict[str, Json] | None, None),
-    ("interval", Interval | None, None),
-    ("tie_rule", str | None, None),
-    ("embedding", Embedding | None, None),
-    ("provenance", dict[str, Json] | None, None),
-    ("sources", list[dict[str, Json]] | None, None),
-    ("without_transfer", list[dict[str, Json]] | None, None),
-    ("transfer", dict[str, Json] | None, None),
-    ("reading", dict[str, Json] | None, None),
-    ("unlabeled_items", Count | None, None),
-    ("unlabeled", Unlabeled | None, None),
-]
+def _fields(row: type[Struct]) -> list[tuple[str, Any] | tuple[str, Any, Any]]:
+    """The fit document's keys in the order it prints them (`fit`, and a saved fit's YAML)."""
+    return [
+        ("command", str | None | Opt, UNSET),
+        ("tool_version", str | int | float | None | Opt, UNSET),
+        ("dataset", str),
+        ("source", str | None | Opt, UNSET),
+        ("items", Count),
+        ("unlabeled_items", Count | None | Opt, UNSET),
+        ("judges", Count),
+        ("skipped_lines", Count | None | Opt, UNSET),
+        ("seed", Count | None | Opt, UNSET),
+        ("histogram", Annotated[dict[Judges, list[Count]], Meta(min_length=1)]),
+        ("method", str),
+        ("method_description", str | None | Opt, UNSET),
+        ("settings", Settings | None | Opt, UNSET),
+        ("model", Model),
+        ("baselines", dict[str, Json] | None | Opt, UNSET),
+        ("interval", Interval | None | Opt, UNSET),
+        ("tie_rule", str | None | Opt, UNSET),
+        ("error_rates", Annotated[list[row], Meta(min_length=1)]),  # type: ignore[valid-type]
+        ("unlabeled", Unlabeled | None | Opt, UNSET),
+        ("provenance", dict[str, Json] | None | Opt, UNSET),
+        ("reading", dict[str, Json] | None | Opt, UNSET),
+        ("sources", list[dict[str, Json]] | None | Opt, UNSET),
+        ("without_transfer", list[row] | None | Opt, UNSET),  # type: ignore[valid-type]
+        ("transfer", dict[str, Json] | None | Opt, UNSET),
+    ]
+
+
+_SCHEMA_FIELD = ("schema", Literal["betaconform/1"])
+_REPORT = [("fitted_by", str | None | Opt, UNSET), ("saved_fit", str | None | Opt, UNSET), ("gate", GateResult | None | Opt, UNSET)]
 
 
 @functools.cache
-def _document_type(row: type[Struct], saved: bool) -> type[Struct]:
-    required: list[tuple[str, Any] | tuple[str, Any, Any]] = [
-        ("schema", Literal["betaconform/fit/1"] if saved else Literal["betaconform/1"]),
-        ("dataset", str),
-        ("items", Count),
-        ("judges", Count),
-        ("histogram", Annotated[dict[Judges, list[Count]], Meta(min_length=1)]),
-        ("method", str),
-        ("model", Model),
-        ("error_rates", Annotated[list[row], Meta(min_length=1)]),  # type: ignore[valid-type]
-    ]
-    extra: list[tuple[str, Any] | tuple[str, Any, Any]] = [] if saved else [
-        ("gate", GateResult | None, None), ("fitted_by", str | None, None), ("saved_fit", str | None, None)]
-    name = "SavedFit" if saved else "FitDocument"
-    return msgspec.defstruct(name, [*required, *_COMMON, *extra], kw_only=True, module=__name__)
+def _document_type(row: type[Struct], kind: Literal["saved", "printed", "report"]) -> type[Struct]:
+    """The fit document in its three key orders: a saved fit (YAML: schema first, the embedding last), the printed
+    document of `fit`, `transfer` and `sample` (schema first, the gate last), and `report`'s (the saved fit's keys,
+    its embedding without the vector, then schema, fitted_by, saved_fit and gate). One set of fields: only the order
+    and the schema's name differ."""
+    body = _fields(row)
+    if kind == "saved":
+        return msgspec.defstruct("SavedFit", [("schema", Literal["betaconform/fit/1"]), *body,
+                                              ("embedding", Embedding | None | Opt, UNSET)], kw_only=True, module=__name__)
+    if kind == "report":
+        return msgspec.defstruct("ReportDocument", [*body, ("embedding", EmbeddingShown | None | Opt, UNSET), _SCHEMA_FIELD,
+                                                    *_REPORT], kw_only=True, module=__name__)
+    return msgspec.defstruct("FitDocument", [_SCHEMA_FIELD, *body, ("embedding", Embedding | None | Opt, UNSET), *_REPORT],
+                             kw_only=True, module=__name__)
 
 
 def saved_fit_type() -> type[Struct]:
     """A saved fit (YAML, schema betaconform/fit/1)."""
-    return _document_type(row_type(), True)
+    return _document_type(row_type(), "saved")
 
 
 def fit_document_type() -> type[Struct]:
-    """The JSON document of `fit`, `report` and `transfer` (schema betaconform/1); other keys a command adds pass."""
-    return _document_type(row_type(), False)
+    """The JSON document of `fit` and `transfer` (schema betaconform/1), the published one (`report`'s has the same
+    fields); other keys a command adds pass."""
+    return _document_type(row_type(), "printed")
+
+
+def report_document_type() -> type[Struct]:
+    """`report`'s JSON document: a saved fit's, in its keys' order, then where it came from and the gate."""
+    return _document_type(row_type(), "report")
+
+
+def fit_document(
+    command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
+    gate: GateCheck | None = None, unlabeled: int | None = None, **fields: Any,
+) -> Any:
+    """The printed fit document of one dataset (fit_document_type(), schema betaconform/1); `fields` sets the keys a
+    command adds or decides itself (transfer's sources, its method). `items` is the labeled count; `unlabeled` (when
+    given: `fit`) the items read with verdicts and no gold."""
+    from . import __version__
+
+    body: dict[str, Any] = {"unlabeled_items": UNSET if unlabeled is None else unlabeled, **result.fields(), **fields}
+    return fit_document_type()(
+        schema=SCHEMA, command=command, tool_version=__version__, dataset=name, source=source, items=table.items,
+        judges=table.max_judges, skipped_lines=skipped, seed=seed, histogram=table.histogram_by_judges(), **body,
+        gate=UNSET if gate is None else GateResult(**gate.to_dict()))
+
+
+def report_document(saved: Any, path: str, gate: GateCheck | None = None) -> Any:
+    """A saved fit (saved_fit_type(), checked by savedfit) as `report` prints it (report_document_type()): its keys
+    as saved, the embedding without its vector, then where it came from and the gate."""
+    shown = {f: getattr(saved, f) for f in saved.__struct_fields__ if f not in ("schema", "embedding")}
+    emb = saved.embedding
+    return report_document_type()(
+        **{**shown, "command": "report", "source": path if saved.source is UNSET else saved.source,
+           "seed": None if saved.seed is UNSET else saved.seed, "tie_rule": TIE_RULE if saved.tie_rule is UNSET else saved.tie_rule},
+        embedding=emb if not emb else EmbeddingShown(model=emb.model, dimension=emb.dimension, texts=emb.texts),
+        schema=SCHEMA, fitted_by="fit" if saved.command is UNSET else saved.command, saved_fit=path,
+        gate=UNSET if gate is None else GateResult(**gate.to_dict()))
 
 
 def fields() -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from .distributions import (
     log_comb,
     logsumexp,
 )
+from .documents import Component, Interval, Model, Settings, row_type
 from .errors import FitWarning, UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
 from .posterior import cell_posterior, mixture_cells
@@ -69,17 +70,12 @@ class MixtureFit:
     def bic(self) -> float:
         return -2.0 * self.log_likelihood + self.n_params * math.log(max(self.items, 1))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.mixture.to_dict(),
-            "method": self.method,
-            "log_likelihood": self.log_likelihood,
-            "log_posterior": self.log_posterior,
-            "bic": self.bic,
-            "converged": self.converged,
-            "n_iter": self.n_iter,
-            "n_starts": self.n_starts,
-        }
+    def model(self) -> Model:
+        """The fitted mixture and how the fit went, as the fit document and a saved fit carry it."""
+        m: dict[str, Any] = self.mixture.to_dict()
+        return Model(family=m["family"], components=[Component(**c) for c in m["components"]], method=self.method,
+                     log_likelihood=self.log_likelihood, log_posterior=self.log_posterior, bic=self.bic,
+                     converged=self.converged, n_iter=self.n_iter, n_starts=self.n_starts)
 
 
 def mixture_log_likelihood(table: CountTable, mixture: Mixture) -> float:
@@ -348,14 +344,15 @@ class ErrorRow:
     def column(self, name: str) -> float | None:
         return self.columns[name]
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"k": self.k, "estimate": self.estimate, "low": self.low, "high": self.high, **self.columns}
+    def document(self) -> Any:
+        """The row as the documents carry it (documents.row_type(): the fit document's error_rates, a replay run's,
+        judges --ensemble's fit)."""
         # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
         # carries the items' sampling uncertainty but not the mixture's own
-        out["extrapolated"] = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
-        if self.labels_only is not None:
-            out["labels_only"], out["labels_only_low"], out["labels_only_high"] = self.labels_only
-        return out
+        extrapolated = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
+        labels_only = {} if self.labels_only is None else dict(zip(("labels_only", "labels_only_low", "labels_only_high"), self.labels_only))
+        return row_type()(k=self.k, estimate=self.estimate, low=self.low, high=self.high, **self.columns,
+                          extrapolated=extrapolated, **labels_only)
 
 
 @dataclass(frozen=True)
@@ -375,20 +372,18 @@ class FitResult:
                 return r
         raise UsageError(f"k = {k} is not among the computed ks {list(self.settings.ks)}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
+        """The fit document's fields that the fit decides (documents.fit_document adds where the data came from)."""
         return {
             "method": self.settings.method,
             "method_description": method_description(self.settings.method),
-            "settings": self.settings.to_dict(),
-            "model": self.fit.to_dict(),
-            "baselines": {
-                "binomial": self.binomial.to_dict(),
-                "beta_binomial": self.beta_binomial.to_dict(),
-            },
-            "interval": {"confidence_level": self.settings.confidence_level, "method": INTERVAL_METHOD},
+            "settings": Settings(**self.settings.to_dict()),
+            "model": self.fit.model(),
+            "baselines": {"binomial": self.binomial.to_dict(), "beta_binomial": self.beta_binomial.model()},
+            "interval": Interval(confidence_level=self.settings.confidence_level, method=INTERVAL_METHOD),
             "tie_rule": TIE_RULE,
-            "error_rates": [r.to_dict() for r in self.rows],
-            **({} if self.unlabeled is None else self.unlabeled.fit_keys()),
+            "error_rates": [r.document() for r in self.rows],
+            **({} if self.unlabeled is None else self.unlabeled.fit_fields()),
         }
 
 

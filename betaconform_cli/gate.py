@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import ParameterError
 
@@ -33,6 +33,17 @@ class GateCheck:
         return f"{status} {self.dataset}: {what} at k={self.k} is {100 * self.value:.2f}% (limit {100 * self.max_error:.2f}%)"
 
 
+class ErrorRow(Protocol):
+    """What the gate reads of an error row: k, the estimate and the interval's upper end."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class Gate:
     """Pass when the error at `at_k` (`on` the interval's upper end or the estimate) is at most `max_error`."""
@@ -49,11 +60,12 @@ class Gate:
         if self.on not in GATE_ON:
             raise ParameterError("on", f"must be upper or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, rows: Sequence[Mapping[str, Any]]) -> GateCheck:
-        row = next((r for r in rows if r["k"] == self.at_k), None)
+    def check(self, dataset: str, rows: Sequence[ErrorRow]) -> GateCheck:
+        """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's documents.row_type())."""
+        row = next((r for r in rows if r.k == self.at_k), None)
         if row is None:
             raise ParameterError(("at_k", "ks"), f"{{0}} {self.at_k} is not among the computed ks; add it to {{1}}")
-        value = float(row["estimate"] if self.on == "estimate" else row["high"])
+        value = float(row.estimate if self.on == "estimate" else row.high)
         return GateCheck(dataset, self.at_k, self.max_error, self.on, value, value <= self.max_error)
 
 

@@ -17,7 +17,7 @@ Schema ``betaconform/fit/1``::
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
     unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
     unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
-                             # how the estimate used them (votes.VoteEstimate.fit_keys); rows then add
+                             # how the estimate used them (votes.VoteEstimate.fit_fields); rows then add
                              # labels_only, labels_only_low, labels_only_high
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed`
     provenance: {...}        # shipped priors: where the data came from and its licence
@@ -309,9 +309,9 @@ def _rows(fit: Any) -> None:
 
 
 def _others(fit: Any) -> None:
-    if fit.embedding is not None and fit.embedding.dimension != len(fit.embedding.mean):
+    if fit.embedding and fit.embedding.dimension != len(fit.embedding.mean):  # absent (UNSET) or null: no embedding
         raise TypeProblem("embedding.dimension", "does not match the length of 'mean'")
-    if fit.unlabeled is not None and not fit.unlabeled_items:
+    if fit.unlabeled and not fit.unlabeled_items:
         raise TypeProblem("unlabeled_items", "expected the number of unlabeled items beside field 'unlabeled'")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from msgspec import Struct
 
 from .doctor import DoctorDocument
-from .documents import SCHEMA, document_schema, fit_document_type, json_schema
+from .documents import SCHEMA, document_schema, fit_document_type, json_schema, report_document_type
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .judges.document import JudgesDocument
@@ -39,7 +39,8 @@ def published() -> tuple[Published, ...]:
     evaluate = document_schema(EvaluateDocument, f"BetaConform evaluate document ({EVALUATE_SCHEMA}): evaluate -f json",
                                "evaluate/document")
     return (
-        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema()),
+        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema(),
+                  lambda d: report_document_type() if d.get("command") == "report" else fit_document_type()),
         Published("doctor.json", ("doctor",), DoctorDocument, doctor),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
         Published("score.json", ("score",), ScoreDocument, score_schema(),

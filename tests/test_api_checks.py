@@ -53,9 +53,9 @@ class TestLiveStreams:
         pool = sorted(ids)
         order = np.random.default_rng(np.random.SeedSequence(5).spawn(2)[1]).permutation(len(pool))
         labeled = set(ids[:15])
-        assert rep.document["next_ids"] == [pool[i] for i in order if pool[i] not in labeled][:6]
+        assert rep.document.next_ids == [pool[i] for i in order if pool[i] not in labeled][:6]
         fitted = api.fit([str(tmp_path / "labels.jsonl")], seed=5).documents[0]
-        assert rep.document["error_rates"] == fitted["error_rates"]
+        assert rep.document.error_rates == fitted.error_rates
 
 
 class TestModesRefusedInApi:

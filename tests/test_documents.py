@@ -14,8 +14,9 @@ from typing import Any
 import jsonschema
 import msgspec
 import pytest
+import yaml
 
-from betaconform_cli.documents import SCHEMA, fit_document_type, json_schema, schema_text
+from betaconform_cli.documents import SCHEMA, fit_document_type, json_schema, plain, schema_text
 from betaconform_cli.schemas import Published, published
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,6 +163,64 @@ class TestTheCheckCanFail:
         assert list(validator.iter_errors(doc))
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(json.dumps(doc), type=fit_document_type())
+
+
+TYPED_FIT = [(w, d) for w, d in golden_documents() if ".txt#" in w and d.get("command") in TYPED | {"sample"}
+             and d.get("mode") != "replay"]
+
+
+class TestFitDocumentsAreTheirTypes:
+    """fit, transfer, report and sample's live document are built as their types (documents.fit_document,
+    report_document, stopping.document.live_document) and encoded as they are: each CLI golden decodes into its type
+    and encodes back to the same text (the same keys in the same order at every level, the same values; a key the
+    golden lacks stays absent), so the types' field order is the printed order."""
+
+    def test_every_kind_is_here(self) -> None:
+        assert {d["command"] for _, d in TYPED_FIT} == {"fit", "report", "transfer", "sample"}
+
+    @pytest.mark.parametrize("where,doc", TYPED_FIT, ids=[w for w, _ in TYPED_FIT])
+    def test_round_trip(self, where: str, doc: dict[str, Any]) -> None:
+        type_ = SCHEMAS[doc["command"]].type_for(doc)
+        typed = msgspec.json.decode(json.dumps(doc), type=type_)
+        assert json.dumps(plain(typed)) == json.dumps(doc), where
+
+    @pytest.mark.parametrize("command,path,value", [
+        ("report", ("fitted_by",), 3), ("report", ("embedding",), {"dimension": 3}), ("report", ("gate", "on"), "lower"),
+        ("report", ("unlabeled_items",), -1), ("fit", ("settings", "ks"), "all"), ("fit", ("baselines",), [1]),
+        ("transfer", ("without_transfer", 0, "estimate"), 1.5), ("sample", ("pool_verdicts",), None),
+    ])
+    def test_broken(self, command: str, path: tuple[Any, ...], value: Any) -> None:
+        doc = copy.deepcopy(next(d for _, d in TYPED_FIT if d["command"] == command))
+        target = doc
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = value
+        with pytest.raises(msgspec.ValidationError):
+            msgspec.json.decode(json.dumps(doc), type=SCHEMAS[command].type_for(doc))
+        if path[0] not in ("embedding", "fitted_by"):  # report's own fields: the published (fit) schema leaves them open
+            schema = SCHEMAS[command].schema
+            assert list(jsonschema.validators.validator_for(schema)(schema).iter_errors(doc))
+
+    def test_report_keeps_a_hand_written_fit_s_keys(self, tmp_path: Path) -> None:
+        """A saved fit without some optional keys (a hand-written prior): `report` prints none of them (UNSET),
+        not null, and adds its own (source and seed where the fit has none)."""
+        from betaconform_cli import api
+        from betaconform_cli.savedfit import load_fit
+
+        saved = load_fit(ROOT / "configs" / "priors" / "openqa_eval_nq.yaml")
+        for key in ("method_description", "baselines", "skipped_lines", "source", "seed"):
+            del saved[key]
+        for key in ("family", "bic", "n_starts"):
+            del saved["model"][key]
+        del saved["error_rates"][0]["mixture"]
+        path = tmp_path / "prior.yaml"
+        path.write_text(yaml.safe_dump({"schema": "betaconform/fit/1", **saved}, sort_keys=False))
+        shown = plain(api.report([str(path)]).documents[0])
+        assert not {"method_description", "baselines", "skipped_lines"} & set(shown)
+        assert not {"family", "bic", "n_starts"} & set(shown["model"]) and "mixture" not in shown["error_rates"][0]
+        assert (shown["source"], shown["seed"], shown["fitted_by"], shown["saved_fit"]) == (str(path), None, "fit", str(path))
+        assert list(shown)[-4:] == ["embedding", "schema", "fitted_by", "saved_fit"]
+        msgspec.json.decode(json.dumps(shown), type=SCHEMAS["report"].type_for(shown))
 
 
 def test_a_doctor_document_lacks_the_keys_it_has_no_value_for() -> None:

@@ -20,10 +20,11 @@ from scipy import stats
 
 from betaconform_cli import api
 from betaconform_cli.counts import CountTable
+from betaconform_cli.documents import fit_document, plain
 from betaconform_cli.errors import ParamsError
 from betaconform_cli.fit import analyse
 from betaconform_cli.inputs.dataset import Votes
-from betaconform_cli.report.fit import error_view, fit_document, saved_document, summary_view
+from betaconform_cli.report.fit import error_view, saved_document, summary_view
 from betaconform_cli.savedfit import dump_fit, load_fit
 from betaconform_cli.settings import FitSettings
 from betaconform_cli.votes import METHOD_LABELS, METHOD_VOTES, analyse_with_votes, estimate_errors
@@ -73,14 +74,14 @@ class TestCore:
         ref = analyse(table, FitSettings(), np.random.default_rng(3))
         for v in (None, as_votes(votes, gold)):
             got = analyse_with_votes(table, v, FitSettings(), np.random.default_rng(3))
-            assert got.to_dict() == ref.to_dict()
-            assert "unlabeled_items" not in got.to_dict()
+            assert plain(got.fields()) == plain(ref.fields())
+            assert "unlabeled_items" not in plain(got.fields())
 
     def test_vote_split_rows_and_counts(self) -> None:
         votes, gold, _ = make(1)
         table = labeled_table(votes, gold)
         got = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(5))
-        d = got.to_dict()
+        d = plain(got.fields())
         assert d["unlabeled_items"] == int((gold < 0).sum()) == 570
         assert d["unlabeled"]["labeled_items"] == int((gold >= 0).sum()) == 30
         assert d["unlabeled"]["method"] == METHOD_VOTES and d["unlabeled"]["used"] is True
@@ -103,7 +104,7 @@ class TestCore:
         table = labeled_table(votes, gold)
         ref = analyse(table, FitSettings(), np.random.default_rng(0))
         got = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(0), use_unlabeled=False)
-        d = got.to_dict()
+        d = plain(got.fields())
         assert d["unlabeled"]["method"] == METHOD_LABELS and "not used" in d["unlabeled"]["reason"]
         assert d["unlabeled_items"] == 570
         assert [r["estimate"] for r in d["error_rates"]] == [r.estimate for r in ref.rows]
@@ -116,7 +117,7 @@ class TestCore:
             votes, gold, _ = make(seed, items=300, labeled=40, noise=True)
             table = labeled_table(votes, gold)
             ref = analyse(table, FitSettings(), np.random.default_rng(seed))
-            d = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(seed)).to_dict()
+            d = plain(analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(seed)).fields())
             if d["unlabeled"]["method"] == METHOD_LABELS:
                 fell_back += 1
                 assert d["unlabeled"]["reason"].startswith("labels only")
@@ -138,7 +139,7 @@ class TestCore:
         s_lab = (votes_l == gold_l[:, None]).sum(axis=1)
         table = CountTable.from_pairs([9] * 60, s_lab.tolist())
         v = Votes(tuple(f"j{j}" for j in range(9)), ("a", "b", "c"), votes, gold, np.ones(260))
-        d = analyse_with_votes(table, v, FitSettings(ks=(1, 3, 5)), np.random.default_rng(2)).to_dict()
+        d = plain(analyse_with_votes(table, v, FitSettings(ks=(1, 3, 5)), np.random.default_rng(2)).fields())
         assert d["unlabeled"]["labeled_items"] == 60 and d["unlabeled_items"] == 200 and d["unlabeled"]["method"] == METHOD_VOTES
         for row in d["error_rates"]:
             k = row["k"]
@@ -154,8 +155,8 @@ class TestCore:
         per_s = {k: np.array([hyper_error(11, s, k) for s in range(12)]) for k in (1, 5, 11)}
         for seed in range(12):
             votes, gold, s = make(seed)
-            d = analyse_with_votes(labeled_table(votes, gold), as_votes(votes, gold), FitSettings(ks=(1, 5, 11)),
-                                   np.random.default_rng(seed)).to_dict()
+            d = plain(analyse_with_votes(labeled_table(votes, gold), as_votes(votes, gold), FitSettings(ks=(1, 5, 11)),
+                                         np.random.default_rng(seed)).fields())
             for row in d["error_rates"]:
                 actual = float(per_s[row["k"]][s].mean())
                 ours.append(abs(row["estimate"] - actual))
@@ -165,7 +166,8 @@ class TestCore:
         assert covered / len(ours) >= 0.75
 
 
-def document(seed: int = 1, **kw: Any) -> dict[str, Any]:
+def document(seed: int = 1, **kw: Any) -> Any:
+    """The typed fit document (documents.fit_document) of a toy data set."""
     votes, gold, _ = make(seed, **kw)
     table = labeled_table(votes, gold)
     result = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(0))
@@ -175,18 +177,18 @@ def document(seed: int = 1, **kw: Any) -> dict[str, Any]:
 class TestReport:
     def test_items_stay_labeled_and_caption_states_both_counts_and_the_method(self) -> None:
         d = document()
-        assert d["items"] == 30 and d["unlabeled_items"] == 570
+        assert d.items == 30 and d.unlabeled_items == 570
         caption = error_view(d).caption
         assert "30 labeled + 570 unlabeled items" in caption and "all 600" in caption and "vote split" in caption
-        assert json.loads(json.dumps(d))["unlabeled"]["model"]["labeled_splits"] >= 5
+        assert json.loads(json.dumps(plain(d)))["unlabeled"]["model"]["labeled_splits"] >= 5
         view = error_view(d)
         assert view.columns[2] == "labels only"
-        assert [row[2] for row in view.rows] == [f"{100 * r['labels_only']:.1f}%" for r in d["error_rates"]]
+        assert [row[2] for row in view.rows] == [f"{100 * r.labels_only:.1f}%" for r in d.error_rates]
 
     def test_fallback_caption_says_labels_only(self) -> None:
         for seed in range(4):
             d = document(seed, items=300, labeled=40, noise=True)
-            if d["unlabeled"]["method"] == METHOD_LABELS:
+            if d.unlabeled.method == METHOD_LABELS:
                 caption = error_view(d).caption
                 assert "40 labeled + 260 unlabeled items" in caption and "covers the 40 labeled items" in caption
                 assert "labels only" in caption
@@ -195,7 +197,8 @@ class TestReport:
 
     def test_no_unlabeled_items_no_new_keys_or_column(self) -> None:
         d = document(items=40, labeled=40)
-        assert "unlabeled_items" not in d and "unlabeled" not in d and "labels_only" not in d["error_rates"][0]
+        p = plain(d)
+        assert "unlabeled_items" not in p and "unlabeled" not in p and "labels_only" not in p["error_rates"][0]
         assert "labels only" not in error_view(d).columns and "unlabeled" not in error_view(d).caption
 
     def test_summary_keeps_labeled_count(self) -> None:
@@ -209,7 +212,7 @@ class TestSavedFit:
         dump_fit(path, saved_document(d))
         saved = load_fit(path)
         assert saved["unlabeled_items"] == 570 and saved["unlabeled"]["method"] == METHOD_VOTES
-        assert saved["error_rates"][0]["labels_only"] == pytest.approx(d["error_rates"][0]["labels_only"])
+        assert saved["error_rates"][0]["labels_only"] == pytest.approx(d.error_rates[0].labels_only)
         shown = api.report([str(path)]).documents[0]
         assert error_view(shown).caption == error_view(d).caption
 

@@ -200,10 +200,10 @@ class TestApi:
         rule = PrecisionRule(target=0.01, ks=(1, 3, 5))
         rep = api.sample_live(lab, rule, pool, batch=5)
         doc = rep.document
-        pv = doc["pool_verdicts"]
-        assert pv["used"] is True and pv["labeled_items"] == 60 and pv["unlabeled_items"] == 140
-        assert doc["statistic"] == pytest.approx(pv["half_width"]) and not doc["stopped"]
-        assert "pool items' verdicts" in doc["message"]
+        pv = doc.pool_verdicts
+        assert pv.used is True and pv.labeled_items == 60 and pv.unlabeled_items == 140
+        assert doc.statistic == pytest.approx(pv.half_width) and not doc.stopped
+        assert "pool items' verdicts" in doc.message
         assert_live_document(rep.json())
         nxt = [__import__("json").loads(x) for x in rep.next_lines]
         assert len(nxt) == 5 and not {n["id"] for n in nxt} & set(labeled)
@@ -216,7 +216,7 @@ class TestApi:
         api, lab, pool, _ = self._patch(monkeypatch, tmp_path, "jsonl")
         rep = api.sample_live(lab, VarianceRule(), pool)
         doc = rep.document
-        assert doc["pool_verdicts"]["used"] is False and "labels" in doc["pool_verdicts"]["reason"]
+        assert doc.pool_verdicts.used is False and "labels" in doc.pool_verdicts.reason
         assert_live_document(rep.json())
 
 

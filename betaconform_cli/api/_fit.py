@@ -43,7 +43,8 @@ def fit(
     (votes.analyse_with_votes).
 
     progress(done, total, what): after each dataset (a folder of many files can take a while)."""
-    from ..report.fit import FitReport, fit_document, saved_document
+    from ..documents import fit_document
+    from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
     if embed is not None and not save:
@@ -63,7 +64,7 @@ def fit(
     embedder = None
     for i, ds in enumerate(datasets):
         result = _fit_one(ds, settings, seed, notes, unlabeled)
-        check = gate.check(ds.name, [r.to_dict() for r in result.rows]) if gate is not None else None
+        check = gate.check(ds.name, result.rows) if gate is not None else None
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)
         counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
@@ -84,18 +85,22 @@ def fit(
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
     """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
     from ..distributions import Mixture
+    from ..documents import check as typed
+    from ..documents import report_document, saved_fit_type
     from ..fit import fitted_counts
-    from ..report.fit import FitReport, document_from_saved
+    from ..report.fit import FitReport
     from ..savedfit import expand_fits, load_fit
 
     docs = []
     checks = []
     counts = []
     for p in expand_fits(paths):
-        saved = load_fit(p)
-        check = gate.check(saved["dataset"], saved["error_rates"]) if gate is not None else None
-        docs.append(document_from_saved(saved, str(p), check))
-        counts.append(fitted_counts(saved["histogram"], Mixture.from_dict(saved["model"])))
+        saved = typed(load_fit(p), saved_fit_type())  # load_fit checked it: the types hold
+        check = gate.check(saved.dataset, saved.error_rates) if gate is not None else None
+        docs.append(report_document(saved, str(p), check))
+        comps = saved.model.components
+        mixture = Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))
+        counts.append(fitted_counts(saved.histogram, mixture))
         checks += [check] if check is not None else []
     return FitReport(tuple(docs), tuple(checks), chart, counts=tuple(counts))
 

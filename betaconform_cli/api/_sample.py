@@ -75,9 +75,10 @@ def sample_live(
     """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order. The
     decision, the fit's draws and the choice of next items each have their own generator (settings.generators)."""
     from ..counts import CountTable
+    from ..documents import fit_document
     from ..fit import analyse
-    from ..report.fit import fit_document
     from ..report.sample import LiveReport
+    from ..stopping.document import live_document
     from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items
     from ..stopping.select import pool_result
 
@@ -103,8 +104,9 @@ def sample_live(
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, next_rng, joined, check)
-    extra = _live_fields(rule, decision, check, items, None if pool is None else (why or _pool_votes_absent(rule, pool_ds)))
-    doc = fit_document("sample", ds.name, ds.source, table, result, seed, **extra, next_ids=[p.id for p in nxt])
+    doc = live_document(fit_document("sample", ds.name, ds.source, table, result, seed), _rule_doc(rule), decision, check,
+                        [it.id for it in items], None if pool is None else (why or _pool_votes_absent(rule, pool_ds)),
+                        [p.id for p in nxt])
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
 
 
@@ -119,36 +121,6 @@ def _live_decision(rule: Any, items: list[Any], ds: Dataset, pool_ds: Dataset | 
         decision, check = decide_with_votes(rule, items, joined.verdicts, joined.gold, rng, joined.n_classes, by_split=True)
         return decision, check, why, joined
     return decide(rule, items, rng, len(pool_items) if pool_items is not None else None), None, why, None
-
-
-def _live_fields(rule: Any, decision: Any, check: Any, items: list[Any], pool_unused: str | None) -> dict[str, Any]:
-    """The live document's decision fields and its message (`pool_unused`: why the pool's verdicts were not used,
-    None without a pool)."""
-    if decision.stopped_by == "pool exhausted":
-        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
-    elif decision.stopped:
-        message = f"stop: enough labels (r = {decision.samples})"
-    else:
-        message = f"continue: label about {decision.more} more"
-    extra: dict[str, Any] = {
-        "mode": "live", **_rule_doc(rule), "stopped": decision.stopped, "stopped_by": decision.stopped_by,
-        "samples": decision.samples, "stop_at": decision.stop_at, "more_needed": decision.more,
-        "statistic": decision.statistic, "labeled_ids": [it.id for it in items],
-    }
-    if check is not None:
-        est = check.estimate
-        extra["pool_verdicts"] = {"used": True, "method": est.method, "reason": est.reason, "labeled_items": est.labeled_items,
-                                  "unlabeled_items": est.unlabeled_items, "half_width": decision.statistic, "at_k": check.at_k,
-                                  "monitoring_level": est.confidence_level, "next_by": "vote split",
-                                  "decided_by": "vote split" if est.used_unlabeled else "post-stratified by split"}
-        extra["stopping_intervals"] = [{"k": r.k, "low": r.low, "high": r.high, "estimate": r.estimate} for r in est.rows]
-        message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
-    else:
-        if pool_unused is not None:
-            extra["pool_verdicts"] = {"used": False, "reason": pool_unused, "next_by": "random"}
-        if "last" in decision.path.extra:
-            extra["stopping_intervals"] = [{"k": k, **v} for k, v in decision.path.extra["last"].items()]
-    return {**extra, "message": message}
 
 
 def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> tuple[Dataset | None, list[Any]]:

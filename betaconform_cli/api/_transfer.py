@@ -28,7 +28,7 @@ def transfer(
     from .. import embeddings
     from .. import transfer as tr
     from ..report.fit import saved_document
-    from ..report.transfer import TransferReport, transfer_document
+    from ..report.transfer import TransferReport
     from ..savedfit import expand_fits, load_fit
 
     check_seed(seed)
@@ -57,7 +57,7 @@ def transfer(
             notes.append(f"warning: {ds.name}: prior conflict: {res.conflict_reason}")
         elif res.no_source_applies:
             notes.append(f"{ds.name}: no source applies ({res.no_source_reason}): the estimate is the labels' own")
-        doc = transfer_document(ds.name, ds.source, ds.table, res, seed, ds.skipped)
+        doc = res.document(ds.name, ds.source, ds.table, seed, ds.skipped)
         docs.append(doc)
         if save_paths:
             emb = {"model": embedder.name, "dimension": int(embedder.dimension), "texts": len(texts[ds.name]),

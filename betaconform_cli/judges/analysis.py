@@ -397,7 +397,7 @@ def _named_ensemble(prep: _Prepared, posterior: ClassPosterior, req: JudgesReque
     fit_row = analyse(count_table(arr, idx), FitSettings(ks=(len(idx),), confidence_level=req.confidence_level), rng).row(len(idx))
     return NamedEnsemble(members=tuple(prep.names[j] for j in idx), estimate=float(tg.estimate[0]), low=float(tg.low[0]),
                          high=float(tg.high[0]), empirical=None if np.isnan(emp[0]) else float(emp[0]),
-                         items=int(items[0]), fit=fit_row.to_dict())
+                         items=int(items[0]), fit=fit_row.document())
 
 
 def analyse_judges(

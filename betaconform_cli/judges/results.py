@@ -174,7 +174,7 @@ class NamedEnsemble:
     high: float
     empirical: float | None
     items: int
-    fit: dict[str, Any]  # fit's ErrorRow at k = len(members): estimate, low, high, binomial, beta_binomial, empirical
+    fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: documents.row_type())
 
     def to_dict(self) -> dict[str, Any]:
         return {

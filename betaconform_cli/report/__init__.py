@@ -26,16 +26,17 @@ class Verdict:
     reason: str = ""
 
 
-def gate_verdicts(documents: Iterable[dict[str, Any]], checks: Iterable[Any],
+def gate_verdicts(datasets: Iterable[str], checks: Iterable[Any],
                   describe: Callable[[Any], str]) -> tuple[Verdict, ...]:
-    """One per document: its gate check (`describe(check)` names the gate), or a passing case when it has none.
-    A check has `dataset`, `passed` and `line()` ("ok: ..." or "FAIL: ...", as gate.py writes it)."""
+    """One per document (`datasets`: their names): its gate check (`describe(check)` names the gate), or a passing
+    case when it has none. A check has `dataset`, `passed` and `line()` ("ok: ..." or "FAIL: ...", as gate.py
+    writes it)."""
     by = {c.dataset: c for c in checks}
     out = []
-    for d in documents:
-        c = by.get(str(d["dataset"]))
+    for name in datasets:
+        c = by.get(str(name))
         if c is None:
-            out.append(Verdict(str(d["dataset"]), "", True))
+            out.append(Verdict(str(name), "", True))
         else:
             out.append(Verdict(c.dataset, describe(c), c.passed, c.line()[5:] if not c.passed else c.line()[3:]))
     return tuple(out)

@@ -1,7 +1,8 @@
 """Fit results (from `fit`, `report` and `transfer`): their JSON documents and their views.
 
-A fit's document is built once (`fit_document`), with its gate check when there is one, and never changed
-afterwards; every view below reads it, so that `report` shows a saved fit exactly as `fit` showed it.
+A fit's document is built once, typed (documents.fit_document; `report`: documents.report_document), with its gate
+check when there is one, and never changed afterwards; every view below reads its attributes, so that `report`
+shows a saved fit exactly as `fit` showed it, and the JSON is the document encoded.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..counts import CountTable
+from msgspec import UNSET
+
+from ..documents import plain
 from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
 from ..settings import TIE_RULE
@@ -21,90 +23,51 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
-    from ..fit import FitResult, FittedCounts
+    from ..fit import FittedCounts
 
-SCHEMA = "betaconform/1"
 SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
-Doc = Mapping[str, Any]
-
-
-def fit_document(
-    command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
-    gate: GateCheck | None = None, unlabeled: int | None = None, **extra: Any,
-) -> dict[str, Any]:
-    """The JSON object for one dataset (schema betaconform/1); `extra` adds command-specific keys. `items` is the
-    labeled count; `unlabeled` (when given: `fit`) the items read with verdicts and no gold."""
-    doc = {
-        "schema": SCHEMA,
-        "command": command,
-        "tool_version": __version__,
-        "dataset": name,
-        "source": source,
-        "items": table.items,
-        **({} if unlabeled is None else {"unlabeled_items": unlabeled}),
-        "judges": table.max_judges,
-        "skipped_lines": skipped,
-        "seed": seed,
-        "histogram": table.histogram_by_judges(),
-        **result.to_dict(),
-        **extra,
-    }
-    if gate is not None:
-        doc["gate"] = gate.to_dict()
-    return doc
+Doc = Any  # a fit document (documents.fit_document_type() or report_document_type(): built from the registry's columns)
 
 
 def saved_document(doc: Doc, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The YAML body of a saved fit (savedfit.SCHEMA is added by savedfit.dump_fit)."""
-    keep = {k: v for k, v in doc.items() if k not in ("schema", "gate")}
+    """The YAML body of a saved fit, as plain values (savedfit.SCHEMA is added by savedfit.dump_fit)."""
+    keep = {k: v for k, v in plain(doc).items() if k not in ("schema", "gate")}
     keep["embedding"] = embedding
     return keep
-
-
-def document_from_saved(saved: Doc, path: str, gate: GateCheck | None = None) -> dict[str, Any]:
-    """A saved fit (already checked by savedfit.load_fit) as the JSON object that `fit` printed, for `report`."""
-    doc = {k: v for k, v in saved.items() if k != "schema"}
-    doc["schema"] = SCHEMA
-    doc["command"] = "report"
-    doc["fitted_by"] = saved.get("command", "fit")
-    doc["saved_fit"] = path
-    doc.setdefault("source", path)
-    doc.setdefault("seed", None)
-    doc.setdefault("tie_rule", TIE_RULE)
-    if doc.get("embedding") is not None:
-        doc["embedding"] = {k: v for k, v in doc["embedding"].items() if k != "mean"}
-    if gate is not None:
-        doc["gate"] = gate.to_dict()
-    return doc
 
 
 # --- views ----------------------------------------------------------------------------------------------
 
 
+def _value(obj: Any, name: str) -> Any:
+    """A document's field, None where the document lacks it (UNSET)."""
+    v = getattr(obj, name, None)
+    return None if v is UNSET else v
+
+
 def describe(d: Doc) -> str:
-    m = d["model"]
-    comps = ", ".join(f"{100 * c['weight']:.0f}% of items at mean accuracy {c['mean']:.2f}" for c in m["components"])
-    n = len(m["components"])
+    comps = ", ".join(f"{100 * c.weight:.0f}% of items at mean accuracy {c.mean:.2f}" for c in d.model.components)
+    n = len(d.model.components)
     kind = "single Beta-Binomial" if n == 1 else f"{n}-component Beta-Binomial mixture"
-    unl = f" (and {d['unlabeled_items']} unlabeled)" if d.get("unlabeled_items") else ""
-    return f"{d['items']} labeled items{unl}, up to {d['judges']} judges; {kind}: {comps}"
+    unl = f" (and {d.unlabeled_items} unlabeled)" if d.unlabeled_items else ""
+    return f"{d.items} labeled items{unl}, up to {d.judges} judges; {kind}: {comps}"
 
 
 def unlabeled_note(d: Doc) -> str:
     """Both item counts and how the estimate used the unlabeled items ('' for data without any)."""
-    u = d.get("unlabeled")
-    if not d.get("unlabeled_items") or not isinstance(u, Mapping):
+    u = d.unlabeled
+    if not d.unlabeled_items or not u:
         return ""
-    n_lab, n_unl = d["items"], d["unlabeled_items"]
-    if u.get("method") == "vote_split":
-        return (f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers all {n_lab + n_unl}: {u.get('reason')}; "
+    n_lab, n_unl = d.items, d.unlabeled_items
+    if u.method == "vote_split":
+        return (f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers all {n_lab + n_unl}: {u.reason}; "
                 f"labels only: the estimate from the {n_lab} labeled items alone")
-    return f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers the {n_lab} labeled items: {u.get('reason')}"
+    return f"{n_lab} labeled + {n_unl} unlabeled items; the estimate covers the {n_lab} labeled items: {u.reason}"
 
 
 def confidence(d: Doc) -> float:
-    level = (d.get("interval") or {}).get("confidence_level")
-    return float(level if level is not None else (d.get("settings") or {}).get("confidence_level") or 0.9)
+    level = _value(d.interval, "confidence_level") if d.interval else None
+    return float(level if level is not None else (_value(d.settings, "confidence_level") if d.settings else None) or 0.9)
 
 
 def _num(x: Any, spec: str) -> str:
@@ -119,14 +82,13 @@ def interval_note(d: Doc) -> str:
     return f"{round(100 * confidence(d))}% interval; empirical is — where an item has fewer than k judges"
 
 
-def _extrapolated(r: Mapping[str, Any]) -> bool:
+def _extrapolated(r: Any) -> bool:
     """Some item has fewer than k judges (with unlabeled items: any item, labeled or not)."""
-    return bool(r.get("extrapolated", r.get("empirical", 0) is None))
+    return bool(r.empirical is None if r.extrapolated is UNSET else r.extrapolated)
 
 
 def _votes_used(d: Doc) -> bool:
-    u = d.get("unlabeled")
-    return bool(d.get("unlabeled_items")) and isinstance(u, Mapping) and u.get("method") == "vote_split"
+    return bool(d.unlabeled_items) and bool(d.unlabeled) and d.unlabeled.method == "vote_split"
 
 
 def _headed() -> tuple[Estimator, ...]:
@@ -137,18 +99,18 @@ def _headed() -> tuple[Estimator, ...]:
 def error_view(d: Doc, title: bool = True) -> TableView:
     used = _votes_used(d)  # the labels-only estimate it replaced, beside it
     rows = tuple(
-        (k_label(r["k"], _extrapolated(r)), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
-         *((pct(r.get("labels_only")),) if used else ()),
-         *(pct(r.get(str(e.column))) for e in _headed()))
-        for r in d["error_rates"]
+        (k_label(r.k, _extrapolated(r)), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
+         *((pct(_value(r, "labels_only")),) if used else ()),
+         *(pct(_value(r, str(e.column))) for e in _headed()))
+        for r in d.error_rates
     )
     note = unlabeled_note(d) or (
-        f"{d['items']} labeled items, {d['unlabeled_items']} unlabeled items (verdicts without gold)" if d.get("unlabeled_items") else "")
-    extrapolated = any(_extrapolated(r) for r in d["error_rates"])
-    caption = caption_of(note, tie_note(r["k"] for r in d["error_rates"]), "† more judges than some items have: the mixture "
+        f"{d.items} labeled items, {d.unlabeled_items} unlabeled items (verdicts without gold)" if d.unlabeled_items else "")
+    extrapolated = any(_extrapolated(r) for r in d.error_rates)
+    caption = caption_of(note, tie_note(r.k for r in d.error_rates), "† more judges than some items have: the mixture "
                          "extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
     return TableView(
-        title=f"{d['dataset']}: majority-vote error by number of judges k" if title else "",
+        title=f"{d.dataset}: majority-vote error by number of judges k" if title else "",
         columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
                  *(str(e.heading) for e in _headed())),
         rows=rows,
@@ -157,37 +119,37 @@ def error_view(d: Doc, title: bool = True) -> TableView:
 
 
 def diagnostics_view(d: Doc) -> TableView:
-    m = d["model"]
+    m = d.model
     rows = [
-        ("method", d["method"]),
-        ("estimate", str(d.get("method_description") or "")),
-        ("items / most judges", f"{d['items']} / {d['judges']}"),
-        ("log-likelihood", _num(m.get("log_likelihood"), ".3f")),
-        ("converged", str(m.get("converged"))),
-        ("BIC", _num(m.get("bic"), ".2f")),
+        ("method", d.method),
+        ("estimate", str(_value(d, "method_description") or "")),
+        ("items / most judges", f"{d.items} / {d.judges}"),
+        ("log-likelihood", _num(_value(m, "log_likelihood"), ".3f")),
+        ("converged", str(_value(m, "converged"))),
+        ("BIC", _num(_value(m, "bic"), ".2f")),
     ]
-    for i, c in enumerate(m["components"], 1):
-        rows.append((f"component {i}", f"w={c['weight']:.3f}  alpha={c['alpha']:.3g}  beta={c['beta']:.3g}  mean={c['mean']:.3f}"))
-    u = d.get("unlabeled")
-    if d.get("unlabeled_items") and isinstance(u, Mapping):
-        rows.append(("unlabeled items", f"{d['unlabeled_items']}: {u.get('method')} ({u.get('reason')})"))
-        model = u.get("model")
+    for i, c in enumerate(m.components, 1):
+        rows.append((f"component {i}", f"w={c.weight:.3f}  alpha={c.alpha:.3g}  beta={c.beta:.3g}  mean={c.mean:.3f}"))
+    u = d.unlabeled
+    if d.unlabeled_items and u:
+        rows.append(("unlabeled items", f"{d.unlabeled_items}: {u.method} ({u.reason})"))
+        model = _value(u, "model")
         if isinstance(model, Mapping) and isinstance(model.get("model_probabilities"), Mapping):
             probs = ", ".join(f"{k} {float(v):.2f}" for k, v in model["model_probabilities"].items() if _is_number(v))
             rows.append(("vote split", f"b0={_num(model.get('b0'), '.3g')}  b1={_num(model.get('b1'), '.3g')}  "
                                        f"models: {probs}; labeled splits {_num(model.get('labeled_splits'), 'g')}, wrong {_num(model.get('labeled_wrong'), 'g')}"))
-    if d.get("skipped_lines"):
-        rows.append(("skipped lines", str(d["skipped_lines"])))
+    if d.skipped_lines:
+        rows.append(("skipped lines", str(d.skipped_lines)))
     return TableView(title="fit diagnostics", columns=("diagnostic", "value"), rows=tuple(rows), align="ll", terminal_only=True)
 
 
 def summary_view(docs: Sequence[Doc], ks: tuple[int, ...] = (1, 3, 5, 11)) -> TableView:
-    shown = [k for k in ks if any(r["k"] == k for r in docs[0]["error_rates"])]
+    shown = [k for k in ks if any(r.k == k for r in docs[0].error_rates)]
     rows = []
     for d in docs:
-        by_k = {r["k"]: r for r in d["error_rates"]}
-        cells = [pct(by_k[k]["estimate"]) if k in by_k else "—" for k in shown]
-        rows.append((d["dataset"], str(d["items"]), str(d["judges"]), *cells))
+        by_k = {r.k: r for r in d.error_rates}
+        cells = [pct(by_k[k].estimate) if k in by_k else "—" for k in shown]
+        rows.append((d.dataset, str(d.items), str(d.judges), *cells))
     return TableView(
         title="summary: estimated majority-vote error",
         caption="intervals: in each dataset's table",
@@ -198,15 +160,15 @@ def summary_view(docs: Sequence[Doc], ks: tuple[int, ...] = (1, 3, 5, 11)) -> Ta
 
 def side_by_side_view(docs: Sequence[Doc]) -> TableView:
     """Rows k, one column per dataset (estimate [interval]): for comparing a few fits directly."""
-    ks = sorted({r["k"] for d in docs for r in d["error_rates"]})
-    by = [{r["k"]: r for r in d["error_rates"]} for d in docs]
+    ks = sorted({r.k for d in docs for r in d.error_rates})
+    by = [{r.k: r for r in d.error_rates} for d in docs]
     rows = []
     for k in ks:
-        cells = [f"{pct(b[k]['estimate'])} [{pct(b[k]['low'])}, {pct(b[k]['high'])}]" if k in b else "—" for b in by]
+        cells = [f"{pct(b[k].estimate)} [{pct(b[k].low)}, {pct(b[k].high)}]" if k in b else "—" for b in by]
         rows.append((k_label(k), *cells))
     return TableView(
         title="side by side: estimated majority-vote error [interval] by k",
-        columns=("k", *[d["dataset"] for d in docs]),
+        columns=("k", *[d.dataset for d in docs]),
         rows=tuple(rows),
         caption=tie_note(ks),
     )
@@ -236,15 +198,15 @@ def bar_chart_lines(counts: FittedCounts, width: int = 40) -> list[str]:
 def error_chart(d: Doc) -> Chart:
     """Error against k: the estimate with its interval (a band), and the baselines; empirical only where it is
     defined (the table's —)."""
-    rows = d["error_rates"]
+    rows = d.error_rates
 
     def col(name: str) -> tuple[float | None, ...]:
-        return tuple(None if r.get(name) is None else float(r[name]) for r in rows)
+        return tuple(None if _value(r, name) is None else float(_value(r, name)) for r in rows)
 
     return Chart(
         kind="lines",
-        title=f"{d['dataset']}: majority-vote error against k",
-        x=tuple(str(r["k"]) for r in rows),
+        title=f"{d.dataset}: majority-vote error against k",
+        x=tuple(str(r.k) for r in rows),
         series=(
             Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
             *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
@@ -283,9 +245,9 @@ def fit_blocks(d: Doc, counts: FittedCounts | None = None) -> list[Block]:
 def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
-    tie = (d.get("tie_rule") or TIE_RULE) if tie_note(r["k"] for r in d["error_rates"]) else ""
+    tie = (_value(d, "tie_rule") or TIE_RULE) if tie_note(r.k for r in d.error_rates) else ""
     note = caption_of(unlabeled_note(d), tie, interval_note(d), sep="; ")
-    return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
+    return [Lines((str(d.dataset),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 
 @dataclass(frozen=True)
@@ -293,7 +255,7 @@ class FitReport:
     """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
     holds each document's observed and fitted counts (fit.fitted_counts, in the same order), which the chart draws."""
 
-    documents: tuple[dict[str, Any], ...]
+    documents: tuple[Doc, ...]  # documents.fit_document_type() or report_document_type()
     checks: tuple[GateCheck, ...] = ()
     chart: bool = True
     notes: tuple[str, ...] = ()
@@ -324,22 +286,22 @@ class FitReport:
         return out
 
     def json(self) -> str:
-        return to_json(self.documents)
+        return to_json([plain(d) for d in self.documents])
 
     def csv(self) -> str:
         numbers = csv_columns()  # the estimate, its interval and every estimator's column (estimators.REGISTRY)
         rows = (
-            [d["dataset"], r["k"]]
-            + [None if r.get(c) is None else repr(round(float(r[c]), 6)) for c in numbers]
-            + [d["items"], d["judges"], d["method"]]
+            [d.dataset, r.k]
+            + [None if _value(r, c) is None else repr(round(float(_value(r, c)), 6)) for c in numbers]
+            + [d.items, d.judges, d.method]
             for d in self.documents
-            for r in d["error_rates"]
+            for r in d.error_rates
         )
         return to_csv(("dataset", "k", *numbers, "items", "judges", "method"), rows)
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""
-        return gate_verdicts(self.documents, self.checks,
+        return gate_verdicts([d.dataset for d in self.documents], self.checks,
                              lambda c: f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property

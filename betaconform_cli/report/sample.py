@@ -78,32 +78,33 @@ def theory_note(rule: Mapping[str, Any]) -> tuple[str, ...]:
 class LiveReport:
     """A live decision: the fit on the labels so far, whether to stop (and why), and the next items to label."""
 
-    document: dict[str, Any]
+    document: Any  # stopping.document.live_document_type()
     next_lines: tuple[bytes, ...] = ()  # the next pool items, as their raw lines
     show_next: bool = True  # list the next ids on the terminal (not when they go to a file)
 
     @property
     def stopped(self) -> bool:
-        return bool(self.document["stopped"])
+        return bool(self.document.stopped)
 
     @property
     def message(self) -> str:
-        return str(self.document["message"])
+        return str(self.document.message)
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = [Lines((self.message,))]
         if self.stopped:
             out += FitReport((self.document,), chart=False).blocks(markdown)
-        elif self.document["next_ids"] and self.show_next:
-            out.append(Lines(("next: " + " ".join(self.document["next_ids"]),), terminal_only=True))
+        elif self.document.next_ids and self.show_next:
+            out.append(Lines(("next: " + " ".join(self.document.next_ids),), terminal_only=True))
         return out
 
     @property
     def notes(self) -> tuple[str, ...]:
-        return theory_note(self.document)
+        d = self.document
+        return theory_note({"theoretical_samples": d.theoretical_samples, "rule_settings": d.rule_settings})
 
     def json(self) -> str:
-        return to_json([self.document])
+        return to_json([plain(self.document)])
 
     def csv(self) -> str:
         return FitReport((self.document,), chart=False).csv()
@@ -115,8 +116,8 @@ class LiveReport:
     def verdicts(self) -> tuple[Verdict, ...]:
         """The stopping rule as a gate: passed when it says stop (exit 0), failed with its message when it says
         continue (exit 1)."""
-        rule = str(self.document.get("rule") or "stopping")
-        return (Verdict(str(self.document.get("dataset", "")), f"{rule} rule", self.stopped, self.message),)
+        rule = str(self.document.rule or "stopping")
+        return (Verdict(str(self.document.dataset), f"{rule} rule", self.stopped, self.message),)
 
     @property
     def exit_code(self) -> int:

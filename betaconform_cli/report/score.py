@@ -154,7 +154,7 @@ class ScoreReport:
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
-        return gate_verdicts(self._plain(), self.checks,
+        return gate_verdicts([d["dataset"] for d in self._plain()], self.checks,
                              lambda c: f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property

@@ -4,31 +4,11 @@ that show the estimate with and without transfer side by side."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..counts import CountTable
-from .fit import Doc, FitReport, confidence, describe, fit_document
+from .fit import Doc, FitReport, confidence, describe
 from .views import BLANK, Block, Lines, TableView, caption_of, k_label, pct, tie_note
-
-if TYPE_CHECKING:
-    from ..transfer import TransferResult
-
-
-def transfer_document(
-    name: str, source: str, table: CountTable, res: TransferResult, seed: int, skipped: int = 0
-) -> dict[str, Any]:
-    """The JSON object of one target: `fit`'s, plus "sources", "without_transfer" and "transfer"."""
-    from ..transfer import METHOD_DESCRIPTIONS
-
-    doc = fit_document("transfer", name, source, table, res.result, seed, skipped)
-    doc["method"] = f"transfer-{res.settings.method}"
-    doc["method_description"] = METHOD_DESCRIPTIONS[res.settings.method]
-    doc["sources"] = [s.to_dict() for s in res.sources]
-    doc["without_transfer"] = [r.to_dict() for r in res.without.rows]
-    doc["transfer"] = res.to_dict()
-    return doc
 
 
 def _judges(ks: Any) -> str:
@@ -47,27 +27,27 @@ def _bayes_factor(log_bf: Any) -> str:
     return f"{math.exp(log_bf):.2g}" if -50 < log_bf < 50 else f"e^{log_bf:.0f}"
 
 
-def sources_view(d: Mapping[str, Any]) -> TableView:
+def sources_view(d: Doc) -> TableView:
     """The sources: judge profile (judges per item, accuracy, overdispersion), similarity, prior, the labels' Bayes
     factor against no transfer, final weight and the labels' estimate of the shift; the caption says whether any
     source applies."""
-    t = d["transfer"]
+    t = d.transfer
     tp = t.get("target_profile") or {}
-    rows = [("(no transfer)", str(d["items"]), _judges(tp.get("judges")), _num(tp.get("accuracy"), ".2f"),
+    rows = [("(no transfer)", str(d.items), _judges(tp.get("judges")), _num(tp.get("accuracy"), ".2f"),
              _num(tp.get("overdispersion"), ".2f"), "1.000", f"{t['target_prior_weight']:.3f}",
-             "1" if d["method"] == "transfer-default" else "—",
+             "1" if d.method == "transfer-default" else "—",
              f"{t['target_weight']:.3f}", "—")]
     shape_only = False
-    for s in d["sources"]:
+    for s in d.sources:
         shift = s.get("shift")
-        other = s.get("same_judge_count", 1.0) < 1.0 and d["method"] == "transfer-default"
+        other = s.get("same_judge_count", 1.0) < 1.0 and d.method == "transfer-default"
         shape_only = shape_only or other
         rows.append((s["name"], str(s["items"]), _judges(s.get("judges")) + ("†" if other else ""),
                      _num(s.get("accuracy"), ".2f"), _num(s.get("overdispersion"), ".2f"), f"{s['similarity']:.3f}",
                      f"{s['prior_weight']:.3f}", _bayes_factor(s.get("log_bayes_factor")), f"{s['weight']:.3f}",
                      "—" if shift is None else f"{shift:+.2f}"))
     notes = []
-    if d["method"] == "transfer-default":
+    if d.method == "transfer-default":
         notes.append(t["no_source_reason"] if t.get("no_source_applies") else
                      f"sources apply: no transfer keeps posterior probability {t['target_weight']:.2f}")
         if t.get("limited_at_k"):
@@ -78,34 +58,34 @@ def sources_view(d: Mapping[str, Any]) -> TableView:
     if shape_only:
         notes.append("†: another number of judges than the target: another ensemble, it lends only its shape")
     return TableView(
-        title=f"{d['dataset']}: sources ({d['method']})",
+        title=f"{d.dataset}: sources ({d.method})",
         columns=("source", "items", "judges", "accuracy", "overdisp.", "similarity", "prior", "BF", "weight", "shift"),
         rows=tuple(rows),
         caption="; ".join(notes),
     )
 
 
-def errors_view(d: Mapping[str, Any]) -> TableView:
+def errors_view(d: Doc) -> TableView:
     """The error table with transfer beside the no-transfer fit of the same labels."""
     cl = round(100 * confidence(d))
-    without = {r["k"]: r for r in d["without_transfer"]}
+    without = {r.k: r for r in d.without_transfer}
     rows = []
-    for r in d["error_rates"]:
-        w = without[r["k"]]
-        rows.append((k_label(r["k"]), f"{pct(r['estimate'])} [{pct(r['low'])}, {pct(r['high'])}]",
-                     f"{pct(w['estimate'])} [{pct(w['low'])}, {pct(w['high'])}]", pct(r["empirical"])))
+    for r in d.error_rates:
+        w = without[r.k]
+        rows.append((k_label(r.k), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
+                     f"{pct(w.estimate)} [{pct(w.low)}, {pct(w.high)}]", pct(r.empirical)))
     return TableView(
-        title=f"{d['dataset']}: majority-vote error by number of judges k",
+        title=f"{d.dataset}: majority-vote error by number of judges k",
         columns=("k", f"with transfer [{cl}%]", f"without transfer [{cl}%]", "empirical"),
         rows=tuple(rows),
-        caption=caption_of(tie_note(r["k"] for r in d["error_rates"]),
-                           "WARNING: prior conflict (see stderr)" if d["transfer"]["prior_conflict"] else "", sep="; "),
+        caption=caption_of(tie_note(r.k for r in d.error_rates),
+                           "WARNING: prior conflict (see stderr)" if d.transfer["prior_conflict"] else "", sep="; "),
     )
 
 
 def transfer_blocks(d: Doc, markdown: bool = False) -> list[Block]:
     if markdown:
-        return [Lines((str(d["dataset"]),), heading=True), Lines((describe(d),)), sources_view(d), errors_view(d)]
+        return [Lines((str(d.dataset),), heading=True), Lines((describe(d),)), sources_view(d), errors_view(d)]
     return [sources_view(d), errors_view(d), Lines((describe(d),)), BLANK]
 
 

@@ -1,9 +1,8 @@
 """`sample`'s documents (schema betaconform/1) as types, published in docs/schema/sample.json (`make schema`).
 
 --replay prints one document per run and a summary: `replay_documents` builds them (Structs) from the replays, and
-report/sample.py encodes them; a run's error rows are the fit's (fit.ErrorRow.to_dict), typed by documents.row_type. The live document is the fit document (documents.fit_document_type) plus the live
-keys: like the fit document it is built as plain values (report/fit.py fit_document) and typed for checking and
-for the schema (`live_document_type`). Keys that only some documents have (the stopping rule's intervals, the
+report/sample.py encodes them; a run's error rows are the fit's (fit.ErrorRow.document: documents.row_type). The live document is the fit document (documents.fit_document_type) plus the live
+keys (`live_document_type`, built by `live_document` from documents.fit_document's). Keys that only some documents have (the stopping rule's intervals, the
 pool's verdicts) are UNSET, or absent, where they are absent, so the JSON keeps exactly its keys in their order."""
 
 from __future__ import annotations
@@ -100,26 +99,61 @@ class PoolVerdicts(Struct, kw_only=True, frozen=True):
     decided_by: str | UnsetType = UNSET
 
 
+_LIVE: list[tuple[str, Any] | tuple[str, Any, Any]] = [
+    ("command", Literal["sample"]), ("mode", Literal["live"]), *_RULE, ("stopped", bool),
+    ("stopped_by", Literal["rule", "pool exhausted"] | None), ("samples", Count), ("stop_at", Count | None),
+    ("more_needed", Count), ("statistic", float | None), ("labeled_ids", list[str | None]),
+    ("pool_verdicts", PoolVerdicts | UnsetType, UNSET), ("stopping_intervals", list[StoppingInterval] | UnsetType, UNSET),
+    ("message", str), ("next_ids", list[str | None]),
+]  # in the order they print, after the fit document's keys
+
+
 @functools.cache
 def _live_type(fit: type[Struct]) -> type[Struct]:
-    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
-        ("command", Literal["sample"]), ("mode", Literal["live"]), *_RULE, ("stopped", bool),
-        ("stopped_by", Literal["rule", "pool exhausted"] | None), ("samples", Count), ("stop_at", Count | None),
-        ("more_needed", Count), ("statistic", float | None), ("labeled_ids", list[str | None]), ("message", str),
-        ("next_ids", list[str | None]), ("pool_verdicts", PoolVerdicts | None, None),
-        ("stopping_intervals", list[StoppingInterval] | None, None),
-    ]
-    live = {f[0] for f in fields}
-    shared = [(f.name, f.type) if f.required else (f.name, f.type, f.default)
-              for f in msgspec.structs.fields(fit) if f.name not in live]
-    required = [f for f in shared + fields if len(f) == 2]
-    return msgspec.defstruct("SampleLiveDocument", required + [f for f in shared + fields if len(f) == 3],
+    live = {f[0]: f for f in _LIVE}
+    shared = [live[f.name] if f.name in live else (f.name, f.type) if f.required else (f.name, f.type, f.default)
+              for f in msgspec.structs.fields(fit)]  # the fit document's keys, `command` narrowed in its place
+    names = {f[0] for f in shared}
+    return msgspec.defstruct("SampleLiveDocument", shared + [f for f in _LIVE if f[0] not in names],
                              kw_only=True, module=__name__)
 
 
 def live_document_type() -> type[Struct]:
     """The live document (`sample` without --replay): the fit document of the labels so far, plus the decision."""
     return _live_type(fit_document_type())
+
+
+def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, labeled_ids: list[str | None],
+                  pool_unused: str | None, next_ids: list[str | None]) -> Any:
+    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (`rule`: its name,
+    settings and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
+    and the message; `pool_unused`: why the pool's verdicts were not used (None without a pool)."""
+    if decision.stopped_by == "pool exhausted":
+        message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
+    elif decision.stopped:
+        message = f"stop: enough labels (r = {decision.samples})"
+    else:
+        message = f"continue: label about {decision.more} more"
+    pool: Any = UNSET
+    intervals: Any = UNSET
+    if check is not None:
+        est = check.estimate
+        pool = PoolVerdicts(used=True, method=est.method, reason=est.reason, labeled_items=est.labeled_items,
+                            unlabeled_items=est.unlabeled_items, half_width=decision.statistic, at_k=check.at_k,
+                            monitoring_level=est.confidence_level, next_by="vote split",
+                            decided_by="vote split" if est.used_unlabeled else "post-stratified by split")
+        intervals = [StoppingInterval(k=r.k, low=r.low, high=r.high, estimate=r.estimate) for r in est.rows]
+        message += f" (precision checked on all {est.labeled_items + est.unlabeled_items} pool items' verdicts)"
+    else:
+        if pool_unused is not None:
+            pool = PoolVerdicts(used=False, reason=pool_unused, next_by="random")
+        if "last" in decision.path.extra:
+            intervals = [StoppingInterval(k=k, **v) for k, v in decision.path.extra["last"].items()]
+    fields = {f: getattr(fit, f) for f in fit.__struct_fields__}
+    return live_document_type()(**fields, mode="live", **rule, stopped=decision.stopped,
+                                stopped_by=decision.stopped_by, samples=decision.samples, stop_at=decision.stop_at,
+                                more_needed=decision.more, statistic=decision.statistic, labeled_ids=labeled_ids,
+                                pool_verdicts=pool, stopping_intervals=intervals, message=message, next_ids=next_ids)
 
 
 def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: dict[str, Any],
@@ -130,7 +164,7 @@ def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule
     docs = tuple(run_doc(
         schema="betaconform/1", command="sample", mode="replay", dataset=dataset, source=source, pool_items=pool_items,
         seed=seed, **rule, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
-        statistic=r.statistic, error_rates=[e.to_dict() for e in r.result.rows],  # plain, as in the fit document
+        statistic=r.statistic, error_rates=[e.document() for e in r.result.rows],
         actual=[Actual(k=k, error=v) for k, v in r.actual.items()], margin=r.margin,
         stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, **v) for k, v in r.intervals.items()],
     ) for r in runs)

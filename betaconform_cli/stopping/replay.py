@@ -29,21 +29,6 @@ class ReplayRun:
     statistic: float | None
     intervals: dict[int, dict[str, float]] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "run": self.run,
-            "stopped": self.stopped,
-            "samples": self.samples,
-            "labeled_ids": self.labeled_ids,
-            "statistic": self.statistic,
-            "error_rates": [r.to_dict() for r in self.result.rows],
-            "actual": [{"k": k, "error": v} for k, v in self.actual.items()],
-            "margin": self.margin,
-        }
-        if self.intervals is not None:
-            d["stopping_intervals"] = [{"k": k, **v} for k, v in self.intervals.items()]
-        return d
-
 
 def replay_one(
     rule: Rule,

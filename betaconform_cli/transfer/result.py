@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..counts import CountTable
 from ..distributions import Mixture
+from ..documents import fit_document
 from ..fit import FitResult
 from .candidates import Candidates, shifted_mixture
 from .evidence import Posterior
@@ -90,6 +92,16 @@ class TransferResult:
             "prior_conflict": self.conflict,
             "prior_conflict_reason": self.conflict_reason,
         }
+
+    def document(self, name: str, source: str, table: CountTable, seed: int, skipped: int = 0) -> Any:
+        """The printed document of one target (documents.fit_document_type()): `fit`'s, with the transfer's method,
+        and "sources", "without_transfer" and "transfer"."""
+        from . import METHOD_DESCRIPTIONS
+
+        return fit_document("transfer", name, source, table, self.result, seed, skipped,
+                            method=f"transfer-{self.settings.method}", method_description=METHOD_DESCRIPTIONS[self.settings.method],
+                            sources=[s.to_dict() for s in self.sources], without_transfer=[r.document() for r in self.without.rows],
+                            transfer=self.to_dict())
 
 
 def no_source_verdict(posterior_none: float, prior_none: float) -> tuple[bool, str]:

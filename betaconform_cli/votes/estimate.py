@@ -15,7 +15,7 @@ from ..posterior import cell_errors
 from ..settings import FitSettings
 from .agreement import split_offsets
 from .folded import _fit_folded
-from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, SplitModel, SplitPrior, VoteEstimate, VoteRow
+from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Method, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import (
     _STEPS,
     Splits,
@@ -235,7 +235,7 @@ def estimate_errors(
     labels_only = _labels_only_fit(items, ks, confidence_level, settings, labels_only, rng)
     fewest = int(items.counts.sum(axis=1).min())  # k above it: some item's missing judges come from the labels-only mixture
 
-    def result(method: str, reason: str, model: SplitModel | None, rows: tuple[VoteRow, ...] | None = None) -> VoteEstimate:
+    def result(method: Method, reason: str, model: SplitModel | None, rows: tuple[VoteRow, ...] | None = None) -> VoteEstimate:
         return VoteEstimate(ks, rows or _rows(ks, labels_only.rows, fewest), method, reason, items.n_labeled,
                             items.n_unlabeled, items.dropped, confidence_level, prior, model, labels_only)
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..documents import Unlabeled
 from ..errors import ParameterError
 from ..fit import FitResult
 
-METHOD_VOTES = "vote_split"
-METHOD_LABELS = "labels_only"
+Method = Literal["vote_split", "labels_only"]
+METHOD_VOTES: Method = "vote_split"
+METHOD_LABELS: Method = "labels_only"
 DEFAULT_KS = tuple(range(1, 12))
 # the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
 # Beta-Binomial's, the judges' one-coin agreement model's, and no dependence on the split at all
@@ -99,7 +101,7 @@ class VoteEstimate:
 
     ks: tuple[int, ...]
     rows: tuple[VoteRow, ...]
-    method: str
+    method: Method
     reason: str
     labeled_items: int
     unlabeled_items: int
@@ -132,20 +134,14 @@ class VoteEstimate:
             "error_rates": [r.to_dict() for r in self.rows],
         }
 
-    def fit_keys(self) -> dict[str, Any]:
-        """What `fit`'s JSON (and a saved fit) adds when the data has unlabeled items: their count, and how the
+    def fit_fields(self) -> dict[str, Any]:
+        """What `fit`'s document (and a saved fit) adds when the data has unlabeled items: their count, and how the
         estimate used them ("items" stays the labeled count)."""
         return {
             "unlabeled_items": self.unlabeled_items,
-            "unlabeled": {
-                "method": self.method,
-                "reason": self.reason,
-                "used": self.used_unlabeled,
-                "labeled_items": self.labeled_items,
-                "unlabeled_items": self.unlabeled_items,
-                "dropped_items": self.dropped_items,
-                "prior": self.prior.to_dict(),
-                "model": None if self.model is None else self.model.to_dict(),
-            },
+            "unlabeled": Unlabeled(
+                method=self.method, reason=self.reason, used=self.used_unlabeled, labeled_items=self.labeled_items,
+                unlabeled_items=self.unlabeled_items, dropped_items=self.dropped_items, prior=self.prior.to_dict(),
+                model=None if self.model is None else self.model.to_dict()),
         }
 
