@@ -24,6 +24,7 @@ from betaconform_cli.judges import (
 )
 from betaconform_cli.judges.analysis import _cheapest, _Target, widen
 from betaconform_cli.judges.descriptive import count_table
+from betaconform_cli.judges.document import judges_document
 from betaconform_cli.judges.maxent import error_patterns, fit_maxent, maxent_subset_errors
 from betaconform_cli.judges.model import (
     all_subset_error_draws,
@@ -261,7 +262,7 @@ class TestAnalysis:
     def test_views_are_tables_of_strings(self) -> None:
         y = np.array([[1, 0, np.nan], [0, 1, np.nan], [1, np.nan, 0], [0, np.nan, 1], [1, 1, np.nan]], dtype=float)
         res = analyse_judges(y, ("a", "b", "c"), rng=np.random.default_rng(0), max_error=0.5, settings=FAST, ks=[1, 2])
-        vs = views(res.to_dict())
+        vs = views(judges_document("d", "d.jsonl", 0, res, ""))
         assert all(isinstance(v, TableView) for v in vs)
         assert all(isinstance(c, str) for v in vs for row in v.rows for c in row)
         matrix = vs[1]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from msgspec import UNSET, Struct, UnsetType
 
 from .. import __version__
-from ..documents import Count, Fraction, K, Level
+from ..documents import Count, Fraction, K, Level, plain
 from ..settings import TIE_RULE
 from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
 
@@ -80,7 +80,7 @@ class NamedEnsemble(Struct, kw_only=True, frozen=True):
     high: Fraction
     empirical: Fraction | None
     items: Count
-    fit: dict[str, Json]
+    fit: dict[str, Json]  # fit's error row (fit.ErrorRow.document, documents.row_type) as JSON values
 
 
 class Cost(Struct, kw_only=True, frozen=True):
@@ -203,7 +203,7 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
         top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=Exchangeability(**r.exchangeability.to_dict()),
         ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
-        ensemble=None if r.named is None else NamedEnsemble(**r.named.to_dict()),
+        ensemble=None if r.named is None else NamedEnsemble(**{**r.named.to_dict(), "fit": plain(r.named.fit)}),
         cost=None if r.cost is None else Cost(**r.cost.to_dict()),
         model=Model(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,

@@ -1,5 +1,5 @@
 """`judges` results: per judge, shared mistakes, the ensemble to run for each k, a named ensemble, the cheapest
-ensemble under an error limit -- as tables (views of the typed JSON document's plain values, judges/document.py)
+ensemble under an error limit -- as tables (views reading the typed document's attributes, judges/document.py)
 and CSV rows."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents import plain
+from ..documents import check, plain, row_type
 from ..errors import quote_all
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
@@ -16,8 +16,8 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
 
-def _level(d: dict[str, Any]) -> int:
-    return round(100 * float(d["interval"]["confidence_level"]))
+def _level(d: JudgesDocument) -> int:
+    return round(100 * float(d.interval.confidence_level))
 
 
 def _points(x: float | None, digits: int = 0) -> str:
@@ -30,24 +30,24 @@ def _p(x: float | None) -> str:
     return "<0.001" if x < 0.001 else f"{x:.3f}"
 
 
-def judges_view(d: dict[str, Any]) -> TableView:
+def judges_view(d: JudgesDocument) -> TableView:
     """One row per judge: accuracy [interval], items, distance from the judges' mean, mean excess shared mistakes."""
     rows = tuple(
         (
             str(i),
-            j["name"],
-            f"{pct(j['accuracy'])} [{pct(j['low'])}, {pct(j['high'])}]",
-            str(j["items"]),
-            _points(j["deviation"], 1),
-            _points(j["mean_excess"], 1),
+            j.name,
+            f"{pct(j.accuracy)} [{pct(j.low)}, {pct(j.high)}]",
+            str(j.items),
+            _points(j.deviation, 1),
+            _points(j.mean_excess, 1),
         )
-        for i, j in enumerate(d["judges"], 1)
+        for i, j in enumerate(d.judges, 1)
     )
-    ex = d["exchangeability"]
+    ex = d.exchangeability
     test = (
-        f"Cochran's Q = {ex['statistic']:.2f}, df {ex['df']}, p = {_p(ex['p_value'])} on {ex['items']} items judged by all: {ex['note']}"
-        if ex["statistic"] is not None
-        else f"Cochran's Q: {ex['note']}"
+        f"Cochran's Q = {ex.statistic:.2f}, df {ex.df}, p = {_p(ex.p_value)} on {ex.items} items judged by all: {ex.note}"
+        if ex.statistic is not None
+        else f"Cochran's Q: {ex.note}"
     )
     return TableView(
         title="per judge: accuracy on the items it judged",
@@ -59,17 +59,17 @@ def judges_view(d: dict[str, Any]) -> TableView:
     )
 
 
-def pairs_matrix_view(d: dict[str, Any]) -> TableView:
+def pairs_matrix_view(d: JudgesDocument) -> TableView:
     """Judge x judge matrix of shared mistakes beyond independence (points); — where a pair has no common item."""
-    names = d["judge_names"]
+    names = d.judge_names
     index = {n: i for i, n in enumerate(names)}
     cell = [["·" if a == b else "" for b in range(len(names))] for a in range(len(names))]
-    for p in d["pairs"]:
-        a, b = index[p["a"]], index[p["b"]]
-        text = "—" if p["excess"] is None else f"{100 * p['excess']:+.0f}"
+    for p in d.pairs:
+        a, b = index[p.a], index[p.b]
+        text = "—" if p.excess is None else f"{100 * p.excess:+.0f}"
         cell[a][b] = cell[b][a] = text
     rows = tuple((f"{a + 1} {names[a]}", *cell[a]) for a in range(len(names)))
-    missing = d.get("pairs_without_data", [])
+    missing = d.pairs_without_data
     caption = "cell: % of items both judges got wrong minus the % independence predicts (points); judges numbered as rows"
     if missing:
         caption += "\nno item judged by both (no number): " + "; ".join(f"{a} & {b}" for a, b in missing)
@@ -81,15 +81,15 @@ def pairs_matrix_view(d: dict[str, Any]) -> TableView:
     )
 
 
-def shared_mistakes_chart(d: dict[str, Any]) -> Chart:
+def shared_mistakes_chart(d: JudgesDocument) -> Chart:
     """The pairs matrix as a heat map (HTML): both-wrong beyond independence; no colour where a pair has no common
     item, nor on the diagonal."""
-    names = d["judge_names"]
+    names = d.judge_names
     index = {n: i for i, n in enumerate(names)}
     cells: list[list[float | None]] = [[None] * len(names) for _ in names]
-    for p in d["pairs"]:
-        a, b = index[p["a"]], index[p["b"]]
-        cells[a][b] = cells[b][a] = None if p["excess"] is None else float(p["excess"])
+    for p in d.pairs:
+        a, b = index[p.a], index[p.b]
+        cells[a][b] = cells[b][a] = None if p.excess is None else float(p.excess)
     return Chart(
         kind="heatmap",
         title="shared mistakes: both wrong beyond independence (points)",
@@ -100,13 +100,13 @@ def shared_mistakes_chart(d: dict[str, Any]) -> Chart:
     )
 
 
-def top_pairs_view(d: dict[str, Any]) -> TableView:
+def top_pairs_view(d: JudgesDocument) -> TableView:
     """The pairs that err together most beyond independence."""
-    by = {(p["a"], p["b"]): p for p in d["pairs"]}
+    by = {(p.a, p.b): p for p in d.pairs}
     rows = []
-    for a, b in d["top_pairs"]:
+    for a, b in d.top_pairs:
         p = by[(a, b)]
-        rows.append((f"{a} & {b}", pct(p["both_wrong"]), pct(p["expected_if_independent"]), _points(p["excess"], 1), str(p["items"]), _p(p["p_value"])))
+        rows.append((f"{a} & {b}", pct(p.both_wrong), pct(p.expected_if_independent), _points(p.excess, 1), str(p.items), _p(p.p_value)))
     return TableView(
         title="top shared mistakes",
         columns=("pair", "both wrong", "if independent", "excess (pts)", "items", "p"),
@@ -115,26 +115,26 @@ def top_pairs_view(d: dict[str, Any]) -> TableView:
     )
 
 
-def ensembles_view(d: dict[str, Any]) -> TableView:
+def ensembles_view(d: JudgesDocument) -> TableView:
     """The ensemble to run for each size k: members, estimated error [interval], labels' own, fit's baselines."""
     rows = []
     beam = False
-    for e in d["ensembles"]:
-        beam = beam or e["search"] == "beam"
+    for e in d.ensembles:
+        beam = beam or e.search == "beam"
         rows.append(
             (
-                f"{e['k']}{'*' if e['k'] % 2 == 0 else ''}{'‡' if e['search'] == 'beam' else ''}",
-                ", ".join(e["members"]),
-                f"{pct(e['estimate'])} [{pct(e['low'])}, {pct(e['high'])}]",
-                pct(e["empirical"]),
-                pct(e["random_k"]),
-                pct(e["all_judges"]),
+                f"{e.k}{'*' if e.k % 2 == 0 else ''}{'‡' if e.search == 'beam' else ''}",
+                ", ".join(e.members),
+                f"{pct(e.estimate)} [{pct(e.low)}, {pct(e.high)}]",
+                pct(e.empirical),
+                pct(e.random_k),
+                pct(e.all_judges),
             )
         )
-    caption = f"target: {d['target']}; estimate and interval account for choosing on these labels (docs/JUDGES.md)"
-    if d.get("unlabeled_items"):
+    caption = f"target: {d.target}; estimate and interval account for choosing on these labels (docs/JUDGES.md)"
+    if d.unlabeled_items:
         caption = f"{unlabeled_counts(d)}\n{caption}"
-    if any(e["k"] % 2 == 0 for e in d["ensembles"]):
+    if any(e.k % 2 == 0 for e in d.ensembles):
         caption += "\n* even k: " + TIE_RULE.replace("for even k ", "")
     if beam:
         caption += "\n‡ beam search (too many judges to try every subset): best found, not guaranteed best"
@@ -147,52 +147,52 @@ def ensembles_view(d: dict[str, Any]) -> TableView:
     )
 
 
-def unlabeled_counts(d: dict[str, Any]) -> str:
+def unlabeled_counts(d: JudgesDocument) -> str:
     """Both item counts and how the unlabeled items were used."""
-    u = d.get("unlabeled") or {}
-    return f"{d['items']} labeled + {d['unlabeled_items']} unlabeled items ({u.get('reason', '')})"
+    reason = d.unlabeled.reason if d.unlabeled else ""
+    return f"{d.items} labeled + {d.unlabeled_items} unlabeled items ({reason})"
 
 
-def named_ensemble_view(d: dict[str, Any]) -> TableView | None:
+def named_ensemble_view(d: JudgesDocument) -> TableView | None:
     """The named ensemble: our estimate, and fit's estimators for its members treated as exchangeable."""
-    e = d.get("ensemble")
+    e = d.ensemble
     if e is None:
         return None
-    f = e["fit"]
+    f: Any = check(e.fit, row_type())  # fit's error row: a JSON object in the judges document (docs/schema/judges.json)
     rows = (
-        ("latent-class model (this command)", f"{pct(e['estimate'])} [{pct(e['low'])}, {pct(e['high'])}]"),
-        ("fit: default (members exchangeable)", f"{pct(f['estimate'])} [{pct(f['low'])}, {pct(f['high'])}]"),
-        ("fit: binomial", pct(f["binomial"])),
-        ("fit: beta-binomial", pct(f["beta_binomial"])),
-        ("labels' own (empirical)", pct(e["empirical"])),
+        ("latent-class model (this command)", f"{pct(e.estimate)} [{pct(e.low)}, {pct(e.high)}]"),
+        ("fit: default (members exchangeable)", f"{pct(f.estimate)} [{pct(f.low)}, {pct(f.high)}]"),
+        ("fit: binomial", pct(f.binomial)),
+        ("fit: beta-binomial", pct(f.beta_binomial)),
+        ("labels' own (empirical)", pct(e.empirical)),
     )
     return TableView(
-        title=f"ensemble {', '.join(e['members'])}: majority-vote error",
+        title=f"ensemble {', '.join(e.members)}: majority-vote error",
         columns=("estimator", f"error [{_level(d)}% interval]"),
         rows=rows,
-        caption=f"{e['items']} labeled items judged by all members; target: {d['target']}"
-        + ("\n" + TIE_RULE if e["k"] % 2 == 0 else ""),
+        caption=f"{e.items} labeled items judged by all members; target: {d.target}"
+        + ("\n" + TIE_RULE if e.k % 2 == 0 else ""),
         align="lr",
     )
 
 
-def cost_view(d: dict[str, Any]) -> TableView | None:
+def cost_view(d: JudgesDocument) -> TableView | None:
     """The cheapest ensemble whose upper bound meets max_error, or the best there is when none does."""
-    c = d.get("cost")
+    c = d.cost
     if c is None:
         return None
-    status = "met" if c["met"] else "NOT met by any ensemble with these labels"
+    status = "met" if c.met else "NOT met by any ensemble with these labels"
     rows = (
-        ("max error", f"{pct(c['max_error'])}: {status}"),
-        ("ensemble" if c["met"] else "lowest upper bound", ", ".join(c["members"])),
-        ("cost", f"{c['cost']:g}"),
-        (f"estimate [{_level(d)}% interval]", f"{pct(c['estimate'])} [{pct(c['low'])}, {pct(c['high'])}]"),
-        ("candidates", f"{c['candidates']} ({c['search']} search)"),
+        ("max error", f"{pct(c.max_error)}: {status}"),
+        ("ensemble" if c.met else "lowest upper bound", ", ".join(c.members)),
+        ("cost", f"{c.cost:g}"),
+        (f"estimate [{_level(d)}% interval]", f"{pct(c.estimate)} [{pct(c.low)}, {pct(c.high)}]"),
+        ("candidates", f"{c.candidates} ({c.search} search)"),
     )
     return TableView(title="cheapest ensemble meeting the error limit", columns=("", ""), rows=rows, align="ll")
 
 
-def views(d: dict[str, Any]) -> list[TableView]:
+def views(d: JudgesDocument) -> list[TableView]:
     """Every table of a judges document, in reading order."""
     out = [judges_view(d), pairs_matrix_view(d), top_pairs_view(d), ensembles_view(d)]
     out += [v for v in (named_ensemble_view(d), cost_view(d)) if v is not None]
@@ -209,54 +209,50 @@ class JudgesReport:
     documents: tuple[JudgesDocument, ...]
     notes: tuple[str, ...] = ()
 
-    def _plain(self) -> list[dict[str, Any]]:
-        return [plain(d) for d in self.documents]
-
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
-        for d in self._plain():
-            count = f"{d['items']} labeled" + (f" + {d['unlabeled_items']} unlabeled" if d.get("unlabeled_items") else "") + " items"
-            head = f"{d['dataset']}: {count}, {len(d['judge_names'])} judges; {d['target']}"
+        for d in self.documents:
+            count = f"{d.items} labeled" + (f" + {d.unlabeled_items} unlabeled" if d.unlabeled_items else "") + " items"
+            head = f"{d.dataset}: {count}, {len(d.judge_names)} judges; {d.target}"
             tables = views(d)
             out += [Lines((head,), heading=markdown), *tables[:2], shared_mistakes_chart(d), *tables[2:]]
-            ex = d.get("exchangeability") or {}
-            if ex.get("note"):
-                out.append(Lines((f"exchangeable? {ex['note']}",)))
+            if d.exchangeability.note:
+                out.append(Lines((f"exchangeable? {d.exchangeability.note}",)))
             out.append(BLANK)
         return out
 
     def json(self) -> str:
-        return to_json(self._plain())
+        return to_json([plain(d) for d in self.documents])
 
     def csv(self) -> str:
-        rows = ([d["dataset"], e["k"], list(e["members"]), e["estimate"], e["low"], e["high"], e.get("random_k"),
-                 e.get("all_judges"), e.get("empirical"), e.get("search")] for d in self._plain() for e in d["ensembles"])
+        rows = ([d.dataset, e.k, list(e.members), e.estimate, e.low, e.high, e.random_k,
+                 e.all_judges, e.empirical, e.search] for d in self.documents for e in d.ensembles)
         return to_csv(ENSEMBLE_CSV, rows)
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its --max-error gate (an ensemble meets it, or none does), or a passing case."""
         out = []
-        documents = self._plain()
-        fails = dict(zip((d["dataset"] for d in documents if d.get("cost") and not d["cost"]["met"]), self.failures))
+        documents = self.documents
+        fails = dict(zip((d.dataset for d in documents if d.cost and not d.cost.met), self.failures))
         for d in documents:
-            c = d.get("cost")
+            c = d.cost
             if c is None:
-                out.append(Verdict(str(d["dataset"]), "", True))
-            elif c["met"]:
-                out.append(Verdict(str(d["dataset"]), f"max-error {100 * c['max_error']:g}%", True,
-                                   f"{', '.join(c['members'])} (cost {c['cost']:g}) has upper bound {pct(c['high'])}"))
+                out.append(Verdict(str(d.dataset), "", True))
+            elif c.met:
+                out.append(Verdict(str(d.dataset), f"max-error {100 * c.max_error:g}%", True,
+                                   f"{', '.join(c.members)} (cost {c.cost:g}) has upper bound {pct(c.high)}"))
             else:
-                out.append(Verdict(str(d["dataset"]), f"max-error {100 * c['max_error']:g}%", False, fails[d["dataset"]]))
+                out.append(Verdict(str(d.dataset), f"max-error {100 * c.max_error:g}%", False, fails[d.dataset]))
         return tuple(out)
 
     @property
     def failures(self) -> tuple[str, ...]:
         out = []
-        for d in self._plain():
-            c = d.get("cost")
-            if c is not None and not c["met"]:
-                out.append(f"no ensemble meets max error {pct(c['max_error'])} with these labels: {d['dataset']}'s lowest "
-                           f"upper bound is {pct(c['high'])} ({quote_all(c['members'])}); label more items")
+        for d in self.documents:
+            c = d.cost
+            if c is not None and not c.met:
+                out.append(f"no ensemble meets max error {pct(c.max_error)} with these labels: {d.dataset}'s lowest "
+                           f"upper bound is {pct(c.high)} ({quote_all(c.members)}); label more items")
         return tuple(out)
 
     @property

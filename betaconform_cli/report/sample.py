@@ -23,7 +23,7 @@ REPLAY_COLUMNS = ("run", "stopped", "samples", "margin")
 @dataclass(frozen=True)
 class ReplayReport(Verdictless):
     """Replays of a stopping rule on one fully labeled pool: one document per run, then a summary document
-    (stopping/document.py builds them; the views read their plain values)."""
+    (stopping/document.py builds them; the views read their attributes)."""
 
     runs: tuple[Struct, ...]  # stopping.document.run_type(): one per run
     summary: ReplaySummary
@@ -38,13 +38,13 @@ class ReplayReport(Verdictless):
         return {"rule": s.rule, "rule_settings": s.rule_settings, "theoretical_samples": s.theoretical_samples}
 
     def blocks(self, markdown: bool = False) -> list[Block]:
-        runs = [plain(r) for r in self.runs]
-        pool_items = runs[0]["pool_items"] if runs else 0
+        runs: list[Any] = list(self.runs)  # stopping.document.run_type(): built from the registry's columns
+        pool_items = runs[0].pool_items if runs else 0
         view = TableView(
             title=f"{self.summary.dataset}: {len(runs)} replay(s) of the {self.summary.rule} rule ({pool_items} items in the pool)",
             columns=("run", "stopped", "samples", "margin (pts)"),
-            rows=tuple((str(r["run"]), "yes" if r["stopped"] else "pool exhausted", str(r["samples"]),
-                        "—" if r["margin"] is None else f"{r['margin']:.2f}") for r in runs),
+            rows=tuple((str(r.run), "yes" if r.stopped else "pool exhausted", str(r.samples),
+                        "—" if r.margin is None else f"{r.margin:.2f}") for r in runs),
         )
         s = self.summary.summary
         lines = [f"samples: mean {s.samples.mean:.1f}, sd {s.samples.sd:.1f}"]
@@ -62,8 +62,8 @@ class ReplayReport(Verdictless):
         return to_json([plain(d) for d in self.documents], lines=True)
 
     def csv(self) -> str:
-        runs = [plain(r) for r in self.runs]
-        return to_csv(REPLAY_COLUMNS, ([r["run"], r["stopped"], r["samples"], r["margin"]] for r in runs))
+        runs: list[Any] = list(self.runs)
+        return to_csv(REPLAY_COLUMNS, ([r.run, r.stopped, r.samples, r.margin] for r in runs))
 
 
 def theory_note(rule: Mapping[str, Any]) -> tuple[str, ...]:
