@@ -123,8 +123,11 @@ def format_for(choice: str) -> InputFormat:
 
 
 def kind_format(kind: str) -> InputFormat:
-    """The format that reads a file of this kind when the format is "auto"."""
-    return next(f for f in _INPUTS.values() if kind in f.kinds)
+    """The format that reads a file of this kind when the format is "auto" (KeyError for a kind none has)."""
+    found = next((f for f in _INPUTS.values() if kind in f.kinds), None)
+    if found is None:
+        raise KeyError(kind)
+    return found
 
 
 def kind_suffixes() -> dict[str, tuple[str, ...]]:
