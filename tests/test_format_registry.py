@@ -158,6 +158,7 @@ class TestAToyFormat:
             api.doctor([str(tmp_path / "hive")], InputOptions(source_format="judgelog"))
 
     def test_its_errors_name_the_file_and_line(self, judgelog: InputFormat, tmp_path: Path) -> None:
+        """The reader's InputError reaches the caller as it raised it."""
         path = tmp_path / "bad.judgelog"
         path.write_text(HEADER + "\nq1 a +\nq1 b maybe\n")
         with pytest.raises(InputError, match=r"bad\.judgelog:3: expected"):
@@ -176,6 +177,7 @@ class TestRegistration:
     """The registry is the one list: after the fixture nothing knows the toy; clashes are refused."""
 
     def test_gone_after_the_fixture(self, tmp_path: Path) -> None:
+        """Registered: a folder's .judgelog is read; unregistered: no choice, no kind, no ending, no data file."""
         _write(tmp_path / "a.judgelog")
         assert "judgelog" not in formats.input_formats()
         with judgelog_registered():
@@ -197,6 +199,7 @@ class TestRegistration:
         InputFormat("judgelog", "m:f", {"judgelog": ("judgelog",)}),  # not an ending
     ])
     def test_clashes_are_refused(self, entry: InputFormat) -> None:
+        """An entry that would take a name, choice, kind or ending already taken (the first would win) is refused."""
         before = formats.registered()
         with pytest.raises(ValueError, match="input format"):
             formats.register_input_format(entry)
