@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import betaconform_cli.cli  # noqa: F401 - imported before the toy is registered, as in a real run: its --from choices stay the built-in ones
 from betaconform_cli import api, formats
 from betaconform_cli.errors import InputError, ParameterError
 from betaconform_cli.formats import InputFormat
