@@ -8,8 +8,7 @@ from enum import Enum
 from typing import Any
 
 from ..errors import ParameterError
-from ..formats import DUPLICATES
-from ..formats import INPUT_FORMATS as FORMATS
+from ..formats import DUPLICATES, input_formats
 
 
 class Keep(str, Enum):
@@ -56,8 +55,8 @@ class InputOptions:
     labels: str | None = None  # a separate gold file joined by id (labels.py)
 
     def __post_init__(self) -> None:
-        if self.source_format not in FORMATS:
-            raise ParameterError("source_format", f"must be one of {', '.join(FORMATS)}; got {self.source_format!r}")
+        if self.source_format not in input_formats():  # the formats' registry, read now: a format added since is one
+            raise ParameterError("source_format", f"must be one of {', '.join(input_formats())}; got {self.source_format!r}")
         if self.tolerance is not None and not 0 <= self.tolerance < math.inf:  # NaN would score every verdict wrong
             raise ParameterError("tolerance", f"must be a finite number >= 0; got {self.tolerance}")
         if self.duplicates not in DUPLICATES:
