@@ -13,11 +13,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import betaconform_cli.cli  # noqa: F401 - imported before the toy is registered, as in a real run: its --from choices stay the built-in ones
 from betaconform_cli import api, formats
+from betaconform_cli.documents import plain
 from betaconform_cli.errors import InputError, ParameterError
 from betaconform_cli.formats import InputFormat
 from betaconform_cli.inputs import InputOptions, Keep, read_inputs
@@ -101,8 +103,9 @@ def _cells(histogram: object) -> dict[tuple[int, int], int]:
     return {(int(k), s): n for k, row in histogram.items() for s, n in enumerate(row) if n}
 
 
-def _fit_numbers(doc: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in doc.items() if k not in ("dataset", "source")}
+def _fit_numbers(doc: Any) -> dict[str, object]:
+    """A fit document (documents.fit_document) as plain values, without where it came from."""
+    return {k: v for k, v in plain(doc).items() if k not in ("dataset", "source")}
 
 
 class TestAToyFormat:
@@ -120,7 +123,7 @@ class TestAToyFormat:
         assert dict(doc.roles) == {"item": "word 1", "judge": "word 2", "mark": "word 3"}
         (fitted,) = api.fit([str(path)], chart=False).documents
         (same,) = api.fit([str(_jsonl(tmp_path / "same.jsonl"))], chart=False).documents
-        assert fitted["dataset"] == dataset and _fit_numbers(fitted) == _fit_numbers(same)
+        assert fitted.dataset == dataset and _fit_numbers(fitted) == _fit_numbers(same)
 
     def test_a_folder_and_a_glob(self, judgelog: InputFormat, tmp_path: Path) -> None:
         """A folder's .judgelog files are data files beside the built-in kinds; notes are not."""
@@ -139,7 +142,7 @@ class TestAToyFormat:
         opts = InputOptions(source_format="judgelog")
         (doc,) = api.doctor([str(path)], opts).documents
         assert doc.format == "judgelog" and _cells(doc.histogram) == EXPECTED
-        assert _cells(api.fit([str(path)], opts, chart=False).documents[0]["histogram"]) == EXPECTED
+        assert _cells(api.fit([str(path)], opts, chart=False).documents[0].histogram) == EXPECTED
 
     def test_standard_input_by_its_first_line(self, judgelog: InputFormat, monkeypatch: pytest.MonkeyPatch) -> None:
         """A stream is copied to a temporary file of the toy's kind and read by its reader, as dataset 'stdin'."""
