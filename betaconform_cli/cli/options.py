@@ -82,21 +82,27 @@ INPUT_CHOICES: dict[str, Any] = {"source_format": SourceFormat, "duplicates": Du
 
 
 def input_parameters() -> list[inspect.Parameter]:
-    """InputOptions' fields as typer options: the core's type and default, the CLI's flags, help and choices."""
-    hints = typing.get_type_hints(InputOptions)
-    defaults = {f.name: f.default for f in dataclasses.fields(InputOptions)}
+    """InputOptions' options as typer options: the core's type and default (of the option's group), the CLI's
+    flags, help and choices."""
     out = []
     for name, (flags, text) in INPUT_OPTIONS.items():
-        choice = INPUT_CHOICES.get(name)
-        typ = choice if choice is not None else hints[name]
-        default = defaults[name]
+        group = input_group(name)
+        default = next(f.default for f in dataclasses.fields(group) if f.name == name)
+        typ = INPUT_CHOICES.get(name, typing.get_type_hints(group)[name])
         option = _opt(*flags, help=text, panel=INPUT)
         out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[typ, option]))
     return out
 
 
+def input_group(name: str) -> type[Any]:
+    """The class that declares an input option: one of InputOptions' groups, or InputOptions itself."""
+    from ..inputs.options import GROUP_OF, GROUPS
+
+    return GROUPS[GROUP_OF[name]] if name in GROUP_OF else InputOptions
+
+
 def input_options(values: dict[str, Any]) -> InputOptions:
-    """The one InputOptions of a command line: its input options' values."""
+    """The one InputOptions of a command line: its input options' values (by their flat names)."""
     return InputOptions(**values)
 
 
@@ -195,7 +201,7 @@ class ScoreGroup:
 
     def inputs(self, opts: InputOptions) -> InputOptions:
         """The input options with the cluster field: the reader keeps each item's cluster id."""
-        return dataclasses.replace(opts, cluster_field=self.cluster_field)
+        return dataclasses.replace(opts, record=dataclasses.replace(opts.record, cluster_field=self.cluster_field))
 
     def gate(self) -> ScoreGate | None:
         return make_score_gate(self.min_score, self.on, self.compare)
