@@ -115,7 +115,7 @@ def _keep_item(out: Scan, obj: Any, p: records.Parsed, raw: bytes, lineno: int, 
     """Keep a labeled line's item (its id, text and marks) and its cluster; its exact id."""
     ident = records.exact_id(records.get(obj, opts.record.id_field, None), raw, opts.record.id_field)
     if opts.record.cluster_field is not None:
-        out.clusters[lineno] = records.cluster_id(obj, opts.record.cluster_field)
+        out.votes.clusters[lineno] = records.cluster_id(obj, opts.record.cluster_field)
     if not p.unlabeled:
         text = records.get(obj, opts.record.text_field, None)
         if text is not None and not isinstance(text, str):
@@ -130,11 +130,11 @@ def _add_parsed(out: Scan, obj: Any, p: records.Parsed, ident: str | None, linen
     """A parsed line's verdicts, id and (labeled) counts."""
     if p.classes is not None:
         vkey = (p.names, p.classes, p.gold)
-        out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
+        out.votes.patterns[vkey] = out.votes.patterns.get(vkey, 0) + p.weight
         if p.unlabeled:
-            out.unlabeled_lines[lineno] = vkey
+            out.votes.unlabeled_lines[lineno] = vkey
         if keep_items:
-            out.vote_items.append((vkey, ident, lineno))
+            out.votes.items.append((vkey, ident, lineno))
     out.add_id(records.get(obj, opts.record.id_field, None), lineno)
     if not p.unlabeled:  # an unlabeled item is kept in votes, not in the labeled histogram
         key = (p.judges, p.correct)
@@ -289,11 +289,11 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
-        for vkey, n in sc.votes.items():
-            total.votes[vkey] = total.votes.get(vkey, 0) + n
-        total.unlabeled_lines.update(sc.unlabeled_lines)
-        total.vote_items.extend(sc.vote_items)
-        total.clusters.update(sc.clusters)
+        for vkey, n in sc.votes.patterns.items():
+            total.votes.patterns[vkey] = total.votes.patterns.get(vkey, 0) + n
+        total.votes.unlabeled_lines.update(sc.votes.unlabeled_lines)
+        total.votes.items.extend(sc.votes.items)
+        total.votes.clusters.update(sc.votes.clusters)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:
             total.id_lines.extend(sc.id_lines)

@@ -26,6 +26,16 @@ def id_hash(value: Any) -> int:
 
 
 @dataclass
+class ScanVotes:
+    """The verdicts as class patterns that a pass found (inputs with verdicts)."""
+
+    patterns: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
+    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
+    items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
+    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+
+
+@dataclass
 class Scan:
     """What one pass over some lines found; errors are data here (local line numbers), raised by the caller."""
 
@@ -38,10 +48,7 @@ class Scan:
     error: tuple[int, str, str | None] | None = None
     id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (id_hash)
     id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
-    votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
-    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
-    vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
-    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+    votes: ScanVotes = field(default_factory=ScanVotes)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -75,7 +82,7 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
                                    "only, already scored)")
     votes: dict[tuple[Any, ...], int] = {}
     for sc in scans:
-        for vkey, n in sc.votes.items():
+        for vkey, n in sc.votes.patterns.items():
             votes[vkey] = votes.get(vkey, 0) + n
     counts = _drop_repeats(scans[0], counts, votes, skips, _repeated_ids(id_hashes, scans[0].id_lines, read, shape), read)
     skipped = sum(n for n, _ in skips.values())
@@ -145,7 +152,7 @@ def _drop_repeats(
         if not p.unlabeled:
             counts[key] = counts.get(key, 0) - n
     first.items[:] = items_kept
-    first.vote_items[:] = [v for v in first.vote_items if v[2] not in dropped]
+    first.votes.items[:] = [v for v in first.votes.items if v[2] not in dropped]
     if read.opts.handling.duplicates != "error":
         skips[f"id repeated (--duplicates {read.opts.handling.duplicates})"] = [len(dropped), min(dropped)]
     return {k: n for k, n in counts.items() if n}
@@ -185,13 +192,13 @@ def _vote_set(votes: dict[tuple[Any, ...], int], first: Scan, read: FileRead) ->
         return build(judges, rows)
     index = {j: i for i, j in enumerate(judges)}
     per_item = []
-    for (keys, classes, gold), _, _ in first.vote_items:
+    for (keys, classes, gold), _, _ in first.votes.items:
         row: list[str | None] = [None] * len(judges)
         for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
             row[index[nm]] = c
         per_item.append((tuple(row), gold))
-    clusters = [first.clusters[ln] for _, _, ln in first.vote_items] if read.opts.record.cluster_field is not None else None
-    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.vote_items], clusters)
+    clusters = [first.votes.clusters[ln] for _, _, ln in first.votes.items] if read.opts.record.cluster_field is not None else None
+    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.votes.items], clusters)
 
 
 def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
