@@ -49,8 +49,8 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
     observed = h / h.sum() if h.sum() > 0 else h
     ax.bar(s, observed, color="#bbbbbb", edgecolor="#777777", label="observed (all items)")
     if len(fig.pmf_binomial) == len(h):
-        ax.plot(s, fig.pmf_binomial, "o-", color=REGISTRY["binomial"].colour, ms=3, lw=1.2, label="Binomial")
-        ax.plot(s, fig.pmf_mixture, "s-", color=REGISTRY["plugin"].colour, ms=3, lw=1.2, label="MAP mixture")
+        ax.plot(s, fig.pmf_binomial, "o-", color=REGISTRY["binomial"].style.colour, ms=3, lw=1.2, label="Binomial")
+        ax.plot(s, fig.pmf_mixture, "s-", color=REGISTRY["plugin"].style.colour, ms=3, lw=1.2, label="MAP mixture")
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
@@ -83,8 +83,8 @@ def _error_panel(ax: Any, cell: Cell) -> None:
         x = ks + (spread * (i / max(len(shown) - 1, 1) - 0.5) if len(shown) > 1 else 0.0)
         e = REGISTRY[m]
         label = "no transfer" if m == "default" and "transfer" in cell.methods else e.label
-        ax.plot(x, 100 * mean, linestyle=e.dash, marker=e.marker, color=e.colour, ms=4, lw=1.3, label=label)
-        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=e.colour, alpha=0.12, lw=0)
+        ax.plot(x, 100 * mean, linestyle=e.style.dash, marker=e.style.marker, color=e.style.colour, ms=4, lw=1.3, label=label)
+        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=e.style.colour, alpha=0.12, lw=0)
     ax.plot(ks, 100 * actual, "o-", color=ACTUAL_COLOUR, ms=3, lw=1.6, label="actual", zorder=5)
     ax.set_xlabel("ensemble size k (even k: ties count half; estimators offset sideways)")
     ax.set_ylabel("majority-vote error (%)")
