@@ -4,8 +4,8 @@
 function that reads with `read_inputs(arguments, opts, Keep.JUDGMENTS)`, checks its options and returns a report,
 exported by `api`; (2) the report with `blocks()`, `json()` (a schema) and `csv()`, its CSV header added to
 `inputs/paths.OUTPUT_CSV_HEADERS`; (3) a typer command `@app.command() @grouped def agree(data, inp: InputOptions,
-out: OutputGroup)` that calls `resolve_format`, `refuse_overwrites`, the api function once and `emit`. Nothing else
-in the package changes, and the app is left as it was.
+out: OutputGroup)` that calls `output_format` (the format, and no output overwriting an input), the api function
+once and `emit`. Nothing else in the package changes, and the app is left as it was.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import typer
 from typer.testing import CliRunner
 
 from betaconform_cli import api
-from betaconform_cli.cli.emit import emit, refuse_overwrites, resolve_format
+from betaconform_cli.cli.emit import emit, output_format
 from betaconform_cli.cli.options import OutputGroup, grouped
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs import Dataset, InputOptions, Keep, paths, read_inputs
@@ -86,8 +86,7 @@ def register(app: typer.Typer) -> None:
         min_items: Annotated[int, typer.Option("--min-items", help="pairs judged together on fewer items are left out")] = 1,
     ) -> None:
         """The judges' pairwise agreement."""
-        fmt = resolve_format(out)
-        refuse_overwrites(data, out=out)
+        fmt = output_format(out, data)
         raise typer.Exit(emit(api.agree(data, inp, min_items), out, fmt))
 
 

@@ -26,7 +26,17 @@ from ..estimators import METHODS
 from ..formats import DUPLICATES, INPUT_FORMATS, OUTPUT_FORMATS
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
-from ..settings import COMPONENTS, MAX_K, RULES, SCORE_TARGETS, FitSettings
+from ..settings import (
+    COMPONENTS,
+    MAX_K,
+    PRECISION_METHODS,
+    RULES,
+    SCORE_TARGETS,
+    SIMILARITIES,
+    SIZE_WEIGHTS,
+    TRANSFER_METHODS,
+    FitSettings,
+)
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
@@ -41,10 +51,16 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     Target: TypeAlias = str
     GateOn: TypeAlias = str
     Rule: TypeAlias = str
+    PrecisionMethod: TypeAlias = str
+    TransferMethod: TypeAlias = str
+    SizeWeight: TypeAlias = str
+    Similarity: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
     Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[INPUT_FORMATS], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
     ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
+    PrecisionMethod = Literal[PRECISION_METHODS]  # sample
+    TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]  # transfer
 
 
 def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
@@ -116,6 +132,8 @@ class OutputGroup:
     step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 
 
+Judgments = Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")]
+Chart = Annotated[bool, _opt("--chart/--no-chart", help="show the histogram chart and fit diagnostics", panel=OUTPUT)]
 Unlabeled = Annotated[bool, _opt("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", panel=MODEL)]
 ConfidenceLevel = Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)]
 
