@@ -111,7 +111,7 @@ class InputOptions:
         if source_format not in FORMATS:
             raise ParameterError("source_format", f"must be one of {', '.join(FORMATS)}; got {source_format!r}")
         given: dict[str, Any] = {"handling": handling or Handling(), "record": record or RecordFields(), "table": table or TableColumns()}
-        for group, value in given.items():  # the checks in the order they ran before the groups
+        for group, value in given.items():  # checked as before the groups: the tolerance and duplicates, then names
             mine = {k: v for k, v in flat.items() if GROUP_OF[k] == group}
             object.__setattr__(self, group, replace(value, **mine) if mine else value)
         if labels is not None and not str(labels).strip():
