@@ -3,8 +3,10 @@
 A command names a group as a parameter (`out: OutputGroup`; the input options are the core's own
 `inp: InputOptions`); `@grouped` expands the group's fields into options and hands the command one frozen group
 object (sqlite-utils' output_options decorator, for typer). Choices are the core's own tuples
-(formats.INPUT_FORMATS, estimators.METHODS, gate.GATE_ON, ...) read by typer as a Literal of their values, so that
-`--help` lists them, a wrong value is a usage error, and a value added to the core is a choice at once.
+(formats.input_formats(), estimators.METHODS, gate.GATE_ON, ...) read by typer as a Literal of their values, so that
+`--help` lists them, a wrong value is a usage error, and a value added to the core is a choice at once (an input
+format registered at run time, after this module is imported, is read by its name and content, not offered as
+`--from`: typer's choices are fixed here).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import typer
 from ..embeddings import EmbedOptions
 from ..errors import ParameterError
 from ..estimators import METHODS
-from ..formats import DUPLICATES, INPUT_FORMATS, OUTPUT_FORMATS
+from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
 from ..settings import (
@@ -56,7 +58,7 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     SizeWeight: TypeAlias = str
     Similarity: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
-    Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[INPUT_FORMATS], Literal[DUPLICATES]
+    Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[input_formats()], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
     ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
     PrecisionMethod = Literal[PRECISION_METHODS]  # sample

@@ -22,6 +22,7 @@ from ..errors import InputError
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
+from .detect import Source
 from .options import InputOptions, Keep
 
 NOANSWER = "N"
@@ -124,7 +125,9 @@ def _text(sample: dict[str, Any]) -> str | None:
     return None
 
 
-def read_inspect(path: Path, opts: InputOptions, keep: Keep, name: str | None, where: str) -> list[Dataset]:
+def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The inspect format's reader (formats.py): one log, named by its task (standard input: "stdin")."""
+    path, name, where = src.path, src.name if src.stdin else None, src.where
     log = load_log(path, where)
     check_shape(log, where)
     samples = log.get("samples") or []

@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..formats import is_gzip_name
 from . import records, values
 from .dataset import MAX_JUDGES, Dataset, Item, dataset_name
+from .detect import Source
 from .options import InputOptions, Keep
 from .paths import MAX_LINE_BYTES, is_regular, is_stdin, open_binary
 from .scans import FileRead, Scan, to_dataset
@@ -435,3 +436,8 @@ class PendingRead:
 def read_jsonl(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS, workers: int | None = None) -> Dataset:
     """Stream one judgment file into a `Dataset`. Raises InputError naming file, line and field."""
     return PendingRead(path, opts, keep, workers).result()
+
+
+def read_source(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The jsonl format's reader (formats.py): one JSON Lines file, or a stream read as it comes."""
+    return [PendingRead(src.path, opts, keep, name=src.name, where=src.where, stream=src.stream).result()]

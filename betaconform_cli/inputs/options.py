@@ -8,8 +8,7 @@ from enum import Enum
 from typing import Any
 
 from ..errors import ParameterError
-from ..formats import DUPLICATES
-from ..formats import INPUT_FORMATS as FORMATS
+from ..formats import DUPLICATES, input_formats
 
 
 class Keep(str, Enum):
@@ -108,8 +107,8 @@ class InputOptions:
         unknown = sorted(set(flat) - set(GROUP_OF))
         if unknown:
             raise TypeError(f"InputOptions() got an unexpected keyword argument {unknown[0]!r}")
-        if source_format not in FORMATS:
-            raise ParameterError("source_format", f"must be one of {', '.join(FORMATS)}; got {source_format!r}")
+        if source_format not in input_formats():  # the formats' registry, read now: a format added since is one
+            raise ParameterError("source_format", f"must be one of {', '.join(input_formats())}; got {source_format!r}")
         given: dict[str, Any] = {"handling": handling or Handling(), "record": record or RecordFields(), "table": table or TableColumns()}
         for group, value in given.items():  # checked as before the groups: the tolerance and duplicates, then names
             mine = {k: v for k, v in flat.items() if GROUP_OF[k] == group}

@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import InputError, quote_all
 from . import values
 from .dataset import Dataset, Reading
+from .detect import Source
 from .options import InputOptions, Keep
 from .paths import MAX_LINE_BYTES, open_binary, verify_gzip
 from .table_sql import (
@@ -300,12 +301,13 @@ def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tup
     return joined, (lab.note(int(used[0]) if used else 0),)
 
 
-def read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
-               shape: str | None = None) -> list[Dataset]:
-    """Every dataset in a table file or folder (one per value of the dataset column, else one). With
-    opts.handling.skip_invalid, bad rows (a malformed CSV row, a bad value, an empty id) are skipped and counted."""
+def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The table format's reader (formats.py): every dataset in a table file or folder (one per value of the dataset
+    column, else one), of the plan's kind and shape (None: guessed from the columns). With opts.handling.skip_invalid,
+    bad rows (a malformed CSV row, a bad value, an empty id) are skipped and counted."""
+    path, kind, where = src.path, src.plan.kind, src.where
     try:
-        return _read_table(path, kind, opts, keep, name, where, shape)
+        return _read_table(path, kind, opts, keep, src.name, where, src.plan.shape)
     except InputError as exc:
         if kind != "jsonl" or exc.unit != "row" or not exc.line or path.is_dir() or exc.path != where:
             raise
