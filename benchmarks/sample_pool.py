@@ -66,11 +66,28 @@ POOL = "pool's verdicts"
 VARIANTS: dict[str, float | None] = {POOL: None}
 # the pool's verdicts with the next items chosen by vote split (stopping.select.next_by_split), at these levels
 SPLIT = "pool's verdicts, next by split"
-SPLIT_VARIANTS: dict[str, tuple[str, float | None]] = {
-    SPLIT: ("neyman", None),
-    "pool's verdicts, uncertainty sampling": ("uncertainty", None),
-    "pool's verdicts, next by split, 0.9 level": ("neyman", 0.9),
+# name -> (allocation, level of the check (None: the rule's monitoring level), band, outcomes): stopping.live.vote_check
+PRODUCT = ("neyman", None, "widest", "binomial")
+SPLIT_VARIANTS: dict[str, tuple[str, float | None, str, str]] = {
+    SPLIT: PRODUCT,
+    "before: next by split, outcomes by a normal approximation": ("neyman", None, "widest", "normal"),
+    "pool's verdicts, uncertainty sampling": ("uncertainty", None, "widest", "binomial"),
+    "pool's verdicts, next by split, 0.9 level": ("neyman", 0.9, "widest", "binomial"),
+    "next by split, simultaneous band 0.95": ("neyman", None, "simultaneous", "binomial"),
+    "next by split, simultaneous band 0.9": ("neyman", 0.9, "simultaneous", "binomial"),
+    "next by split, simultaneous band 0.95, normal outcomes": ("neyman", None, "simultaneous", "normal"),
+    "next by split, simultaneous band 0.9, normal outcomes": ("neyman", 0.9, "simultaneous", "normal"),
+    "next by split, 0.9 level, normal outcomes": ("neyman", 0.9, "widest", "normal"),
 }
+# the labels-only rule checked at the promised level (0.9) instead of its monitoring level (0.95): the same change
+# as the 0.9 rows above, made to ids only, so that their comparison stays fair
+IDS_09 = "ids only, 0.9 level"
+# the variants of the documented run (ids only always runs); --only names others, --all runs every one
+DOCUMENTED = (IDS_09, POOL, SPLIT, "before: next by split, outcomes by a normal approximation",
+              "pool's verdicts, next by split, 0.9 level", "next by split, simultaneous band 0.95")
+ONLY: tuple[str, ...] = DOCUMENTED  # empty: all
+# --simulate: pools drawn from benchmarks/simulated.py's two-group model (not the vote-split model): (items, judges)
+SIMULATED = ((120, 9), (150, 11), (100, 7))
 
 
 @dataclass
@@ -92,7 +109,8 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
     rule = PrecisionRule(target=TARGET, ks=ks, confidence_level=LEVEL)
     actual = truth(j)[: len(ks)]
     odd = np.array([k % 2 == 1 for k in ks])
-    names = ("ids only", *VARIANTS, *SPLIT_VARIANTS)
+    rule09 = PrecisionRule(target=TARGET, ks=ks, confidence_level=2 * 0.9 - 1)  # monitoring level 0.9
+    names = tuple(m for m in ("ids only", IDS_09, *VARIANTS, *SPLIT_VARIANTS) if m == "ids only" or not ONLY or m in ONLY)
     labels = {m: np.zeros(runs) for m in names}
     margin = {m: np.zeros(runs) for m in names}
     within = {m: np.zeros(runs, dtype=bool) for m in names}
@@ -105,17 +123,19 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
         side = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), run, 23]).integers(0, 2, size=n)
         votes = np.where(j == 1, side[:, None], 1 - side[:, None])
         items = [Item(big_k, int(j[i].sum())) for i in order]
-        done = {m: False for m in names}
+        done = {m: m not in names for m in ("ids only", IDS_09, *VARIANTS)}
         for r in range(BATCH, n + BATCH, BATCH):
             r = min(r, n)
-            if not done["ids only"]:
-                dec = decide(rule, items[:r], np.random.default_rng([seed, run, r]), n)
+            for m, rr in (("ids only", rule), (IDS_09, rule09)):
+                if done[m]:
+                    continue
+                dec = decide(rr, items[:r], np.random.default_rng([seed, run, r]), n)
                 if dec.stopped:
                     table = CountTable.from_pairs(np.full(r, big_k), j[order[:r]].sum(axis=1))
                     est = np.array([row.estimate for row in analyse(table, settings, np.random.default_rng([seed, run, r])).rows])
-                    labels["ids only"][run], done["ids only"] = r, True
-                    margin["ids only"][run] = 100 * np.abs(est - actual)[odd].mean()
-                    within["ids only"][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
+                    labels[m][run], done[m] = r, True
+                    margin[m][run] = 100 * np.abs(est - actual)[odd].mean()
+                    within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
             for m, level in VARIANTS.items():
                 if done[m]:
                     continue
@@ -133,10 +153,12 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
                     within[m][run] = bool(np.all(np.abs(est - actual) <= TARGET + 1e-12))
                     if m == POOL:
                         fallback[run] = not check.estimate.used_unlabeled
-            if all(done[m] for m in ("ids only", *VARIANTS)):
+            if all(done.values()):
                 break
-        for m, (allocation, level) in SPLIT_VARIANTS.items():
-            r, est, fell = by_split(d, votes, side, rule, allocation, level, [seed, run])
+        for m, (allocation, level, band, outcomes) in SPLIT_VARIANTS.items():
+            if m not in names:
+                continue
+            r, est, fell = by_split(d, votes, side, rule, (allocation, level, band, outcomes), [seed, run])
             if m == SPLIT:
                 fallback_split[run] = fell
             labels[m][run], margin[m][run] = r, 100 * np.abs(est - actual)[odd].mean()
@@ -144,10 +166,11 @@ def run_cell(d: Data, runs: int, seed: int) -> Cell:
     return Cell(d.name, d.collection, n, labels, margin, within, fallback, fallback_split)
 
 
-def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule, allocation: str, level: float | None,
-             seed: list[int]) -> tuple[int, np.ndarray, bool]:
+def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule,
+             variant: tuple[str, float | None, str, str], seed: list[int]) -> tuple[int, np.ndarray, bool]:
     """One live loop whose next items are chosen by vote split: (labels at the stop, the estimate at the stop at
     the rule's ks, whether the vote-split guard had fallen back to the post-stratified check)."""
+    allocation, level, band, outcomes = variant
     j = d.judgments
     n, big_k = j.shape
     ids = [f"{i:06d}" for i in range(n)]
@@ -161,7 +184,7 @@ def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule, 
         r = len(labeled)
         items = [Item(big_k, int(j[i].sum())) for i in labeled]
         dec, check = decide_with_votes(rule, items, votes, gold, np.random.default_rng([*seed, r, 1]), level=level,
-                                       by_split=True)
+                                       by_split=True, band=band, outcomes=outcomes)
         if os.environ.get("SAMPLE_POOL_TRACE"):
             print(f"    {d.name} r={r} half={dec.statistic:.4f} k={check.at_k} used={check.estimate.used_unlabeled}", file=sys.stderr)
         if dec.stopped:
@@ -172,9 +195,19 @@ def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule, 
         model, at_k = check.estimate.model, check.at_k
 
 
+def simulated_pools() -> list[Data]:
+    """Pools from benchmarks/simulated.py's two-group model with fixed seeds (collection "simulated"): the rule's
+    promise checked where the truth is not the vote-split model."""
+    from simulated import two_group_correctness
+
+    return [Data(f"simulated_{n}x{k}", "simulated", two_group_correctness(n, k, seed=i + 1))
+            for i, (n, k) in enumerate(SIMULATED)]
+
+
 def summary(cells: list[Cell], runs: int) -> str:
     collections = sorted({c.collection for c in cells})
-    groups = [("all", None)] + [(c, (c,)) for c in collections] + [("distinct judges (" + " + ".join(DISTINCT) + ")", DISTINCT)]
+    real = tuple(c for c in collections if c != "simulated")
+    groups = [("all", real)] + [(c, (c,)) for c in collections] + [("distinct judges (" + " + ".join(DISTINCT) + ")", DISTINCT)]
     names = list(cells[0].labels)
     out = [
         f"({len(cells)} datasets, {runs} runs each; labels at the stop and margin: mean ± standard error over runs of "
@@ -185,7 +218,7 @@ def summary(cells: list[Cell], runs: int) -> str:
         "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for gname, members in groups:
-        sel = [c for c in cells if members is None or c.collection in members]
+        sel = [c for c in cells if c.collection in members]
         if not sel:
             continue
         size = float(np.mean([c.size for c in sel]))
@@ -214,7 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--match", default="", help="only the datasets whose name contains this (quick checks)")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
+    ap.add_argument("--only", action="append", default=[], help="run only this variant (repeatable; ids only always runs)")
+    ap.add_argument("--all", action="store_true", help="run every variant (default: the documented ones)")
+    ap.add_argument("--simulate", action="store_true", help="add pools simulated from the two-group model (fixed seeds)")
     args = ap.parse_args(argv)
+    global ONLY
+    ONLY = () if args.all else tuple(args.only) or DOCUMENTED
     if not args.data.is_dir():
         print(f"sample pool benchmark skipped: no data folder at {args.data}", file=sys.stderr)
         return 0
@@ -225,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
     data = [d for d in (load(p, args.data) for p in files) if args.match in d.name]
+    if args.simulate:
+        data += [d for d in simulated_pools() if args.match in d.name]
     t0 = time.monotonic()
     cells = []
     with one_thread():
