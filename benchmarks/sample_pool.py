@@ -203,6 +203,59 @@ def by_split(d: Data, votes: np.ndarray, side: np.ndarray, rule: PrecisionRule,
         model, at_k = check.estimate.model, check.at_k
 
 
+def terms(d: Data, seed: int = 0, run: int = 0) -> str:
+    """Where the labels go (--terms): one live loop by split with the check before exact outcomes, and at each
+    check the half-width at the binding k beside 1.96 times the standard deviation of its two terms (the posterior
+    of P(plurality wrong | split) across draws; the unlabeled items' own Bernoulli outcomes, their mean variance),
+    the posterior term again without the random effect and with the flat model alone, and the exact-outcome
+    half-width."""
+    from betaconform_cli.votes import SplitPrior, estimate_errors
+    from betaconform_cli.votes import estimate as ve
+
+    def parts(votes: np.ndarray, gold: np.ndarray, ks: tuple[int, ...], r: int, prior: SplitPrior) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng([seed, run, r, 1])
+        items = ve._items(votes, gold, ks, 0.95, 2, None)
+        mixture = ve._labels_only_fit(items, ks, 0.95, None, None, rng).fit.mixture
+        table = ve._split_table(items, prior.weighted)
+        bb = ve._fit_folded(items.k_lab, items.s_lab, table.unl_rows, table.unl_count, items.classes, None,
+                            items.weight[items.labeled].astype(float)) if "folded" in prior.models else None
+        flat = ve._splits(table.rows, items.classes, None)
+        sb = ve._splits(table.rows, items.classes, bb) if bb is not None else flat
+        _, d_rows = ve._unlabeled_terms(table, sb, lambda n: ve.cell_errors(n, mixture, ks), len(ks))
+        post = ve._SplitPosterior(flat.x, ve._offsets(items, table, sb, prior), table.wrongs, table.trials,
+                                  ~flat.always_right, prior)
+        _, draw_sum, var_sum = ve._expected(post, table, d_rows, ~flat.always_right, 4000, rng)
+        total = items.n_labeled + items.n_unlabeled
+        return 1.96 * draw_sum.std(axis=0) / total, 1.96 * np.sqrt(var_sum.mean(axis=0)) / total
+
+    j = d.judgments
+    n, big_k = j.shape
+    ks = tuple(k for k in KS if k <= big_k)
+    side = np.random.default_rng([seed, zlib.crc32(d.name.encode("utf-8")), run, 23]).integers(0, 2, size=n)
+    votes = np.where(j == 1, side[:, None], 1 - side[:, None])
+    ids = [f"{i:06d}" for i in range(n)]
+    gold = np.full(n, -1)
+    model, at_k = None, ks[-1]
+    out = [f"{d.name} (run {run}): labels | half-width | posterior | outcomes | posterior, tau 0 | posterior, flat, tau 0 | half-width, exact outcomes"]
+    while (gold >= 0).sum() < n:
+        picks = next_by_split(ids, votes, gold, 2, BATCH, at_k, np.random.default_rng([seed, run, 31]), model)
+        gold[picks] = side[picks]
+        r = int((gold >= 0).sum())
+        est = estimate_errors(votes, gold, ks, 0.95, np.random.default_rng([seed, run, r, 1]), n_classes=2)
+        half = np.array([(x.high - x.low) / 2 for x in est.rows])
+        i = int(np.argmax(half))
+        par, bern = parts(votes, gold, ks, r, SplitPrior())
+        par0, _ = parts(votes, gold, ks, r, SplitPrior(tau=0.0))
+        par1, _ = parts(votes, gold, ks, r, SplitPrior(tau=0.0, models=("flat",)))
+        exact = estimate_errors(votes, gold, ks, 0.95, np.random.default_rng([seed, run, r, 1]), n_classes=2, outcomes="binomial")
+        hx = max((x.high - x.low) / 2 for x in exact.rows)
+        out.append(f"| {r} | {half[i]:.4f} | {par[i]:.4f} | {bern[i]:.4f} | {par0[i]:.4f} | {par1[i]:.4f} | {hx:.4f} |")
+        if half[i] <= TARGET and est.used_unlabeled:
+            break
+        model, at_k = est.model, ks[i]
+    return "\n".join(out) + "\n"
+
+
 def simulated_pools() -> list[Data]:
     """Pools from benchmarks/simulated.py's two-group model with fixed seeds (collection "simulated"): the rule's
     promise checked where the truth is not the vote-split model."""
@@ -257,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
     ap.add_argument("--only", action="append", default=[], help="run only this variant (repeatable; ids only always runs)")
     ap.add_argument("--all", action="store_true", help="run every variant (default: the documented ones)")
+    ap.add_argument("--terms", action="store_true", help="where the labels go: the check's terms per batch, run 0 of each dataset")
     ap.add_argument("--no-simulate", dest="simulate", action="store_false",
                     help="leave out the pools simulated from the two-group model (fixed seeds; run by default)")
     args = ap.parse_args(argv)
@@ -272,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
     data = [d for d in (load(p, args.data) for p in files) if args.match in d.name]
+    if args.terms:
+        for d in data:
+            sys.stdout.write(terms(d, args.seed))
+        return 0
     if args.simulate:
         data += [d for d in simulated_pools() if args.match in d.name]
     t0 = time.monotonic()

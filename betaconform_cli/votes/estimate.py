@@ -179,7 +179,8 @@ def _expected(post: _SplitPosterior, table: _SplitTable, d_rows: np.ndarray, can
     """Sum over unlabeled items of (p - 0) d at the posterior mean, per posterior draw, and the Bernoulli variance per
     draw: the centre and the interval's draws come from these. outcomes "binomial": each draw's sum counts the
     unlabeled items' own outcomes exactly instead (split j's wrong pluralities ~ Binomial(its unlabeled items, p_j)
-    at that draw's p_j: the items of a split share p_j, so their sum is exactly binomial), and the variance is 0."""
+    at that draw's p_j: the items of a split share p_j, so their sum is exactly binomial), and the variance is 0.
+    With more than two classes, which other class is gold when the plurality is wrong stays at its expectation."""
     n_ks = d_rows.shape[1]
     idx = post.draw(rng, n_draws)
     mean_sum, draw_sum, var_sum = np.zeros(n_ks), np.zeros((n_draws, n_ks)), np.zeros((n_draws, n_ks))
