@@ -10,6 +10,11 @@ Measures, each as the median of a few repeats on this machine:
 4. start-up: `betaconform --help` and a fit of sample_data/qa_judges.jsonl;
 5. a batch of 100 files of 100 items in one `betaconform fit DIR` call;
 6. peak memory (max RSS) of the 10^6-item fit.
+
+    .venv/bin/python benchmarks/speed.py --only-help [--against OTHER/.venv/bin/betaconform]
+
+times only `betaconform --help` (10 runs; with --against, another checkout's, the two runs interleaved so that the
+machine's load falls on both alike), to check that a change did not slow the start-up.
 """
 
 from __future__ import annotations
@@ -177,12 +182,39 @@ def startup_section(tmp_path: Path, reps: int) -> list[str]:
     return out
 
 
+def help_section(against: Path | None, reps: int = 10) -> list[str]:
+    """`betaconform --help`'s wall time, this checkout's (and another's, interleaved run by run)."""
+    bins = [BIN] + ([against] if against is not None else [])
+    times: dict[Path, list[float]] = {b: [] for b in bins}
+    for _ in range(reps):
+        for b in bins:
+            times[b].append(run([str(b), "--help"], 1)[0])
+    code = "import sys, betaconform_cli.cli; print(len(sys.modules))"  # what the CLI loads before it parses
+    loaded = {b: subprocess.run([str(b.parent / "python"), "-c", code], check=True, capture_output=True, text=True).stdout.strip()
+              for b in bins}
+    # the formats module's own work (the input formats' registry is built when it is imported), after the package
+    # and the standard modules it uses (the CLI loads those anyway)
+    code = ("import time, collections.abc, dataclasses, pathlib, typing, betaconform_cli; t = time.perf_counter(); "
+            "import betaconform_cli.formats; print(time.perf_counter() - t)")
+    own = {b: min(float(subprocess.run([str(b.parent / "python"), "-c", code], check=True, capture_output=True,
+                                       text=True).stdout) for _ in range(reps)) for b in bins}
+    out = [f"| `betaconform --help`, {reps} runs{', interleaved' if against else ''} | median | fastest | modules loaded by "
+           "`import betaconform_cli.cli` | `import betaconform_cli.formats`, fastest |", "|---|---|---|---|---|"]
+    return out + [f"| {b} | {statistics.median(t) * 1000:.0f} ms | {min(t) * 1000:.0f} ms | {loaded[b]} | {own[b] * 1000:.2f} ms |"
+                  for b, t in times.items()]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 10^5 instead of 10^6 items end to end")
     ap.add_argument("--only-transfer", action="store_true", help="only the transfer timing (100 ten-item targets)")
+    ap.add_argument("--only-help", action="store_true", help="only `betaconform --help`, 10 runs")
+    ap.add_argument("--against", type=Path, help="with --only-help: another checkout's betaconform, run interleaved")
     args = ap.parse_args()
     reps = 2 if args.quick else 5
+    if args.only_help:
+        print("\n".join(help_section(args.against)))
+        return
     if args.only_transfer:
         print("\n".join(transfer_section(reps)))
         return

@@ -5,12 +5,11 @@ the judges' majority. Verdicts are codes 1 (pass), 0 (not pass), -1 (none); see 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import FitWarning
+from . import em
 
 DS_MAX_ITER = 500
 DS_TOL = 1e-8
@@ -51,31 +50,24 @@ def fit_dawid_skene(
     n_seen = seen.sum(axis=1)
     q = np.where(n_seen > 0, (pos.sum(axis=1) + 0.5) / (n_seen + 1.0), 0.5)  # P(pass) per item
     a = DS_PSEUDO
-    previous = -np.inf
-    log_likelihood = -np.inf
-    converged = False
-    n_iter = 0
-    while n_iter < max_iter:
-        n_iter += 1
-        # M-step (MAP with Beta(1 + a, 1 + a) on each rate, the prevalence likewise)
+
+    def m_step(q: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:  # MAP: Beta(1 + a, 1 + a) on every rate
         wq, wr = w * q, w * (1 - q)
         prevalence = (wq.sum() + a) / (w.sum() + 2 * a)
         sensitivity = (wq @ pos + a) / (wq @ (pos + neg) + 2 * a)
         specificity = (wr @ neg + a) / (wr @ (pos + neg) + 2 * a)
-        # E-step in log space
+        return prevalence, sensitivity, specificity
+
+    def e_step(params: tuple[float, np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+        prevalence, sensitivity, specificity = params
         log_pass = math.log(prevalence) + pos @ np.log(sensitivity) + neg @ np.log1p(-sensitivity)
         log_fail = math.log1p(-prevalence) + pos @ np.log1p(-specificity) + neg @ np.log(specificity)
-        top = np.maximum(log_pass, log_fail)
-        norm = top + np.log(np.exp(log_pass - top) + np.exp(log_fail - top))
-        q = np.exp(log_pass - norm)
-        log_likelihood = float(w @ norm)
-        if abs(log_likelihood - previous) <= tol * max(1.0, abs(log_likelihood)):
-            converged = True
-            break
-        previous = log_likelihood
-    if not converged:
-        warnings.warn(f"Dawid-Skene EM did not converge in {max_iter} iterations", FitWarning, stacklevel=2)
+        log_post, norm = em.log_normalise(np.stack([log_pass, log_fail], axis=1))
+        return np.exp(log_post[:, 0]), float(w @ norm)
+
+    fit = em.run([q], m_step, e_step, max_iter=max_iter, tol=tol, name="Dawid-Skene")
+    (prevalence, sensitivity, specificity), q = fit.params, fit.posterior
     if np.mean(sensitivity + specificity) < 1.0:  # the classes came out swapped: judges worse than chance
         q, prevalence = 1.0 - q, 1.0 - prevalence
         sensitivity, specificity = 1.0 - specificity, 1.0 - sensitivity
-    return JudgeModel(float(prevalence), sensitivity, specificity, q, converged, n_iter, log_likelihood)
+    return JudgeModel(float(prevalence), sensitivity, specificity, q, fit.converged, fit.n_iter, fit.objective)

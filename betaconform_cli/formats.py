@@ -1,14 +1,21 @@
 """File suffixes, format names and limits: the one list of each (issue 20), read by the inputs, the saved fits, the
 outputs and the CLI's choices alike.
 
-A file's kind (how its bytes are laid out) comes from its name, compared without regard to case: `DATA.JSONL`,
-`a.ndjson` and `b.jsonl.gz` are all JSON Lines, wherever they are named -- alone, in a folder or by a glob.
-`INPUT_FORMATS` are the `--from` choices (a reader or a table shape, not a kind); `OUTPUT_FORMATS` are `--format`'s.
+Input formats are one registry, an `InputFormat` entry each (its reader, named "module:function" so that nothing
+here imports it, its file kinds and their name endings, its content sniff, its `--from` choices): the detection
+and dispatch in inputs/, folder and glob scanning, dataset names, `--from`'s choices and InputOptions' check are all
+read from it. A file's kind (how its bytes are laid out) comes from its name, compared without regard to case:
+`DATA.JSONL`, `a.ndjson` and `b.jsonl.gz` are all JSON Lines, wherever they are named -- alone, in a folder or by a
+glob. `input_formats()` are the `--from` choices (a reader or a table shape, not a kind); `OUTPUT_FORMATS` are
+`--format`'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # --- limits -------------------------------------------------------------------------------------------------
 MAX_K = 201  # the largest ensemble size k
@@ -20,33 +27,169 @@ MAX_LINE_BYTES = 16 << 20  # one line of a text input: a file without line ends 
 MAX_YAML_BYTES = 16 << 20  # a saved fit or a config: a real fit is a few KB (1000 judges: ~1 MB)
 
 # --- inputs -------------------------------------------------------------------------------------------------
-# kind -> the name endings that say it (a ".gz" ending: gzip-compressed, decompressed on the fly)
-KIND_SUFFIXES: dict[str, tuple[str, ...]] = {
-    "parquet": (".parquet",),
-    "csv": (".csv", ".csv.gz"),
-    "tsv": (".tsv", ".tsv.gz", ".tab", ".tab.gz"),
-    "jsonl": (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"),
-    "json": (".json", ".json.gz"),
-    "eval": (".eval",),
-}
-DATA_SUFFIXES = tuple(s for suffixes in KIND_SUFFIXES.values() for s in suffixes)  # what a folder's data files end in
-TABLE_SHAPES = ("long", "wide", "counts")
-INPUT_FORMATS = ("auto", "jsonl", *TABLE_SHAPES, "promptfoo", "inspect")
 DUPLICATES = ("error", "first", "last")
+_BLANK = b"\xef\xbb\xbf \t\r\n"  # what text may start with before its first byte of content (a UTF-8 byte order mark)
+
+
+@dataclass(frozen=True)
+class InputFormat:
+    """One input format, everything the inputs and the CLI know of it in one entry (the registry below).
+
+    `name`: the reader's name (a detect.Plan's `reader`) and, unless `choices` names others, its `--from` choice.
+    `reader`: `read(source: inputs.detect.Source, opts: InputOptions, keep: Keep) -> list[Dataset]`, as
+    "module:function" (imported when a file of this format is read, so that the CLI starts without any reader) or
+    the function itself. `kinds`: the file kinds it reads when the format is "auto", each with the name endings
+    that say it (compared without regard to case; ".gz": gzip, decompressed on the fly). `sniff(first bytes) ->
+    one of its kinds or None` ("module:function" or the function): the kind of a file whose name says nothing
+    (standard input, an unknown ending), tried in the registry's order before the last resort, a CSV or TSV table.
+    """
+
+    name: str
+    reader: str | Callable[..., Any]
+    kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    choices: tuple[str, ...] = ()  # its --from choices when not (name,): a table's shapes
+    sniff: str | Callable[[bytes], str | None] | None = None
+    binary: tuple[str, ...] = ()  # kinds that are not text: a stream is copied byte for byte, NUL bytes are no error
+    reads: tuple[str, ...] = ()  # other kinds it reads when asked for (a table: JSON Lines, as a long table)
+    as_kind: str | None = None  # asked for on a file of a kind it does not read: read it as this kind (None: as it is)
+    streams: bool = False  # reads standard input or a pipe as it comes (else a stream is first copied to a file)
+    folders: bool = False  # reads a folder as one input (a hive-partitioned table)
+
+    @property
+    def from_choices(self) -> tuple[str, ...]:
+        return self.choices or (self.name,)
+
+
+def _sniff_jsonl(head: bytes) -> str | None:
+    import orjson
+
+    text = head.lstrip(_BLANK)
+    if not text.startswith(b"{"):
+        return None
+    try:
+        orjson.loads(text.split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return None
+    return "jsonl"
+
+
+def _sniff_json(head: bytes) -> str | None:  # after _sniff_jsonl: an object whose first line is not one
+    return "json" if head.lstrip(_BLANK).startswith(b"{") else None
+
+
+_INPUTS: dict[str, InputFormat] = {}  # the registry: reader name -> entry, in the order of --from's choices
+
+
+def register_input_format(fmt: InputFormat) -> None:
+    """Add a format: every command, folder, glob, dataset name and InputOptions' check knows it at once (the CLI's
+    `--from` choices are read when the CLI is imported). Its name, choices, kinds and endings must be new."""
+    endings = [s for suffixes in fmt.kinds.values() for s in suffixes]
+    taken = ({fmt.name} & set(_INPUTS)) | (set(fmt.from_choices) & set(input_formats())) \
+        | (set(fmt.kinds) & set(kind_suffixes())) | (set(endings) & set(data_suffixes()))
+    if taken:
+        raise ValueError(f"input format {fmt.name!r}: {', '.join(sorted(taken))} already taken")
+    bad = [s for s in endings if not s.startswith(".") or s != s.lower()]
+    if bad or len(set(endings)) < len(endings):
+        raise ValueError(f"input format {fmt.name!r}: endings are distinct, lower case and start with '.' ({bad or endings})")
+    _INPUTS[fmt.name] = fmt
+
+
+def unregister_input_format(name: str) -> None:
+    """Remove a format added by register_input_format (KeyError when there is none by that name)."""
+    del _INPUTS[name]
+
+
+def input_formats() -> tuple[str, ...]:
+    """The `--from` choices and InputOptions' `source_format` values: auto, then each format's choices."""
+    return ("auto", *(c for f in _INPUTS.values() for c in f.from_choices))
+
+
+def registered() -> tuple[InputFormat, ...]:
+    """Every registered format, in the order of `--from`'s choices."""
+    return tuple(_INPUTS.values())
+
+
+def input_format(name: str) -> InputFormat:
+    """A format by its reader's name (KeyError when none is registered by it)."""
+    return _INPUTS[name]
+
+
+def format_for(choice: str) -> InputFormat:
+    """The format a `--from` choice names (KeyError for "auto" or an unknown choice)."""
+    found = next((f for f in _INPUTS.values() if choice in f.from_choices), None)
+    if found is None:
+        raise KeyError(choice)
+    return found
+
+
+def kind_format(kind: str) -> InputFormat:
+    """The format that reads a file of this kind when the format is "auto" (KeyError for a kind none has)."""
+    found = next((f for f in _INPUTS.values() if kind in f.kinds), None)
+    if found is None:
+        raise KeyError(kind)
+    return found
+
+
+def kind_suffixes() -> dict[str, tuple[str, ...]]:
+    """kind -> the name endings that say it (every format's kinds, in the registry's order)."""
+    return {kind: suffixes for f in _INPUTS.values() for kind, suffixes in f.kinds.items()}
+
+
+def data_suffixes() -> tuple[str, ...]:
+    """What a folder's data files end in: every kind's endings."""
+    return tuple(s for suffixes in kind_suffixes().values() for s in suffixes)
+
+
+def is_binary_kind(kind: str) -> bool:
+    return any(kind in f.binary for f in _INPUTS.values())
+
+
+def kind_by_content(head: bytes) -> str:
+    """The kind a file's first bytes say: the first format's sniff that knows them, else a text table (TSV when
+    its first line holds a tab, else CSV)."""
+    for f in _INPUTS.values():
+        kind = resolve(f.sniff)(head) if f.sniff is not None else None
+        if kind is not None:
+            return str(kind)
+    return "tsv" if b"\t" in head.lstrip(_BLANK).split(b"\n", 1)[0] else "csv"
+
+
+def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
+    """A function named "module:function" (imported now), or the function itself."""
+    if callable(ref):
+        return ref
+    import importlib
+
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+
+
+for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON kinds are shared: detect.py tells
+    # promptfoo and inspect-ai from the document, and judgments from promptfoo results and long tables by the first line
+    InputFormat("jsonl", "betaconform_cli.inputs.jsonl:read_source", {"jsonl": (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")},
+                sniff=_sniff_jsonl, streams=True),
+    InputFormat("table", "betaconform_cli.inputs.tables:read_table",
+                {"parquet": (".parquet",), "csv": (".csv", ".csv.gz"), "tsv": (".tsv", ".tsv.gz", ".tab", ".tab.gz")},
+                choices=("long", "wide", "counts"), sniff=lambda head: "parquet" if head.startswith(b"PAR1") else None,
+                binary=("parquet",), reads=("jsonl",), as_kind="csv", folders=True),
+    InputFormat("promptfoo", "betaconform_cli.inputs.promptfoo:read_promptfoo", {"json": (".json", ".json.gz")},
+                sniff=_sniff_json),
+    InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
+                sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+):
+    register_input_format(_fmt)
 
 # --- saved fits and outputs ---------------------------------------------------------------------------------
 FIT_SUFFIXES = (".yaml", ".yml")
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "html")
 OUTPUT_EXTENSIONS = {".json": "json", ".jsonl": "json", ".ndjson": "json", ".csv": "csv", ".md": "markdown",
                      ".markdown": "markdown", ".txt": "table", ".html": "html", ".htm": "html"}
-# name endings a dataset's name leaves out ("runs/a.jsonl.gz" is dataset "a"; so is a saved fit "a.yaml")
-_NAME_SUFFIXES = tuple(sorted({*DATA_SUFFIXES, *FIT_SUFFIXES}, key=len, reverse=True))
 
 
 def kind_by_name(path: str | Path) -> str | None:
-    """The kind a file's name says (parquet, csv, tsv, jsonl, json, eval), or None."""
+    """The kind a file's name says (parquet, csv, tsv, jsonl, json, eval, or a registered format's), or None."""
     name = Path(path).name.lower()
-    return next((kind for kind, suffixes in KIND_SUFFIXES.items() if name.endswith(suffixes)), None)
+    return next((kind for kind, suffixes in kind_suffixes().items() if name.endswith(suffixes)), None)
 
 
 def is_data_name(path: str | Path) -> bool:
@@ -68,7 +211,9 @@ def stem(path: str | Path) -> str:
     """A file's name without its data or saved-fit ending, any case (`a.csv.gz` -> `a`, `B.NDJSON` -> `B`); a name
     that is only an ending is kept."""
     name = Path(path).name
-    for endings in ((".gz",), _NAME_SUFFIXES):  # any gzip file first ("a.gz" is dataset "a"), then the kind
+    # the endings a dataset's name leaves out ("runs/a.jsonl.gz" is dataset "a"; so is a saved fit "a.yaml")
+    kinds = tuple(sorted({*data_suffixes(), *FIT_SUFFIXES}, key=len, reverse=True))
+    for endings in ((".gz",), kinds):  # any gzip file first ("a.gz" is dataset "a"), then the kind
         cut = next((s for s in endings if name.lower().endswith(s) and len(name) > len(s)), "")
         name = name[: len(name) - len(cut)]
     return name
@@ -76,4 +221,4 @@ def stem(path: str | Path) -> str:
 
 def temp_suffix(kind: str) -> str:
     """The suffix a stream of this kind is copied to a temporary file under (so that DuckDB reads it as such)."""
-    return KIND_SUFFIXES[kind][0]
+    return kind_suffixes()[kind][0]

@@ -18,12 +18,11 @@ benchmarks/score.py --alternatives.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import FitWarning
+from . import em
 
 CLASSES = 3
 PRIOR_ITEMS = 2.0  # pseudo-items of a class's mean Dawid-Skene posterior in its pass rate (eq. 5)
@@ -67,26 +66,20 @@ def fit_latent_classes(
     w = np.ones(verdicts.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     pos = (verdicts == 1).astype(float)
     neg = (verdicts == 0).astype(float)
-    r = _start(pos, neg, classes)
-    previous, log_likelihood, converged, n_iter = -np.inf, -np.inf, False, 0
-    while n_iter < max_iter:
-        n_iter += 1
+
+    def m_step(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # MAP: Beta(2, 2) on every rate
         wr = r * w[:, None]
-        class_w = (wr.sum(axis=0) + 1.0) / (w.sum() + classes)
-        rates = (wr.T @ pos + 1.0) / (wr.T @ (pos + neg) + 2.0)
-        log = np.log(class_w) + pos @ np.log(rates).T + neg @ np.log1p(-rates).T
-        top = log.max(axis=1, keepdims=True)
-        norm = top[:, 0] + np.log(np.exp(log - top).sum(axis=1))
-        r = np.exp(log - norm[:, None])
-        log_likelihood = float(w @ norm)
-        if abs(log_likelihood - previous) <= tol * max(1.0, abs(log_likelihood)):
-            converged = True
-            break
-        previous = log_likelihood
-    if not converged:
-        warnings.warn(f"latent-class EM did not converge in {max_iter} iterations", FitWarning, stacklevel=2)
+        return (wr.sum(axis=0) + 1.0) / (w.sum() + classes), (wr.T @ pos + 1.0) / (wr.T @ (pos + neg) + 2.0)
+
+    def e_step(params: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+        class_w, rates = params
+        log_post, norm = em.log_normalise(np.log(class_w) + pos @ np.log(rates).T + neg @ np.log1p(-rates).T)
+        return np.exp(log_post), float(w @ norm)
+
+    fit = em.run([_start(pos, neg, classes)], m_step, e_step, max_iter=max_iter, tol=tol, name="latent-class")
+    (class_w, rates), r = fit.params, fit.posterior
     order = np.argsort(rates.mean(axis=1), kind="stable")
-    return LatentClasses(class_w[order], rates[order], r[:, order], converged, n_iter, log_likelihood)
+    return LatentClasses(class_w[order], rates[order], r[:, order], fit.converged, fit.n_iter, fit.objective)
 
 
 def cross_fitted_prediction(

@@ -106,8 +106,9 @@ class TestNames:
 
     def test_every_data_suffix_has_one_kind(self) -> None:
         """No ending is claimed by two kinds (the first would silently win)."""
-        owners = [k for s in formats.DATA_SUFFIXES for k, ends in formats.KIND_SUFFIXES.items() if s in ends]
-        assert len(owners) == len(formats.DATA_SUFFIXES) == len(set(formats.DATA_SUFFIXES))
+        suffixes = formats.kind_suffixes()
+        owners = [k for s in formats.data_suffixes() for k, ends in suffixes.items() if s in ends]
+        assert len(owners) == len(formats.data_suffixes()) == len(set(formats.data_suffixes()))
 
     def test_upper_case_saved_fits_are_found_and_data_is_refused_as_yaml(self, tmp_path: Path) -> None:
         (tmp_path / "A.YAML").write_text("schema: x\n")
@@ -129,7 +130,7 @@ def _core_choices() -> list[tuple[str, str, tuple[str, ...]]]:
     from betaconform_cli.transfer import settings as tsettings
 
     return [
-        ("fit", "--from", formats.INPUT_FORMATS), ("doctor", "--duplicates", formats.DUPLICATES),
+        ("fit", "--from", formats.input_formats()), ("doctor", "--duplicates", formats.DUPLICATES),
         ("judges", "--format", formats.OUTPUT_FORMATS), ("fit", "--components", tuple(str(c) for c in settings.COMPONENTS)),
         ("fit", "--on", gate.GATE_ON), ("report", "--on", gate.GATE_ON), ("score", "--on", gate.SCORE_ON),
         ("score", "--target", score.TARGETS), ("sample", "--rule", rules.RULES), ("evaluate", "--rule", rules.RULES),

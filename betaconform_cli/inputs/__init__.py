@@ -3,8 +3,9 @@ with other start-up work). A module per format; detect.py picks one when the for
 
     arguments (files, folders, globs, "-") -> paths.expand_paths -> detect.plan per path -> a reader -> [Dataset]
 
-Readers: jsonl.py (judgment JSON Lines, streamed), tables.py (long / wide / counts tables through DuckDB),
-promptfoo.py, inspect_logs.py; build.py turns any reader's marks into Datasets the same way.
+Readers, each an entry of the formats' registry (formats.py): jsonl.py (judgment JSON Lines, streamed), tables.py
+(long / wide / counts tables through DuckDB), promptfoo.py, inspect_logs.py; build.py turns any reader's marks into
+Datasets the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..formats import is_fit_name
+from ..formats import input_format, is_fit_name, resolve
 from .dataset import Dataset, Item, Reading, dataset_name
 from .detect import Plan
 from .options import InputOptions, Keep
@@ -27,34 +28,21 @@ __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem
 
 def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
               planned: Plan | None = None) -> list[Dataset]:
-    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), in whatever format it holds
-    (`planned`: the reader already chosen for a regular file, so that it is not sniffed again)."""
-    from .detect import prepared
+    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), read by the registered format that
+    reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again)."""
+    from .detect import Source, prepared
 
     where = "<stdin>" if is_stdin(path) else str(path)
     name = "stdin" if is_stdin(path) else dataset_name(path)
     with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
-        if how.reader == "jsonl":
-            from .jsonl import PendingRead
-
-            return [PendingRead(local, opts, keep, name=name, where=where, stream=stream).result()]
-        if how.reader == "table":
-            from .tables import read_table
-
-            return read_table(local, how.kind, opts, keep, name, where, how.shape)
-        if how.reader == "promptfoo":
-            from .promptfoo import read_promptfoo
-
-            return read_promptfoo(local, opts, keep, name, where)
-        from .inspect_logs import read_inspect
-
-        return read_inspect(local, opts, keep, "stdin" if is_stdin(path) else None, where)
+        read = resolve(input_format(how.reader).reader)
+        return list(read(Source(local, how, name, where, stream, is_stdin(path)), opts, keep))
 
 
 class PendingInputs:
     """Inputs being read while the caller imports the fitting code: a big first JSON Lines file is counted by
-    forked workers, a first table by DuckDB on a thread of its own (DuckDB releases the GIL while it works);
-    `result()` reads the rest and returns every dataset in order."""
+    forked workers, a first table by DuckDB on a thread of its own (DuckDB releases the GIL while it works); any
+    other format is read by read_path in turn. `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
                  left_out: Sequence[str] = ()):

@@ -1,5 +1,7 @@
 """Which reader reads a file: from the format asked for, the file's name, and where the name says nothing (standard
-input, a FIFO, an unknown extension) its first bytes. A stream is opened once (`prepared`)."""
+input, a FIFO, an unknown extension) its first bytes; all of it read from the formats' registry (formats.py), but
+for the JSON kinds that built-in formats share (told apart here by the document or its first line). A stream is
+opened once (`prepared`)."""
 
 from __future__ import annotations
 
@@ -16,36 +18,54 @@ from typing import BinaryIO
 import orjson
 
 from ..errors import InputError
-from ..formats import MAX_LINE_BYTES, TABLE_SHAPES, kind_by_name, temp_suffix
+from ..formats import (
+    MAX_LINE_BYTES,
+    format_for,
+    input_format,
+    is_binary_kind,
+    kind_by_content,
+    kind_by_name,
+    kind_format,
+    registered,
+    temp_suffix,
+)
 from .options import InputOptions
 from .paths import is_hive_folder, is_regular, is_stdin, open_binary, read_line
+
+_JSON_DOCUMENT = "json?"  # a stream holding one JSON document: promptfoo or inspect, decided once it is copied
 
 
 @dataclass(frozen=True)
 class Plan:
-    """How to read one path: the reader (jsonl, table, promptfoo, inspect), the file kind (parquet, csv, tsv,
-    jsonl, json, eval) and a forced table shape (long, wide, counts) or None to guess from the columns."""
+    """How to read one path: the reader (a registered format's name: jsonl, table, promptfoo, inspect, ...), the
+    file kind (parquet, csv, tsv, jsonl, json, eval, ...) and the `--from` choice that forced it when the format
+    has several (a table's shape: long, wide, counts), else None (a table's shape is guessed from its columns)."""
 
     reader: str
     kind: str
     shape: str | None = None
 
 
-def _kind_by_content(head: bytes) -> str:
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if head.startswith(b"PK"):
-        return "eval"
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"{"):
-        first = text.split(b"\n", 1)[0]
-        try:
-            orjson.loads(first)
-            return "jsonl"
-        except orjson.JSONDecodeError:
-            return "json"
-    first_line = text.split(b"\n", 1)[0]
-    return "tsv" if b"\t" in first_line else "csv"
+@dataclass(frozen=True)
+class Source:
+    """What a reader is handed (formats.InputFormat.reader): the path to read (a stream that the format does not
+    read as it comes is a temporary copy), the stream when it does, how to read it, the dataset's name (its file's
+    stem, "stdin") and the name that messages give the input ("<stdin>" for standard input)."""
+
+    path: Path
+    plan: Plan
+    name: str
+    where: str
+    stream: BinaryIO | None = None
+    stdin: bool = False
+
+
+def _forced(choice: str, kind: str) -> Plan:
+    """The plan of `--from CHOICE` for a file of this kind."""
+    fmt = format_for(choice)
+    if fmt.as_kind is not None and kind not in fmt.kinds and kind not in fmt.reads:
+        kind = fmt.as_kind
+    return Plan(fmt.name, kind, choice if choice != fmt.name else None)
 
 
 def _first_record(path: Path) -> dict[str, object] | None:
@@ -88,24 +108,26 @@ def plan(path: Path, opts: InputOptions) -> Plan:
     """The reader for one (regular) file or folder."""
     forced = opts.source_format
     if path.is_dir():
-        if forced in ("promptfoo", "jsonl"):
-            raise InputError(str(path), f"a folder cannot be read as {forced}; give its files")
-        return Plan("table", "parquet" if any(path.rglob("*.parquet")) else "csv", forced if forced in TABLE_SHAPES else None)
+        return _folder(path, forced)
     kind = kind_by_name(path)
     if kind is None:
         with open_binary(path) as fh:
-            kind = _kind_by_content(fh.peek(4096)[:4096])  # type: ignore[attr-defined]
-    if forced in TABLE_SHAPES:
-        return Plan("table", "csv" if kind in ("json", "eval") else kind, forced)
-    if forced in ("promptfoo", "inspect"):
-        return Plan(forced, kind)
-    if forced == "jsonl" or kind not in ("jsonl", "json", "eval"):
-        return Plan("jsonl", kind) if forced == "jsonl" or kind == "jsonl" else Plan("table", kind)
-    if kind == "eval":
-        return Plan("inspect", kind)
+            kind = kind_by_content(fh.peek(4096)[:4096])  # type: ignore[attr-defined]
+    if forced != "auto":
+        return _forced(forced, kind)
     if kind == "json":
         return Plan(_json_document(path), kind)
-    return _plan_from_record(_first_record(path) or {}, kind, opts)
+    if kind == "jsonl":
+        return _plan_from_record(_first_record(path) or {}, kind, opts)
+    return Plan(kind_format(kind).name, kind)
+
+
+def _folder(path: Path, forced: str) -> Plan:
+    """A folder (a hive-partitioned table) is read by the format that reads folders: Parquet when it holds any."""
+    fmt = next(f for f in registered() if f.folders)
+    if forced != "auto" and not format_for(forced).folders:
+        raise InputError(str(path), f"a folder cannot be read as {forced}; give its files")
+    return Plan(fmt.name, "parquet" if any(path.rglob("*.parquet")) else "csv", forced if forced not in ("auto", fmt.name) else None)
 
 
 def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -> Plan:
@@ -114,7 +136,7 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
         return Plan("promptfoo", kind)
     lower = {k.lower() for k in first}
     if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
-            opts.judgments_field in first or opts.verdicts_field in first):
+            opts.record.judgments_field in first or opts.record.verdicts_field in first):
         return Plan("table", "jsonl", "long")
     return Plan("jsonl", kind)
 
@@ -122,20 +144,16 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
 def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
     """The reader for a stream, from its name (if it says anything) and its first bytes."""
     forced = opts.source_format
-    if kind_by_name(path) is None and b"\x00" in head[:4096] and not head.startswith((b"PAR1", b"PK")):
+    kind = kind_by_name(path) or kind_by_content(head)
+    if kind_by_name(path) is None and b"\x00" in head[:4096] and not is_binary_kind(kind):
         raise InputError("<stdin>" if is_stdin(path) else str(path), "binary data, not a judgment file (no text, "
                                                                        "Parquet or .eval archive)")
-    kind = kind_by_name(path) or _kind_by_content(head)
-    if forced in TABLE_SHAPES:
-        return Plan("table", "csv" if kind in ("json", "eval") else kind, forced)
-    if forced in ("promptfoo", "inspect", "jsonl"):
-        return Plan(forced, kind)
-    if kind == "eval":
-        return Plan("inspect", kind)
-    if kind in ("parquet", "csv", "tsv"):
-        return Plan("table", kind)
+    if forced != "auto":
+        return _forced(forced, kind)
     if kind == "json":
-        return Plan("json?", kind)
+        return Plan(_JSON_DOCUMENT, kind)
+    if kind != "jsonl":
+        return Plan(kind_format(kind).name, kind)
     first: dict[str, object] = {}
     try:
         obj = orjson.loads(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
@@ -160,15 +178,15 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError("<stdin>" if is_stdin(path) else str(path), f"cannot read: {exc}") from None
         how = _plan_from_head(path, head, opts)
-        if how.reader == "jsonl":
+        if how.reader != _JSON_DOCUMENT and input_format(how.reader).streams:
             yield how, path, fh
             return
         fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=temp_suffix(how.kind))
         try:
             with os.fdopen(fd, "wb") as out:
-                _copy(fh, out, path, text=how.kind not in ("parquet", "eval"))
+                _copy(fh, out, path, text=not is_binary_kind(how.kind))
             local = Path(tmp)
-            yield (plan(local, opts) if how.reader == "json?" else how), local, None
+            yield (plan(local, opts) if how.reader == _JSON_DOCUMENT else how), local, None
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

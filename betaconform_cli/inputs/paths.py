@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import InputError, fault_text
-from ..formats import DATA_SUFFIXES, is_data_name, is_gzip_name, kind_by_name
 from ..formats import MAX_LINE_BYTES as MAX_LINE_BYTES  # the readers' one limit (formats.py)
+from ..formats import data_suffixes, is_data_name, is_gzip_name, kind_by_name
 
 STDIN = "-"
 
@@ -137,7 +137,7 @@ def expand_paths(arguments: list[str], left_out: list[str] | None = None) -> lis
             if not found and skipped:
                 raise InputError(arg, f"directory holds only outputs of betaconform, no judgment data ({skipped[0]})")
             if not found:
-                raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in DATA_SUFFIXES)})")
+                raise InputError(arg, f"directory holds no data file ({', '.join('*' + s for s in data_suffixes())})")
             out.extend(found)
         elif any(ch in arg for ch in "*?[") and not os.path.lexists(p):  # a real file named "a[1].jsonl" is itself
             found = sorted(Path(x) for x in glob.glob(arg) if Path(x).is_file())

@@ -22,6 +22,7 @@ from ..formats import kind_by_name
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
+from .detect import Source
 from .options import InputOptions, Keep
 from .paths import iter_lines, open_binary
 
@@ -181,13 +182,15 @@ def _text(result: dict[str, Any], skip: str | None) -> str | None:
     return output if isinstance(output, str) else None
 
 
-def read_promptfoo(path: Path, opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:
+def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The promptfoo format's reader (formats.py): a results file (JSON, version 3) or JSON Lines of results."""
+    path, name, where = src.path, src.name, src.where
     results = list(_results(path, where))
     if not results:
         raise InputError(where, "no promptfoo results")
     for n, r in results:
         check_shape(r, where, n)
-    field = opts.label_field if records.has(results[0][1], opts.label_field) or opts.label_field != "label" else None
+    field = opts.record.label_field if records.has(results[0][1], opts.record.label_field) or opts.record.label_field != "label" else None
     keys = Counter((r.get("testIdx"), None) for _, r in results)
     several = any(n > 1 for n in keys.values())
     marks: list[Mark] = []

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
+from .. import em
+
 if TYPE_CHECKING:
     from ..inputs.dataset import Votes
 
@@ -118,30 +120,31 @@ def _normalise(logw: np.ndarray) -> np.ndarray:
     return out
 
 
-def _em(v: Verdicts, onehot: np.ndarray, said: np.ndarray, clamp: np.ndarray, w: np.ndarray, max_iter: int,
-        tol: float) -> tuple[np.ndarray, np.ndarray, float, int, bool]:
-    """EM from the soft gold `w`: (prior, accuracy, log posterior density, iterations, converged)."""
+def _em(v: Verdicts, onehot: np.ndarray, said: np.ndarray, clamp: np.ndarray, starts: list[np.ndarray],
+        max_iter: int, tol: float) -> em.EMFit[tuple[np.ndarray, np.ndarray]]:
+    """EM from each soft gold in `starts` (the labeled patterns' clamped): parameters (prior, accuracy); the
+    objective is the log posterior density, the best start's kept."""
     lab = v.labeled
     n = v.counts.astype(float)
-    accuracy = np.full((v.patterns.shape[1], v.classes), np.nan)
-    converged, iterations, logp = False, 0, -np.inf
-    for iterations in range(1, max_iter + 1):  # noqa: B007 - the count is returned
+
+    def m_step(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nw = n[:, None] * w
         prior = (nw.sum(axis=0) + 1.0) / (nw.sum() + v.classes)  # Dirichlet(2) MAP
-        new = (np.einsum("mjc,mc->jc", onehot, nw) + ALPHA - 1) / (said.T @ nw + ALPHA + BETA - 2)  # Beta MAP
-        logw = _log_likelihood(onehot, said, new) + np.log(prior)[None, :]
-        top = logw.max(axis=1, keepdims=True)
-        marginal = top[:, 0] + np.log(np.exp(logw - top).sum(axis=1))  # log P(verdicts)
+        return prior, (np.einsum("mjc,mc->jc", onehot, nw) + ALPHA - 1) / (said.T @ nw + ALPHA + BETA - 2)  # Beta MAP
+
+    def e_step(params: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:  # the gold clamped where known
+        prior, accuracy = params
+        logw = _log_likelihood(onehot, said, accuracy) + np.log(prior)[None, :]
+        marginal = em.log_normalise(logw)[1]  # log P(verdicts)
         gold_term = (logw * clamp).sum(axis=1)  # log P(verdicts, gold) on labeled patterns
         logp = float((n * np.where(lab, gold_term, marginal)).sum() + np.log(prior).sum()
-                     + ((ALPHA - 1) * np.log(new) + (BETA - 1) * np.log1p(-new)).sum())
-        w = np.where(lab[:, None], clamp, _normalise(logw))
-        step = float(np.nanmax(np.abs(new - accuracy))) if not np.isnan(accuracy).all() else np.inf
-        accuracy = new
-        if step < tol:
-            converged = True
-            break
-    return prior, accuracy, logp, iterations, converged
+                     + ((ALPHA - 1) * np.log(accuracy) + (BETA - 1) * np.log1p(-accuracy)).sum())
+        # the memberships by _normalise (shift, exp, divide), as the start and _tempered compute them, not by
+        # exp(log posterior): the two differ in the last bits, and the published numbers were made this way
+        return np.where(lab[:, None], clamp, _normalise(logw)), logp
+
+    # stops on the accuracies, without a warning at the cap: ClassModel reports `converged` in the JSON instead
+    return em.run(starts, m_step, e_step, max_iter=max_iter, tol=tol, watch=lambda p: p[1])
 
 
 def fit_classes(v: Verdicts, max_iter: int = 500, tol: float = 1e-10) -> ClassModel:
@@ -160,16 +163,11 @@ def fit_classes(v: Verdicts, max_iter: int = 500, tol: float = 1e-10) -> ClassMo
         acc = (np.einsum("mjc,mc->jc", onehot, nl) + 1.0) / (said.T @ nl + 2.0)
         prior = (nl.sum(axis=0) + 1.0) / (nl.sum() + v.classes)
         starts.append(_normalise(_log_likelihood(onehot, said, acc) + np.log(prior)[None, :]))
-    best: tuple[np.ndarray, np.ndarray, float, int, bool] | None = None
-    for w0 in starts:
-        fit = _em(v, onehot, said, clamp, np.where(lab[:, None], clamp, w0), max_iter, tol)
-        if best is None or fit[2] > best[2] + 1e-9:
-            best = fit
-    assert best is not None
-    prior, accuracy, _, it, converged = best
+    fit = _em(v, onehot, said, clamp, [np.where(lab[:, None], clamp, w0) for w0 in starts], max_iter, tol)
+    prior, accuracy = fit.params
     predictive, temper, evidence = _tempered(v, _log_likelihood(onehot, said, accuracy), prior)
     posterior = np.where(lab[:, None], clamp, predictive)
-    return ClassModel(prior, accuracy, posterior, predictive, evidence, it, converged, temper)
+    return ClassModel(prior, accuracy, posterior, predictive, evidence, fit.n_iter, fit.converged, temper)
 
 
 def _tempered(v: Verdicts, loglik: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, float, float]:
