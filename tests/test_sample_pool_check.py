@@ -101,7 +101,8 @@ class TestExactOutcomes:
 class TestPromiseBySimulation:
     def test_interval_covers_the_pool_error(self) -> None:
         """60 random labels of 200 items, 60 fixed-seed pools: the exact-outcome 90% interval covers the pool's
-        error (every item's gold) at k = 1 and 9 in >= 80% of pools (measured: see the assertion message)."""
+        error (every item's gold) at k = 1 and 9 in >= 80% of pools (measured: 87% and 88%; 60 pools give a
+        standard error of about 4 points)."""
         ks = (1, 9)
         hits = []
         for seed in range(60):
@@ -118,8 +119,8 @@ class TestPromiseBySimulation:
     def test_live_loop_keeps_the_promise(self) -> None:
         """The live loop as `sample --pool` runs it (next 10 by split, the product's check, target 0.05, 0.9 level)
         on 20 fixed-seed pools of 150 items: at the stop the estimate is within the target of the pool's error at
-        every checked k in >= 17 of 20 runs (the promise is 90%; 17 allows for 20 runs' binomial noise), and it
-        stops before labeling the whole pool in most runs."""
+        every checked k in >= 17 of 20 runs (the promise is 90%; 17 allows for 20 runs' binomial noise; measured: 18,
+        stopping at 20-90 labels, 75.5 on average), and it stops before labeling the whole pool in most runs."""
         ks = (1, 3, 5, 7, 9)
         rule = PrecisionRule(target=0.05, ks=ks)
         within, stops = [], []
