@@ -136,8 +136,8 @@ def one_component(ev: Evaluation) -> str:
         return ""
     same = total = 0
     for c in ev.cells:
-        p = c.estimates[:, c.methods.index("plugin"), :]
-        b = c.estimates[:, c.methods.index("beta_binomial"), :]
+        p = c.draws.estimates[:, c.methods.index("plugin"), :]
+        b = c.draws.estimates[:, c.methods.index("beta_binomial"), :]
         same += int(np.all(np.abs(p - b) < 1e-12, axis=1).sum())
         total += c.runs
     return (

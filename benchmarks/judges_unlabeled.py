@@ -8,10 +8,14 @@ k-subset's), |reported error - its error on all items|, and whether the 90% inte
 
 - naive: the subset with the lowest error on the labels, reporting that error (ties: the mean over tied subsets);
 - labels only: `judges` without the unlabeled items (the latent-class / max-ent default, told the set's size);
-- every item: `judges` with them (judges/every.py, judges/unlabeled.py: Dawid-Skene with gold, tempered by the
-  labels, finite-population estimate, guard; the pick by the all-items estimate where tau >= PICK_TEMPER);
-- with --alternatives: the same estimate at the labels-only rule's pick always, and at its own pick always without
-  the guard.
+- every item: `judges` with them (judges/every.py; the pick by the Dawid-Skene all-items estimate of
+  judges/unlabeled.py where tau >= PICK_TEMPER, else the labels-only rule; the reported error the mean of that
+  estimate and the vote-split estimate of judges/splits.py; the guard);
+- with --alternatives, at the same pick: the Dawid-Skene estimate alone (the product before judges/splits.py), the
+  vote split alone, their precision-weighted mean (weights 1 / the squared half-widths), fit's vote-split estimator
+  (votes.estimate_errors) on the pick's verdicts; and other picks with the product's estimate: the labels-only
+  rule's always, the combined estimate's where tau >= PICK_TEMPER, the Dawid-Skene estimate's always without the
+  guard.
 
 A dataset with fewer than r + 1 items is skipped at that r. Means over draws, then over datasets.
 """
@@ -27,10 +31,12 @@ from unlabeled import Data, draw  # benchmarks/unlabeled.py: the loader and the 
 
 from betaconform_cli.judges import JudgesSettings, rescore, sample_posterior
 from betaconform_cli.judges.analysis import pick_lowest
-from betaconform_cli.judges.every import Every
+from betaconform_cli.judges.every import PICK_TEMPER, Every
 from betaconform_cli.judges.maxent import fit_maxent
+from betaconform_cli.judges.splits import combined_estimates, split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors, exact_tables
 from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard, subset_estimates
+from betaconform_cli.votes import estimate_errors
 
 KS = (3, 5)
 RS = (10, 30, 56)
@@ -78,10 +84,42 @@ def evaluate(d: Data, size: int, run: int, seed: int, alternatives: bool = False
         ours = product.targets[k]
         out[("every item", k)] = _record(product.pick(k), ours.estimate, ours.low, ours.high, truth) if use else labels
         if alternatives:
-            est = subset_estimates(v, model, t.members, 0.9)
-            out[("every item: the labels' pick always", k)] = _record(i, est.estimate, est.low, est.high, truth) if use else labels
-            out[("every item: the estimate's pick always, no guard", k)] = _record(pick_lowest(est.estimate), est.estimate, est.low, est.high, truth)
+            out.update(_alternatives(k, t.members, votes, gold, v, model, search, product, truth, use,
+                                     np.random.default_rng([seed, size, run, k, 11])))
         out[("guard falls back", k)] = (0.0, 0.0, 0.0, float(not use), model.temper)
+    return out
+
+
+def _alternatives(k: int, members: np.ndarray, votes: np.ndarray, gold: np.ndarray, v: Verdicts, model: Any,
+                  search: Any, product: Any, truth: np.ndarray, use: bool,
+                  rng: np.random.Generator) -> dict[tuple[str, int], Record]:
+    """Other estimates at the product's pick (the labels-only answer where the guard falls back), and other picks."""
+    i = search.pick(k)
+    labels = _record(i, search.targets[k].estimate, search.targets[k].low, search.targets[k].high, truth)
+    ds = subset_estimates(v, model, members, 0.9)
+    sp = split_estimates(v, model, members, 0.9)
+    both = combined_estimates(ds, sp)
+    j = product.pick(k)
+    vs = estimate_errors(votes[:, members[j]], gold, (k,), 0.9, rng)  # fit's estimator on the pick's verdicts
+    row = vs.row(k)
+    var_ds, var_sp = ((ds.high - ds.low) / 2) ** 2 + 1e-12, ((sp.high - sp.low) / 2) ** 2 + 1e-12
+    wt = var_sp / (var_ds + var_sp)
+    prec = [wt * a + (1 - wt) * b for a, b in ((ds.estimate, sp.estimate), (ds.low, sp.low), (ds.high, sp.high))]
+    both_pick = pick_lowest(both.estimate) if model.temper >= PICK_TEMPER else i
+    rows = {
+        "Dawid-Skene estimate alone (the product before)": _record(j, ds.estimate, ds.low, ds.high, truth),
+        "vote split shrunk across candidates alone": _record(j, sp.estimate, sp.low, sp.high, truth),
+        "precision-weighted Dawid-Skene + vote split": _record(j, *prec, truth),
+        "fit's vote-split estimator (votes/) at the pick": _record(0, np.array([row.estimate]), np.array([row.low]),
+                                                                   np.array([row.high]), truth[j : j + 1]),
+        "every item: the labels' pick always": _record(i, both.estimate, both.low, both.high, truth),
+        "every item: the combined estimate also chooses": _record(both_pick, both.estimate, both.low, both.high, truth),
+    }
+    out = {(name, k): rec if use else labels for name, rec in rows.items()}
+    out[("fit's vote-split estimator (votes/) at the pick", k)] = (
+        float(truth[j] - np.nanmin(truth)), *out[("fit's vote-split estimator (votes/) at the pick", k)][1:])
+    out[("every item: the DS estimate's pick always, no guard", k)] = _record(pick_lowest(ds.estimate), both.estimate,
+                                                                             both.low, both.high, truth)
     return out
 
 

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from betaconform_cli import embeddings, savedfit  # noqa: E402
+from betaconform_cli.documents import fit_document  # noqa: E402
 from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
 from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 from betaconform_cli.report import fit as report  # noqa: E402
@@ -67,7 +68,7 @@ def write_prior(
     """
     ds = read_dataset(path, keep=Keep.ITEMS)
     result = analyse(ds.table, FitSettings(), np.random.default_rng(0))
-    doc = report.fit_document("fit", ds.name, source, ds.table, result, 0)
+    doc = fit_document("fit", ds.name, source, ds.table, result, 0)
     saved = report.saved_document(doc, embeddings.dataset_embedding(embedder, ds))
     saved["provenance"] = {**provenance, "fitted_with": FITTED_WITH, "contains": CONTAINS}
     out = out_dir / f"{ds.name}.yaml"

@@ -45,6 +45,15 @@ class Fitted:
 
 
 @dataclass(frozen=True)
+class Style:
+    """How the paper's figures draw an estimator: a matplotlib colour, marker and line style."""
+
+    colour: str
+    marker: str
+    dash: str | tuple[int, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
 class Estimator:
     """One estimator and everything that shows it.
 
@@ -59,9 +68,7 @@ class Estimator:
 
     name: str
     label: str
-    colour: str
-    marker: str
-    dash: str | tuple[int, tuple[int, ...]]
+    style: Style
     column: str | None = None
     heading: str | None = None
     method: str | None = None
@@ -106,19 +113,19 @@ def _empirical(f: Fitted) -> Errors:
 # The order is the order everywhere: fit's JSON row keys, evaluate's --methods all, tables and figures; fit's CSV
 # lists the columns with a heading (the table's) first, then the others.
 REGISTRY: dict[str, Estimator] = {e.name: e for e in (
-    Estimator("default", "default", "#1f77b4", "o", "-", column="estimate", needs_fit=True, posterior=True,
+    Estimator("default", "default", Style("#1f77b4", "o", "-"), column="estimate", needs_fit=True, posterior=True,
               method="Dirichlet posterior over correct counts centred on the MAP Beta-Binomial mixture"),
-    Estimator("plugin", "MAP mixture", "#17becf", "v", "-", column="mixture", errors=_plugin, needs_fit=True,
+    Estimator("plugin", "MAP mixture", Style("#17becf", "v", "-"), column="mixture", errors=_plugin, needs_fit=True,
               curve=False, method="MAP Beta-Binomial mixture, plug-in"),
-    Estimator("paper", "paper EM", "#ff7f0e", "s", "--", errors=_paper, model=_paper_em,
+    Estimator("paper", "paper EM", Style("#ff7f0e", "s", "--"), errors=_paper, model=_paper_em,
               method="the paper's EM as printed (a mixture of two near-Binomials), plug-in"),
-    Estimator("binomial", "Binomial", "#d62728", "^", ":", column="binomial", heading="binomial", errors=_binomial),
-    Estimator("beta_binomial", "single BB", "#9467bd", "D", "-.", column="beta_binomial", heading="beta-binomial",
+    Estimator("binomial", "Binomial", Style("#d62728", "^", ":"), column="binomial", heading="binomial", errors=_binomial),
+    Estimator("beta_binomial", "single BB", Style("#9467bd", "D", "-."), column="beta_binomial", heading="beta-binomial",
               errors=_beta_binomial, needs_fit=True, curve=False),
-    Estimator("empirical", "empirical", "#2ca02c", "x", (0, (5, 1, 1, 1)), column="empirical", heading="empirical",
+    Estimator("empirical", "empirical", Style("#2ca02c", "x", (0, (5, 1, 1, 1))), column="empirical", heading="empirical",
               errors=_empirical),
-    Estimator("transfer", "transfer", "#8c564b", "P", "-", plain=False),
-    Estimator("paper_transfer", "paper transfer", "#e377c2", "*", "--", plain=False),
+    Estimator("transfer", "transfer", Style("#8c564b", "P", "-"), plain=False),
+    Estimator("paper_transfer", "paper transfer", Style("#e377c2", "*", "--"), plain=False),
 )}
 
 

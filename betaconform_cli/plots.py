@@ -43,17 +43,18 @@ def figure_format(path: str | Path) -> str:
 
 def _hist_panel(ax: Any, cell: Cell) -> None:
     """Fig. 3: observed share of items with S correct judges (at the largest K) vs Binomial vs mixture."""
-    h = np.asarray(cell.histogram, dtype=float)
+    fig = cell.figure
+    h = np.asarray(fig.histogram, dtype=float)
     s = np.arange(len(h))
     observed = h / h.sum() if h.sum() > 0 else h
     ax.bar(s, observed, color="#bbbbbb", edgecolor="#777777", label="observed (all items)")
-    if len(cell.pmf_binomial) == len(h):
-        ax.plot(s, cell.pmf_binomial, "o-", color=REGISTRY["binomial"].colour, ms=3, lw=1.2, label="Binomial")
-        ax.plot(s, cell.pmf_mixture, "s-", color=REGISTRY["plugin"].colour, ms=3, lw=1.2, label="MAP mixture")
+    if len(fig.pmf_binomial) == len(h):
+        ax.plot(s, fig.pmf_binomial, "o-", color=REGISTRY["binomial"].style.colour, ms=3, lw=1.2, label="Binomial")
+        ax.plot(s, fig.pmf_mixture, "s-", color=REGISTRY["plugin"].style.colour, ms=3, lw=1.2, label="MAP mixture")
     ax.set_xlabel(f"correct judges S of K = {cell.judges}")
     ax.set_ylabel("share of items")
     ax.set_xticks(s)
-    fitted = len(cell.pmf_binomial) == len(h)
+    fitted = len(fig.pmf_binomial) == len(h)
     ax.set_title(f"{_plain(cell.dataset)}\n" + (f"distribution; fits on {cell.title}" if fitted else "distribution of all items"), fontsize=9)
     ax.legend(fontsize=7, frameon=False)
 
@@ -61,7 +62,7 @@ def _hist_panel(ax: Any, cell: Cell) -> None:
 def curve(cell: Cell, method: str) -> tuple[np.ndarray, np.ndarray]:
     """One estimator's mean and sd over the draws per k, as the tables compute them: undefined (NaN, not drawn)
     at a k where any draw is undefined (empirical where a drawn item has fewer than k judges)."""
-    e = cell.estimates[:, cell.methods.index(method), :]
+    e = cell.draws.estimates[:, cell.methods.index(method), :]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mean = e.mean(axis=0)
@@ -82,8 +83,8 @@ def _error_panel(ax: Any, cell: Cell) -> None:
         x = ks + (spread * (i / max(len(shown) - 1, 1) - 0.5) if len(shown) > 1 else 0.0)
         e = REGISTRY[m]
         label = "no transfer" if m == "default" and "transfer" in cell.methods else e.label
-        ax.plot(x, 100 * mean, linestyle=e.dash, marker=e.marker, color=e.colour, ms=4, lw=1.3, label=label)
-        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=e.colour, alpha=0.12, lw=0)
+        ax.plot(x, 100 * mean, linestyle=e.style.dash, marker=e.style.marker, color=e.style.colour, ms=4, lw=1.3, label=label)
+        ax.fill_between(x, 100 * (mean - sd), 100 * (mean + sd), color=e.style.colour, alpha=0.12, lw=0)
     ax.plot(ks, 100 * actual, "o-", color=ACTUAL_COLOUR, ms=3, lw=1.6, label="actual", zorder=5)
     ax.set_xlabel("ensemble size k (even k: ties count half; estimators offset sideways)")
     ax.set_ylabel("majority-vote error (%)")
@@ -94,7 +95,7 @@ def _error_panel(ax: Any, cell: Cell) -> None:
 
 
 def _draw_size(cell: Cell) -> float:
-    return float(cell.size) if cell.samples is None else float(np.mean(cell.samples))
+    return float(cell.size) if cell.rule is None else float(np.mean(cell.rule.samples))
 
 
 def _samples_panel(ax: Any, ev: Evaluation) -> None:
@@ -107,8 +108,8 @@ def _samples_panel(ax: Any, ev: Evaluation) -> None:
         pts = []
         for key, v in zip(ev.keys, values):
             c = ev.cell(name, key)
-            if c is not None and c.samples is not None:
-                pts.append((v, float(np.mean(c.samples)), float(np.std(c.samples, ddof=1))))
+            if c is not None and c.rule is not None:
+                pts.append((v, float(np.mean(c.rule.samples)), float(np.std(c.rule.samples, ddof=1))))
         if pts:
             x, y, e = (np.array(t) for t in zip(*sorted(pts)))
             ax.errorbar(x, y, yerr=e, marker="o", ms=3, lw=1, capsize=2, label=_plain(name))

@@ -83,6 +83,29 @@ POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", 
 
 
 @dataclass(frozen=True)
+class ScoreSizes:
+    """What a score rests on: the labeled and unlabeled items, the judges, the labeled clusters (when `clusters`
+    was given)."""
+
+    labeled_items: int
+    unlabeled_items: int
+    judges: int
+    clusters: int | None = None
+
+    @property
+    def items(self) -> int:
+        return self.labeled_items + self.unlabeled_items
+
+
+@dataclass(frozen=True)
+class ScoreModels:
+    """The judges' models the prediction came from: Dawid-Skene and the latent classes (None without judges)."""
+
+    model: JudgeModel | None = None
+    latent: LatentClasses | None = None
+
+
+@dataclass(frozen=True)
 class ScoreResult:
     """The corrected pass rate of one system, what the judges alone say, and what the labels alone say (its JSON
     document: score_document.score_document)."""
@@ -91,22 +114,18 @@ class ScoreResult:
     judges_say: float  # the judges' majority pass rate over all items (ties half); known exactly for this set
     judges_bias: Interval  # judges_say - score, with its interval
     labels_only: Interval
-    labeled_items: int
-    unlabeled_items: int
-    judges: int
-    clusters: int | None  # labeled clusters, when `clusters` was given
+    sizes: ScoreSizes
     positive: Any
     confidence_level: float
     target: str
     method: str
     lambda_: float
-    model: JudgeModel | None = field(default=None, repr=False, compare=False)
-    latent: LatentClasses | None = field(default=None, repr=False, compare=False)
+    models: ScoreModels = field(default=ScoreModels(), repr=False, compare=False)
     ppi_estimate: float = float("nan")  # eq. (1) before eq. (4) moves it: the centre of the score's interval
 
     @property
     def items(self) -> int:
-        return self.labeled_items + self.unlabeled_items
+        return self.sizes.items
 
 
 @dataclass(frozen=True)
@@ -264,17 +283,13 @@ def _estimate(
         judges_say=judges_say,
         judges_bias=replace(bias, estimate=min(bias.high, max(bias.low, judges_say - estimate))),
         labels_only=wilson_fpc(successes, n, confidence_level, n_items if target == "set" else None),
-        labeled_items=n,
-        unlabeled_items=n_items - n,
-        judges=int(verdicts.shape[1]),
-        clusters=None if cluster is None else fit.clusters,
+        sizes=ScoreSizes(n, n_items - n, int(verdicts.shape[1]), None if cluster is None else fit.clusters),
         positive=positive,
         confidence_level=float(confidence_level),
         target=target,
         method=METHOD if uses_judges else METHOD_LABELS_ONLY,
         lambda_=fit.lam,
-        model=model,
-        latent=latent,
+        models=ScoreModels(model, latent),
         ppi_estimate=min(1.0, max(0.0, fit.theta)),
     )
     return _Parts(result, fit.resid / n, y, labeled, fit.ddof)

@@ -114,8 +114,8 @@ def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | N
     return ScoreDocument(
         schema="betaconform/1", command="score", version=__version__, dataset=name, source=source, score=_estimate(r.score),
         judges_say=JudgesSay(estimate=r.judges_say, bias=_difference(r.judges_bias)), labels_only=_estimate(r.labels_only),
-        positive=r.positive, labeled_items=r.labeled_items, unlabeled_items=r.unlabeled_items, judges=r.judges,
-        clusters=r.clusters, confidence_level=r.confidence_level, target=r.target,  # type: ignore[arg-type]
+        positive=r.positive, labeled_items=r.sizes.labeled_items, unlabeled_items=r.sizes.unlabeled_items,
+        judges=r.sizes.judges, clusters=r.sizes.clusters, confidence_level=r.confidence_level, target=r.target,  # type: ignore[arg-type]
         target_text=TARGET_TEXT[r.target], method=r.method, lambda_=r.lambda_, ppi_estimate=r.ppi_estimate,
         gate=_gate(check),
     )

@@ -44,11 +44,13 @@ def _one_blas_thread() -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _stable_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _stable_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TERM", "dumb")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    # A cache of each test's own, beside its tmp_path and not in it: a worker whose first matplotlib import falls in
+    # a test writes its font cache there, and tests that check a folder holds only what they wrote must not see it.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)  # a test run inside GitHub Actions: not its job page
 
 

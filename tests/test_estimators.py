@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from betaconform_cli import estimators
 from betaconform_cli.distributions import Binomial
-from betaconform_cli.estimators import REGISTRY, Estimator, Fitted
+from betaconform_cli.estimators import REGISTRY, Estimator, Fitted, Style
 from betaconform_cli.evaluate import ESTIMATORS, EvaluateSettings
 
 from .conftest import SAMPLE, invoke
@@ -35,7 +35,7 @@ def toy_error(k: int) -> float:
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Estimator]:
     """One entry in the table, for this test only: a column 'toy_error' headed 'toy' in fit's table."""
-    entry = Estimator("toy", "toy label", "#123456", "o", "-", column="toy_error", heading="toy",
+    entry = Estimator("toy", "toy label", Style("#123456", "o", "-"), column="toy_error", heading="toy",
                       errors=lambda f: f.errors_of(Binomial(TOY_ACCURACY)))
     monkeypatch.setitem(REGISTRY, "toy", entry)
     yield entry

@@ -114,8 +114,8 @@ class TestDraws:
             drawn = self._drawn(3, 4, run)
             p = sum(map(sum, drawn)) / sum(map(len, drawn))
             for i, k in enumerate(KS):
-                assert cell.estimates[run, je, i] == pytest.approx(brute_error(drawn, k), abs=1e-12)
-                assert cell.estimates[run, jb, i] == pytest.approx(binomial_error(p, k), abs=1e-12)
+                assert cell.draws.estimates[run, je, i] == pytest.approx(brute_error(drawn, k), abs=1e-12)
+                assert cell.draws.estimates[run, jb, i] == pytest.approx(binomial_error(p, k), abs=1e-12)
 
     def test_paper_column_is_the_paper_fit(self, small_eval):
         cell = small_eval.cell("small", 8)
@@ -123,7 +123,7 @@ class TestDraws:
         for run in range(cell.runs):
             drawn = self._drawn(3, 8, run)
             res = analyse(table_of(drawn), FitSettings(method="paper", ks=KS, n_draws=200), np.random.default_rng(0))
-            assert cell.estimates[run, j] == pytest.approx([r.estimate for r in res.rows], abs=1e-12)
+            assert cell.draws.estimates[run, j] == pytest.approx([r.estimate for r in res.rows], abs=1e-12)
 
     def test_too_small_datasets_are_skipped(self, small_eval):
         assert small_eval.cell("small", 9) is None
@@ -135,8 +135,8 @@ class TestDraws:
         again = evaluate(
             [("other", other), ("small", table_of(VECTORS))], EvaluateSettings(sizes=(4,), runs=4, ks=KS, n_draws=200), 3
         )
-        a = again.cell("small", 4).estimates
-        b = small_eval.cell("small", 4).estimates
+        a = again.cell("small", 4).draws.estimates
+        b = small_eval.cell("small", 4).draws.estimates
         np.testing.assert_array_equal(a, b)
 
 
@@ -148,7 +148,7 @@ class TestSummaries:
         margins = cell.margins()
         for run in range(cell.runs):
             for j in range(len(cell.methods)):
-                expect = np.mean([abs(cell.estimates[run, j, i] - cell.actual[i]) for i, k in enumerate(KS) if k % 2])
+                expect = np.mean([abs(cell.draws.estimates[run, j, i] - cell.actual[i]) for i, k in enumerate(KS) if k % 2])
                 assert margins[run, j] == pytest.approx(expect, abs=1e-15)
 
     def test_mean_sd_se(self, small_eval):
@@ -166,8 +166,8 @@ class TestSummaries:
         for run in range(cell.runs):
             for i, k in enumerate(KS):
                 if k % 2:
-                    inside += cell.low[run, i] - 1e-12 <= cell.actual[i] <= cell.high[run, i] + 1e-12
-                    width += cell.high[run, i] - cell.low[run, i]
+                    inside += cell.draws.low[run, i] - 1e-12 <= cell.actual[i] <= cell.draws.high[run, i] + 1e-12
+                    width += cell.draws.high[run, i] - cell.draws.low[run, i]
                     n += 1
         assert s.coverage == pytest.approx(inside / n)
         assert s.width_mean == pytest.approx(width / n)
@@ -204,8 +204,8 @@ class TestExactOnTinyCase:
         cell = ev.cell("tiny", 4)
         exact = [np.mean([brute_error(list(sub), k) for sub in itertools.combinations(vectors, 4)]) for k in (1, 3)]
         assert exact == pytest.approx([brute_error(vectors, 1), brute_error(vectors, 3)], abs=1e-12)
-        mean = cell.estimates[:, 0, :].mean(axis=0)
-        se = cell.estimates[:, 0, :].std(axis=0, ddof=1) / math.sqrt(60)
+        mean = cell.draws.estimates[:, 0, :].mean(axis=0)
+        se = cell.draws.estimates[:, 0, :].std(axis=0, ddof=1) / math.sqrt(60)
         assert np.all(np.abs(mean - exact) < 4 * se + 1e-9)
 
 
@@ -307,14 +307,14 @@ class TestAdaptive:
             rule_info={"rule": "variance", "parameter": "xi", "values": [10.0]},
         )
         cell = ev.cell("small", "xi=10")
-        assert cell.samples.tolist() == [5, 5, 5] and cell.stopped == 3
+        assert cell.rule.samples.tolist() == [5, 5, 5] and cell.rule.stopped == 3
         order_items = sorted(VECTORS, key=lambda v: (len(v), sum(v)))
         j = cell.methods.index("empirical")
         for run in range(3):
             perm = run_rng(2, "small", zlib.crc32(b"xi=10"), run).permutation(len(VECTORS))
             first = [order_items[i] for i in perm[:5]]
             for i, k in enumerate(KS):
-                assert cell.estimates[run, j, i] == pytest.approx(brute_error(first, k), abs=1e-12)
+                assert cell.draws.estimates[run, j, i] == pytest.approx(brute_error(first, k), abs=1e-12)
         assert ev.to_dict()["mode"] == "adaptive" and "samples" in to_markdown(ev)
         # its JSON document (typed: evaluate/document.py) is valid against the published schema, with the keys an
         # adaptive run and --per-run add, in their places
@@ -343,7 +343,7 @@ class TestAdaptive:
             seed=0,
         )
         cell = ev.cell("small", "xi=1e-09")
-        assert cell.samples.tolist() == [9, 9] and cell.stopped == 0
+        assert cell.rule.samples.tolist() == [9, 9] and cell.rule.stopped == 0
         # the whole pool's own error is the actual error: zero margin
         assert cell.summary("empirical").margin_mean == pytest.approx(0.0, abs=1e-15)
 
@@ -388,9 +388,9 @@ class TestTransfer:
             pick = rng.choice(len(a_items), size=4, replace=False)
             drawn = [a_items[i] for i in pick]
             for i, k in enumerate(KS):
-                assert cell.estimates[run, 3, i] == pytest.approx(brute_error(drawn, k), abs=1e-12)
+                assert cell.draws.estimates[run, 3, i] == pytest.approx(brute_error(drawn, k), abs=1e-12)
             own = analyse(table_of(drawn), FitSettings(ks=KS, n_draws=200), rng)
-            assert cell.estimates[run, 0] == pytest.approx([r.estimate for r in own.rows], abs=1e-12)
-        assert np.isfinite(cell.estimates[:, 1:3]).all()
+            assert cell.draws.estimates[run, 0] == pytest.approx([r.estimate for r in own.rows], abs=1e-12)
+        assert np.isfinite(cell.draws.estimates[:, 1:3]).all()
         doc = json.loads(to_json(ev))
         assert doc["mode"] == "transfer" and "transfer" in doc and "no transfer" in to_markdown(ev)

@@ -240,7 +240,7 @@ class TestAnalysis:
         names = tuple("abcdefg")
         res = analyse_judges(y, names, rng=np.random.default_rng(0), ensemble=["a", "c", "e"], settings=FAST)
         d = orjson.loads(orjson.dumps(res.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY))
-        assert res.items == 119 and res.dropped_items == 1
+        assert res.scope.items == 119 and res.scope.dropped_items == 1
         assert [e["k"] for e in d["ensembles"]] == list(default_ks(7)) == [1, 3, 5, 7]
         assert set(d["judges"][0]) >= {"name", "accuracy", "low", "high", "items"}
         assert set(d["pairs"][0]) >= {"a", "b", "both_wrong", "expected_if_independent"}
@@ -250,8 +250,8 @@ class TestAnalysis:
         assert d["top_pairs"][0] == ["a", "b"]
         for e in d["ensembles"]:
             assert e["low"] <= e["estimate"] <= e["high"]
-            assert e["random_k"] == pytest.approx(res.baseline.row(e["k"]).estimate)
-            assert e["all_judges"] == pytest.approx(res.baseline.row(7).estimate)
+            assert e["random_k"] == pytest.approx(res.models.baseline.row(e["k"]).estimate)
+            assert e["all_judges"] == pytest.approx(res.models.baseline.row(7).estimate)
         # a 3-judge ensemble should not hold both a and b (they err together)
         assert not {"a", "b"} <= set(d["ensembles"][1]["members"])
         named = d["ensemble"]
@@ -430,11 +430,11 @@ class TestSearchAndCost:
         y = simulate_groups(13, 60, judges=5)
         prices = {"a": 3.0, "b": 1.0, "c": 2.0, "d": 4.0, "e": 5.0}
         easy = analyse_judges(y, NAMES5, rng=np.random.default_rng(0), costs=prices, max_error=1.0, settings=FAST)
-        assert easy.cost is not None and easy.cost.met and easy.cost.members == ("b",)
+        assert easy.picks.cost is not None and easy.picks.cost.met and easy.picks.cost.members == ("b",)
         hard = analyse_judges(y, NAMES5, rng=np.random.default_rng(0), costs=prices, max_error=1e-6, settings=FAST)
-        assert hard.cost is not None and not hard.cost.met
+        assert hard.picks.cost is not None and not hard.picks.cost.met
         fewest = analyse_judges(y, NAMES5, rng=np.random.default_rng(0), max_error=1.0, settings=FAST)
-        assert fewest.cost is not None and len(fewest.cost.members) == 1
+        assert fewest.picks.cost is not None and len(fewest.picks.cost.members) == 1
 
 
 @pytest.mark.slow
@@ -446,11 +446,11 @@ class TestStatistics:
         p = np.where(rng.random(400) < 0.25, rng.beta(1.2, 5, 400), rng.beta(9, 1.2, 400))
         y = (rng.random((400, 7)) < p[:, None]).astype(float)
         res = analyse_judges(y, tuple("abcdefg"), rng=np.random.default_rng(0))
-        post = res.posterior
+        post = res.models.posterior
         members = np.array(list(itertools.combinations(range(7), 3)))
         means = subset_error_draws(post, members).mean(axis=0)
         assert means.max() - means.min() < 0.03
-        assert means.mean() == pytest.approx(res.baseline.row(3).estimate, abs=0.02)
+        assert means.mean() == pytest.approx(res.models.baseline.row(3).estimate, abs=0.02)
 
     def test_coverage_of_the_chosen_ensembles_error(self) -> None:
         hits, total = 0, 0

@@ -38,7 +38,7 @@ class TestEvaluationFigure:
             hist_ax, err_ax = axes[2 * row], axes[2 * row + 1]
             assert name in hist_ax.get_title() and "r = 12" in hist_ax.get_title()
             heights = [p.get_height() for p in hist_ax.patches]
-            h = np.array(cell.histogram, dtype=float)
+            h = np.array(cell.figure.histogram, dtype=float)
             np.testing.assert_allclose(heights, h / h.sum())
             actual = next(line for line in err_ax.get_lines() if line.get_label() == "actual")
             np.testing.assert_allclose(actual.get_ydata(), 100 * cell.actual)
@@ -105,7 +105,7 @@ class TestChartsTellTheTruth:
         t = CountTable.from_pairs([5] * 20 + [3] * 3, [5, 4, 4, 3, 2, 1, 5, 0, 3, 2, 5, 5, 4, 3, 5, 4, 2, 5, 4, 3, 1, 3, 2])
         ev = evaluate([("mixed", t)], EvaluateSettings(sizes=(8,), runs=12, ks=(1, 2, 3, 4, 5), n_draws=200), 0)
         cell = ev.cell("mixed", 8)
-        e = cell.estimates[:, cell.methods.index("empirical"), :]
+        e = cell.draws.estimates[:, cell.methods.index("empirical"), :]
         partly = np.isnan(e).any(axis=0) & np.isfinite(e).any(axis=0)
         assert partly.any()  # the member that matters: some draws defined, some not
         table = cell.summary("empirical").estimate_mean

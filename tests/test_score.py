@@ -219,7 +219,7 @@ class TestEstimator:
         assert res.judges_say == pytest.approx(majority(verdicts).mean())
         assert res.judges_bias.estimate == pytest.approx(res.judges_say - res.score.estimate)
         assert res.judges_bias.high - res.judges_bias.low == pytest.approx(res.score.high - res.score.low)
-        assert (res.labeled_items, res.unlabeled_items, res.judges) == (30, 170, 5)
+        assert (res.sizes.labeled_items, res.sizes.unlabeled_items, res.sizes.judges) == (30, 170, 5)
 
     def test_clusters_against_direct_formula(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """Cluster-robust: residuals summed within clusters, G / n^2 (sum S_g^2 + k v0 n / G) / (G - d + k)."""
@@ -237,7 +237,7 @@ class TestEstimator:
         p0 = (y.sum() + 1) / (n + 2)
         s2 = sum(v * v for v in sums.values())
         var = (1 - n / big_n) * g / n**2 * (s2 + PSEUDO_ITEMS * p0 * (1 - p0) * n / g) / (g - 1 + PSEUDO_ITEMS)
-        assert res.clusters == g
+        assert res.sizes.clusters == g
         assert res.score.high - res.ppi_estimate == pytest.approx(half_width(var, g - 1), rel=1e-9)
 
     def test_singleton_clusters_change_nothing(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -387,7 +387,7 @@ class TestPositiveAndVotes:
             (b.score.estimate, b.score.low, b.score.high)
         )
         assert (a.judges_bias.low, a.judges_bias.high) == pytest.approx((b.judges_bias.low, b.judges_bias.high))
-        assert (a.labeled_items, a.unlabeled_items) == (b.labeled_items, b.unlabeled_items)
+        assert (a.sizes.labeled_items, a.sizes.unlabeled_items) == (b.sizes.labeled_items, b.sizes.unlabeled_items)
 
     def test_counts_checked(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         gold, verdicts, observed = data

@@ -36,7 +36,7 @@ def sample_replay(
         raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
     (ds,) = read_inputs([pool], opts, Keep.ITEMS)
     items = ds.items or ()
-    check_ids(items, ds.source, need_ids=True, id_field=opts.id_field)
+    check_ids(items, ds.source, need_ids=True, id_field=opts.record.id_field)
     items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
     actual = empirical_errors(ds.table, settings.ks)
     rng = generator(seed)
@@ -89,10 +89,10 @@ def sample_live(
     fit_rng, decide_rng, next_rng = generators(seed, 3)  # the fit draws as `fit` does: its table is fit's
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())
-    check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.id_field)
+    check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.record.id_field)
     pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)
     if pool_items is not None:
-        check_labeled_in_pool(items, pool_items, ds.source, opts.id_field)
+        check_labeled_in_pool(items, pool_items, ds.source, opts.record.id_field)
     decision, check, why, joined = _live_decision(rule, items, ds, pool_ds, pool_items, decide_rng)
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
@@ -154,13 +154,13 @@ def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> t
                 raise  # not JSON Lines: its verdicts are the only way to read it
             ds = None  # a JSON Lines pool of ids (and other fields) only
     if jsonl:
-        return ds, read_pool(pool, opts.id_field, opts.duplicates)
+        return ds, read_pool(pool, opts.record.id_field, opts.handling.duplicates)
     if ds is None or ds.votes is None or ds.votes.ids is None:
         raise InputError(pool, "a pool that is not JSON Lines is read through its verdicts by item id, and this "
                                f"{ds.reading.source_format if ds is not None and ds.reading is not None else 'input'} "
                                "does not keep item ids with them; give the pool as JSON Lines (one item per line, with "
-                               "its id)", field=opts.id_field)
-    items = [PoolItem(i, orjson.dumps({opts.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
+                               "its id)", field=opts.record.id_field)
+    items = [PoolItem(i, orjson.dumps({opts.record.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
     return ds, items
 
 

@@ -44,7 +44,7 @@ def _votes(ds: Dataset, opts: InputOptions) -> Any:
     if ds.votes is None:
         raise InputError(ds.source, "carries no verdicts: judgments 0/1, correct counts and counts tables say only "
                                     "whether each judge was right, and score needs what each judge said on every item "
-                                    f"(JSON Lines '{opts.verdicts_field}' with '{opts.label_field}' on some items; "
+                                    f"(JSON Lines '{opts.record.verdicts_field}' with '{opts.record.label_field}' on some items; "
                                     "tables --verdict-col with --gold-col)")
     return ds.votes
 
@@ -62,7 +62,7 @@ def score(
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
-    clustered = opts.cluster_field is not None
+    clustered = opts.record.cluster_field is not None
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
     for ds in datasets:
@@ -89,11 +89,11 @@ def score(
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
     """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field), else None; an
     error when it was asked for and the input's reader kept none (tables and tool logs keep no cluster ids)."""
-    if opts.cluster_field is None:
+    if opts.record.cluster_field is None:
         return None
     clusters = getattr(ds.votes, "clusters", None)
     if clusters is None:
-        raise InputError(ds.source, f"--cluster-field '{opts.cluster_field}': clusters are read from JSON Lines only "
+        raise InputError(ds.source, f"--cluster-field '{opts.record.cluster_field}': clusters are read from JSON Lines only "
                                     f"(this input is {ds.shape}); write one line per item with the cluster id in a field")
     return clusters
 
@@ -125,7 +125,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
         raise ParameterError("positive", f"passes {pos_a!r} in {da.source} but {pos_b!r} in {db.source}; "
                                          "name the class that passes in both with {0}")
     if not set(va.ids) & set(vb.ids):
-        raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.id_field}'); --compare pairs the two "
+        raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.record.id_field}'); --compare pairs the two "
                                                          "systems' answers to the same items by id")
     ia, ib = core.align_items(va.ids, vb.ids)
     clusters = None

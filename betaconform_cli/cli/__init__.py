@@ -50,7 +50,7 @@ from .emit import say  # noqa: E402
 INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)
 
 # core parameter names that an option of another name sets
-ALIASES = {"sizes": "r", "precision_method": "precision_method", "embed": "embed"}
+ALIASES = {"sizes": "r", "precision_method": "precision_method", "embed": "embed", "costs": "cost"}  # judges: --cost
 
 
 def _flag(command: Any, param: str) -> str:

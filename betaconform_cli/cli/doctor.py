@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from .. import api
 from ..inputs import InputOptions
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
-from .options import OutputGroup, grouped
+from .emit import emit, output_format
+from .options import Judgments, OutputGroup, grouped
 
 
 @app.command()
 @grouped
 def doctor(
-    data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
+    data: Judgments,
     inp: InputOptions,
     out: OutputGroup,
 ) -> None:
     """Show how inputs are read: format, column roles, items, judges and their verdicts, skipped rows."""
-    fmt = resolve_format(out)
-    refuse_overwrites(data, out=out)
+    fmt = output_format(out, data)
     raise typer.Exit(emit(api.doctor(data, inp), out, fmt))

@@ -443,6 +443,15 @@ def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: S
     atomic.refuse_same(named)
 
 
+def output_format(out: OutputGroup, inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
+                  **outputs: Path | None) -> str:
+    """What a command checks before its api call: the output format (resolve_format), then that no output is an
+    input or another output (refuse_overwrites)."""
+    fmt = resolve_format(out)
+    refuse_overwrites(inputs, fits, others, out=out, **outputs)
+    return fmt
+
+
 def _expanded(arguments: Sequence[str], expand: Callable[[list[str]], list[Path]]) -> list[Path]:
     try:
         return list(expand(list(arguments)))

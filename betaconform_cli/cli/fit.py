@@ -13,9 +13,11 @@ from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
     OUTPUT,
+    Chart,
     EmbedGroup,
     EstimateGroup,
     GateGroup,
+    Judgments,
     ModelGroup,
     OutputGroup,
     SaveGroup,
@@ -27,7 +29,7 @@ from .options import (
 @app.command()
 @grouped
 def fit(
-    data: Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")],
+    data: Judgments,
     inp: InputOptions,
     est: EstimateGroup,
     model: ModelGroup,
@@ -36,7 +38,7 @@ def fit(
     save: SaveGroup,
     emb: EmbedGroup,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
-    chart: Annotated[bool, typer.Option("--chart/--no-chart", help="show the histogram chart and fit diagnostics", rich_help_panel=OUTPUT)] = True,
+    chart: Chart = True,
     unlabeled: Unlabeled = True,
 ) -> None:
     """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""

@@ -10,7 +10,7 @@ from .. import api
 from ..errors import ParameterError
 from ..inputs import InputOptions
 from . import app
-from .emit import emit, progress, refuse_overwrites, resolve_format
+from .emit import emit, output_format, progress
 from .options import JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
 
 PICK = "Selection"
@@ -30,17 +30,11 @@ def judges(
     unlabeled: Unlabeled = True,
 ) -> None:
     """Which judges, and how many: per-judge accuracy, shared mistakes, the ensemble to run for each size k."""
-    fmt = resolve_format(out)
-    refuse_overwrites(data, out=out)
+    fmt = output_format(out, data)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
-    try:
-        with progress("judges") as update:
-            report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
-                                est.seed, members, parse_costs(cost), max_error, population, update, unlabeled)
-    except ParameterError as exc:  # the core's `costs` is this command's --cost
-        if "costs" not in exc.params:
-            raise
-        raise ParameterError(tuple("cost" if p == "costs" else p for p in exc.params), exc.template) from None
+    with progress("judges") as update:
+        report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+                            est.seed, members, parse_costs(cost), max_error, population, update, unlabeled)
     raise typer.Exit(emit(report, out, fmt))
 
 

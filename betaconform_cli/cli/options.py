@@ -28,7 +28,17 @@ from ..estimators import METHODS
 from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
-from ..settings import COMPONENTS, MAX_K, RULES, SCORE_TARGETS, FitSettings
+from ..settings import (
+    COMPONENTS,
+    MAX_K,
+    PRECISION_METHODS,
+    RULES,
+    SCORE_TARGETS,
+    SIMILARITIES,
+    SIZE_WEIGHTS,
+    TRANSFER_METHODS,
+    FitSettings,
+)
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
@@ -43,10 +53,16 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     Target: TypeAlias = str
     GateOn: TypeAlias = str
     Rule: TypeAlias = str
+    PrecisionMethod: TypeAlias = str
+    TransferMethod: TypeAlias = str
+    SizeWeight: TypeAlias = str
+    Similarity: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
     Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[input_formats()], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
     ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
+    PrecisionMethod = Literal[PRECISION_METHODS]  # sample
+    TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]  # transfer
 
 
 def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
@@ -84,21 +100,27 @@ INPUT_CHOICES: dict[str, Any] = {"source_format": SourceFormat, "duplicates": Du
 
 
 def input_parameters() -> list[inspect.Parameter]:
-    """InputOptions' fields as typer options: the core's type and default, the CLI's flags, help and choices."""
-    hints = typing.get_type_hints(InputOptions)
-    defaults = {f.name: f.default for f in dataclasses.fields(InputOptions)}
+    """InputOptions' options as typer options: the core's type and default (of the option's group), the CLI's
+    flags, help and choices."""
     out = []
     for name, (flags, text) in INPUT_OPTIONS.items():
-        choice = INPUT_CHOICES.get(name)
-        typ = choice if choice is not None else hints[name]
-        default = defaults[name]
+        group = input_group(name)
+        default = next(f.default for f in dataclasses.fields(group) if f.name == name)
+        typ = INPUT_CHOICES.get(name, typing.get_type_hints(group)[name])
         option = _opt(*flags, help=text, panel=INPUT)
         out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[typ, option]))
     return out
 
 
+def input_group(name: str) -> type[Any]:
+    """The class that declares an input option: one of InputOptions' groups, or InputOptions itself."""
+    from ..inputs.options import GROUP_OF, GROUPS
+
+    return GROUPS[GROUP_OF[name]] if name in GROUP_OF else InputOptions
+
+
 def input_options(values: dict[str, Any]) -> InputOptions:
-    """The one InputOptions of a command line: its input options' values."""
+    """The one InputOptions of a command line: its input options' values (by their flat names)."""
     return InputOptions(**values)
 
 
@@ -112,6 +134,8 @@ class OutputGroup:
     step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 
 
+Judgments = Annotated[list[str], typer.Argument(help="judgment files, directories or globs; '-' reads standard input")]
+Chart = Annotated[bool, _opt("--chart/--no-chart", help="show the histogram chart and fit diagnostics", panel=OUTPUT)]
 Unlabeled = Annotated[bool, _opt("--unlabeled/--no-unlabeled", help="use the verdicts on items without gold (where the labels vouch for them; docs/UNLABELED.md)", panel=MODEL)]
 ConfidenceLevel = Annotated[float, _opt("--confidence-level", help="interval level, strictly between 0 and 1", panel=MODEL)]
 
@@ -197,7 +221,7 @@ class ScoreGroup:
 
     def inputs(self, opts: InputOptions) -> InputOptions:
         """The input options with the cluster field: the reader keeps each item's cluster id."""
-        return dataclasses.replace(opts, cluster_field=self.cluster_field)
+        return dataclasses.replace(opts, record=dataclasses.replace(opts.record, cluster_field=self.cluster_field))
 
     def gate(self) -> ScoreGate | None:
         return make_score_gate(self.min_score, self.on, self.compare)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any
 
 import typer
 
@@ -13,18 +13,12 @@ from ..errors import ParameterError
 from ..formats import OUTPUT_EXTENSIONS
 from ..inputs import InputOptions
 from ..report.sample import LiveReport
-from ..settings import PRECISION_METHODS, FitSettings
+from ..settings import FitSettings
 from . import app
-from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format, write_lines
-from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, Rule, RuleGroup, grouped
+from .emit import FileOut, emit, output_format, progress, refuse_overwrites, write_lines
+from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, PrecisionMethod, Rule, RuleGroup, grouped
 
 LIVE = "Live labeling"
-
-
-if TYPE_CHECKING:
-    PrecisionMethod: TypeAlias = str
-else:  # the core's choices (cli/options.py)
-    PrecisionMethod = Literal[PRECISION_METHODS]
 
 
 @app.command()
@@ -64,8 +58,7 @@ def sample(
         options.update(ks=settings.ks, confidence_level=settings.confidence_level)
     the_rule = make_rule(rule, **options)
     if replay:  # which options belong to which mode is checked by api.sample
-        fmt = resolve_format(out)
-        refuse_overwrites([labeled], out=out)
+        fmt = output_format(out, [labeled])
         with progress("replays") as update:
             report = api.sample(labeled, the_rule, settings, est.seed, inp, True, runs, pool, batch, progress=update)
         raise typer.Exit(emit(report, out, fmt))

@@ -9,7 +9,7 @@ import typer
 from .. import api
 from ..inputs import InputOptions
 from . import app
-from .emit import emit, refuse_overwrites, resolve_format
+from .emit import emit, output_format
 from .options import OutputGroup, ScoreGroup, grouped
 
 
@@ -22,7 +22,6 @@ def score(
     out: OutputGroup,
 ) -> None:
     """The evaluated system's pass rate, corrected for the judges' bias with a few gold labels, with an interval."""
-    fmt = resolve_format(out)
-    refuse_overwrites(data, out=out)
+    fmt = output_format(out, data)
     report = api.score(data, sc.inputs(inp), sc.positive, sc.confidence_level, sc.target, sc.gate(), sc.compare)
     raise typer.Exit(emit(report, out, fmt))

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
+from typing import Annotated
 
 import typer
 
 from .. import api
 from ..inputs import InputOptions
-from ..settings import SIMILARITIES, SIZE_WEIGHTS, TRANSFER_METHODS, FitSettings
+from ..settings import FitSettings
 from . import app
-from .emit import emit, progress, refuse_overwrites, resolve_format
-from .options import EmbedGroup, EstimateGroup, OutputGroup, SaveGroup, grouped
+from .emit import emit, output_format, progress
+from .options import EmbedGroup, EstimateGroup, OutputGroup, SaveGroup, Similarity, SizeWeight, TransferMethod, grouped
 
 METHOD = "Transfer"
-
-
-if TYPE_CHECKING:
-    TransferMethod: TypeAlias = str
-    SizeWeight: TypeAlias = str
-    Similarity: TypeAlias = str
-else:  # the core's choices (cli/options.py)
-    TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]
 
 
 @app.command("transfer")
@@ -44,8 +36,7 @@ def transfer_cmd(
     config: Annotated[Path | None, typer.Option("--config", help="transfer hyper-parameters YAML (like configs/transfer.yaml)", rich_help_panel=METHOD)] = None,
 ) -> None:
     """Borrow strength from fitted source datasets for targets with only a few labels."""
-    fmt = resolve_format(out)
-    refuse_overwrites(targets, sources, [config], out=out, saved_fit=save.save)
+    fmt = output_format(out, targets, sources, [config], saved_fit=save.save)
     tsettings = api.transfer_settings(
         config, method=method, size_weight=size_weight, similarity=similarity, sigmoid=sigmoid, sigmoid_a=sigmoid_a, sigmoid_b=sigmoid_b,
     )

@@ -13,7 +13,7 @@ from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..settings import check_seed
 from .fixed_r import Draws
-from .results import Cell, Evaluation, Skipped
+from .results import Cell, Evaluation, RuleRuns, Skipped
 from .settings import EvaluateSettings, Progress, Ticker, check_names, check_plain_methods, item_arrays, run_rng, truth
 
 
@@ -97,7 +97,7 @@ def _rule_cell(
         ticker.tick(f"{name} {label}")
     actual, histogram = truth(table, settings.ks)
     return draws.cell(name, table.items, int(round(float(samples.mean()))), actual, histogram,
-                      condition=label, samples=samples, stopped=stopped)
+                      rule=RuleRuns(label, samples, stopped))
 
 
 def fewest_to_stop(rule: Any) -> int:

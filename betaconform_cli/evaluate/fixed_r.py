@@ -14,7 +14,7 @@ from ..errors import FitWarning, ParameterError
 from ..estimators import REGISTRY, Fitted
 from ..fit import analyse, fit_binomial
 from ..settings import check_seed
-from .results import Cell, Evaluation, Skipped
+from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
 from .settings import (
     EvaluateSettings,
     Progress,
@@ -135,13 +135,8 @@ class Draws:
             ks=self.settings.ks,
             confidence_level=self.settings.confidence_level,
             actual=actual,
-            estimates=self.est,
-            low=self.low,
-            high=self.high,
-            histogram=histogram,
-            pmf_binomial=self.pmf_b,
-            pmf_mixture=self.pmf_m,
-            not_converged=self.failures,
+            draws=CellDraws(self.est, self.low, self.high, self.failures),
+            figure=CellFigure(histogram, self.pmf_b, self.pmf_m),
             **extra,
         )
 

@@ -16,7 +16,7 @@ from ..counts import CountTable
 from ..errors import FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_paper_em
 from ..settings import check_seed
-from .results import Cell, Evaluation, Skipped
+from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
 from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, Ticker, check_names, run_rng, truth
 
 
@@ -144,11 +144,8 @@ def _transfer_cell(
         ks=ks,
         confidence_level=settings.confidence_level,
         actual=actual,
-        estimates=est,
-        low=low,
-        high=high,
-        histogram=histogram,
-        not_converged=failures,
+        draws=CellDraws(est, low, high, failures),
+        figure=CellFigure(histogram),
     )
 
 

@@ -50,11 +50,39 @@ class MethodSummary:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One dataset at one number of labeled items r: the raw per-draw estimates and their summaries.
+class CellDraws:
+    """A cell's draws: estimates[run, method, k]; low/high[run, k] (the default's interval); the fits that did not
+    converge."""
 
-    estimates[run, method, k]; low/high[run, k] (the default's interval); actual[k] (NaN where undefined).
-    """
+    estimates: np.ndarray = field(repr=False)
+    low: np.ndarray = field(repr=False)
+    high: np.ndarray = field(repr=False)
+    not_converged: int = 0
+
+
+@dataclass(frozen=True)
+class CellFigure:
+    """What the figures draw beside the errors: the whole dataset's histogram of correct judges, and the Binomial and
+    MAP mixture pmfs fitted to the draws, averaged over them (empty where the draws' judges differ)."""
+
+    histogram: tuple[int, ...] = ()
+    pmf_binomial: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    pmf_mixture: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+
+
+@dataclass(frozen=True)
+class RuleRuns:
+    """An adaptive cell's stopping setting ('xi=0.03'), the labels each run stopped at, and how many runs stopped."""
+
+    condition: str
+    samples: np.ndarray = field(repr=False)
+    stopped: int
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One dataset at one number of labeled items r (or one stopping setting): the raw per-draw estimates and their
+    summaries. actual[k]: the whole dataset's error (NaN where undefined); `rule`: None at a fixed r."""
 
     dataset: str
     items: int
@@ -64,31 +92,24 @@ class Cell:
     ks: tuple[int, ...]
     confidence_level: float
     actual: np.ndarray = field(repr=False)
-    estimates: np.ndarray = field(repr=False)
-    low: np.ndarray = field(repr=False)
-    high: np.ndarray = field(repr=False)
-    histogram: tuple[int, ...] = ()
-    pmf_binomial: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
-    pmf_mixture: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
-    not_converged: int = 0
-    condition: str = ""
-    samples: np.ndarray | None = field(default=None, repr=False)
-    stopped: int | None = None
+    draws: CellDraws = field(repr=False)
+    figure: CellFigure = CellFigure()
+    rule: RuleRuns | None = None
 
     @property
     def key(self) -> str:
         """'r=10' (fixed r) or the stopping rule's setting, e.g. 'xi=0.03' (adaptive)."""
-        return self.condition or f"r={self.size}"
+        return self.rule.condition if self.rule is not None else f"r={self.size}"
 
     @property
     def title(self) -> str:
-        if self.samples is None:
+        if self.rule is None:
             return f"r = {self.size}"
-        return f"{self.condition.replace('=', ' = ')}, mean r = {float(np.mean(self.samples)):.0f}"
+        return f"{self.rule.condition.replace('=', ' = ')}, mean r = {float(np.mean(self.rule.samples)):.0f}"
 
     @property
     def runs(self) -> int:
-        return int(self.estimates.shape[0])
+        return int(self.draws.estimates.shape[0])
 
     @property
     def margin_ks(self) -> tuple[int, ...]:
@@ -100,21 +121,22 @@ class Cell:
 
     def margins(self) -> np.ndarray:
         """margins[run, method]: the error margin of each draw (a fraction)."""
-        return error_margin(self.estimates, self.actual, self.ks)
+        return error_margin(self.draws.estimates, self.actual, self.ks)
 
     def summary(self, method: str) -> MethodSummary:
         j = self.methods.index(method)
         m = self.margins()[:, j]
-        e = self.estimates[:, j, :]
+        e = self.draws.estimates[:, j, :]
         defined = np.isfinite(self.actual)
         by_k = np.where(defined, np.abs(e - self.actual).mean(axis=0), np.nan)
         cover = cover_k = width = None
         if method == "default":
             odd = self._odd()
-            inside = (self.low <= self.actual + 1e-12) & (self.actual - 1e-12 <= self.high)
+            low, high = self.draws.low, self.draws.high
+            inside = (low <= self.actual + 1e-12) & (self.actual - 1e-12 <= high)
             cover_k = tuple(_num(x) for x in np.where(defined, inside.mean(axis=0), np.nan))
             cover = float(inside[:, odd].mean())
-            width = float((self.high - self.low)[:, odd].mean())
+            width = float((high - low)[:, odd].mean())
         return MethodSummary(
             method=method,
             margin_mean=float(m.mean()),
@@ -133,13 +155,14 @@ class Cell:
 
     def document(self, per_run: bool = False) -> CellResult:
         cell = CellResult(
-            dataset=self.dataset, items=self.items, judges=self.judges, r=self.size if self.samples is None else None,
+            dataset=self.dataset, items=self.items, judges=self.judges, r=self.size if self.rule is None else None,
             condition=self.key, runs=self.runs, margin_ks=list(self.margin_ks), actual=[_num(a) for a in self.actual],
-            not_converged_fits=self.not_converged, methods=[s.document() for s in self.summaries()],
+            not_converged_fits=self.draws.not_converged, methods=[s.document() for s in self.summaries()],
         )
-        if self.samples is not None:
-            cell = replace(cell, samples=[int(x) for x in self.samples], samples_mean=float(np.mean(self.samples)),
-                           samples_sd=float(np.std(self.samples, ddof=1)), stopped=self.stopped)
+        if self.rule is not None:
+            samples = self.rule.samples
+            cell = replace(cell, samples=[int(x) for x in samples], samples_mean=float(np.mean(samples)),
+                           samples_sd=float(np.std(samples, ddof=1)), stopped=self.rule.stopped)
         if per_run:
             cell = replace(cell, margins_per_run={m: [float(x) for x in self.margins()[:, j]] for j, m in enumerate(self.methods)})
         return cell

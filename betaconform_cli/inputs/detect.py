@@ -136,7 +136,7 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
         return Plan("promptfoo", kind)
     lower = {k.lower() for k in first}
     if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
-            opts.judgments_field in first or opts.verdicts_field in first):
+            opts.record.judgments_field in first or opts.record.verdicts_field in first):
         return Plan("table", "jsonl", "long")
     return Plan("jsonl", kind)
 

@@ -156,19 +156,19 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
         for sc in use:
             score = (s.get("scores") or {}).get(sc)
             value = score.get("value") if isinstance(score, dict) else None
-            marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.tolerance),
+            marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.handling.tolerance),
                               n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
                               None if gold is None else class_text(gold)))
     reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
                       unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
-    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.tolerance is None)
+    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
 
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:
     """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file."""
-    field = opts.label_field if opts.label_field != "label" else "target"
+    field = opts.record.label_field if opts.record.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
         from .labels import load
@@ -200,7 +200,7 @@ def _usable_scorers(
             notes.append(f"{sc}: left out, it gave no verdict")
         elif kinds != {gk}:
             notes.append(f"{sc}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
-        elif gk == "number" and opts.tolerance is None and any(
+        elif gk == "number" and opts.handling.tolerance is None and any(
                 not float(s["scores"][sc]["value"]).is_integer() for s in samples if sc in (s.get("scores") or {})
                 and not _missing(s["scores"][sc].get("value"))):
             notes.append(f"{sc}: compared with {field} for equality; scores need a tolerance to be close enough")

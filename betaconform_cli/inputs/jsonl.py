@@ -69,7 +69,7 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
         except orjson.JSONDecodeError as exc:
             if not raw.strip():
                 continue
-            if opts.skip_invalid:
+            if opts.handling.skip_invalid:
                 out.skip("malformed JSON", lineno)
                 continue
             out.error = (lineno, _json_problem(raw, exc), None)
@@ -81,7 +81,7 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             p = records.parse(obj, line_shape, opts, keep is Keep.JUDGMENTS, raw)
             ident = _keep_item(out, obj, p, raw, lineno, opts) if keep_items else None
         except records.RecordError as err:
-            if opts.skip_invalid:
+            if opts.handling.skip_invalid:
                 out.skip(err.message if err.field is None else f"field '{err.field}': {err.message}", lineno)
                 continue
             out.error = (lineno, err.message, err.field)
@@ -98,29 +98,29 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
 
 def _fast_ok(shape: str | None, keep_items: bool, opts: InputOptions) -> bool:
     """Whether a line may take _fast_counts: list-shaped lines, counts only, a plain judgments field."""
-    return shape == "list" and not keep_items and "." not in opts.judgments_field
+    return shape == "list" and not keep_items and "." not in opts.record.judgments_field
 
 
 def _count_fast(out: Scan, obj: Any, opts: InputOptions, lineno: int) -> bool:
     """Count the common list line at C speed; False when it needs the careful path."""
-    key = _fast_counts(obj, opts.judgments_field)
+    key = _fast_counts(obj, opts.record.judgments_field)
     if key is None or key[0] > MAX_JUDGES:
         return False
     out.counts[key] = out.counts.get(key, 0) + 1
-    id_name = opts.id_field
+    id_name = opts.record.id_field
     out.add_id(obj.get(id_name) if "." not in id_name else records.get(obj, id_name, None), lineno)
     return True
 
 
 def _keep_item(out: Scan, obj: Any, p: records.Parsed, raw: bytes, lineno: int, opts: InputOptions) -> str | None:
     """Keep a labeled line's item (its id, text and marks) and its cluster; its exact id."""
-    ident = records.exact_id(records.get(obj, opts.id_field, None), raw, opts.id_field)
-    if opts.cluster_field is not None:
-        out.clusters[lineno] = records.cluster_id(obj, opts.cluster_field)
+    ident = records.exact_id(records.get(obj, opts.record.id_field, None), raw, opts.record.id_field)
+    if opts.record.cluster_field is not None:
+        out.votes.clusters[lineno] = records.cluster_id(obj, opts.record.cluster_field)
     if not p.unlabeled:
-        text = records.get(obj, opts.text_field, None)
+        text = records.get(obj, opts.record.text_field, None)
         if text is not None and not isinstance(text, str):
-            raise records.RecordError(opts.text_field, f"must be a string, got {type(text).__name__}")
+            raise records.RecordError(opts.record.text_field, f"must be a string, got {type(text).__name__}")
         item = Item(p.judges, p.correct, ident, text, lineno, p.marks)
         out.items.extend([(item, p.names)] * p.weight)
     return ident
@@ -131,12 +131,12 @@ def _add_parsed(out: Scan, obj: Any, p: records.Parsed, ident: str | None, linen
     """A parsed line's verdicts, id and (labeled) counts."""
     if p.classes is not None:
         vkey = (p.names, p.classes, p.gold)
-        out.votes[vkey] = out.votes.get(vkey, 0) + p.weight
+        out.votes.patterns[vkey] = out.votes.patterns.get(vkey, 0) + p.weight
         if p.unlabeled:
-            out.unlabeled_lines[lineno] = vkey
+            out.votes.unlabeled_lines[lineno] = vkey
         if keep_items:
-            out.vote_items.append((vkey, ident, lineno))
-    out.add_id(records.get(obj, opts.id_field, None), lineno)
+            out.votes.items.append((vkey, ident, lineno))
+    out.add_id(records.get(obj, opts.record.id_field, None), lineno)
     if not p.unlabeled:  # an unlabeled item is kept in votes, not in the labeled histogram
         key = (p.judges, p.correct)
         out.counts[key] = out.counts.get(key, 0) + p.weight
@@ -147,7 +147,7 @@ def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
         raise records.RecordError(None, f"each line must be a JSON object, got {type(obj).__name__}")
     if shape is None:
         return records.detect_shape(obj, opts)
-    if shape in ("list", "dict") and not records.has(obj, opts.judgments_field):
+    if shape in ("list", "dict") and not records.has(obj, opts.record.judgments_field):
         try:
             other = records.detect_shape(obj, opts)
         except records.RecordError:
@@ -267,14 +267,14 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
     line0 = 0
     decoder: Any = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fast_ok = keep is Keep.COUNTS and "." not in opts.judgments_field and "." not in opts.id_field
+    fast_ok = keep is Keep.COUNTS and "." not in opts.record.judgments_field and "." not in opts.record.id_field
     for buf in blocks:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
         if shape == "list" and fast_ok:
             if decoder is None:
-                decoder = _fast_decoder(opts.judgments_field, opts.id_field) or False
+                decoder = _fast_decoder(opts.record.judgments_field, opts.record.id_field) or False
             ids = array("q")
-            got = _fast_block(buf, decoder, cache, opts.judgments_field, ids) if decoder else None
+            got = _fast_block(buf, decoder, cache, opts.record.judgments_field, ids) if decoder else None
             if got is not None:
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n
@@ -290,11 +290,11 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
         for key, n in sc.counts.items():
             total.counts[key] = total.counts.get(key, 0) + n
         total.items.extend(sc.items)
-        for vkey, n in sc.votes.items():
-            total.votes[vkey] = total.votes.get(vkey, 0) + n
-        total.unlabeled_lines.update(sc.unlabeled_lines)
-        total.vote_items.extend(sc.vote_items)
-        total.clusters.update(sc.clusters)
+        for vkey, n in sc.votes.patterns.items():
+            total.votes.patterns[vkey] = total.votes.patterns.get(vkey, 0) + n
+        total.votes.unlabeled_lines.update(sc.votes.unlabeled_lines)
+        total.votes.items.extend(sc.votes.items)
+        total.votes.clusters.update(sc.votes.clusters)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:
             total.id_lines.extend(sc.id_lines)

@@ -77,7 +77,7 @@ def load(opts: InputOptions) -> Labels | None:
         st = path.stat()
     except OSError as exc:
         raise InputError(opts.labels, f"cannot open the labels file: {exc.strerror or exc}") from None
-    key = (str(path.resolve()), st.st_mtime, st.st_size, opts.item_col, opts.gold_col, opts.id_field, opts.label_field)
+    key = (str(path.resolve()), st.st_mtime, st.st_size, opts.table.item_col, opts.table.gold_col, opts.record.id_field, opts.record.label_field)
     if key not in _CACHE:
         _CACHE[key] = _read(path, opts)
     return _CACHE[key]
@@ -109,8 +109,8 @@ def _read(path: Path, opts: InputOptions) -> Labels:
                                         f"columns: {', '.join(table.names)}); name it with {opt}")
             return found[0]
 
-        id_col = column(opts.item_col, opts.id_field, "id")
-        label_col = column(opts.gold_col, opts.label_field, "label")
+        id_col = column(opts.table.item_col, opts.record.id_field, "id")
+        label_col = column(opts.table.gold_col, opts.record.label_field, "label")
         rows = con.execute(f"SELECT trim(CAST({q(id_col)} AS VARCHAR)), CAST({q(label_col)} AS VARCHAR), __row FROM "
                            f"{table.numbered} ORDER BY __row").fetchall()
     finally:

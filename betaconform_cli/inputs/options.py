@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -23,16 +23,18 @@ class Keep(str, Enum):
     JUDGMENTS = "judgments"
 
 
+def _names_given(group: Any) -> None:
+    """A field or column name, when given, is not empty (the parameter named as the library spells it)."""
+    for f in fields(group):
+        v = getattr(group, f.name)
+        if v is not None and not str(v).strip():
+            raise ParameterError(f.name, "must not be empty")
+
+
 @dataclass(frozen=True)
-class InputOptions:
-    """Every option that decides how an input is read; one instance serves every reader.
+class RecordFields:
+    """JSON records' fields: dotted paths into nested records ("vars.gold")."""
 
-    JSON fields (`*_field`) take dotted paths into nested records ("vars.gold"); table columns (`*_col`) name a
-    column (None: guessed from common names). `judge_cols`: comma-separated names or globs of a wide table's
-    judge columns.
-    """
-
-    source_format: str = "auto"
     judgments_field: str = "judgments"
     correct_field: str = "correct"
     judges_field: str = "judges"
@@ -40,6 +42,17 @@ class InputOptions:
     label_field: str = "label"
     id_field: str = "id"
     text_field: str = "text"
+    cluster_field: str | None = None  # score's --cluster-field: items that share it are correlated
+
+    def __post_init__(self) -> None:
+        _names_given(self)
+
+
+@dataclass(frozen=True)
+class TableColumns:
+    """Table columns (None: guessed from common names); `judge_cols`: comma-separated names or globs of a wide
+    table's judge columns."""
+
     item_col: str | None = None
     judge_col: str | None = None
     correct_col: str | None = None
@@ -47,24 +60,68 @@ class InputOptions:
     gold_col: str | None = None
     text_col: str | None = None
     dataset_col: str | None = None
-    cluster_field: str | None = None
     judge_cols: str | None = None
+
+    def __post_init__(self) -> None:
+        _names_given(self)
+
+
+@dataclass(frozen=True)
+class Handling:
+    """How a verdict is scored (`tolerance`: correct when |verdict - gold| <= T) and what a bad line or a repeated
+    item does (`skip_invalid`: skipped and counted; `duplicates`: an error, or keep the first or the last)."""
+
     tolerance: float | None = None
     skip_invalid: bool = False
     duplicates: str = "error"
-    labels: str | None = None  # a separate gold file joined by id (labels.py)
 
     def __post_init__(self) -> None:
-        if self.source_format not in input_formats():  # the formats' registry, read now: a format added since is one
-            raise ParameterError("source_format", f"must be one of {', '.join(input_formats())}; got {self.source_format!r}")
         if self.tolerance is not None and not 0 <= self.tolerance < math.inf:  # NaN would score every verdict wrong
             raise ParameterError("tolerance", f"must be a finite number >= 0; got {self.tolerance}")
         if self.duplicates not in DUPLICATES:
             raise ParameterError("duplicates", f"must be one of {', '.join(DUPLICATES)}; got {self.duplicates!r}")
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if (f.name.endswith(("_field", "_col", "_cols")) or f.name == "labels") and v is not None and not str(v).strip():
-                raise ParameterError(f.name, "must not be empty")
+
+
+GROUPS: dict[str, type[Any]] = {"record": RecordFields, "table": TableColumns, "handling": Handling}
+GROUP_OF: dict[str, str] = {f.name: group for group, cls in GROUPS.items() for f in fields(cls)}  # flat keyword -> group
+
+
+@dataclass(frozen=True, init=False)
+class InputOptions:
+    """Every option that decides how an input is read; one instance serves every reader.
+
+    The format, a separate gold file (`labels`, joined by id: labels.py) and three groups: the JSON fields
+    (`record`), the table columns (`table`) and the scoring and bad-line rules (`handling`). Besides the groups the
+    constructor takes each group field by its own name, as before the groups (`InputOptions(label_field="vars.gold",
+    tolerance=0.5)`): scripts written for the flat options still run.
+    """
+
+    source_format: str = "auto"
+    record: RecordFields = RecordFields()
+    table: TableColumns = TableColumns()
+    handling: Handling = Handling()
+    labels: str | None = None
+
+    def __init__(self, source_format: str = "auto", record: RecordFields | None = None, table: TableColumns | None = None,
+                 handling: Handling | None = None, labels: str | None = None, **flat: Any) -> None:
+        unknown = sorted(set(flat) - set(GROUP_OF))
+        if unknown:
+            raise TypeError(f"InputOptions() got an unexpected keyword argument {unknown[0]!r}")
+        if source_format not in input_formats():  # the formats' registry, read now: a format added since is one
+            raise ParameterError("source_format", f"must be one of {', '.join(input_formats())}; got {source_format!r}")
+        given: dict[str, Any] = {"handling": handling or Handling(), "record": record or RecordFields(), "table": table or TableColumns()}
+        for group, value in given.items():  # checked as before the groups: the tolerance and duplicates, then names
+            mine = {k: v for k, v in flat.items() if GROUP_OF[k] == group}
+            object.__setattr__(self, group, replace(value, **mine) if mine else value)
+        if labels is not None and not str(labels).strip():
+            raise ParameterError("labels", "must not be empty")
+        object.__setattr__(self, "source_format", source_format)
+        object.__setattr__(self, "labels", labels)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every option by its flat name (the format, each group's fields, the gold file)."""
+        out: dict[str, Any] = {"source_format": self.source_format}
+        for group in GROUPS:
+            value = getattr(self, group)
+            out.update({f.name: getattr(value, f.name) for f in fields(value)})
+        return {**out, "labels": self.labels}

@@ -190,7 +190,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
         raise InputError(where, "no promptfoo results")
     for n, r in results:
         check_shape(r, where, n)
-    field = opts.label_field if records.has(results[0][1], opts.label_field) or opts.label_field != "label" else None
+    field = opts.record.label_field if records.has(results[0][1], opts.record.label_field) or opts.record.label_field != "label" else None
     keys = Counter((r.get("testIdx"), None) for _, r in results)
     several = any(n > 1 for n in keys.values())
     marks: list[Mark] = []

@@ -133,21 +133,21 @@ def is_int(v: Any) -> bool:
 
 
 def detect_shape(obj: dict[str, Any], opts: InputOptions) -> str:
-    j = get(obj, opts.judgments_field, None)
+    j = get(obj, opts.record.judgments_field, None)
     if isinstance(j, list):
         return "list"
     if isinstance(j, dict):
         return "dict"
-    if has(obj, opts.judgments_field):
-        raise RecordError(opts.judgments_field, f"must be a list or an object, got {type(j).__name__}")
-    if has(obj, opts.correct_field) or has(obj, opts.judges_field):
+    if has(obj, opts.record.judgments_field):
+        raise RecordError(opts.record.judgments_field, f"must be a list or an object, got {type(j).__name__}")
+    if has(obj, opts.record.correct_field) or has(obj, opts.record.judges_field):
         return "counts"
-    if has(obj, opts.verdicts_field):
+    if has(obj, opts.record.verdicts_field):
         return "verdicts"
     raise RecordError(
         None,
-        f"no judgments: expected '{opts.judgments_field}', '{opts.correct_field}'+'{opts.judges_field}' "
-        f"or '{opts.verdicts_field}'+'{opts.label_field}' (name other fields with the *-field options)",
+        f"no judgments: expected '{opts.record.judgments_field}', '{opts.record.correct_field}'+'{opts.record.judges_field}' "
+        f"or '{opts.record.verdicts_field}'+'{opts.record.label_field}' (name other fields with the *-field options)",
     )
 
 
@@ -181,10 +181,10 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
         return _counts(obj, opts, raw)
     if shape == "verdicts":
         p = _verdicts(obj, opts, marks)
-        where = opts.verdicts_field
+        where = opts.record.verdicts_field
     else:
         p = _judgments(obj, shape, opts, marks, raw)
-        where = opts.judgments_field
+        where = opts.record.judgments_field
     if p.judges == 0:
         raise RecordError(where, "item has no judges (empty or all null)")
     if p.judges > MAX_JUDGES:
@@ -193,7 +193,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
 
 
 def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool, raw: bytes | None = None) -> Parsed:
-    field = opts.judgments_field
+    field = opts.record.judgments_field
     j = get(obj, field)
     if j is _MISSING:
         raise RecordError(field, "missing")
@@ -212,24 +212,24 @@ def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool,
 
 
 def _counts(obj: dict[str, Any], opts: InputOptions, raw: bytes | None) -> Parsed:
-    c, n = get(obj, opts.correct_field), get(obj, opts.judges_field)
+    c, n = get(obj, opts.record.correct_field), get(obj, opts.record.judges_field)
     if c is _MISSING:
-        raise RecordError(opts.correct_field, "missing")
+        raise RecordError(opts.record.correct_field, "missing")
     if n is _MISSING:
-        raise RecordError(opts.judges_field, "missing")
+        raise RecordError(opts.record.judges_field, "missing")
     if not is_int(c):
-        raise RecordError(opts.correct_field, f"must be an integer, got {show(c, raw)}")
+        raise RecordError(opts.record.correct_field, f"must be an integer, got {show(c, raw)}")
     if not is_int(n):
-        raise RecordError(opts.judges_field, f"must be an integer, got {show(n, raw)}")
+        raise RecordError(opts.record.judges_field, f"must be an integer, got {show(n, raw)}")
     if n > MAX_JUDGES:
-        raise RecordError(opts.judges_field, f"{show(n, raw)} judges on one item; at most {MAX_JUDGES} are supported")
+        raise RecordError(opts.record.judges_field, f"{show(n, raw)} judges on one item; at most {MAX_JUDGES} are supported")
     c, n = int(c), int(n)
     if n < 1:
-        raise RecordError(opts.judges_field, f"must be at least 1, got {n}")
+        raise RecordError(opts.record.judges_field, f"must be at least 1, got {n}")
     if c < 0:
-        raise RecordError(opts.correct_field, f"must not be negative, got {c}")
+        raise RecordError(opts.record.correct_field, f"must not be negative, got {c}")
     if c > n:
-        raise RecordError(opts.correct_field, f"correct ({show(get(obj, opts.correct_field), raw)}) exceeds judges ({n})")
+        raise RecordError(opts.record.correct_field, f"correct ({show(get(obj, opts.record.correct_field), raw)}) exceeds judges ({n})")
     weight = get(obj, "count", 1)
     if not is_int(weight) or weight < 0 or weight >= 2**53:
         raise RecordError("count", f"must be a non-negative integer (items in this cell), got {show(weight, raw)}")
@@ -237,26 +237,26 @@ def _counts(obj: dict[str, Any], opts: InputOptions, raw: bytes | None) -> Parse
 
 
 def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
-    field = opts.verdicts_field
+    field = opts.record.verdicts_field
     verdicts = get(obj, field)
     if verdicts is _MISSING:
         raise RecordError(field, "missing")
-    label = get(obj, opts.label_field, None)
+    label = get(obj, opts.record.label_field, None)
     if isinstance(label, (list, dict)):
-        raise RecordError(opts.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
+        raise RecordError(opts.record.label_field, f"must be one gold label (text, a number or a boolean), got {show(label)}")
     if opts.labels is not None:
         from .labels import load
 
         try:
-            label = load(opts).gold(get(obj, opts.id_field, None), label)  # type: ignore[union-attr]
+            label = load(opts).gold(get(obj, opts.record.id_field, None), label)  # type: ignore[union-attr]
         except values.ValueProblem as exc:
-            raise RecordError(opts.label_field, str(exc)) from None
+            raise RecordError(opts.record.label_field, str(exc)) from None
     unlabeled = values.is_missing(label)
-    if unlabeled and opts.tolerance is not None:
-        raise RecordError(opts.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
+    if unlabeled and opts.handling.tolerance is not None:
+        raise RecordError(opts.record.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
                                             "without one are read only without --tolerance)")
-    if opts.tolerance is not None and values.number(label) is None:
-        raise RecordError(opts.label_field, f"a tolerance compares numbers, got {show(label)}")
+    if opts.handling.tolerance is not None and values.number(label) is None:
+        raise RecordError(opts.record.label_field, f"a tolerance compares numbers, got {show(label)}")
     if isinstance(verdicts, dict):
         keys: list[str] | None = [str(k) for k in verdicts]
         values_ = list(verdicts.values())
@@ -267,10 +267,10 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
     out: list[int | None] = []
     for i, v in enumerate(values_):
         where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"
-        out.append(score(v, None if unlabeled else label, opts.tolerance, where))
+        out.append(score(v, None if unlabeled else label, opts.handling.tolerance, where))
     classes: tuple[str | None, ...] | None = None
     gold: str | None = None
-    if opts.tolerance is None:  # a numeric score within a tolerance is not a class: no vote patterns then
+    if opts.handling.tolerance is None:  # a numeric score within a tolerance is not a class: no vote patterns then
         from .patterns import class_text
 
         classes = tuple(class_text(v) for v in values_)

@@ -26,6 +26,16 @@ def id_hash(value: Any) -> int:
 
 
 @dataclass
+class ScanVotes:
+    """The verdicts as class patterns that a pass found (inputs with verdicts)."""
+
+    patterns: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
+    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
+    items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
+    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+
+
+@dataclass
 class Scan:
     """What one pass over some lines found; errors are data here (local line numbers), raised by the caller."""
 
@@ -38,10 +48,7 @@ class Scan:
     error: tuple[int, str, str | None] | None = None
     id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (id_hash)
     id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
-    votes: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
-    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
-    vote_items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
-    clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+    votes: ScanVotes = field(default_factory=ScanVotes)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -75,7 +82,7 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
                                    "only, already scored)")
     votes: dict[tuple[Any, ...], int] = {}
     for sc in scans:
-        for vkey, n in sc.votes.items():
+        for vkey, n in sc.votes.patterns.items():
             votes[vkey] = votes.get(vkey, 0) + n
     counts = _drop_repeats(scans[0], counts, votes, skips, _repeated_ids(id_hashes, scans[0].id_lines, read, shape), read)
     skipped = sum(n for n, _ in skips.values())
@@ -145,9 +152,9 @@ def _drop_repeats(
         if not p.unlabeled:
             counts[key] = counts.get(key, 0) - n
     first.items[:] = items_kept
-    first.vote_items[:] = [v for v in first.vote_items if v[2] not in dropped]
-    if read.opts.duplicates != "error":
-        skips[f"id repeated (--duplicates {read.opts.duplicates})"] = [len(dropped), min(dropped)]
+    first.votes.items[:] = [v for v in first.votes.items if v[2] not in dropped]
+    if read.opts.handling.duplicates != "error":
+        skips[f"id repeated (--duplicates {read.opts.handling.duplicates})"] = [len(dropped), min(dropped)]
     return {k: n for k, n in counts.items() if n}
 
 
@@ -158,7 +165,7 @@ def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ..
     unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
     if unlabeled:
         raise InputError(read.src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
-                                   f"('{read.opts.label_field}'); label some, or give the gold in a separate file with "
+                                   f"('{read.opts.record.label_field}'); label some, or give the gold in a separate file with "
                                    "--labels")
     if skipped:
         raise InputError(read.src, f"no valid items ({skipped} invalid lines skipped)")
@@ -168,11 +175,11 @@ def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ..
 def _roles(shape: str | None, read: FileRead) -> tuple[tuple[str, str], ...]:
     """(role, field) of the fields read, for the reading's description."""
     opts = read.opts
-    roles = {"list": (("judgments", opts.judgments_field),), "dict": (("judgments", opts.judgments_field),),
-             "counts": (("correct", opts.correct_field), ("judges", opts.judges_field)),
-             "verdicts": (("verdicts", opts.verdicts_field), ("gold", opts.label_field))}.get(shape or "list", ())
+    roles = {"list": (("judgments", opts.record.judgments_field),), "dict": (("judgments", opts.record.judgments_field),),
+             "counts": (("correct", opts.record.correct_field), ("judges", opts.record.judges_field)),
+             "verdicts": (("verdicts", opts.record.verdicts_field), ("gold", opts.record.label_field))}.get(shape or "list", ())
     if read.keep is not Keep.COUNTS:
-        roles += (("id", opts.id_field), ("text", opts.text_field))
+        roles += (("id", opts.record.id_field), ("text", opts.record.text_field))
     return roles
 
 
@@ -185,13 +192,13 @@ def _vote_set(votes: dict[tuple[Any, ...], int], first: Scan, read: FileRead) ->
         return build(judges, rows)
     index = {j: i for i, j in enumerate(judges)}
     per_item = []
-    for (keys, classes, gold), _, _ in first.vote_items:
+    for (keys, classes, gold), _, _ in first.votes.items:
         row: list[str | None] = [None] * len(judges)
         for nm, c in zip(keys if keys is not None else (str(i + 1) for i in range(len(classes))), classes):
             row[index[nm]] = c
         per_item.append((tuple(row), gold))
-    clusters = [first.clusters[ln] for _, _, ln in first.vote_items] if read.opts.cluster_field is not None else None
-    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.vote_items], clusters)
+    clusters = [first.votes.clusters[ln] for _, _, ln in first.votes.items] if read.opts.record.cluster_field is not None else None
+    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.votes.items], clusters)
 
 
 def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:
@@ -212,7 +219,7 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: FileRead, 
     """Lines whose id an earlier (or later) line repeats. Ids are compared by a hash of their text first (8 bytes
     per line, sorted once); when two hashes meet, the file is read again and those lines' ids compared exactly (a
     stream cannot be read again: its lines were kept). A repeated id is an InputError naming both lines, unless
-    opts.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight, parsed)}."""
+    opts.handling.duplicates keeps the first or the last line: then {line dropped: ((judges, correct), weight, parsed)}."""
     if len(hashes) < 2:
         return {}
     import numpy as np
@@ -234,35 +241,35 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: FileRead, 
         pairs = sorted((g[:2] for g in at.values() if len(g) > 1), key=lambda pair: pair[1])
         if not pairs:
             return {}
-        if opts.duplicates != "error":
+        if opts.handling.duplicates != "error":
             raise InputError(read.src, f"the id of line {pairs[0][0]} appears again; keeping the first or the last line of an id "
-                                  "needs a file, not a stream: save it to a file first", line=pairs[0][1], field=opts.id_field)
+                                  "needs a file, not a stream: save it to a file first", line=pairs[0][1], field=opts.record.id_field)
         raise InputError(read.src, f"the id of line {pairs[0][0]} appears again; keep the first or the last with `duplicates`",
-                         line=pairs[0][1], field=opts.id_field)
+                         line=pairs[0][1], field=opts.record.id_field)
     seen: dict[str, list[tuple[int, records.Parsed]]] = {}
     for lineno, raw in iter_lines(read.path):
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue  # skipped (skip_invalid)
-        value = records.get(obj, opts.id_field, None) if isinstance(obj, dict) else None
+        value = records.get(obj, opts.record.id_field, None) if isinstance(obj, dict) else None
         if value is None or id_hash(value) not in twice:
             continue
         try:
             parsed = records.parse(obj, shape or "list", opts)
         except records.RecordError:
             continue  # skipped (skip_invalid): not counted, so not a repeat
-        seen.setdefault(str(records.exact_id(value, raw, opts.id_field)), []).append((lineno, parsed))
+        seen.setdefault(str(records.exact_id(value, raw, opts.record.id_field)), []).append((lineno, parsed))
     groups = sorted(((ident, g) for ident, g in seen.items() if len(g) > 1), key=lambda kv: kv[1][1][0])
     if not groups:
         return {}  # the hashes of different ids met
-    if opts.duplicates == "error":
+    if opts.handling.duplicates == "error":
         ident, ((first, _), (again, _)) = groups[0][0], groups[0][1][:2]
         raise InputError(read.src, f"id {ident!r} appears again (first on line {first}); keep the first or the last with "
-                              "`duplicates`", line=again, field=opts.id_field)
+                              "`duplicates`", line=again, field=opts.record.id_field)
     dropped: dict[int, tuple[tuple[int, int], int, records.Parsed]] = {}
     for _, g in groups:
-        for lineno, p in (g[1:] if opts.duplicates == "first" else g[:-1]):
+        for lineno, p in (g[1:] if opts.handling.duplicates == "first" else g[:-1]):
             dropped[lineno] = ((p.judges, p.correct), p.weight, p)
     return dropped
 

@@ -179,14 +179,14 @@ def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) ->
         src = (f"UNPIVOT (SELECT {', '.join(q(c) for c in dict.fromkeys(keep))}, {cast} FROM {table.numbered}) "
                f"ON {', '.join(q(c) for c in roles.judge_cols)} INTO NAME __judge VALUE __cell")
         cells = replace(table, columns=table.columns + (("__cell", common),))
-        mark = _verdict_expr(cells, "__cell", roles.gold, opts.tolerance) if roles.gold else _mark_expr("__cell", common)
+        mark = _verdict_expr(cells, "__cell", roles.gold, opts.handling.tolerance) if roles.gold else _mark_expr("__cell", common)
         item = f"CAST({q(roles.item)} AS VARCHAR)" if roles.item else "CAST(__row AS VARCHAR)"
         gold = _gold_expr(table, roles.gold) if roles.gold else "NULL"
         vt = _class_expr(cells, "__cell") if roles.gold else "NULL"
         return (f"SELECT {ds} AS ds, {item} AS item, __judge AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, "
                 f"__row AS rn, {vt} AS vt FROM ({src})")
     mark = _mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else _verdict_expr(
-        table, roles.verdict or "", roles.gold or "", opts.tolerance)
+        table, roles.verdict or "", roles.gold or "", opts.handling.tolerance)
     gold = _gold_expr(table, roles.gold) if roles.gold and not roles.correct else "NULL"
     vt = _class_expr(table, roles.verdict) if roles.verdict and roles.gold and not roles.correct else "NULL"
     return (f"SELECT {ds} AS ds, CAST({q(roles.item or '')} AS VARCHAR) AS item, CAST({q(roles.judge or '')} AS VARCHAR) "
@@ -210,9 +210,9 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
     (judges, {}, each item's (classes, gold), ids)}, patterns.build's arguments."""
     from .patterns import canonical
 
-    rows = long_rows(table, roles, opts, numbered=per_item or opts.duplicates != "error" and roles.shape == "long")
-    if opts.duplicates != "error" and roles.shape == "long":
-        order = "ASC" if opts.duplicates == "first" else "DESC"
+    rows = long_rows(table, roles, opts, numbered=per_item or opts.handling.duplicates != "error" and roles.shape == "long")
+    if opts.handling.duplicates != "error" and roles.shape == "long":
+        order = "ASC" if opts.handling.duplicates == "first" else "DESC"
         rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
     ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
     inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
@@ -270,13 +270,13 @@ def _check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> Non
     """The first bad row, for the error message: a bad value, a missing id or judge, a repeated (item, judge), gold
     that differs within an item. Runs only after the histogram query found something wrong."""
     rows = long_rows(table, roles, opts, numbered=True)
-    if opts.skip_invalid:  # the rows the caller skipped are not what is wrong
+    if opts.handling.skip_invalid:  # the rows the caller skipped are not what is wrong
         rows = f"SELECT * FROM ({rows}) WHERE (mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
     bad = first_row(con, f"SELECT rn, judge FROM ({rows}) WHERE mark < 0 ORDER BY rn")
     if bad:
         col = _column(roles, bad[1])
         cell = first_row(con, f"SELECT CAST({q(col)} AS VARCHAR) FROM {table.numbered} WHERE __row = {int(bad[0])}")
-        what = ("a tolerance compares numbers" if opts.tolerance is not None else
+        what = ("a tolerance compares numbers" if opts.handling.tolerance is not None else
                 f"must be {values.MARK_WORDS} (null, empty or NA: no verdict)")
         raise InputError(table.where, f"{what}, got {(cell or ('?',))[0]!r}", line=int(bad[0]), field=col, unit="row")
     for role, name in (("item", roles.item), ("judge", roles.judge)):
@@ -345,7 +345,7 @@ def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list
     if has_null:
         _check_rows(con, table, roles, opts)
     mark = _plain_mark(con, table, roles) or (_mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else
-                                               _verdict_expr(table, roles.verdict or "", roles.gold or "", opts.tolerance))
+                                               _verdict_expr(table, roles.verdict or "", roles.gold or "", opts.handling.tolerance))
     item = q(roles.item or "")
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else None
     dup = f"count(*) - bit_count(bit_or({w}))" if w else f"count(*) - count(DISTINCT {q(roles.judge or '')})"
@@ -370,17 +370,17 @@ def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list
 
 def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
     """(every (dataset, item, judge, mark, gold, text, row) in row order, duplicates resolved as asked, checked;
-    the rows skipped as (dataset, reason, row) when opts.skip_invalid, else [] -- a bad row is then an error)."""
+    the rows skipped as (dataset, reason, row) when opts.handling.skip_invalid, else [] -- a bad row is then an error)."""
     rows = long_rows(table, roles, opts, numbered=True)
-    if opts.duplicates != "error" and roles.shape == "long":
-        order = "ASC" if opts.duplicates == "first" else "DESC"
+    if opts.handling.duplicates != "error" and roles.shape == "long":
+        order = "ASC" if opts.handling.duplicates == "first" else "DESC"
         rows = (f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1")
     try:
         got: list[tuple[Any, ...]] = con.execute(f"SELECT ds, item, judge, mark, gold, text, rn, vt FROM ({rows}) ORDER BY rn, judge").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
     skipped: list[tuple[Any, str, int]] = []
-    if opts.skip_invalid:
+    if opts.handling.skip_invalid:
         kept = []
         for r in got:
             if r[3] is not None and r[3] < 0:

@@ -190,43 +190,43 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
     """Column roles from common names, overridden by the *_col options; InputError says which names were found."""
     names = {c.lower() for c in table.names}
     if shape is None:
-        if opts.judge_col or opts.item_col and not opts.judge_cols:
+        if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
             shape = "long"
         elif {"judges", "correct"} <= names and not any(n in names for n in ROLE_NAMES["judge"]):
             shape = "counts"
-        elif any(n in names for n in ROLE_NAMES["judge"]) and not opts.judge_cols:
+        elif any(n in names for n in ROLE_NAMES["judge"]) and not opts.table.judge_cols:
             shape = "long"
         else:
             shape = "wide"
-    dataset = _find(table, "dataset", opts.dataset_col)
+    dataset = _find(table, "dataset", opts.table.dataset_col)
     if shape == "counts":
         for col in ("judges", "correct"):
             if col not in table.names:
                 raise InputError(table.where, f"a counts table needs columns 'judges' and 'correct' (and optionally 'count'); "
                                               f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
-    item = _find(table, "item", opts.item_col)
-    text = _find(table, "text", opts.text_col, frozenset({item} if item else ()))
-    gold = _find(table, "gold", opts.gold_col)
+    item = _find(table, "item", opts.table.item_col)
+    text = _find(table, "text", opts.table.text_col, frozenset({item} if item else ()))
+    gold = _find(table, "gold", opts.table.gold_col)
     if shape == "long":
-        judge = _find(table, "judge", opts.judge_col)
-        correct = _find(table, "correct", opts.correct_col)
-        verdict = _find(table, "verdict", opts.verdict_col)
+        judge = _find(table, "judge", opts.table.judge_col)
+        correct = _find(table, "correct", opts.table.correct_col)
+        verdict = _find(table, "verdict", opts.table.verdict_col)
         if judge is None or item is None:
             missing = "judge" if judge is None else "item"
             raise InputError(table.where, f"a long table needs an item column and a judge column; found no {missing} column "
                                           f"(columns: {quote_all(table.names)}); name it with `{missing}_col`")
-        if correct is not None and verdict is not None and gold is not None and not (opts.correct_col or opts.verdict_col):
+        if correct is not None and verdict is not None and gold is not None and not (opts.table.correct_col or opts.table.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
                                           f"(columns: {quote_all(table.names)})")
-        if correct is not None and not opts.verdict_col:
+        if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
     taken = {c for c in (item, gold, text, dataset) if c}
-    cols = _judge_columns(table, opts.judge_cols, taken)
+    cols = _judge_columns(table, opts.table.judge_cols, taken)
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
                                       f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
@@ -273,11 +273,11 @@ def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tup
 
     lab = load(opts)
     assert lab is not None
-    item = _find(table, "item", opts.item_col if opts.item_col in table.names else None)
+    item = _find(table, "item", opts.table.item_col if opts.table.item_col in table.names else None)
     if item is None:
         raise InputError(table.where, "--labels joins gold to items by id: no id column here (columns: "
                                       f"{', '.join(table.names)}); name it with --id-col")
-    gold = opts.gold_col if opts.gold_col in table.names else _find(table, "gold", None) if opts.gold_col is None else None
+    gold = opts.table.gold_col if opts.table.gold_col in table.names else _find(table, "gold", None) if opts.table.gold_col is None else None
     con.execute("CREATE OR REPLACE TEMP TABLE __labels (id VARCHAR, label VARCHAR, lrow BIGINT)")
     if lab.by_id:
         con.executemany("INSERT INTO __labels VALUES (?, ?, ?)", [(i, v, r) for i, (v, r) in lab.by_id.items()])
@@ -303,8 +303,8 @@ def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tup
 
 def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The table format's reader (formats.py): every dataset in a table file or folder (one per value of the dataset
-    column, else one), of the plan's kind and shape (None: guessed from the columns). With opts.skip_invalid, bad
-    rows (a malformed CSV row, a bad value, an empty id) are skipped and counted."""
+    column, else one), of the plan's kind and shape (None: guessed from the columns). With opts.handling.skip_invalid,
+    bad rows (a malformed CSV row, a bad value, an empty id) are skipped and counted."""
     path, kind, where = src.path, src.plan.kind, src.where
     try:
         return _read_table(path, kind, opts, keep, src.name, where, src.plan.shape)
@@ -322,7 +322,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
 
     con = connect()
     try:
-        table = open_table(con, path, kind, where, opts.skip_invalid)
+        table = open_table(con, path, kind, where, opts.handling.skip_invalid)
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
@@ -335,12 +335,12 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if table.rejected[0]:
             skipped += [(None, "malformed row", table.rejected[1])] + [(None, "malformed row", 0)] * (table.rejected[0] - 1)
         if roles.shape == "counts":
-            got, bad = counts_table(con, table, roles, opts.skip_invalid)
+            got, bad = counts_table(con, table, roles, opts.handling.skip_invalid)
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
             return with_skips(datasets, name, skipped + bad)
         scored = roles.gold is not None and roles.correct is None
-        with_votes = scored and opts.tolerance is None  # a numeric score within a tolerance is not a class
-        if keep is Keep.COUNTS and roles.shape == "long" and opts.duplicates == "error" and not opts.skip_invalid:
+        with_votes = scored and opts.handling.tolerance is None  # a numeric score within a tolerance is not a class
+        if keep is Keep.COUNTS and roles.shape == "long" and opts.handling.duplicates == "error" and not opts.handling.skip_invalid:
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)

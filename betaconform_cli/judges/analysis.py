@@ -38,10 +38,13 @@ from .results import (
     CostChoice,
     EnsembleRow,
     JudgeRow,
+    JudgesModels,
     JudgesResult,
+    JudgesScope,
     JudgesSettings,
     NamedEnsemble,
     PairRow,
+    Picks,
 )
 from .subsets import SubsetTable, beam_tables, empirical_subset_errors, exact_tables
 
@@ -441,11 +444,12 @@ def analyse_judges(
         search = every.search(search, req.confidence_level)
     cost = None if req.max_error is None else _cheapest(search.tables, search.targets, prep.names, req.costs, req.max_error, search.exact)
     return JudgesResult(
-        names=prep.names, items=len(arr), dropped_items=prep.dropped, population=population,
+        names=prep.names, scope=JudgesScope(len(arr), prep.dropped, population),
         confidence_level=req.confidence_level, ks=prep.ks, settings=req.settings, judges=judge_rows, pairs=pairs,
         exchangeability=cochran_q(arr), ensembles=_ensemble_rows(prep, search, baseline),
-        named=_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None, rng),
-        cost=cost, posterior=posterior, baseline=baseline,
+        picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None,
+                                    rng), cost),
+        models=JudgesModels(posterior, baseline),
         unlabeled=None if every is None else every.record(),
     )
 

@@ -189,12 +189,12 @@ def _unlabeled(r: JudgesResult) -> dict[str, Any]:
 
 def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, random_numbers: str) -> JudgesDocument:
     """The document of one dataset: where it came from, the result, and how its random numbers were seeded."""
-    posterior = r.posterior.to_dict()
+    posterior = r.models.posterior.to_dict()
     settings = r.settings.to_dict()
     return JudgesDocument(
         schema="betaconform/1", command="judges", tool_version=__version__, dataset=dataset, source=source, seed=seed,
-        items=r.items, **_unlabeled(r), dropped_items=r.dropped_items, judge_names=list(r.names), target=r.target,
-        population=r.population,
+        items=r.scope.items, **_unlabeled(r), dropped_items=r.scope.dropped_items, judge_names=list(r.names),
+        target=r.target, population=r.scope.population,
         settings=Settings(**{**settings, "model": ModelSettings(**settings["model"])}, ks=list(r.ks),
                           confidence_level=r.confidence_level),
         interval=Interval(confidence_level=r.confidence_level, method=INTERVAL_METHOD), selection=SELECTION_NOTE,
@@ -203,8 +203,8 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
         top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=Exchangeability(**r.exchangeability.to_dict()),
         ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
-        ensemble=None if r.named is None else NamedEnsemble(**{**r.named.to_dict(), "fit": plain(r.named.fit)}),
-        cost=None if r.cost is None else Cost(**r.cost.to_dict()),
+        ensemble=None if r.picks.named is None else NamedEnsemble(**{**r.picks.named.to_dict(), "fit": plain(r.picks.named.fit)}),
+        cost=None if r.picks.cost is None else Cost(**r.picks.cost.to_dict()),
         model=Model(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,
     )

@@ -2,14 +2,16 @@
 ensembles' errors (the model: judges/unlabeled.py; measurements: docs/JUDGES.md, "Unlabeled items").
 
 When the dataset has unlabeled items and they are asked for, the target is the error on the items read (labeled
-and unlabeled; a finite population): the labeled items' part is exact, the unlabeled items' the Dawid-Skene
-posterior expectation. Each size's ensemble is chosen by that all-items estimate where the labels say the judges
-behave like independent witnesses (the model's tau, the power on its likelihood the labels support, is at least
-PICK_TEMPER: different models or people), and by the labels-only rule otherwise (analysis.py: the labels' own
-error blended with the ranking model, told the set's size; one model under several prompts, whose errors are
-nearly shared, gives tau ~ 0.2, and there the all-items estimate picked worse than the labels); either way the
-error and interval reported are the all-items ones. Where the labels do not vouch for the verdicts (the guard),
-the labels-only answer stands, for the set of items read. Measured: benchmarks/judges.py --unlabeled.
+and unlabeled; a finite population): the labeled items' part is exact, the unlabeled items' the mean of two
+estimates, the Dawid-Skene posterior expectation (unlabeled.py) and the vote split calibrated by the labels and
+shrunk across the candidates of the size (splits.py). Each size's ensemble is chosen by the Dawid-Skene all-items
+estimate where the labels say the judges behave like independent witnesses (the model's tau, the power on its
+likelihood the labels support, is at least PICK_TEMPER: different models or people), and by the labels-only rule
+otherwise (analysis.py: the labels' own error blended with the ranking model, told the set's size; one model under
+several prompts, whose errors are nearly shared, gives tau ~ 0.2, and there the all-items estimate picked worse than
+the labels); either way the error and interval reported are the combined all-items ones. Where the labels do not
+vouch for the verdicts (the guard), the labels-only answer stands, for the set of items read. Measured:
+benchmarks/judges.py --unlabeled.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 from ..errors import ParameterError
 from .descriptive import pair_table
 from .results import PairRow
+from .splits import combined_estimates, split_estimates
 from .unlabeled import (
     ClassModel,
     Verdicts,
@@ -78,11 +81,19 @@ class Every:
         return tuple(rows)
 
     def target(self, members: np.ndarray, confidence_level: float, score: np.ndarray) -> _Target:
-        """The all-items estimate and interval of each subset members[n, k]; `score` (the choice) kept."""
+        """The all-items estimate and interval of each subset members[n, k] (all the candidates of one size, or
+        one named ensemble): the mean of the Dawid-Skene and the vote-split estimates (splits.py); `score` (the
+        choice) kept."""
+        return self._targets(members, confidence_level, score)[0]
+
+    def _targets(self, members: np.ndarray, confidence_level: float, score: np.ndarray) -> tuple[_Target, np.ndarray]:
+        """(the reported target, the Dawid-Skene estimate alone: what chooses where `picks_by_estimate`; choosing by
+        the combined estimate instead was measured as an alternative, benchmarks/judges.py --unlabeled)."""
         from .analysis import _Target
 
-        est = subset_estimates(*self._fitted(), members, confidence_level)
-        return _Target(est.estimate, est.low, est.high, score, est.floor, est.ceiling)
+        ds = subset_estimates(*self._fitted(), members, confidence_level)
+        est = combined_estimates(ds, split_estimates(*self._fitted(), members, confidence_level))
+        return _Target(est.estimate, est.low, est.high, score, est.floor, est.ceiling), ds.estimate
 
     @property
     def picks_by_estimate(self) -> bool:
@@ -91,14 +102,14 @@ class Every:
         return self.model is not None and self.model.temper >= PICK_TEMPER
 
     def search(self, search: Search, confidence_level: float) -> Search:
-        """The same candidates, every target estimated on every item; the choice (`score`) the estimate itself
-        where `picks_by_estimate`, else the labels-only rule's."""
+        """The same candidates, every target estimated on every item; the choice (`score`) the Dawid-Skene
+        all-items estimate where `picks_by_estimate`, else the labels-only rule's."""
         from .analysis import Search
 
         targets = {}
         for k, t in search.tables.items():
-            tg = self.target(t.members, confidence_level, search.targets[k].score)
-            targets[k] = replace(tg, score=tg.estimate) if self.picks_by_estimate else tg
+            tg, ds = self._targets(t.members, confidence_level, search.targets[k].score)
+            targets[k] = replace(tg, score=ds) if self.picks_by_estimate else tg
         return Search(search.tables, targets, search.exact)
 
     def record(self) -> dict[str, Any]:

@@ -221,13 +221,37 @@ class CostChoice:
 
 
 @dataclass(frozen=True)
+class JudgesScope:
+    """The labeled items used, those dropped (a judge's verdict missing), and the set they were drawn from (None:
+    the error is for new items like them)."""
+
+    items: int
+    dropped_items: int = 0
+    population: int | None = None
+
+
+@dataclass(frozen=True)
+class Picks:
+    """The ensembles asked for by name: --ensemble's error table, and --cost's cheapest (None when not asked)."""
+
+    named: NamedEnsemble | None = None
+    cost: CostChoice | None = None
+
+
+@dataclass(frozen=True)
+class JudgesModels:
+    """The fitted models behind the tables: the latent-class posterior, and the judge-blind baseline fit."""
+
+    posterior: ClassPosterior = field(repr=False)
+    baseline: FitResult = field(repr=False)
+
+
+@dataclass(frozen=True)
 class JudgesResult:
     """Everything `judges` reports (the JSON body; the CLI adds schema, command and dataset)."""
 
     names: tuple[str, ...]
-    items: int
-    dropped_items: int
-    population: int | None
+    scope: JudgesScope
     confidence_level: float
     ks: tuple[int, ...]
     settings: JudgesSettings
@@ -235,10 +259,8 @@ class JudgesResult:
     pairs: tuple[PairRow, ...]
     exchangeability: Exchangeability
     ensembles: tuple[EnsembleRow, ...]
-    named: NamedEnsemble | None
-    cost: CostChoice | None
-    posterior: ClassPosterior = field(repr=False)
-    baseline: FitResult = field(repr=False)
+    picks: Picks
+    models: JudgesModels = field(repr=False)
     unlabeled: dict[str, Any] | None = None  # every.Every.record(): the unlabeled items and how they were used
 
     @property
@@ -247,14 +269,15 @@ class JudgesResult:
 
     @property
     def target(self) -> str:
-        if self.unlabeled is not None and self.population is not None:
+        population, items = self.scope.population, self.scope.items
+        if self.unlabeled is not None and population is not None:
             n_unl = self.unlabeled["unlabeled_items"]
             how = "by the judges' verdicts" if self.used_unlabeled else "unknown (labels only)"
-            return (f"error on the {self.population} items read: the {self.items} labeled ones exact, the {n_unl} "
+            return (f"error on the {population} items read: the {items} labeled ones exact, the {n_unl} "
                     f"unlabeled ones {how}")
-        if self.population is None:
+        if population is None:
             return "error on new items like the labeled ones"
-        return f"error on the whole set of {self.population} items, the {self.items} labeled ones included"
+        return f"error on the whole set of {population} items, the {items} labeled ones included"
 
     def top_pairs(self, n: int | None = None) -> list[PairRow]:
         """Pairs with the most shared mistakes beyond independence (largest excess first)."""

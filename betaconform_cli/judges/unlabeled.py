@@ -199,7 +199,8 @@ def guard(model: ClassModel, v: Verdicts, min_evidence: float = MIN_EVIDENCE) ->
         return False, (f"labels only: the judges' verdicts predict the labeled items' gold no better than the class "
                        f"shares do (log-likelihood gain {model.evidence:.2f} nats < {min_evidence:g})")
     return True, (f"every item: labeled items exact, unlabeled items by the Dawid-Skene posterior of their gold "
-                  f"(the labels' log-likelihood gain {model.evidence:.1f} nats)")
+                  f"(the labels' log-likelihood gain {model.evidence:.1f} nats); an ensemble's error averaged with "
+                  f"its vote splits' (judges/splits.py)")
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def _margin_view(ev: Evaluation, key: str, cells: list[Cell], compact: bool) -> 
     """One r (or stopping setting): a row per dataset, then their mean and the paired difference to default."""
     methods = ev.settings.methods
     show_cov = "default" in methods
-    adaptive = cells[0].samples is not None
+    adaptive = cells[0].rule is not None
     cols: tuple[str, ...] = ("dataset",) if compact else ("dataset", "items")
     cols += tuple(_label(ev, m) for m in methods)
     if show_cov:
@@ -79,8 +79,8 @@ def _dataset_row(c: Cell, methods: tuple[str, ...], show_cov: bool, compact: boo
     if show_cov:
         d = sm["default"]
         row += (_pts(d.coverage, 0) + "%", _pts(d.width_mean, 1))
-    if c.samples is not None:
-        row += (f"{np.mean(c.samples):.1f} ± {np.std(c.samples, ddof=1):.1f}", f"{c.stopped}/{c.runs}")
+    if c.rule is not None:
+        row += (f"{np.mean(c.rule.samples):.1f} ± {np.std(c.rule.samples, ddof=1):.1f}", f"{c.rule.stopped}/{c.runs}")
     return row
 
 
@@ -92,8 +92,8 @@ def _mean_row(ev: Evaluation, key: str, cells: list[Cell], show_cov: bool, compa
         covs = [_known(c.summary("default").coverage) for c in cells]
         widths = [_known(c.summary("default").width_mean) for c in cells]
         row += (_pts(float(np.mean(covs)), 0) + "%", _pts(float(np.mean(widths)), 1))
-    if cells[0].samples is not None:
-        row += (f"{np.mean([np.mean(c.samples) for c in cells if c.samples is not None]):.1f}", "")
+    if cells[0].rule is not None:
+        row += (f"{np.mean([np.mean(c.rule.samples) for c in cells if c.rule is not None]):.1f}", "")
     return row
 
 
@@ -156,12 +156,12 @@ def csv_rows(ev: Evaluation) -> tuple[tuple[str, ...], list[list[object]]]:
     for c in ev.cells:
         for s in c.summaries():
             rows.append(
-                [c.dataset, c.items, c.size if c.samples is None else "", c.runs, s.method]
+                [c.dataset, c.items, c.size if c.rule is None else "", c.runs, s.method]
                 + [f"{100 * x:.4f}" for x in (s.margin_mean, s.margin_sd, s.margin_se)]
                 + ["" if s.coverage is None else f"{s.coverage:.4f}", "" if s.width_mean is None else f"{100 * s.width_mean:.4f}"]
                 + ["" if x is None else f"{100 * x:.4f}" for x in s.margin_by_k]
                 + [c.key]
-                + (["", ""] if c.samples is None else [f"{np.mean(c.samples):.2f}", f"{np.std(c.samples, ddof=1):.2f}"])
+                + (["", ""] if c.rule is None else [f"{np.mean(c.rule.samples):.2f}", f"{np.std(c.rule.samples, ddof=1):.2f}"])
             )
     return columns, rows
 
@@ -188,7 +188,8 @@ class EvaluationReport(Verdictless):
     @property
     def notes(self) -> tuple[str, ...]:
         ev = self.evaluation
-        warn = tuple(f"warning: {c.dataset} r={c.size}: {c.not_converged} fit(s) did not converge" for c in ev.cells if c.not_converged)
+        warn = tuple(f"warning: {c.dataset} r={c.size}: {c.draws.not_converged} fit(s) did not converge" for c in ev.cells
+                     if c.draws.not_converged)
         note = skipped_note(ev)
         return self.input_notes + warn + ((note,) if note else ())
 

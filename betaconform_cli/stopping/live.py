@@ -127,30 +127,59 @@ def uses_pool_votes(rule: Rule) -> bool:
     return isinstance(rule, PrecisionRule) and rule.method == "calibrated" and rule.patience == 1
 
 
+BANDS = ("widest", "simultaneous")
+# how the check's interval counts the unlabeled items' own outcomes (votes.estimate_errors' `outcomes`): exactly, as
+# binomial draws per split. Same variance as the normal approximation ("normal", fit's), but the draws fall on
+# whole items, so the interval is a little narrower where few unlabeled pluralities can be wrong (docs/STOPPING.md:
+# 57.5 -> 56.1 labels at the stop against 63.6 with ids only, the promise kept in every collection)
+CHECK_OUTCOMES = "binomial"
+
+
 def vote_check(rule: Rule, verdicts: np.ndarray, gold: np.ndarray, rng: np.random.Generator,
-               n_classes: int | None = None, counts: np.ndarray | None = None, level: float | None = None) -> VoteCheck:
+               n_classes: int | None = None, counts: np.ndarray | None = None, level: float | None = None,
+               band: str = "widest", outcomes: str = CHECK_OUTCOMES) -> VoteCheck:
     """The calibrated precision rule's statistic from every pool item: `verdicts` (items x judges class codes, -1 no
-    verdict) and `gold` (-1 for the items not labeled yet). The interval is the vote-split estimate's at the rule's
-    monitoring level (the level the labels-only check uses after every label, rules.PrecisionRule), for the error
-    over the pool's items: the labeled items' own error is exact, so it narrows as the pool gets labeled."""
+    verdict) and `gold` (-1 for the items not labeled yet), for the error over the pool's items (the labeled items'
+    own error is exact, so it narrows as the pool gets labeled). band "widest": the widest half-width over the
+    checked ks of the vote-split interval at the rule's monitoring level (the level the labels-only check uses
+    after every label, rules.PrecisionRule); "simultaneous": `simultaneous_half_width` of the estimate's draws at
+    `level` (default: the rule's monitoring level). `outcomes`: votes.estimate_errors' ("binomial": the unlabeled
+    items' own outcomes drawn exactly)."""
     from ..votes import estimate_errors
 
     if not (isinstance(rule, PrecisionRule) and uses_pool_votes(rule)):
         raise ValueError("only the calibrated precision rule checks the pool's verdicts")
+    if band not in BANDS:
+        raise ValueError(f"band must be one of {BANDS}; got {band!r}")
     n = (np.asarray(verdicts) >= 0).sum(axis=1)
     lab = np.asarray(gold) >= 0
     top = int(n[lab].min()) if lab.any() else 0
     ks = rule.checked_ks(np.array([top]))
     level = rule.monitoring_level if level is None else level
-    est = estimate_errors(verdicts, gold, ks, level, rng, n_classes=n_classes, counts=counts)
+    est = estimate_errors(verdicts, gold, ks, level, rng, n_classes=n_classes, counts=counts, outcomes=outcomes,
+                          keep_draws=band == "simultaneous")
+    if band == "simultaneous" and est.used_unlabeled:
+        half, i = simultaneous_half_width(est.draws, np.array([row.estimate for row in est.rows]), level)
+        return VoteCheck(half, est.rows[i].k, est)
     halves = [(row.high - row.low) / 2 for row in est.rows]
     i = int(np.argmax(halves))
     return VoteCheck(float(halves[i]), est.rows[i].k, est)
 
 
+def simultaneous_half_width(draws: np.ndarray, centre: np.ndarray, level: float) -> tuple[float, int]:
+    """The smallest h with P(|E_k - centre_k| <= h at every k) >= `level` under the posterior draws of the pool's
+    error E (draws x ks): the `level` quantile of max_k |draw_k - centre_k|; and the k whose own `level` quantile
+    of |draw_k - centre_k| is largest (where the band binds). h <= target is the rule's promise itself (the
+    estimate within the target at every checked k) with posterior probability at least `level`."""
+    dev = np.abs(np.asarray(draws, dtype=float) - np.asarray(centre, dtype=float)[None, :])
+    half = float(np.quantile(dev.max(axis=1), level))
+    return half, int(np.argmax(np.quantile(dev, level, axis=0)))
+
+
 def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, gold: np.ndarray,
                       rng: np.random.Generator, n_classes: int | None = None,
-                      level: float | None = None, by_split: bool = False) -> tuple[Decision, VoteCheck]:
+                      level: float | None = None, by_split: bool = False, band: str = "widest",
+                      outcomes: str = CHECK_OUTCOMES) -> tuple[Decision, VoteCheck]:
     """`decide` for the calibrated precision rule with the pool's verdicts (every pool item in `verdicts`, the
     labeled ones with their gold): stop when the vote-split interval over the pool is at most the target half-wide
     (after at least `min_samples` labels), else ask for about (half-width / target)^2 times the labels so far.
@@ -164,7 +193,7 @@ def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, g
         raise ValueError("only the calibrated precision rule checks the pool's verdicts")
     pool_size = len(gold)
     base = decide(rule, items, rng, pool_size)
-    check = vote_check(rule, verdicts, gold, rng, n_classes, level=level)
+    check = vote_check(rule, verdicts, gold, rng, n_classes, level=level, band=band, outcomes=outcomes)
     half = check.half_width
     if not check.estimate.used_unlabeled:
         if not by_split:

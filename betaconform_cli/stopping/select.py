@@ -196,7 +196,8 @@ def pool_result(result: FitResult, verdicts: np.ndarray, gold: np.ndarray, n_cla
                 rng: np.random.Generator) -> FitResult:
     """The live report's estimate when the pool's verdicts are joined (and the items may have been chosen by split):
     `result` is the labels-only fit of the labeled items; each row's estimate and interval become the vote-split
-    estimate's over the pool (`votes.estimate_errors`, at `settings`' level), or, where its guard falls back, the
+    estimate's over the pool (`votes.estimate_errors`, at `settings`' level, the unlabeled items' outcomes counted
+    as the check counts them: `live.CHECK_OUTCOMES`), or, where its guard falls back, the
     post-stratified one's, so that a choice by split never reaches the report through the labels-only fit. Each
     row keeps the labels-only estimate beside it (`labels_only`)."""
     from dataclasses import replace
@@ -204,7 +205,10 @@ def pool_result(result: FitResult, verdicts: np.ndarray, gold: np.ndarray, n_cla
     from ..votes import estimate_errors
 
     ks = tuple(settings.ks)
-    est = estimate_errors(verdicts, gold, ks, settings.confidence_level, rng, n_classes=n_classes, labels_only=result)
+    from .live import CHECK_OUTCOMES
+
+    est = estimate_errors(verdicts, gold, ks, settings.confidence_level, rng, n_classes=n_classes, labels_only=result,
+                          outcomes=CHECK_OUTCOMES)
     if est.used_unlabeled:
         new = [(v.estimate, v.low, v.high) for v in est.rows]
     else:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MIN_LABELED_SPLITS = 5
 _BLOCK = 16
+OUTCOMES = ("normal", "binomial")
 
 
 @dataclass(frozen=True)
@@ -174,9 +175,12 @@ def _unlabeled_terms(table: _SplitTable, split: Splits, err: Callable[[int], np.
 
 
 def _expected(post: _SplitPosterior, table: _SplitTable, d_rows: np.ndarray, can_err: np.ndarray, n_draws: int,
-              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              rng: np.random.Generator, outcomes: str = "normal") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sum over unlabeled items of (p - 0) d at the posterior mean, per posterior draw, and the Bernoulli variance per
-    draw: the centre and the interval's draws come from these."""
+    draw: the centre and the interval's draws come from these. outcomes "binomial": each draw's sum counts the
+    unlabeled items' own outcomes exactly instead (split j's wrong pluralities ~ Binomial(its unlabeled items, p_j)
+    at that draw's p_j: the items of a split share p_j, so their sum is exactly binomial), and the variance is 0.
+    With more than two classes, which other class is gold when the plurality is wrong stays at its expectation."""
     n_ks = d_rows.shape[1]
     idx = post.draw(rng, n_draws)
     mean_sum, draw_sum, var_sum = np.zeros(n_ks), np.zeros((n_draws, n_ks)), np.zeros((n_draws, n_ks))
@@ -184,9 +188,12 @@ def _expected(post: _SplitPosterior, table: _SplitTable, d_rows: np.ndarray, can
     for lo_i in range(0, len(todo), _BLOCK):  # blocks: grid x patterns x nodes stays small for many-class data
         blk = todo[lo_i: lo_i + _BLOCK]
         D = table.unlabeled[blk, None] * d_rows[blk]
-        Q = table.unlabeled[blk, None] * d_rows[blk] ** 2
         p_mean, p_draw = post.p_wrong(blk, idx, rng)
         mean_sum += p_mean @ D
+        if outcomes == "binomial":
+            draw_sum += rng.binomial(np.rint(table.unlabeled[blk]).astype(np.int64), p_draw) @ d_rows[blk]
+            continue
+        Q = table.unlabeled[blk, None] * d_rows[blk] ** 2
         draw_sum += p_draw @ D
         var_sum += (p_draw * (1 - p_draw)) @ Q
     return mean_sum, draw_sum, var_sum
@@ -220,6 +227,8 @@ def estimate_errors(
     use_unlabeled: bool = True,
     guard: bool = True,
     counts: Any = None,
+    outcomes: str = "normal",
+    keep_draws: bool = False,
 ) -> VoteEstimate:
     """The majority-vote error at each k over every item with a verdict, from the labeled items' gold and every
     item's verdicts (the package docstring). `rng` is required (it seeds the fits and the interval's draws).
@@ -227,33 +236,42 @@ def estimate_errors(
     `labels_only`: the labels-only `fit.analyse` result of these labeled items, if already computed (its
     settings' ks must equal `ks`). `use_unlabeled=False` gives the labels-only estimate over the labeled items.
     `counts`: how many items each row of (votes, gold) stands for (a reader's distinct patterns; default 1 each).
+    `outcomes`: how the interval's draws count the unlabeled items' own outcomes: "normal" (a normal approximation
+    of their sum, `fit`'s) or "binomial" (exactly, `_expected`); `keep_draws`: the estimate carries the draws of the
+    error over every item (`VoteEstimate.draws`; `sample`'s check reads its simultaneous band from them).
     """
     if rng is None:
         raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
+    if outcomes not in OUTCOMES:
+        raise ParameterError("outcomes", f"must be one of {list(OUTCOMES)}; got {outcomes!r}")
     ks = tuple(int(k) for k in ks)
     items = _items(votes, gold, ks, confidence_level, n_classes, counts)
     labels_only = _labels_only_fit(items, ks, confidence_level, settings, labels_only, rng)
     fewest = int(items.counts.sum(axis=1).min())  # k above it: some item's missing judges come from the labels-only mixture
 
-    def result(method: Method, reason: str, model: SplitModel | None, rows: tuple[VoteRow, ...] | None = None) -> VoteEstimate:
+    def result(method: Method, reason: str, model: SplitModel | None, rows: tuple[VoteRow, ...] | None = None,
+               draws: np.ndarray | None = None) -> VoteEstimate:
         return VoteEstimate(ks, rows or _rows(ks, labels_only.rows, fewest), method, reason, items.n_labeled,
-                            items.n_unlabeled, items.dropped, confidence_level, prior, model, labels_only)
+                            items.n_unlabeled, items.dropped, confidence_level, prior, model, labels_only,
+                            draws if keep_draws else None)
 
     if not use_unlabeled:
         return result(METHOD_LABELS, "unlabeled items not used (asked)", None)
     if items.n_unlabeled == 0:
         return result(METHOD_LABELS, "no unlabeled items", None)
-    model, (centre, low, high) = _vote_split(items, ks, confidence_level, settings, labels_only, prior, n_draws, rng)
+    model, (centre, low, high), draws = _vote_split(items, ks, confidence_level, settings, labels_only, prior, n_draws,
+                                                    rng, outcomes)
     use, reason = _guard(model) if guard else (True, "the vote split model (guard off)")
     if not use:
         return result(METHOD_LABELS, reason, model)
-    return result(METHOD_VOTES, reason, model, _rows(ks, labels_only.rows, fewest, centre, low, high))
+    return result(METHOD_VOTES, reason, model, _rows(ks, labels_only.rows, fewest, centre, low, high), draws)
 
 
 def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, settings: FitSettings | None,
-                labels_only: FitResult, prior: SplitPrior, n_draws: int,
-                rng: np.random.Generator) -> tuple[SplitModel, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The vote-split model fitted to these items, and its estimate with the interval's bounds at each k."""
+                labels_only: FitResult, prior: SplitPrior, n_draws: int, rng: np.random.Generator,
+                outcomes: str = "normal") -> tuple[SplitModel, tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The vote-split model fitted to these items, its estimate with the interval's bounds at each k, and the
+    interval's draws of the error over every item (draws x ks)."""
     mixture = labels_only.fit.mixture
     errors_by_n: dict[int, np.ndarray] = {}
 
@@ -275,15 +293,18 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
     can_err = ~split_flat.always_right
     post = _SplitPosterior(split_flat.x if table.x is None else table.x, offsets, table.wrongs, table.trials, can_err, prior)
     total = items.n_labeled + items.n_unlabeled
-    mean_sum, draw_sum, var_sum = _expected(post, table, d_rows, can_err, n_draws, rng)
+    mean_sum, draw_sum, var_sum = _expected(post, table, d_rows, can_err, n_draws, rng, outcomes)
     centre = (labeled_sum + a_sum + mean_sum) / total
     mean_draw = (labeled_sum + a_sum + draw_sum) / total
-    draws = np.clip(mean_draw + np.sqrt(np.maximum(var_sum, 0.0)) / total * rng.standard_normal(mean_draw.shape), 0.0, 1.0)
+    if outcomes == "binomial":
+        draws = np.clip(mean_draw, 0.0, 1.0)
+    else:
+        draws = np.clip(mean_draw + np.sqrt(np.maximum(var_sum, 0.0)) / total * rng.standard_normal(mean_draw.shape), 0.0, 1.0)
     tail = (1 - confidence_level) / 2
     bounds = (centre, np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0))
     model = SplitModel(float(post.w @ post.b0), float(post.w @ post.b1), bb, post.model_probabilities(),
                        int(table.trials[can_err].sum()), int(table.wrongs[can_err].sum()))
-    return model, bounds
+    return model, bounds, draws
 
 
 def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPrior) -> np.ndarray:

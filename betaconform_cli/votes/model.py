@@ -110,6 +110,8 @@ class VoteEstimate:
     prior: SplitPrior
     model: SplitModel | None
     labels_only: FitResult = field(repr=False)
+    # the interval's draws of the error over every item (draws x ks), kept when asked (estimate_errors' keep_draws)
+    draws: Any = field(default=None, repr=False, compare=False)
 
     @property
     def used_unlabeled(self) -> bool:
