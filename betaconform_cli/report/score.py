@@ -2,19 +2,18 @@
 far off they are), what the labels alone say; with --compare the difference a - b of two systems on shared items.
 
 Each dataset's document is built once, typed (score_document.py: docs/schema/score.json), with its gate check;
-the JSON encodes it, and the table, Markdown, CSV, the chart and the gate's lines read its plain values.
+the JSON encodes it, and the table, Markdown, CSV, the chart and the gate's lines read its typed attributes (so that
+mypy checks every field they read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
+from ..documents import plain
 from ..gate import ScoreCheck
-from ..score_document import CompareDocument, ScoreDocument
+from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
 from . import Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
@@ -24,87 +23,99 @@ CSV_COLUMNS = ("dataset", "positive", "estimate", "low", "high", "judges_say", "
                "target", "confidence_level", "method", "lambda")
 COMPARE_CSV_COLUMNS = ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b", "shared_items",
                        "labeled_both", "target", "confidence_level")
-Doc = Mapping[str, Any]
 
 
-def _level(d: Doc) -> int:
-    return round(100 * float(d["confidence_level"]))
+def _level(d: ScoreDocument | CompareDocument) -> int:
+    return round(100 * float(d.confidence_level))
 
 
-def _iv(iv: Mapping[str, float]) -> str:
-    return f"[{pct(iv['low'])}, {pct(iv['high'])}]"
+def _iv(iv: Estimate | Difference) -> str:
+    return f"[{pct(iv.low)}, {pct(iv.high)}]"
 
 
 def _points(x: float) -> str:
     return f"{100 * x:+.1f} pts"
 
 
-def _points_iv(iv: Mapping[str, float]) -> str:
-    return f"[{100 * iv['low']:+.1f}, {100 * iv['high']:+.1f}]"
+def _points_iv(iv: Difference) -> str:
+    return f"[{100 * iv.low:+.1f}, {100 * iv.high:+.1f}]"
 
 
-def heading(d: Doc) -> str:
-    clusters = f", {d['clusters']} labeled clusters" if d.get("clusters") is not None else ""
-    return (f"{d['dataset']}: {d['labeled_items']} labeled + {d['unlabeled_items']} unlabeled items, {d['judges']} judges"
-            f"{clusters}; pass = {d['positive']!s}")
+def heading(d: ScoreDocument) -> str:
+    clusters = f", {d.clusters} labeled clusters" if d.clusters is not None else ""
+    return (f"{d.dataset}: {d.labeled_items} labeled + {d.unlabeled_items} unlabeled items, {d.judges} judges"
+            f"{clusters}; pass = {d.positive!s}")
 
 
-def score_view(d: Doc) -> TableView:
+def score_view(d: ScoreDocument) -> TableView:
     """Corrected pass rate, the judges' majority and its bias, labels only: estimate and interval each."""
-    bias = d["judges_say"]["bias"]
+    bias = d.judges_say.bias
     rows = (
-        ("corrected pass rate", pct(d["score"]["estimate"]), _iv(d["score"]), "judges + labels"),
-        ("judges say (majority)", pct(d["judges_say"]["estimate"]), "—", "all items, no labels"),
-        ("  off by (judges - corrected)", _points(bias["estimate"]), _points_iv(bias), "the judges' bias"),
-        ("labels only", pct(d["labels_only"]["estimate"]), _iv(d["labels_only"]), "Wilson, labeled items"),
+        ("corrected pass rate", pct(d.score.estimate), _iv(d.score), "judges + labels"),
+        ("judges say (majority)", pct(d.judges_say.estimate), "—", "all items, no labels"),
+        ("  off by (judges - corrected)", _points(bias.estimate), _points_iv(bias), "the judges' bias"),
+        ("labels only", pct(d.labels_only.estimate), _iv(d.labels_only), "Wilson, labeled items"),
     )
     return TableView(
-        title=f"pass rate of {d['dataset']}",
+        title=f"pass rate of {d.dataset}",
         columns=("", "estimate", f"{_level(d)}% interval", "from"),
         rows=rows,
-        caption=f"interval for {d['target_text']} (--target {d['target']}); method: {d['method']}, lambda = {d['lambda']:.2f}",
+        caption=f"interval for {d.target_text} (--target {d.target}); method: {d.method}, lambda = {d.lambda_:.2f}",
         align="lrrl",
     )
 
 
-def score_chart(d: Doc) -> Chart:
+def score_chart(d: ScoreDocument) -> Chart:
     """Judges say vs corrected vs labels only, as bars with their intervals (HTML)."""
-    s, lo = d["score"], d["labels_only"]
+    s, lo = d.score, d.labels_only
     return Chart(
         kind="hbars",
-        title=f"{d['dataset']}: pass rate",
+        title=f"{d.dataset}: pass rate",
         rows=("judges say", "corrected", "labels only"),
-        series=(Series("pass rate", (d["judges_say"]["estimate"], s["estimate"], lo["estimate"]),
-                       (None, s["low"], lo["low"]), (None, s["high"], lo["high"])),),
-        x_label=f"pass rate ({d['positive']!s}), {_level(d)}% intervals",
+        series=(Series("pass rate", (d.judges_say.estimate, s.estimate, lo.estimate),
+                       (None, s.low, lo.low), (None, s.high, lo.high)),),
+        x_label=f"pass rate ({d.positive!s}), {_level(d)}% intervals",
         caption="judges say: the majority of the judges over all items (no interval: it is what they said)",
     )
 
 
-def compare_view(d: Doc) -> TableView:
-    a, b = d["a"], d["b"]
+def compare_view(d: CompareDocument) -> TableView:
+    a, b = d.a, d.b
     rows = (
-        (f"a: {a['dataset']}", pct(a["score"]["estimate"]), _iv(a["score"])),
-        (f"b: {b['dataset']}", pct(b["score"]["estimate"]), _iv(b["score"])),
-        ("a - b", _points(d["difference"]["estimate"]), _points_iv(d["difference"])),
+        (f"a: {a.dataset}", pct(a.score.estimate), _iv(a.score)),
+        (f"b: {b.dataset}", pct(b.score.estimate), _iv(b.score)),
+        ("a - b", _points(d.difference.estimate), _points_iv(d.difference)),
     )
     return TableView(
-        title=f"a - b on {d['shared_items']} shared items ({d['labeled_both']} labeled in both), paired by item id",
+        title=f"a - b on {d.shared_items} shared items ({d.labeled_both} labeled in both), paired by item id",
         columns=("", "corrected pass rate", f"{_level(d)}% interval"),
         rows=rows,
-        caption=f"interval for {d['a']['target_text']} (--target {d['target']}); pass = {a['positive']!s}",
+        caption=f"interval for {a.target_text} (--target {d.target}); pass = {a.positive!s}",
         align="lrr",
     )
 
 
-def _gate_line(d: Doc) -> Lines | None:
-    g = d.get("gate")
-    if g is None:
+def _gate_line(d: ScoreDocument | CompareDocument) -> Lines | None:
+    g = d.gate
+    if not isinstance(g, ScoreGateResult):
         return None
-    what = "difference" if "difference" in d else "score"
-    on = "corrected " + what if g["on"] == "estimate" else f"lower end of the corrected {what}'s interval"
-    return Lines((f"gate: {on} {pct(g['value'], 2)} {'>=' if g['passed'] else '<'} minimum {pct(g['min_score'], 2)}: "
-                  f"{'ok' if g['passed'] else 'FAIL'}",))
+    what = "difference" if isinstance(d, CompareDocument) else "score"
+    on = "corrected " + what if g.on == "estimate" else f"lower end of the corrected {what}'s interval"
+    return Lines((f"gate: {on} {pct(g.value, 2)} {'>=' if g.passed else '<'} minimum {pct(g.min_score, 2)}: "
+                  f"{'ok' if g.passed else 'FAIL'}",))
+
+
+def _score_row(d: ScoreDocument) -> tuple[Any, ...]:
+    s, say, lo = d.score, d.judges_say, d.labels_only
+    return (d.dataset, d.positive, s.estimate, s.low, s.high, say.estimate, say.bias.estimate, say.bias.low,
+            say.bias.high, lo.estimate, lo.low, lo.high, d.labeled_items, d.unlabeled_items, d.judges, d.clusters,
+            d.target, d.confidence_level, d.method, d.lambda_)
+
+
+def _compare_row(d: CompareDocument) -> tuple[Any, ...]:
+    diff = d.difference
+    return (d.a.dataset, d.b.dataset, d.a.positive, diff.estimate, diff.low, diff.high, d.a.score.estimate,
+            d.b.score.estimate, d.shared_items, d.labeled_both, d.target, d.confidence_level)
 
 
 @dataclass(frozen=True)
@@ -115,15 +126,12 @@ class ScoreReport:
     checks: tuple[ScoreCheck, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def _plain(self) -> list[dict[str, Any]]:
-        return [msgspec.to_builtins(d) for d in self.documents]
-
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
-        for d in self._plain():
-            if "difference" in d:
+        for d in self.documents:
+            if isinstance(d, CompareDocument):
                 out.append(compare_view(d))
-                for side in (d["a"], d["b"]):
+                for side in (d.a, d.b):
                     out += [Lines((heading(side),), heading=markdown), score_view(side), score_chart(side)]
             else:
                 out += [Lines((heading(d),), heading=markdown), score_view(d), score_chart(d)]
@@ -134,27 +142,17 @@ class ScoreReport:
         return out
 
     def json(self) -> str:
-        return to_json(self._plain())
+        return to_json([plain(d) for d in self.documents])
 
     def csv(self) -> str:
-        documents = self._plain()
-        if documents and "difference" in documents[0]:
-            return to_csv(COMPARE_CSV_COLUMNS, (
-                (d["a"]["dataset"], d["b"]["dataset"], d["a"]["positive"], d["difference"]["estimate"],
-                 d["difference"]["low"], d["difference"]["high"], d["a"]["score"]["estimate"],
-                 d["b"]["score"]["estimate"], d["shared_items"], d["labeled_both"], d["target"], d["confidence_level"])
-                for d in documents))
-        return to_csv(CSV_COLUMNS, (
-            (d["dataset"], d["positive"], d["score"]["estimate"], d["score"]["low"], d["score"]["high"],
-             d["judges_say"]["estimate"], d["judges_say"]["bias"]["estimate"], d["judges_say"]["bias"]["low"],
-             d["judges_say"]["bias"]["high"], d["labels_only"]["estimate"], d["labels_only"]["low"],
-             d["labels_only"]["high"], d["labeled_items"], d["unlabeled_items"], d["judges"], d["clusters"],
-             d["target"], d["confidence_level"], d["method"], d["lambda"])
-            for d in documents))
+        documents = self.documents
+        if documents and isinstance(documents[0], CompareDocument):
+            return to_csv(COMPARE_CSV_COLUMNS, (_compare_row(d) for d in documents if isinstance(d, CompareDocument)))
+        return to_csv(CSV_COLUMNS, (_score_row(d) for d in documents if isinstance(d, ScoreDocument)))
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
-        return gate_verdicts([d["dataset"] for d in self._plain()], self.checks,
+        return gate_verdicts([d.dataset for d in self.documents], self.checks,
                              lambda c: f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else ""))
 
     @property
