@@ -283,3 +283,24 @@ def test_a_judges_document_has_unlabeled_keys_only_with_unlabeled_items() -> Non
         doc = msgspec.json.decode(json.dumps(golden), type=JudgesDocument)
         assert list(msgspec.to_builtins(doc)) == list(golden)
     assert list(with_unlabeled[0])[6:9] == ["items", "unlabeled_items", "unlabeled"]
+
+
+DOCUMENT_MODULES = ("betaconform_cli.documents", "betaconform_cli.doctor", "betaconform_cli.score_document",
+                    "betaconform_cli.judges.document", "betaconform_cli.evaluate.document",
+                    "betaconform_cli.stopping.document")
+
+
+def test_no_two_document_types_share_a_name() -> None:
+    """A document type's name says what it is: no two modules define a Struct of the same name (judges' Interval,
+    Settings, Model and Unlabeled had fit's names with other shapes), so that a schema's $defs name one shape."""
+    import importlib
+    import inspect
+
+    where: dict[str, list[str]] = {}
+    for name in DOCUMENT_MODULES:
+        module = importlib.import_module(name)
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and issubclass(cls, msgspec.Struct) and cls.__module__ == name:
+                where.setdefault(cls.__name__, []).append(name)
+    assert len(where) > 30  # the modules were read
+    assert {n: ms for n, ms in where.items() if len(ms) > 1} == {}

@@ -106,7 +106,9 @@ class ModelSettings(Struct, kw_only=True, frozen=True):
     thin: Count
 
 
-class Settings(Struct, kw_only=True, frozen=True):
+# Named for what they are, not documents.py's Settings / Interval / Model / Unlabeled (fit's, other shapes); no
+# docstring is added or changed here: msgspec publishes docstrings as the schema's descriptions (docs/schema/judges.json).
+class JudgesSettingsUsed(Struct, kw_only=True, frozen=True):  # results.JudgesSettings.to_dict, with the ks and level
     pseudo_items: float
     interval_widening: float
     ranking: Literal["maxent", "latent"]
@@ -118,7 +120,7 @@ class Settings(Struct, kw_only=True, frozen=True):
     confidence_level: Level
 
 
-class Interval(Struct, kw_only=True, frozen=True):
+class JudgesInterval(Struct, kw_only=True, frozen=True):  # how the ensembles' intervals were made
     confidence_level: Level
     method: str
 
@@ -128,7 +130,7 @@ class LatentClass(Struct, kw_only=True, frozen=True):
     mean_accuracy: Fraction
 
 
-class Model(Struct, kw_only=True, frozen=True):
+class LatentClassModel(Struct, kw_only=True, frozen=True):
     """The latent-class posterior's occupied classes (model.ClassPosterior.to_dict)."""
 
     family: Literal["latent_class"]
@@ -137,7 +139,7 @@ class Model(Struct, kw_only=True, frozen=True):
     draws: Count
 
 
-class Unlabeled(Struct, kw_only=True, frozen=True):
+class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
     """Whether and how the items without gold were used (every.Every.record)."""
 
     method: Literal["every_item", "labels_only"]
@@ -160,13 +162,13 @@ class JudgesDocument(Struct, kw_only=True, frozen=True):
     seed: Count
     items: Count
     unlabeled_items: Count | UnsetType = UNSET
-    unlabeled: Unlabeled | UnsetType = UNSET
+    unlabeled: JudgesUnlabeled | UnsetType = UNSET
     dropped_items: Count
     judge_names: list[str]
     target: str
     population: Count | None
-    settings: Settings
-    interval: Interval
+    settings: JudgesSettingsUsed
+    interval: JudgesInterval
     selection: str
     tie_rule: str
     judges: list[Judge]
@@ -177,14 +179,14 @@ class JudgesDocument(Struct, kw_only=True, frozen=True):
     ensembles: list[Ensemble]
     ensemble: NamedEnsemble | None
     cost: Cost | None
-    model: Model
+    model: LatentClassModel
     random_numbers: str
 
 
 def _unlabeled(r: JudgesResult) -> dict[str, Any]:
     if r.unlabeled is None:
         return {}
-    return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": Unlabeled(**r.unlabeled)}
+    return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": JudgesUnlabeled(**r.unlabeled)}
 
 
 def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, random_numbers: str) -> JudgesDocument:
@@ -195,9 +197,9 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         schema="betaconform/1", command="judges", tool_version=__version__, dataset=dataset, source=source, seed=seed,
         items=r.scope.items, **_unlabeled(r), dropped_items=r.scope.dropped_items, judge_names=list(r.names),
         target=r.target, population=r.scope.population,
-        settings=Settings(**{**settings, "model": ModelSettings(**settings["model"])}, ks=list(r.ks),
-                          confidence_level=r.confidence_level),
-        interval=Interval(confidence_level=r.confidence_level, method=INTERVAL_METHOD), selection=SELECTION_NOTE,
+        settings=JudgesSettingsUsed(**{**settings, "model": ModelSettings(**settings["model"])}, ks=list(r.ks),
+                                    confidence_level=r.confidence_level),
+        interval=JudgesInterval(confidence_level=r.confidence_level, method=INTERVAL_METHOD), selection=SELECTION_NOTE,
         tie_rule=TIE_RULE,
         judges=[Judge(**j.to_dict()) for j in r.judges], pairs=[Pair(**p.to_dict()) for p in r.pairs],
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
@@ -205,6 +207,6 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
         ensemble=None if r.picks.named is None else NamedEnsemble(**{**r.picks.named.to_dict(), "fit": plain(r.picks.named.fit)}),
         cost=None if r.picks.cost is None else Cost(**r.picks.cost.to_dict()),
-        model=Model(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
+        model=LatentClassModel(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,
     )
