@@ -6,8 +6,9 @@ of the published JSON schema (docs/schema/fit.json: `make schema`).
 The types list their keys in the order the documents print them; a key a document may lack is UNSET where absent, so
 the JSON (and `report` of a hand-written fit) keeps exactly its keys. An error row's columns come from
 estimators.REGISTRY, so the row type is built from it (`row_type`): a registered estimator's column is a field of
-the row, in the saved fit and in the schema. Mappings that carry records of their own (`provenance`, `transfer`,
-the baselines, ...) are typed as mappings of JSON values. What a type cannot say (weights that sum to 1, a mean that
+the row, in the saved fit and in the schema. Transfer's `sources` and `transfer` records are typed
+(TransferSource, TransferRecord); mappings that carry records of their own (`provenance`, `reading`, the baselines,
+transfer's settings) are typed as mappings of JSON values. What a type cannot say (weights that sum to 1, a mean that
 is alpha / (alpha + beta), counts that match the histogram) savedfit checks after the types.
 """
 
@@ -104,6 +105,47 @@ class EmbeddingShown(Struct, kw_only=True):
     texts: Count | None | Opt = UNSET
 
 
+class JudgeProfile(Struct, kw_only=True):
+    """How an ensemble's judges behave on a dataset (transfer.JudgeProfile): judges per item, accuracy, overdispersion."""
+
+    judges: list[Judges]
+    accuracy: Fraction | None
+    overdispersion: Fraction | None
+
+
+class TransferSource(Struct, kw_only=True):
+    """One source's row in a transfer (transfer.SourceWeight.record): its eq. 14 terms, its prior, the labels'
+    evidence for it, its final weight and shift, and its judge profile."""
+
+    name: str
+    items: Count
+    similarity: float
+    lambda_: float | None | Opt = msgspec.field(default=UNSET, name="lambda")
+    prior_weight: float
+    log_evidence: float | None | Opt = UNSET
+    log_bayes_factor: float | None | Opt = UNSET
+    weight: float
+    shift: float | None | Opt = UNSET
+    judges: list[Judges] | None | Opt = UNSET
+    accuracy: Fraction | None | Opt = UNSET
+    overdispersion: Fraction | None | Opt = UNSET
+    same_judge_count: Fraction | None | Opt = UNSET
+
+
+class TransferRecord(Struct, kw_only=True):
+    """How a transfer weighted no transfer against the sources (transfer.TransferResult.record)."""
+
+    settings: dict[str, Json] | Opt = UNSET  # the transfer's settings by their flat names (configs/transfer.yaml)
+    target_weight: float
+    target_prior_weight: float
+    no_source_applies: bool | Opt = UNSET
+    no_source_reason: str | Opt = UNSET
+    limited_at_k: list[K] | Opt = UNSET
+    target_profile: JudgeProfile | None | Opt = UNSET
+    prior_conflict: bool
+    prior_conflict_reason: str | Opt = UNSET
+
+
 class Unlabeled(Struct, kw_only=True):
     """How the estimate used the items without gold (votes.VoteEstimate.fit_fields)."""
 
@@ -166,9 +208,9 @@ def _fields(row: type[Struct]) -> list[tuple[str, Any] | tuple[str, Any, Any]]:
         ("unlabeled", Unlabeled | None | Opt, UNSET),
         ("provenance", dict[str, Json] | None | Opt, UNSET),
         ("reading", dict[str, Json] | None | Opt, UNSET),
-        ("sources", list[dict[str, Json]] | None | Opt, UNSET),
+        ("sources", list[TransferSource] | None | Opt, UNSET),
         ("without_transfer", list[row] | None | Opt, UNSET),  # type: ignore[valid-type]
-        ("transfer", dict[str, Json] | None | Opt, UNSET),
+        ("transfer", TransferRecord | None | Opt, UNSET),
     ]
 
 
@@ -254,8 +296,12 @@ def document_schema(type_: type[Struct], title: str, module: str = "documents") 
 
 
 def json_schema() -> dict[str, Any]:
-    """The published JSON schema of the fit document (docs/schema/fit.json)."""
-    return document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json")
+    """The published JSON schema of the fit document (docs/schema/fit.json): `fit`'s and `transfer`'s printed
+    document or `report`'s (`anyOf`; report's embedding has no vector, the printed one's must)."""
+    refs, defs = msgspec.json.schema_components([fit_document_type(), report_document_type()])
+    schema = document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json")
+    del schema["$ref"]
+    return {**schema, "anyOf": list(refs), "$defs": defs}
 
 
 def schema_text(schema: dict[str, Any] | None = None) -> str:

@@ -6,10 +6,12 @@ import json
 import math
 from pathlib import Path
 
+import jsonschema
+import msgspec
 import numpy as np
 import pytest
 
-from betaconform_cli import embeddings
+from betaconform_cli import documents, embeddings
 
 from .conftest import invoke
 from .test_embeddings import LetterEmbedder
@@ -197,3 +199,45 @@ class TestReportsWhereUsersLook:
         assert cases == [("t", "betaconform.transfer", [])]
         text = page.read_text(encoding="utf-8")
         assert text.startswith("<!DOCTYPE html>") and "<table>" in text and "<script" not in text
+
+
+class TestReportOfAnEmbeddedFit:
+    """`report -f json` of a fit saved with --embed shows the embedding without its vector: the output is valid
+    against the published docs/schema/fit.json (jsonschema on the file) and decodes as report's document type."""
+
+    def _published(self) -> jsonschema.protocols.Validator:
+        schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "schema" / "fit.json").read_text())
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema)
+
+    def test_valid_against_the_published_schema(self, runner, sources: Path) -> None:
+        rep = invoke(runner, "report", sources / "hard.yaml", "--format", "json", "--no-chart")
+        assert rep.exit_code == 0, rep.output
+        doc = json.loads(rep.stdout)
+        assert doc["embedding"] == {"model": "fake-letters", "dimension": 26, "texts": 120}  # the vector is not shown
+        errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in self._published().iter_errors(doc)]
+        assert not errors, errors[:3]
+        typed = msgspec.json.decode(rep.stdout, type=documents.report_document_type())
+        assert typed.embedding.model == "fake-letters" and typed.embedding.texts == 120
+        with pytest.raises(msgspec.ValidationError, match="mean"):  # the printed fit document's embedding needs it
+            msgspec.json.decode(rep.stdout, type=documents.fit_document_type())
+
+    def test_a_broken_embedding_is_refused(self, runner, sources: Path) -> None:
+        doc = json.loads(invoke(runner, "report", sources / "hard.yaml", "--format", "json", "--no-chart").stdout)
+        doc["embedding"]["texts"] = -1
+        assert list(self._published().iter_errors(doc))
+        with pytest.raises(msgspec.ValidationError):
+            msgspec.json.decode(json.dumps(doc), type=documents.report_document_type())
+
+    def test_a_saved_transfer_reported(self, runner, sources: Path, write_jsonl, tmp_path: Path) -> None:
+        """A saved transfer's typed sources and transfer records are read back, reported, and valid."""
+        target = write_jsonl("t.jsonl", rows(EASY, [8, 9, 9, 7, 9, 8, 9, 9, 6, 9]))
+        saved = tmp_path / "out.yaml"
+        res = invoke(runner, "transfer", target, "--sources", str(sources / "*.yaml"), "--save", saved, "--format", "json")
+        assert res.exit_code == 0, res.output
+        doc = json.loads(invoke(runner, "report", saved, "--format", "json", "--no-chart").stdout)
+        assert (doc["sources"], doc["transfer"]) == (json.loads(res.stdout)["sources"], json.loads(res.stdout)["transfer"])
+        assert not list(self._published().iter_errors(doc))
+        typed = msgspec.json.decode(json.dumps(doc), type=documents.report_document_type())
+        assert [s.name for s in typed.sources] == ["easy", "hard"] and typed.sources[0].lambda_ == doc["sources"][0]["lambda"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -237,7 +238,7 @@ class TestLimit:
             assert rh.estimate <= r0.estimate + 0.5 * (r0.high - r0.estimate) / z + 1e-12
             assert rh.low <= rh.estimate <= rh.high
         assert max(rf.estimate - r0.estimate for r0, rf in zip(free.without.rows, free.result.rows)) > 0.05
-        assert held.limited and not free.limited and held.to_dict()["limited_at_k"] == list(held.limited)
+        assert held.limited and not free.limited and held.record().limited_at_k == list(held.limited)
 
 
 class TestNoSourceApplies:
@@ -369,10 +370,12 @@ def test_result_document_fields() -> None:
     target = CountTable.from_histogram([0, 1, 2, 3, 2, 1, 1, 0])
     src = bb_source("s", 4.0, 2.0, 7, 200, [1.0, 0.0])
     res = tr.transfer(target, np.array([1.0, 0.0]), [src], tr.TransferSettings(), FAST, np.random.default_rng(0))
-    d = res.to_dict()
+    d = msgspec.to_builtins(res.record())
     assert {"no_source_applies", "no_source_reason", "limited_at_k", "target_profile"} <= set(d)
     assert d["target_profile"]["judges"] == [7]
     assert d["target_profile"]["accuracy"] == pytest.approx(target.single_judge_accuracy())
-    s = res.sources[0].to_dict()
+    s = msgspec.to_builtins(res.sources[0].record())
+    assert list(s) == ["name", "items", "similarity", "lambda", "prior_weight", "log_evidence", "log_bayes_factor", "weight",
+                       "shift", "judges", "accuracy", "overdispersion", "same_judge_count"]
     assert s["judges"] == [7] and s["same_judge_count"] == 1.0 and s["overdispersion"] == pytest.approx(1 / 7)
     assert res.target_weight + sum(x.weight for x in res.sources) == pytest.approx(1.0)

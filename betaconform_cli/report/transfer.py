@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec import UNSET
+
 from .fit import Doc, FitReport, confidence, describe
 from .views import BLANK, Block, Lines, TableView, caption_of, k_label, pct, tie_note
 
@@ -21,6 +23,11 @@ def _num(x: Any, spec: str) -> str:
     return "—" if x is None else format(x, spec)
 
 
+def _given(x: Any, absent: Any = None) -> Any:
+    """A record's optional value: `absent` where the key is missing (UNSET) or null."""
+    return absent if x is UNSET or x is None else x
+
+
 def _bayes_factor(log_bf: Any) -> str:
     if log_bf is None:
         return "—"
@@ -32,26 +39,26 @@ def sources_view(d: Doc) -> TableView:
     factor against no transfer, final weight and the labels' estimate of the shift; the caption says whether any
     source applies."""
     t = d.transfer
-    tp = t.get("target_profile") or {}
-    rows = [("(no transfer)", str(d.items), _judges(tp.get("judges")), _num(tp.get("accuracy"), ".2f"),
-             _num(tp.get("overdispersion"), ".2f"), "1.000", f"{t['target_prior_weight']:.3f}",
+    tp = _given(t.target_profile)
+    rows = [("(no transfer)", str(d.items), _judges(tp.judges if tp else None), _num(tp.accuracy if tp else None, ".2f"),
+             _num(tp.overdispersion if tp else None, ".2f"), "1.000", f"{t.target_prior_weight:.3f}",
              "1" if d.method == "transfer-default" else "—",
-             f"{t['target_weight']:.3f}", "—")]
+             f"{t.target_weight:.3f}", "—")]
     shape_only = False
     for s in d.sources:
-        shift = s.get("shift")
-        other = s.get("same_judge_count", 1.0) < 1.0 and d.method == "transfer-default"
+        shift = _given(s.shift)
+        other = _given(s.same_judge_count, 1.0) < 1.0 and d.method == "transfer-default"
         shape_only = shape_only or other
-        rows.append((s["name"], str(s["items"]), _judges(s.get("judges")) + ("†" if other else ""),
-                     _num(s.get("accuracy"), ".2f"), _num(s.get("overdispersion"), ".2f"), f"{s['similarity']:.3f}",
-                     f"{s['prior_weight']:.3f}", _bayes_factor(s.get("log_bayes_factor")), f"{s['weight']:.3f}",
+        rows.append((s.name, str(s.items), _judges(_given(s.judges)) + ("†" if other else ""),
+                     _num(_given(s.accuracy), ".2f"), _num(_given(s.overdispersion), ".2f"), f"{s.similarity:.3f}",
+                     f"{s.prior_weight:.3f}", _bayes_factor(_given(s.log_bayes_factor)), f"{s.weight:.3f}",
                      "—" if shift is None else f"{shift:+.2f}"))
     notes = []
     if d.method == "transfer-default":
-        notes.append(t["no_source_reason"] if t.get("no_source_applies") else
-                     f"sources apply: no transfer keeps posterior probability {t['target_weight']:.2f}")
-        if t.get("limited_at_k"):
-            notes.append("the labels held the estimate back at k = " + ", ".join(map(str, t["limited_at_k"])))
+        notes.append(t.no_source_reason if t.no_source_applies else
+                     f"sources apply: no transfer keeps posterior probability {t.target_weight:.2f}")
+        if t.limited_at_k:
+            notes.append("the labels held the estimate back at k = " + ", ".join(map(str, t.limited_at_k)))
     notes.append("overdisp.: how often judges err together (0 independent, 1 always together); BF: how much better "
                  "the labels are explained with the source than without; shift: how much higher (+) or lower (-) a "
                  "judge's log-odds of being right are here than in the source, as the labels estimate it")
@@ -79,7 +86,7 @@ def errors_view(d: Doc) -> TableView:
         columns=("k", f"with transfer [{cl}%]", f"without transfer [{cl}%]", "empirical"),
         rows=tuple(rows),
         caption=caption_of(tie_note(r.k for r in d.error_rates),
-                           "WARNING: prior conflict (see stderr)" if d.transfer["prior_conflict"] else "", sep="; "),
+                           "WARNING: prior conflict (see stderr)" if d.transfer.prior_conflict else "", sep="; "),
     )
 
 

@@ -19,7 +19,7 @@ from scipy.special import logsumexp
 
 from ..counts import CountTable
 from ..distributions import Mixture
-from ..documents import fit_document
+from ..documents import TransferRecord, TransferSource, fit_document
 from ..fit import FitResult
 from .candidates import Candidates, shifted_mixture
 from .evidence import Posterior
@@ -45,22 +45,15 @@ class SourceWeight:
     same_judge_count: float = 1.0  # share of the target's items whose number of judges this source also has
     log_bayes_factor: float | None = None  # default: log P(labels | this source) - log P(labels | no transfer)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "items": self.items,
-            "similarity": self.similarity,
-            "lambda": self.transfer_weight,
-            "prior_weight": self.prior_weight,
-            "log_evidence": self.log_evidence,
-            "log_bayes_factor": self.log_bayes_factor,
-            "weight": self.weight,
-            "shift": self.shift,
-            "judges": list(self.profile.judges) if self.profile else None,
-            "accuracy": self.profile.accuracy if self.profile else None,
-            "overdispersion": self.profile.overdispersion if self.profile else None,
-            "same_judge_count": self.same_judge_count,
-        }
+    def record(self) -> TransferSource:
+        """Its row in the document's `sources` (documents.TransferSource)."""
+        p = self.profile
+        return TransferSource(
+            name=self.name, items=self.items, similarity=self.similarity, lambda_=self.transfer_weight,
+            prior_weight=self.prior_weight, log_evidence=self.log_evidence, log_bayes_factor=self.log_bayes_factor,
+            weight=self.weight, shift=self.shift, judges=list(p.judges) if p else None, accuracy=p.accuracy if p else None,
+            overdispersion=p.overdispersion if p else None, same_judge_count=self.same_judge_count,
+        )
 
 
 @dataclass(frozen=True)
@@ -80,18 +73,14 @@ class TransferResult:
     limited: tuple[int, ...] = ()  # the k at which max_move held the estimate back
     target_profile: JudgeProfile | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings.to_dict(),
-            "target_weight": self.target_weight,
-            "target_prior_weight": self.target_prior_weight,
-            "no_source_applies": self.no_source_applies,
-            "no_source_reason": self.no_source_reason,
-            "limited_at_k": list(self.limited),
-            "target_profile": self.target_profile.to_dict() if self.target_profile else None,
-            "prior_conflict": self.conflict,
-            "prior_conflict_reason": self.conflict_reason,
-        }
+    def record(self) -> TransferRecord:
+        """The document's `transfer` record (documents.TransferRecord): how no transfer and the sources were weighted."""
+        return TransferRecord(
+            settings=self.settings.to_dict(), target_weight=self.target_weight, target_prior_weight=self.target_prior_weight,
+            no_source_applies=self.no_source_applies, no_source_reason=self.no_source_reason, limited_at_k=list(self.limited),
+            target_profile=self.target_profile.record() if self.target_profile else None, prior_conflict=self.conflict,
+            prior_conflict_reason=self.conflict_reason,
+        )
 
     def document(self, name: str, source: str, table: CountTable, seed: int, skipped: int = 0) -> Any:
         """The printed document of one target (documents.fit_document_type()): `fit`'s, with the transfer's method,
@@ -100,8 +89,8 @@ class TransferResult:
 
         return fit_document("transfer", name, source, table, self.result, seed, skipped,
                             method=f"transfer-{self.settings.method}", method_description=METHOD_DESCRIPTIONS[self.settings.method],
-                            sources=[s.to_dict() for s in self.sources], without_transfer=[r.document() for r in self.without.rows],
-                            transfer=self.to_dict())
+                            sources=[s.record() for s in self.sources], without_transfer=[r.document() for r in self.without.rows],
+                            transfer=self.record())
 
 
 def no_source_verdict(posterior_none: float, prior_none: float) -> tuple[bool, str]:

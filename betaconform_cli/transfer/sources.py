@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import documents
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import EmbeddingError, ParamsError
@@ -77,8 +78,9 @@ class JudgeProfile:
     accuracy: float  # share of correct judgments
     overdispersion: float  # rho: 0 independent judges, 1 all judges of an item agree
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"judges": list(self.judges), "accuracy": self.accuracy, "overdispersion": self.overdispersion}
+    def record(self) -> documents.JudgeProfile:
+        """As the transfer document carries it (documents.JudgeProfile)."""
+        return documents.JudgeProfile(judges=list(self.judges), accuracy=self.accuracy, overdispersion=self.overdispersion)
 
 
 def judge_counts(table: CountTable) -> tuple[int, ...]:
