@@ -7,8 +7,8 @@ The types list their keys in the order the documents print them; a key a documen
 the JSON (and `report` of a hand-written fit) keeps exactly its keys. An error row's columns come from
 estimators.REGISTRY, so the row type is built from it (`row_type`): a registered estimator's column is a field of
 the row, in the saved fit and in the schema. Transfer's `sources` and `transfer` records are typed
-(TransferSource, TransferRecord); mappings that carry records of their own (`provenance`, `reading`, the baselines,
-transfer's settings) are typed as mappings of JSON values. What a type cannot say (weights that sum to 1, a mean that
+(TransferSource, TransferRecord); mappings that carry records of their own (`provenance`, `reading`, transfer's
+settings) are typed as mappings of JSON values. What a type cannot say (weights that sum to 1, a mean that
 is alpha / (alpha + beta), counts that match the histogram) savedfit checks after the types.
 """
 
@@ -68,6 +68,20 @@ class Model(Struct, kw_only=True):
     converged: bool | None | Opt = UNSET
     n_iter: Count | None | Opt = UNSET
     n_starts: Count | None | Opt = UNSET
+
+
+class BinomialModel(Struct, kw_only=True):
+    """The Binomial baseline: every judge right with the same probability p, independently."""
+
+    family: str | None | Opt = UNSET
+    p: Fraction
+
+
+class Baselines(Struct, kw_only=True):
+    """The fit's baselines (fit.FitResult.fields): the Binomial and the single Beta-Binomial."""
+
+    binomial: BinomialModel | None | Opt = UNSET
+    beta_binomial: Model | None | Opt = UNSET
 
 
 class Interval(Struct, kw_only=True):
@@ -201,7 +215,7 @@ def _fields(row: type[Struct]) -> list[tuple[str, Any] | tuple[str, Any, Any]]:
         ("method_description", str | None | Opt, UNSET),
         ("settings", Settings | None | Opt, UNSET),
         ("model", Model),
-        ("baselines", dict[str, Json] | None | Opt, UNSET),
+        ("baselines", Baselines | None | Opt, UNSET),
         ("interval", Interval | None | Opt, UNSET),
         ("tie_rule", str | None | Opt, UNSET),
         ("error_rates", Annotated[list[row], Meta(min_length=1)]),  # type: ignore[valid-type]

@@ -30,7 +30,7 @@ from .distributions import (
     log_comb,
     logsumexp,
 )
-from .documents import Component, Interval, Model, Settings, row_type
+from .documents import Baselines, BinomialModel, Component, Interval, Model, Settings, row_type
 from .errors import FitWarning, UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
 from .posterior import cell_posterior, mixture_cells
@@ -379,7 +379,8 @@ class FitResult:
             "method_description": method_description(self.settings.method),
             "settings": Settings(**self.settings.to_dict()),
             "model": self.fit.model(),
-            "baselines": {"binomial": self.binomial.to_dict(), "beta_binomial": self.beta_binomial.model()},
+            "baselines": Baselines(binomial=BinomialModel(family="binomial", p=self.binomial.p),
+                                   beta_binomial=self.beta_binomial.model()),
             "interval": Interval(confidence_level=self.settings.confidence_level, method=INTERVAL_METHOD),
             "tie_rule": TIE_RULE,
             "error_rates": [r.document() for r in self.rows],

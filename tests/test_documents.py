@@ -155,6 +155,7 @@ class TestTheCheckCanFail:
     @pytest.mark.parametrize("path,value", [
         (("items",), -1), (("error_rates", 0, "estimate"), 1.5), (("model", "components"), []),
         (("error_rates", 0, "k"), 0), (("schema",), "betaconform/2"), (("histogram",), {}),
+        (("baselines", "binomial", "p"), 1.5), (("baselines", "beta_binomial", "components"), []),
     ])
     def test_broken(self, path: tuple[Any, ...], value: Any, validator: jsonschema.protocols.Validator) -> None:
         doc = copy.deepcopy(fit_goldens()[0][1])
