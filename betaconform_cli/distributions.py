@@ -129,9 +129,6 @@ class Binomial:
     def pmf(self, n: int) -> np.ndarray:
         return binomial_pmf(n, self.p)
 
-    def to_dict(self) -> dict[str, object]:
-        return {"family": "binomial", "p": self.p}
-
 
 @dataclass(frozen=True)
 class Mixture:

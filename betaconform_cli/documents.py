@@ -235,8 +235,9 @@ _REPORT = [("fitted_by", str | None | Opt, UNSET), ("saved_fit", str | None | Op
 @functools.cache
 def _document_type(row: type[Struct], kind: Literal["saved", "printed", "report"]) -> type[Struct]:
     """The fit document in its three key orders: a saved fit (YAML: schema first, the embedding last), the printed
-    document of `fit`, `transfer` and `sample` (schema first, the gate last), and `report`'s (the saved fit's keys,
-    its embedding without the vector, then schema, fitted_by, saved_fit and gate). One set of fields: only the order
+    document of `fit`, `transfer` and `sample` (schema first, the gate last), and `report`'s (the saved fit's keys in
+    this order, whatever order a hand-written file has; its embedding last and without the vector; then schema,
+    fitted_by, saved_fit and gate). One set of fields: only the order
     and the schema's name differ."""
     body = _fields(row)
     if kind == "saved":
@@ -261,7 +262,8 @@ def fit_document_type() -> type[Struct]:
 
 
 def report_document_type() -> type[Struct]:
-    """`report`'s JSON document: a saved fit's, in its keys' order, then where it came from and the gate."""
+    """`report`'s JSON document: a saved fit's keys in the fit document's order, then where it came from and the
+    gate."""
     return _document_type(row_type(), "report")
 
 
@@ -282,8 +284,9 @@ def fit_document(
 
 
 def report_document(saved: Any, path: str, gate: GateCheck | None = None) -> Any:
-    """A saved fit (saved_fit_type(), checked by savedfit) as `report` prints it (report_document_type()): its keys
-    as saved, the embedding without its vector, then where it came from and the gate."""
+    """A saved fit (saved_fit_type(), checked by savedfit) as `report` prints it (report_document_type()): the keys
+    it has, in the fit document's order (the embedding last, without its vector), then where it came from and the
+    gate."""
     shown = {f: getattr(saved, f) for f in saved.__struct_fields__ if f not in ("schema", "embedding")}
     emb = saved.embedding
     return report_document_type()(

@@ -14,13 +14,14 @@ Schema ``betaconform/fit/1``::
     seed: 0
     settings: {...}          # FitSettings.to_dict()
     model: {...}             # fitted mixture (family, components, log-likelihood, ...)
+    baselines: {binomial: {family, p}, beta_binomial: {...}}   # the Binomial and the single Beta-Binomial (a model)
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
     unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
     unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
                              # how the estimate used them (votes.VoteEstimate.fit_fields); rows then add
                              # labels_only, labels_only_low, labels_only_high
-    embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed`
     provenance: {...}        # shipped priors: where the data came from and its licence
+    embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed` (written last)
 
 A file is refused when it is bigger than MAX_YAML_BYTES, not UTF-8 YAML, carries tags or aliases (an alias can
 expand a few KB into gigabytes), does not match its types (documents.saved_fit_type(): msgspec Structs), holds a value JSON cannot carry exactly (an integer
@@ -204,7 +205,8 @@ def load_fit(path: str | Path) -> dict[str, Any]:
     kept = {k: _json_value(v, str(path), k) for k, v in doc.items() if k in fields()}
     validate(kept, str(path))
     for c in kept["model"]["components"]:  # a hand-written prior may leave out each component's mean accuracy
-        c.setdefault("mean", c["alpha"] / (c["alpha"] + c["beta"]))
+        if c.get("mean") is None:  # absent, or null (NaN reads as null): the views format it as a number
+            c["mean"] = c["alpha"] / (c["alpha"] + c["beta"])
     return kept
 
 

@@ -183,13 +183,23 @@ class TestSaveAndReport:
         res = invoke(runner, "report", p, "--no-chart")
         assert res.exit_code == 2 and res.stderr.strip().startswith(f"error: {p}: field '{field}'") and len(res.stderr.strip().splitlines()) == 1
 
-    def test_report_fills_in_a_missing_component_mean(self, runner, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("how", ["absent", "null", "nan"])
+    def test_report_fills_in_a_missing_component_mean(self, runner, tmp_path: Path, how: str) -> None:
+        """A hand-written prior without a component's mean, or with null or .nan (read as null): the table shows
+        alpha / (alpha + beta) (a null mean once ended in an internal error when the table formatted it)."""
         doc = yaml.safe_load((ROOT / "configs" / "priors" / "snow_rte_rc.yaml").read_text())
         for c in doc["model"]["components"]:
-            c.pop("mean")
+            if how == "absent":
+                c.pop("mean")
+            else:
+                c["mean"] = None if how == "null" else float("nan")
         p = tmp_path / "prior.yaml"
         p.write_text(yaml.safe_dump(doc))
-        assert invoke(runner, "report", p).exit_code == 0
+        res = invoke(runner, "report", p, "-f", "json")
+        assert res.exit_code == 0, res.stderr
+        for c in json.loads(res.stdout)["model"]["components"]:
+            assert c["mean"] == pytest.approx(c["alpha"] / (c["alpha"] + c["beta"]), rel=1e-12)
+        assert invoke(runner, "report", p, "--no-chart").exit_code == 0
 
 
 class TestGolden:

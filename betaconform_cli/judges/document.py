@@ -12,7 +12,7 @@ from typing import Any, Literal
 from msgspec import UNSET, Struct, UnsetType
 
 from .. import __version__
-from ..documents import Count, Fraction, K, Level, plain
+from ..documents import Count, Fraction, K, Level
 from ..settings import TIE_RULE
 from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
 
@@ -205,7 +205,7 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
         top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=Exchangeability(**r.exchangeability.to_dict()),
         ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
-        ensemble=None if r.picks.named is None else NamedEnsemble(**{**r.picks.named.to_dict(), "fit": plain(r.picks.named.fit)}),
+        ensemble=None if r.picks.named is None else NamedEnsemble(**r.picks.named.to_dict()),
         cost=None if r.picks.cost is None else Cost(**r.picks.cost.to_dict()),
         model=LatentClassModel(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,

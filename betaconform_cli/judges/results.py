@@ -177,6 +177,8 @@ class NamedEnsemble:
     fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: documents.row_type())
 
     def to_dict(self) -> dict[str, Any]:
+        from ..documents import plain
+
         return {
             "members": list(self.members),
             "k": len(self.members),
@@ -185,7 +187,7 @@ class NamedEnsemble:
             "high": self.high,
             "empirical": self.empirical,
             "items": self.items,
-            "fit": self.fit,
+            "fit": plain(self.fit),  # JSON values: judges.json keeps fit's row as a plain object
         }
 
 
