@@ -32,15 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..distributions import majority_error_weights
 from .unlabeled import CHUNK_CELLS, ClassModel, SubsetEstimates, Verdicts, _onehot, pattern_errors
 
 SPLIT_PSEUDO_ITEMS = 20.0  # a: the pool's weight against a candidate's own labeled items per stratum
-
-
-def _err(count: np.ndarray, k: int) -> np.ndarray:
-    """Majority error (ties half) when `count` of k members give the gold class."""
-    out: np.ndarray = np.where(2 * count < k, 1.0, np.where(2 * count == k, 0.5, 0.0))
-    return out
 
 
 @dataclass(frozen=True)
@@ -59,10 +54,11 @@ def _strata(v: Verdicts, model: ClassModel, members: np.ndarray) -> _Strata:
     onehot, m = _onehot(v), len(v.gold)
     said = v.patterns >= 0
     out = _Strata(np.full((n_sub, m), -1), np.zeros((n_sub, m)), np.zeros((n_sub, m)), np.zeros((n_sub, m), bool))
+    err = majority_error_weights(k)  # by the number of members giving the gold class
     step = max(1, CHUNK_CELLS // max(m * v.classes, 1))
     for lo in range(0, n_sub, step):
         chunk = members[lo : lo + step]
-        counts = onehot[:, chunk, :].sum(axis=2).transpose(1, 0, 2)  # (s, m, C)
+        counts = onehot[:, chunk, :].sum(axis=2).transpose(1, 0, 2).astype(np.intp)  # (s, m, C)
         top = counts.argmax(axis=2)
         lead = counts.max(axis=2)
         alone = (counts == lead[:, :, None]).sum(axis=2) == 1
@@ -73,8 +69,8 @@ def _strata(v: Verdicts, model: ClassModel, members: np.ndarray) -> _Strata:
         share = np.where(mass > 1e-12, other / np.maximum(mass, 1e-300), flat)
         sl = slice(lo, lo + len(chunk))
         out.stratum[sl] = np.where(alone & complete, lead, -1)
-        out.err_top[sl] = _err(lead, k)
-        out.err_alt[sl] = (share * _err(counts, k)).sum(axis=2)
+        out.err_top[sl] = err[lead]
+        out.err_alt[sl] = (share * err[counts]).sum(axis=2)
         out.wrong[sl] = (top != v.gold[None, :]) & v.labeled[None, :]
     return out
 

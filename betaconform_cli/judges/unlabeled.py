@@ -32,6 +32,7 @@ import numpy as np
 from scipy import stats
 
 from .. import em
+from ..distributions import majority_error_weights
 
 if TYPE_CHECKING:
     from ..inputs.dataset import Votes
@@ -226,8 +227,8 @@ def pattern_errors(v: Verdicts, model: ClassModel, members: np.ndarray) -> Patte
     step = max(1, CHUNK_CELLS // max(m * v.classes, 1))
     for lo in range(0, n_sub, step):
         chunk = members[lo : lo + step]
-        counts = onehot[:, chunk, :].sum(axis=2).transpose(1, 0, 2)  # (s, m, C): members giving class c
-        err = np.where(2 * counts < k, 1.0, np.where(2 * counts == k, 0.5, 0.0))
+        counts = onehot[:, chunk, :].sum(axis=2).transpose(1, 0, 2).astype(np.intp)  # (s, m, C): members giving class c
+        err = majority_error_weights(k)[counts]
         e_post = np.einsum("smc,mc->sm", err, model.posterior)
         out[0][lo : lo + step] = e_post
         out[1][lo : lo + step] = np.einsum("smc,mc->sm", err, model.predictive)
