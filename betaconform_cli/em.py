@@ -28,6 +28,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from .distributions import logsumexp
 from .errors import FitWarning
 
 P = TypeVar("P")  # a model's parameters, whatever its M-step returns
@@ -50,8 +51,7 @@ class EMFit(Generic[P]):
 def log_normalise(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(log posterior, log normaliser) of rows x classes of log joint probabilities: the normaliser is each row's
     log sum exp (shifted by its largest entry, so that nothing underflows), the posterior log_joint - normaliser."""
-    top = log_joint.max(axis=1, keepdims=True)
-    norm: np.ndarray = top[:, 0] + np.log(np.exp(log_joint - top).sum(axis=1))
+    norm: np.ndarray = logsumexp(log_joint, axis=1)
     log_post: np.ndarray = log_joint - norm[:, None]
     return log_post, norm
 
