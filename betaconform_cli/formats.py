@@ -20,6 +20,9 @@ from typing import Any
 # --- limits -------------------------------------------------------------------------------------------------
 MAX_K = 201  # the largest ensemble size k
 MAX_JUDGES = 1000  # judges on one item: the (judges, correct) table is (K+1)^2 cells
+# columns of one table, checked on its header before DuckDB loads it (its load grows with the square of the columns:
+# 10^4 took 3 s for five rows): a wide table's judges and as many other columns
+MAX_TABLE_COLUMNS = 2 * MAX_JUDGES
 # the one seed range, for every command and the library: JSON readers (and saved fits) carry integers below 2^53
 # exactly, so a larger seed could not be written into the output and read back as the seed that was used
 MAX_SEED = 2**53 - 1
