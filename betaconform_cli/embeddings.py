@@ -14,7 +14,6 @@ Embeddings are L2-normalised per text; a dataset's embedding is the mean over it
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -27,6 +26,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import EmbeddingError, InputError, OutputError
+from .formats import load_json
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -180,7 +180,7 @@ def _read_small(path: Path) -> bytes:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        obj = json.loads(_read_small(path).decode("utf-8"))
+        obj = load_json(_read_small(path).decode("utf-8"))
     except (EmbeddingError, ValueError, RecursionError):
         return {}
     return obj if isinstance(obj, dict) else {}
@@ -192,7 +192,7 @@ def _modules(path: Path) -> list[dict[str, Any]]:
     if not os.path.lexists(f):
         return []
     try:
-        modules = json.loads(_read_small(f).decode("utf-8"))
+        modules = load_json(_read_small(f).decode("utf-8"))
     except UnicodeDecodeError:
         raise EmbeddingError(f"embedding model {path}: modules.json is not UTF-8 text") from None
     except ValueError as exc:

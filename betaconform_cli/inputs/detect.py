@@ -26,6 +26,7 @@ from ..formats import (
     kind_by_content,
     kind_by_name,
     kind_format,
+    load_json,
     registered,
     temp_suffix,
 )
@@ -78,7 +79,7 @@ def _first_record(path: Path) -> dict[str, object] | None:
                 if not line:
                     return None
                 if line.strip():
-                    obj = orjson.loads(line.lstrip(b"\xef\xbb\xbf"))
+                    obj = load_json(line.lstrip(b"\xef\xbb\xbf"))
                     return obj if isinstance(obj, dict) else None
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError):
         return None
@@ -87,15 +88,12 @@ def _first_record(path: Path) -> dict[str, object] | None:
 
 def _json_document(path: Path) -> str:
     """promptfoo or inspect, from a JSON document's top-level keys (read in full: these files are small)."""
-    import json
 
     try:
         with open_binary(path) as fh:
-            doc = json.loads(fh.read())  # the standard library: inspect writes bare NaN, which orjson refuses
+            doc = load_json(fh.read(), stdlib=True)  # the standard library: inspect writes bare NaN, which orjson refuses
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), f"not a JSON document ({str(exc).splitlines()[0]})") from None
-    except RecursionError:  # the standard library's parser recurses: '[[[[...' a hundred thousand deep
-        raise InputError(str(path), "not a JSON document (nested too deeply)") from None
     if isinstance(doc, dict) and "eval" in doc and ("samples" in doc or "version" in doc):
         return "inspect"
     if isinstance(doc, dict) and ("evalId" in doc or isinstance(doc.get("results"), dict)):
@@ -156,7 +154,7 @@ def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
         return Plan(kind_format(kind).name, kind)
     first: dict[str, object] = {}
     try:
-        obj = orjson.loads(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
+        obj = load_json(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
         first = obj if isinstance(obj, dict) else {}
     except orjson.JSONDecodeError:
         pass

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
+from ..formats import load_json
 from . import records
 from .dataset import Dataset, Item, Reading, Skip, Votes, count_table
 from .options import InputOptions, Keep
@@ -249,7 +250,7 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: FileRead, 
     seen: dict[str, list[tuple[int, records.Parsed]]] = {}
     for lineno, raw in iter_lines(read.path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError:
             continue  # skipped (skip_invalid)
         value = records.get(obj, opts.record.id_field, None) if isinstance(obj, dict) else None

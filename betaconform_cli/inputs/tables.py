@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, quote_all
-from ..formats import MAX_TABLE_COLUMNS
+from ..formats import MAX_TABLE_COLUMNS, load_json
 from . import values
 from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
@@ -75,7 +75,7 @@ def _first_bad_json(path: Path, where: str) -> None:
 
     for lineno, raw in iter_lines(path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         if not isinstance(obj, dict):
