@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,8 +93,11 @@ class EmbeddingCache:
 
     def get(self, text: str) -> np.ndarray | None:
         f = self._file(text_hash(text))
+        from .inputs.paths import open_raw
+
         try:
-            v: np.ndarray = np.load(f, allow_pickle=False)
+            with open_raw(f, regular=True) as fh:  # a FIFO planted in the cache is not waited on
+                v: np.ndarray = np.load(fh, allow_pickle=False)
         except (OSError, ValueError, EOFError):  # EOFError: an empty or cut entry (never Ctrl-C): recomputed
             return None
         if v.shape != (self.dimension,) or not np.all(np.isfinite(v)):
@@ -166,10 +168,10 @@ MAX_CONFIG_BYTES = 1 << 20  # modules.json and a module's config.json are a few 
 def _read_small(path: Path) -> bytes:
     """A model folder's small configuration file, refused beyond MAX_CONFIG_BYTES or when it is not a regular file
     (a link to /dev/zero or a FIFO must not hang or fill the memory)."""
+    from .inputs.paths import open_raw
+
     try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise EmbeddingError(f"embedding model {path.parent}: {path.name} is not a regular file")
+        with open_raw(path, regular=True) as fh:  # refused before it is opened: opening a FIFO blocks
             data: bytes = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise EmbeddingError(f"embedding model {path.parent}: cannot read {path.name}: {exc.strerror or exc}") from None

@@ -130,7 +130,9 @@ def _read_text(path: str | Path, what: str) -> str:
         if is_data_name(p) and not p.name.lower().endswith(".json"):  # a JSON document may be a transfer config
             raise ParamsError(f"{p}: this looks like judgment data, not a {what} (YAML); fit it with `betaconform fit {p}`")
         try:
-            with open(p, "rb") as fh:
+            from .inputs.paths import open_raw  # a FIFO nothing writes to is refused, never waited on forever
+
+            with open_raw(p) as fh:
                 data = _read_capped(fh, str(p), what)
         except FileNotFoundError:
             if p.is_symlink():

@@ -130,10 +130,7 @@ def _add_parsed(out: Scan, obj: Any, p: records.Parsed, ident: str | None, linen
                 keep_items: bool) -> None:
     """A parsed line's verdicts, id and (labeled) counts."""
     if p.classes is not None:
-        vkey = (p.names, p.classes, p.gold)
-        out.votes.patterns[vkey] = out.votes.patterns.get(vkey, 0) + p.weight
-        if p.unlabeled:
-            out.votes.unlabeled_lines[lineno] = vkey
+        vkey = out.votes.add((p.names, p.classes, p.gold), p.weight)
         if keep_items:
             out.votes.items.append((vkey, ident, lineno))
     out.add_id(records.get(obj, opts.record.id_field, None), lineno)
@@ -310,7 +307,6 @@ def _scan_blocks(blocks: Iterator[bytes], opts: InputOptions, keep: Keep, id_lin
         total.items.extend(sc.items)
         for vkey, n in sc.votes.patterns.items():
             total.votes.patterns[vkey] = total.votes.patterns.get(vkey, 0) + n
-        total.votes.unlabeled_lines.update(sc.votes.unlabeled_lines)
         total.votes.items.extend(sc.votes.items)
         total.votes.clusters.update(sc.votes.clusters)
         total.id_hashes.extend(sc.id_hashes)
