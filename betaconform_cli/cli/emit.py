@@ -28,7 +28,7 @@ from .. import atomic
 from ..errors import BetaConformError, ParameterError, UsageError
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 from ..report import Report, Verdict, verdicts
-from ..report.render import clean, to_markdown
+from ..report.render import clean, json_for_file, to_markdown
 from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
 
@@ -253,10 +253,11 @@ def stdout_console() -> Console:
     return _Console(highlight=False, soft_wrap=False, width=width)
 
 
-def text_of(report: Report, fmt: str) -> str:
-    """The report in a data format, or its tables as plain text (for a .txt file)."""
+def text_of(report: Report, fmt: str, path: Path | None = None) -> str:
+    """The report in a data format, or its tables as plain text (for a .txt file); JSON written to `path` takes
+    the layout its name asks for (render.json_for_file: an array in a .json file, JSON Lines in .jsonl)."""
     if fmt == "json":
-        return report.json()
+        return report.json() if path is None else json_for_file(report.json(), path.name)
     if fmt == "csv":
         return report.csv()
     if fmt == "markdown":
@@ -312,7 +313,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
             atomic.check_writable(path, what)
     texts: list[tuple[Path, str, str]] = []  # (path, text, message): rendered (and a saved fit validated) first
     if out.output is not None:
-        texts.append((out.output, text_of(report, fmt), f"wrote {out.output}"))
+        texts.append((out.output, text_of(report, fmt, out.output), f"wrote {out.output}"))
     texts += [(path, render_fit(path, body), f"saved {path}") for path, body in saves]
     for path, text, _ in texts:
         atomic.write_text(path, text)

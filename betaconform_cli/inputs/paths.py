@@ -54,7 +54,7 @@ def is_hive_folder(path: Path) -> bool:
 # output: JSON documents carry "schema": "betaconform/..." (or "betaconform-evaluate/...") first; CSV reports start
 # with one of these headers (report/*.py; tests/hostile/test_round2_promises.py checks every command's CSV against
 # them). Saved fits (.yaml) and Markdown / text reports are not data files at all.
-_OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,40})"')
+_OUTPUT_SCHEMA = re.compile(rb'\A\s*\[?\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,40})"')  # [: several, in a .json
 OUTPUT_CSV_HEADERS = (
     "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # fit, report, transfer, sample
     "dataset,k,members,estimate,low,high,random_k,all_judges,empirical,search",  # judges

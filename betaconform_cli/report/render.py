@@ -91,6 +91,25 @@ def to_json(docs: Sequence[dict[str, Any]], lines: bool | None = None) -> str:
     return "".join(_dumps(d, False) + "\n" for d in docs)
 
 
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def json_for_file(text: str, name: str) -> str:
+    """A report's JSON (to_json's: one indented document, or JSON Lines for several) in the layout a file's name
+    asks for, the one rule for every command's `-o`: JSON Lines (one document a line) for .jsonl and .ndjson; any
+    other name one JSON text, so several documents are one JSON array (a .json file that `json.load` reads)."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    try:
+        docs: list[Any] = [orjson.loads(stripped)]
+    except orjson.JSONDecodeError:  # several documents, one a line
+        docs = [orjson.loads(line) for line in stripped.splitlines() if line.strip()]
+    if name.lower().endswith(JSON_LINES_SUFFIXES):
+        return "".join(_dumps(d, False) + "\n" for d in docs)
+    return text if len(docs) == 1 else _dumps(docs, True) + "\n"  # type: ignore[arg-type]
+
+
 def _csv_cell(value: Any) -> Any:
     """A CSV cell: a list (an ensemble's members) as a JSON list, so that names with spaces, commas, quotes or
     newlines come back as they were (`json.loads(cell)`); strings cleaned; empty for None."""
