@@ -28,7 +28,7 @@ from .. import atomic
 from ..errors import BetaConformError, ParameterError, UsageError
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 from ..report import Report, Verdict, verdicts
-from ..report.render import clean, json_for_file, to_markdown
+from ..report.render import cap_markdown, clean, json_for_file, to_markdown
 from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
 
@@ -368,8 +368,14 @@ def write_junit(report: Report, path: Path) -> None:
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def step_summary_text(report: Report) -> str:
-    """The job summary's Markdown: the command, each failed gate first with its reason, then the report."""
+SUMMARY_LIMIT = (1 << 20) - 1024  # GitHub drops a job summary over 1 MiB (the whole step's, gates included): 1 KiB spare
+SUMMARY_CUT = ("the rest of this report is left out: GitHub shows at most 1 MiB of a job summary; write the whole "
+               "report with -o report.md")
+
+
+def step_summary_text(report: Report, room: int | None = None) -> str:
+    """The job summary's Markdown: the command, each failed gate first with its reason, then the report; within
+    `room` bytes when given (the report cut first, with a note: render.cap_markdown)."""
     lines = [f"## betaconform {command_name()}", ""]
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
@@ -382,7 +388,8 @@ def step_summary_text(report: Report) -> str:
     lines += [f"- :white_check_mark: gate passed: {clean(_verdict_line(v), keep_newlines=False)}" for v in passed]
     if passed:
         lines.append("")
-    return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
+    parts = ["\n".join(lines) + "\n", to_markdown(report.blocks(markdown=True)) + "\n"]
+    return "".join(parts) if room is None else cap_markdown(parts, room, SUMMARY_CUT)
 
 
 def append_step_summary(report: Report) -> None:
@@ -391,14 +398,20 @@ def append_step_summary(report: Report) -> None:
     target = os.environ.get(STEP_SUMMARY)
     if not target:
         return
-    data = step_summary_text(report).encode("utf-8", "backslashreplace")
     try:
         # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
         fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
         try:
             os.set_blocking(fd, True)
-            if os.fstat(fd).st_size and not _ends_with_newline(target):
-                data = b"\n" + data
+            size = os.fstat(fd).st_size
+            lead = b"\n" if size and not _ends_with_newline(target) else b""
+            # the file's whole content counts toward GitHub's limit: what earlier steps and commands wrote too
+            data = step_summary_text(report, SUMMARY_LIMIT - size - len(lead)).encode("utf-8", "backslashreplace")
+            if not data:
+                say(f"warning: the job summary ${STEP_SUMMARY} ({target}) is full ({size} bytes; GitHub shows at most "
+                    "1 MiB): nothing appended")
+                return
+            data = lead + data
             written = os.write(fd, data)
             while written < len(data):  # a short write (a full disk) goes on where it stopped or raises
                 written += os.write(fd, data[written:])

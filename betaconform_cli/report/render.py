@@ -159,6 +159,33 @@ def markdown_table(view: TableView) -> str:
     return "\n".join(lines)
 
 
+def utf8_size(text: str) -> int:
+    """Bytes of `text` as a file gets it (undecodable file-name bytes written as backslash escapes)."""
+    return len(text.encode("utf-8", "backslashreplace"))
+
+
+def cap_markdown(parts: Sequence[str], room: int, note: str) -> str:
+    """The parts in order within `room` bytes (utf8_size): the first part that does not fit is cut at a line end,
+    followed by `note` (in italics, after a blank line, so that it never lands inside a table), and nothing after
+    it; "" when not even the note fits. The job summary puts the gates first, so they are the last thing cut."""
+    out: list[str] = []
+    used = 0
+    for part in parts:
+        size = utf8_size(part)
+        if used + size <= room:
+            out.append(part)
+            used += size
+            continue
+        tail = f"\n\n_{note}_\n"
+        budget = room - used - utf8_size(tail)
+        if budget < 0:
+            return "".join(out) if out else ""
+        cut = part.encode("utf-8", "backslashreplace")[:budget].decode("utf-8", "ignore")
+        cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else ""
+        return "".join(out) + cut.rstrip("\n") + tail
+    return "".join(out)
+
+
 def to_markdown(blocks: Sequence[Block]) -> str:
     """Blocks as Markdown: headings, paragraphs and tables separated by blank lines (charts left out)."""
     parts: list[str] = []
