@@ -189,6 +189,9 @@ def cost_view(d: JudgesDocument) -> TableView | None:
         (f"estimate [{_level(d)}% interval]", f"{pct(c.estimate)} [{pct(c.low)}, {pct(c.high)}]"),
         ("candidates", f"{c.candidates} ({c.search} search)"),
     )
+    unpriced = [j for j in d.judge_names if j not in c.prices]
+    if unpriced:  # prices for some judges only: the others are not candidates, and the table says so
+        rows += (("left out (no price)", ", ".join(unpriced)),)
     return TableView(title="cheapest ensemble meeting the error limit", columns=("", ""), rows=rows, align="ll")
 
 
