@@ -44,7 +44,7 @@ def write_items(path: Path, items: int, labeled: int, judges: int = 5) -> None:
 def measure(checkout: Path, data: Path) -> tuple[int, float, int]:
     env = dict(os.environ, PYTHONPATH=str(checkout), OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "betaconform_cli", "fit", str(data), "-f", "json"],
-                         capture_output=True, text=True, env=env, check=True).stdout.split()
+                         capture_output=True, text=True, env=env, cwd=checkout, check=True).stdout.split()  # python -m: cwd first
     return int(out[0]), float(out[1]), int(out[2])
 
 
