@@ -27,7 +27,7 @@ from . import values
 from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, open_binary, verify_gzip
+from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
 from .table_sql import (
     Roles,
     Table,
@@ -61,7 +61,7 @@ def _gzipped(path: Path) -> bool:
     if path.name.lower().endswith(".gz"):
         return True
     try:
-        with open(path, "rb") as fh:
+        with open_raw(path, regular=True) as fh:  # DuckDB reads a table in place: a regular file (streams are copied first)
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False
@@ -139,6 +139,8 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
     """kind: parquet, csv, tsv or jsonl; a folder is read whole (hive partitions become columns). A gzipped file is
     verified whole first (DuckDB's reader does not check the CRC). `skip`: malformed CSV rows are dropped and
     counted (Table.rejected) instead of stopping."""
+    if not path.is_dir() and not is_regular(path):  # DuckDB would open a FIFO and wait for a writer forever
+        raise InputError(where, "not a regular file (a FIFO, a device or a pipe): a table is read in place; save it to a file first")
     for gz in sorted(path.rglob("*.gz")) if path.is_dir() else [path] if _gzipped(path) else []:
         verify_gzip(gz, where if gz == path else str(gz))
     rejected = (0, 0)
