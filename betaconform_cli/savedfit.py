@@ -100,6 +100,8 @@ def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
     except yaml.constructor.ConstructorError as exc:
         raise ParamsError(f"{where}: refused: the YAML carries a tag the safe loader does not allow ({exc.problem})") from None
     except yaml.YAMLError as exc:
+        if "nesting depth" in str(exc):  # the parser's own limit: the same words as MAX_JSON_DEPTH's
+            raise ParamsError(f"{where}: refused: nested deeper than {MAX_JSON_DEPTH} levels") from None
         mark = getattr(exc, "problem_mark", None)
         at = f"{where}:{mark.line + 1}" if mark is not None else where
         raise ParamsError(f"{at}: malformed YAML in the {what} ({getattr(exc, 'problem', None) or exc})") from None
