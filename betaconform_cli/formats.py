@@ -77,7 +77,7 @@ def _too_deep_type() -> type[ValueError]:  # built on first use: the registry is
 
 def too_deep(raw: bytes | str) -> ValueError:
     """The error for JSON nested deeper than MAX_JSON_DEPTH (an orjson.JSONDecodeError)."""
-    return _too_deep_type()(raw)  # type: ignore[call-arg]
+    return _too_deep_type()(raw)
 
 
 def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:

@@ -207,7 +207,7 @@ def open_raw(path: Path, regular: bool = False) -> BinaryIO:
                                            "open for writing)", str(path))
             if first:  # written between the poll and the read: kept
                 fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-                return io.BufferedReader(_Prefixed(first, io.FileIO(fd, "rb")))  # type: ignore[arg-type]
+                return io.BufferedReader(_Prefixed(first, io.FileIO(fd, "rb")))
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         return io.BufferedReader(io.FileIO(fd, "rb"))
     except BaseException:

@@ -182,7 +182,7 @@ def cost_view(d: JudgesDocument) -> TableView | None:
     if c is None:
         return None
     status = "met" if c.met else "NOT met by any ensemble with these labels"
-    rows = (
+    rows: tuple[tuple[str, str], ...] = (
         ("max error", f"{pct(c.max_error)}: {status}"),
         ("ensemble" if c.met else "lowest upper bound", ", ".join(c.members)),
         ("cost", f"{c.cost:g}"),
