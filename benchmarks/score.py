@@ -416,6 +416,9 @@ def run(
                         f"  r={r} {stem:32s} {name:34s} |err| {100 * a[:, 0].mean():5.2f}  "
                         f"cover {100 * a[:, 1].mean():5.1f}%  width {100 * a[:, 2].mean():5.1f}"
                     )
+        if not used:
+            print(f"\nr = {r}: no dataset has {2 * r} items")
+            continue
         print(f"\nr = {r}: {len(used)} datasets with at least {2 * r} items, {draws} draws each, 90% intervals")
         print("| method | mean abs error (points) | coverage | mean width (points) |\n|---|---:|---:|---:|")
         for name in methods:
