@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,6 +214,13 @@ def model_fingerprint(path: Path) -> str:
     """A content hash of a model folder's configuration (every *.json, in module folders too) and of its weights
     index (each weights file's name, size and first 64 KiB: a safetensors header lists every tensor)."""
     h = hashlib.sha256()
+    for q in path.rglob("*"):  # sentence-transformers opens the folder's files itself: a FIFO there would hang it
+        try:
+            mode = q.stat().st_mode
+        except OSError:
+            continue  # a broken link: the loader names what it misses
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise EmbeddingError(f"embedding model {path}: {q.relative_to(path)} is not a regular file (a FIFO, a device or a socket)")
     files = sorted(q for q in path.rglob("*") if q.is_file() and (q.suffix == ".json" or q.suffix in WEIGHT_SUFFIXES))
     for q in files:
         h.update(str(q.relative_to(path)).encode("utf-8") + b"\0")

@@ -168,12 +168,14 @@ class TestFifos:
         os.mkfifo(config)
         assert "transfer.yaml" in self._refused("transfer", Q, "--sources", saved_fit, "--config", config)
 
-    def test_embedding_model_config(self, tmp_path: Path, saved_fit: Path) -> None:
+    @pytest.mark.parametrize("name", ["modules.json", "1_Pooling/config.json"])
+    def test_embedding_model_file(self, tmp_path: Path, name: str) -> None:
         model = tmp_path / "model"
-        model.mkdir()
-        os.mkfifo(model / "modules.json")
+        (model / "1_Pooling").mkdir(parents=True)
+        (model / "config.json").write_text("{}")
+        os.mkfifo(model / name)
         err = self._refused("fit", Q, "--save", tmp_path / "x.fit.yaml", "--embed", "--embedding-model", model)
-        assert "modules.json" in err and "not a regular file" in err, err
+        assert name in err and "not a regular file" in err, err
 
     def test_a_writer_is_waited_for(self, fifo: Path) -> None:
         def write() -> None:
