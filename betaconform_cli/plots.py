@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError, UsageError
+from .errors import P0, ParameterError, UsageError
 from .estimators import REGISTRY
 from .evaluate import Cell, Evaluation
 
@@ -37,7 +37,7 @@ def _plain(name: str) -> str:
 def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FIGURE_FORMATS:
-        raise ParameterError("plot", f"{{0}}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
+        raise ParameterError("plot", f"{P0}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
     return FIGURE_FORMATS[suffix]
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import check_target, file_stem, file_stems
-from ..errors import OutputError, ParameterError
+from ..errors import P0, P1, OutputError, ParameterError
 from ..inputs import Dataset
 
 Progress = Callable[[int, int, str], None]
@@ -23,7 +23,7 @@ class SaveTo:
 
     def __post_init__(self) -> None:
         if self.path is not None and self.directory is not None:
-            raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+            raise ParameterError(("save", "save_dir"), f"use {P0} or {P1}, not both")
         if self.directory is not None and self.directory.exists() and not self.directory.is_dir():
             raise OutputError(f"{self.directory}: cannot save fits there: not a directory")
         if self.path is not None:
@@ -40,7 +40,7 @@ class SaveTo:
         overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
-                raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
+                raise ParameterError(("save", "save_dir"), f"{P0} takes one input, got {len(names)}; use {P1} for many")
             return [self.path]
         assert self.directory is not None
         seen: dict[str, int] = {}

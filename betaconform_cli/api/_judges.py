@@ -58,7 +58,7 @@ def judges(
             request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
             result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step)
         except ParameterError as exc:  # the option, and the file it was checked against
-            raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+            raise ParameterError(exc.params, ds.source + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED))

@@ -25,7 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import atomic
-from ..errors import BetaConformError, ParameterError, UsageError
+from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 from ..report import Report, Verdict, verdicts
 from ..report.render import clean, to_markdown
@@ -127,8 +127,8 @@ def resolve_format(out: OutputGroup) -> str:
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix]
     if not suffix:
-        raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: cannot tell the format without an extension; add {{1}}")
-    raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {{1}}")
+        raise ParameterError(("output", "fmt"), f"{P0} {out.output}: cannot tell the format without an extension; add {P1}")
+    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
 
 
 def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8", widths: list[int] | None = None) -> Table:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 import typer
 
 from ..embeddings import EmbedOptions
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from ..estimators import METHODS
 from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
@@ -285,7 +285,7 @@ def check_integers(values: dict[str, Any]) -> None:
         if name == "seed" and isinstance(v, int) and not isinstance(v, bool):
             check_seed(v)  # one seed range everywhere, whatever the size: the message names it
         elif isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
-            raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
+            raise ParameterError(name, f"{P0}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
 
 def parse_ks(text: str) -> tuple[int, ...]:
@@ -301,14 +301,14 @@ def parse_ks(text: str) -> tuple[int, ...]:
             else:
                 lo = hi = int(part)
         except ValueError:
-            raise ParameterError("ks", f"{{0}}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
+            raise ParameterError("ks", f"{P0}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
         if lo > hi:
-            raise ParameterError("ks", f"{{0}}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
+            raise ParameterError("ks", f"{P0}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
         if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
-            raise ParameterError("ks", f"{{0}}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
+            raise ParameterError("ks", f"{P0}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
         ks.extend(range(lo, hi + 1))
     if not ks:
-        raise ParameterError("ks", f"{{0}}: no ensemble size in {text!r}")
+        raise ParameterError("ks", f"{P0}: no ensemble size in {text!r}")
     return tuple(sorted(set(ks)))
 
 
@@ -318,9 +318,9 @@ def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:
         values = tuple(kind(x) for x in text.replace(" ", "").split(",") if x)
     except ValueError:
         example = "0.06,0.03" if kind is float else "10,30,56"
-        raise ParameterError(param, f"{{0}}: cannot read {text!r}; use comma-separated numbers such as {example}") from None
+        raise ParameterError(param, f"{P0}: cannot read {text!r}; use comma-separated numbers such as {example}") from None
     if not values:
-        raise ParameterError(param, "{0}: give at least one value")
+        raise ParameterError(param, f"{P0}: give at least one value")
     return values
 
 
