@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import OutputError
+from .escape import INVISIBLE
 
 try:
     import fcntl
@@ -40,7 +41,8 @@ LOCK_GRACE_SECONDS = 2  # a writer locks its temporary file within microseconds 
 _FD_LINK = re.compile(r"/proc/(?:self|thread-self|(?P<pid>\d+)(?:/task/\d+)?)/fd/(?P<fd>\d+)")
 
 
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"|?*\ud800-\udfff]')  # control characters, Windows' reserved ones, lone surrogates
+# control and invisible characters (escape.INVISIBLE: bidi, zero-width, C1, lone surrogates), Windows' reserved ones
+_UNSAFE = re.compile(f'[{INVISIBLE}\t\n<>:"|?*]')
 _RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")  # Windows device names
 MAX_STEM_BYTES = 180  # a file name is at most 255 bytes; the suffix and our temporary file's tag need the rest
 

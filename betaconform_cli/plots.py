@@ -27,11 +27,10 @@ ACTUAL_COLOUR = "#000000"  # the estimators' colours, markers and dashes: estima
 
 
 def _plain(name: str) -> str:
-    """A dataset name drawn as written: '$' would start matplotlib's math mode (and a lone one fail to parse);
-    control characters as escapes, as in every other rendering."""
-    from .report.render import clean
+    """A dataset name drawn as written (escape.matplotlib)."""
+    from .escape import matplotlib
 
-    return clean(name, keep_newlines=False).replace("$", r"\$")
+    return matplotlib(name)
 
 
 def figure_format(path: str | Path) -> str:

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from .. import atomic
 from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
+from ..escape import clean, markdown, rich_markup, terminal
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 from ..report import Report, Verdict, verdicts
-from ..report.render import clean, to_markdown
+from ..report.render import to_markdown
 from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
 
@@ -63,7 +63,7 @@ def stderr() -> Console:
 def say(message: str) -> None:
     """One message on stderr, on one line whatever names from the data it quotes: control characters, ANSI escapes
     and newlines escaped (\\x1b, \\n), ASCII where stderr cannot encode more."""
-    _print_text(sys.stderr, clean(message, keep_newlines=False))
+    _print_text(sys.stderr, terminal(message))
 
 
 def _print_text(stream: TextIO, text: str) -> None:
@@ -137,9 +137,9 @@ def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8
     fit = _fitter(ascii_only, encoding)
 
     def text(s: str) -> str:
-        return escape(fit(clean(s, keep_newlines=False)))
+        return rich_markup(fit(clean(s, keep_newlines=False)))
 
-    caption = escape(fit(clean(view.caption))) if view.caption else None
+    caption = rich_markup(fit(clean(view.caption))) if view.caption else None
     t = Table(title=text(view.title) or None, caption=caption, title_justify="left", caption_justify="left")
     for i, (c, a) in enumerate(zip(view.columns, view.alignment())):
         t.add_column(text(c), justify="left" if a == "l" else "right", overflow="fold", width=widths[i] if widths else None)
@@ -244,7 +244,7 @@ def show(blocks: list[Block], console: Console) -> None:
                               width=max(console.width, table_width(widths)))
         else:
             for line in b.text if isinstance(b, Chart) else b.lines:
-                console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
+                console.print(fit(terminal(line)), markup=False, highlight=False)
 
 
 def stdout_console() -> Console:
@@ -373,12 +373,12 @@ def step_summary_text(report: Report) -> str:
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
     for v in failed:
-        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {clean(_verdict_line(v), keep_newlines=False)}")
+        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(_verdict_line(v))}")
         lines.append(">")
     if failed:
         lines[-1] = ""
     passed = [v for v in found if v.passed and v.gate]
-    lines += [f"- :white_check_mark: gate passed: {clean(_verdict_line(v), keep_newlines=False)}" for v in passed]
+    lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
     return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
