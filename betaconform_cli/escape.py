@@ -13,7 +13,8 @@ Every target has one function, and every renderer and writer calls it for every 
 - `rich_markup`: text given to rich as markup (`[bold]` shown as written, never as a style): rich's own rule.
 - `markdown`: Markdown text, a table cell or a heading (GitHub's job summary included): `clean` without newlines;
   `&`, `<`, `>` as HTML entities (no tag, no `<!--` hiding the rest of the page, no autolink); Markdown's
-  punctuation backslash-escaped (no link, image, code span, emphasis, strike-through, math or table cell break).
+  punctuation backslash-escaped (no link, image, code span, emphasis, strike-through, math or table cell break);
+  a leading `::` as `terminal`'s.
 - `html` (and SVG, the same XML text and attribute rule): `clean` without newlines, then `&<>"'` as entities.
 - `xml`: text and attributes of a JUnit file: `clean`, and what XML 1.0 cannot hold at all as escapes (the XML
   writer escapes `&<>"` itself).
@@ -112,7 +113,7 @@ def markdown(text: object) -> str:
             return "_"  # inside a word (snake_case): never emphasis in GitHub's Markdown
         return "\\" + m.group()
 
-    return _MARKDOWN.sub(escape, out)
+    return _WORKFLOW_COMMAND.sub(r"\1\\::", _MARKDOWN.sub(escape, out))
 
 
 def _in_word(c: str) -> bool:
