@@ -10,20 +10,26 @@
 - Temporary files left by a killed writer (`.NAME.bc-XXXX.tmp`) are removed: at once when no writer holds their
   lock (a writer locks its temporary file from creation to rename; a killed one's lock is gone), else after
   STALE_SECONDS (a file system without locks).
-- `refuse_inputs` refuses an output that is also an input (compared as files, not as strings).
+- `refuse_inputs` refuses an output that is also an input (compared as files, not as strings); every write asks
+  protect.py's list of protected inputs last, and refuses one.
+- SIGTERM while a file is written is handled like Ctrl-C: the temporary file is removed, then the process exits.
+- `append_bytes` appends all or nothing (the job summary): free space checked first, a failed write rolled back.
 - `file_stems` turns names that come from data (a dataset column's values, an inspect task) into file names that
   stay inside the folder the user chose: every writer of per-dataset files builds its names there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -205,10 +211,44 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
+def _refuse_protected(path: Path) -> None:
+    """The last word before a write: a protected input (protect.py) is never written."""
+    from .protect import protected
+
+    hit = protected(path)
+    if hit is not None:
+        raise OutputError(f"{path}: cannot write: it is the {hit[0]} {hit[1]}")
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `timeout`, `kill`) handled like Ctrl-C while a file is written: it raises,
+    so that the temporary file is removed (or a half append rolled back) before the process exits 143. Only where
+    SIGTERM still has its default action, and only in the main thread (the only one that may set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def atomic_write(path: str | Path, write: Callable[[BinaryIO], None]) -> None:
     """Call write(fh) so that `path` ends up holding exactly what was written, or keeps its old content."""
     given = Path(path)
     check_target(given)
+    _refuse_protected(given)
+    with _sigterm_raises():
+        _atomic_write(given, write)
+
+
+def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
     fd_number = open_fd(given)
     if fd_number is not None:
         _write_fd(given, fd_number, write)
@@ -365,6 +405,52 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
     atomic_write(path, write)
+
+
+def append_bytes(path: str | Path, data: bytes) -> None:
+    """Append `data` to a file, all or nothing: the free space is checked first (a full disk fails before a byte
+    is appended), and a write that fails all the same is rolled back (the file cut to its old length). Opened without
+    blocking: a FIFO nobody reads is refused (ENXIO) instead of hanging. A protected input is never appended to."""
+    _refuse_protected(Path(path))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        os.set_blocking(fd, True)
+        st = os.fstat(fd)
+        regular = stat.S_ISREG(st.st_mode)
+        if regular and st.st_size and not _ends_with_newline(path):
+            data = b"\n" + data
+        with _sigterm_raises():
+            if regular:
+                _room_for(fd, len(data))
+            try:
+                written = 0
+                while written < len(data):  # a short write goes on where it stopped, or raises
+                    written += os.write(fd, data[written:])
+            except BaseException:
+                if regular:
+                    os.ftruncate(fd, st.st_size)
+                raise
+    finally:
+        os.close(fd)
+
+
+def _room_for(fd: int, size: int) -> None:
+    """Raise ENOSPC when the file system holding `fd` has less than `size` bytes (and a block) free for us."""
+    try:
+        vfs = os.fstatvfs(fd)
+    except OSError:
+        return  # cannot tell: the write itself says so, and is rolled back
+    if vfs.f_frsize and vfs.f_bavail * vfs.f_frsize < size + vfs.f_frsize:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _ends_with_newline(path: str | Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"
+    except OSError:
+        return True
 
 
 def check_writable(path: Path, what: str = "output") -> None:

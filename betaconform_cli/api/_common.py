@@ -10,6 +10,7 @@ from pathlib import Path
 from ..atomic import check_target, file_stem, file_stems
 from ..errors import P0, P1, OutputError, ParameterError
 from ..inputs import Dataset
+from ..protect import refuse_links
 
 Progress = Callable[[int, int, str], None]
 
@@ -50,8 +51,12 @@ class SaveTo:
         if dup is not None:
             raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
                               f"{file_stem(dup)}.yaml; rename one or save them separately")
-        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b")
-        return [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
+        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b"), and never
+        # written through a link already there (one committed to the repository a CI job checks out)
+        targets = [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
+        for target in targets:
+            refuse_links(self.directory, target, "saved fit")
+        return targets
 
 
 def skip_note(ds: Dataset) -> list[str]:

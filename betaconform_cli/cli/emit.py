@@ -23,7 +23,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from .. import atomic
+from .. import atomic, protect
 from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
 from ..escape import clean, markdown, rich_markup, terminal
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
@@ -306,7 +306,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
     targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
-    atomic.refuse_same(targets + [("junit", out.junit)])  # --save-dir's names are known now
+    check_outputs(targets + [("JUnit file", out.junit)], out)  # --save-dir's names are known now
     for what, path in targets:
         if path is not None:
             atomic.check_writable(path, what)
@@ -385,35 +385,15 @@ def step_summary_text(report: Report) -> str:
 
 
 def append_step_summary(report: Report) -> None:
-    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set: one write
-    of the whole text, so that a failure leaves nothing half-appended; a failure is one line on stderr."""
+    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set, all or
+    nothing (atomic.append_bytes: a full disk appends nothing); a failure is one line on stderr."""
     target = os.environ.get(STEP_SUMMARY)
     if not target:
         return
-    data = step_summary_text(report).encode("utf-8", "backslashreplace")
     try:
-        # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
-        try:
-            os.set_blocking(fd, True)
-            if os.fstat(fd).st_size and not _ends_with_newline(target):
-                data = b"\n" + data
-            written = os.write(fd, data)
-            while written < len(data):  # a short write (a full disk) goes on where it stopped or raises
-                written += os.write(fd, data[written:])
-        finally:
-            os.close(fd)
-    except OSError as exc:
+        atomic.append_bytes(target, step_summary_text(report).encode("utf-8", "backslashreplace"))
+    except (OSError, BetaConformError) as exc:
         say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
-
-
-def _ends_with_newline(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) == b"\n"
-    except OSError:
-        return True
 
 
 def _reason(exc: BaseException) -> str:
@@ -425,22 +405,29 @@ def _reason(exc: BaseException) -> str:
 def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
                       out: OutputGroup | None = None, **outputs: Path | None) -> None:
     """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data): judgment files
-    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config);
-    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first). `out`: the
-    output group's files (-o, --junit) and the job summary ($GITHUB_STEP_SUMMARY, appended to) when it is on."""
+    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config) join
+    the protected inputs (protect.py; the CLI has protected every input option already); nor may two outputs be
+    one file (`-o x.json --save x.json`). `out`: the output group's files (-o, --junit) and the job summary."""
     from ..inputs import expand_paths
     from ..savedfit import expand_fits
 
     paths = _expanded(inputs, expand_paths) + _expanded(fits, expand_fits) + [p for p in others if p is not None]
+    protect.protect("input", paths)
     if out is not None:
-        outputs = {"output": out.output, "junit": out.junit, **outputs}
-    named = [(name.replace("_", " "), p) for name, p in outputs.items() if p is not None]
-    summary = os.environ.get(STEP_SUMMARY)
-    if out is not None and out.step_summary and summary and any(atomic.same_file(Path(summary), p) for p in paths):
-        raise UsageError(f"${STEP_SUMMARY} ({summary}) is one of the inputs, and the job summary is appended there: "
-                         "point it elsewhere, or add --no-step-summary")
-    atomic.refuse_inputs(named, paths)
-    atomic.refuse_same(named)
+        outputs = {"output": out.output, "JUnit file": out.junit, **outputs}
+    check_outputs([(name.replace("_", " "), p) for name, p in outputs.items() if p is not None], out)
+
+
+def check_outputs(named: Sequence[tuple[str, Path | None]], out: OutputGroup | None) -> None:
+    """Every output (and the job summary, appended to when it is on) against every protected input and every
+    other output, before anything is written."""
+    summary = os.environ.get(STEP_SUMMARY) if out is not None and out.step_summary else None
+    if summary:
+        hit = protect.protected(summary) or next(((w, str(p)) for w, p in named if p is not None and atomic.same_target(Path(summary), p)), None)
+        if hit is not None:
+            raise UsageError(f"${STEP_SUMMARY} ({summary}) is the {hit[0]} {hit[1]}, and the job summary is appended "
+                             "there: point it elsewhere, or add --no-step-summary")
+    protect.refuse_overwrites(named)
 
 
 def output_format(out: OutputGroup, inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),

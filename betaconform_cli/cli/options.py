@@ -255,6 +255,7 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         check_integers(kwargs)
+        protect_inputs(kwargs)
         for name, cls in groups.items():
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
         if inputs is not None:
@@ -265,6 +266,45 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__  # typer must see the expanded signature, not the original
     return wrapper
+
+
+# the options that name what a command writes; every other option or argument that names a file is an input, and
+# is protected (protect.py): an input option added later is protected without a line here
+OUTPUT_OPTIONS = frozenset({"output", "junit", "save", "save_dir", "plot", "cache_dir"})
+
+
+def protect_inputs(values: dict[str, Any]) -> None:
+    """Protect every file a command reads (protect.py): each argument and option value that names a file, and
+    the files a folder or glob given as input expands to (as the readers expand it)."""
+    from .. import protect
+
+    protect.clear()
+    for name, value in values.items():
+        if name in OUTPUT_OPTIONS or isinstance(value, bool):
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
+                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')} file",
+                                _read_paths(str(item)))
+
+
+def _read_paths(text: str) -> list[str | Path]:
+    """The files an input argument names: itself, or what its readers read of a folder or a glob."""
+    import glob
+    import os
+
+    if os.path.isfile(text) or not (os.path.isdir(text) or glob.has_magic(text)):
+        return [text]
+    from ..inputs import expand_paths
+    from ..savedfit import expand_fits
+
+    found: list[str | Path] = []
+    for expand in (expand_paths, expand_fits):
+        try:
+            found += expand([text])
+        except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
+            pass
+    return found
 
 
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
