@@ -152,12 +152,23 @@ def same_target(a: Path, b: Path) -> bool:
     return same_file(a, b) or os.path.realpath(a) == os.path.realpath(b)
 
 
+def clobbers(a: Path, b: Path) -> bool:
+    """Whether writing `b` would replace what writing `a` wrote: one file, and neither a descriptor (/dev/stdout
+    twice is two writes) nor a device or FIFO (written through, never replaced)."""
+    if not same_target(a, b) or open_fd(a) is not None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(a).st_mode)
+    except OSError:
+        return True  # not there yet: both would create it
+
+
 def refuse_same(outputs: Iterable[tuple[str, Path | None]]) -> None:
     """Two outputs naming one file: the second would silently replace the first."""
     given = [(what, p) for what, p in outputs if p is not None]
     for i, (what_a, a) in enumerate(given):
         for what_b, b in given[i + 1 :]:
-            if same_target(a, b) and open_fd(a) is None:  # /dev/stdout twice is two writes, not a replacement
+            if clobbers(a, b):
                 raise OutputError(f"{b}: the {what_b} and the {what_a} would be the same file; give them different names")
 
 
@@ -217,7 +228,7 @@ def _refuse_protected(path: Path) -> None:
 
     hit = protected(path)
     if hit is not None:
-        raise OutputError(f"{path}: cannot write: it is the {hit[0]} {hit[1]}")
+        raise OutputError(f"{path}: cannot write: it is the input {hit[1]}" + (f" (read as {hit[0]})" if hit[0] != "input" else ""))
 
 
 @contextlib.contextmanager

@@ -95,11 +95,9 @@ def terminal(text: object) -> str:
 
 
 def rich_markup(text: str) -> str:
-    """Text that rich reads as markup shown as written (rich.markup.escape's rule, without importing rich)."""
-    out = _RICH_TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
-    if out.endswith("\\") and not out.endswith("\\\\"):
-        out += "\\"
-    return out
+    """Text that rich reads as markup shown as written (rich.markup.escape's rule, without importing rich; a
+    trailing backslash is left alone: each cell is markup of its own, never joined to a tag after it)."""
+    return _RICH_TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
 
 
 def markdown(text: object) -> str:

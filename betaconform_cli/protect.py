@@ -49,6 +49,10 @@ def protected(path: str | Path) -> tuple[str, str] | None:
     return _PROTECTED.get(key) if key is not None else None
 
 
+def read_by(what: str) -> str:
+    return f" (read as {what})" if what and what != "input" else ""
+
+
 def clear() -> None:
     """Forget the protected inputs (a new command in the same process)."""
     _PROTECTED.clear()
@@ -62,7 +66,7 @@ def refuse_overwrites(outputs: Iterable[tuple[str, Path | None]]) -> None:
     for what, p in given:
         hit = protected(p)
         if hit is not None:
-            raise OutputError(f"{p}: the {what} would overwrite the {hit[0]} {hit[1]}; write it elsewhere")
+            raise OutputError(f"{p}: the {what} would overwrite the input {hit[1]}{read_by(hit[0])}; write it elsewhere")
     refuse_same(given)
 
 

@@ -423,9 +423,11 @@ def check_outputs(named: Sequence[tuple[str, Path | None]], out: OutputGroup | N
     other output, before anything is written."""
     summary = os.environ.get(STEP_SUMMARY) if out is not None and out.step_summary else None
     if summary:
-        hit = protect.protected(summary) or next(((w, str(p)) for w, p in named if p is not None and atomic.same_target(Path(summary), p)), None)
-        if hit is not None:
-            raise UsageError(f"${STEP_SUMMARY} ({summary}) is the {hit[0]} {hit[1]}, and the job summary is appended "
+        hit = protect.protected(summary)
+        clash = f"the input {hit[1]}{protect.read_by(hit[0])}" if hit else next(
+            (f"the {w} {p}" for w, p in named if p is not None and atomic.clobbers(Path(summary), p)), None)
+        if clash is not None:
+            raise UsageError(f"${STEP_SUMMARY} ({summary}) is {clash}, and the job summary is appended "
                              "there: point it elsewhere, or add --no-step-summary")
     protect.refuse_overwrites(named)
 

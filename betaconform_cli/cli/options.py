@@ -284,7 +284,7 @@ def protect_inputs(values: dict[str, Any]) -> None:
             continue
         for item in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
-                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')} file",
+                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')}",
                                 _read_paths(str(item)))
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..counts import CountTable
 from ..distributions import item_error_table
-from ..errors import P0, P1, ParameterError
+from ..errors import P0, P1, ParameterError, placeholder
 from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
 from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
@@ -468,6 +468,6 @@ def make_rule(name: str, **options: Any) -> Rule:
     given = {("method" if k == "precision_method" and cls is PrecisionRule else k): v for k, v in options.items() if v is not None}
     extra = sorted(set(given) - (set(cls.__dataclass_fields__) - {"name", "method"}) - ({"method"} if cls is PrecisionRule else set()))
     if extra:
-        names = ", ".join("{" + str(i + 1) + "}" for i in range(len(extra)))
+        names = ", ".join(placeholder(i + 1) for i in range(len(extra)))
         raise ParameterError(("rule", *extra), f"{P0} {name} does not take {names}")
     return cls(**given)
