@@ -44,7 +44,7 @@ from typer._click import exceptions as usage  # noqa: E402
 from typer.core import TyperOption  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import BetaConformError, ParameterError, fault_text  # noqa: E402
+from ..errors import BetaConformError, InputError, ParameterError, fault_text  # noqa: E402
 from .emit import say  # noqa: E402
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)
@@ -106,7 +106,8 @@ class _Group(typer.core.TyperGroup):
         except BetaConformError as exc:
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
-            say("error: " + _options_named(command, text))
+            head = text[: len(text) - len(exc.reason)] if isinstance(exc, InputError) and text.endswith(exc.reason) else ""
+            say("error: " + head + _options_named(command, text[len(head):]))  # the file's name is shown as it is
         except Exception as exc:  # the net: a fault of the environment that no reader or writer named (a bug re-raised)
             fault = _fault(exc)
             if fault is None:

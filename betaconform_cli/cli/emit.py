@@ -463,7 +463,7 @@ def progress(what: str) -> Iterator[Callable[..., None]]:
                   console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task(what, total=None)
 
-        def update(done: int, total: int, label: str = what) -> None:
-            bar.update(task, completed=done, total=total, description=label)
+        def update(done: int, total: int, label: str = what) -> None:  # a label holds dataset names: never markup
+            bar.update(task, completed=done, total=total, description=rich_markup(terminal(label)))
 
         yield update
