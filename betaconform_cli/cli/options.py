@@ -271,6 +271,7 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
 # the options that name what a command writes; every other option or argument that names a file is an input, and
 # is protected (protect.py): an input option added later is protected without a line here
 OUTPUT_OPTIONS = frozenset({"output", "junit", "save", "save_dir", "plot", "cache_dir"})
+FIT_INPUTS = frozenset({"fits", "sources"})  # the arguments that read saved fits (a folder of them, a glob)
 
 
 def protect_inputs(values: dict[str, Any]) -> None:
@@ -285,11 +286,13 @@ def protect_inputs(values: dict[str, Any]) -> None:
         for item in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
                 protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')}",
-                                _read_paths(str(item)))
+                                _read_paths(str(item), fits=name in FIT_INPUTS))
 
 
-def _read_paths(text: str) -> list[str | Path]:
-    """The files an input argument names: itself, or what its readers read of a folder or a glob."""
+def _read_paths(text: str, fits: bool) -> list[str | Path]:
+    """The files an input argument names: itself, or what its reader reads of a folder or a glob (saved fits for
+    report's arguments and transfer's sources, data files for the rest: `fit data/ --save-dir data/` may replace
+    the fits it saved there before)."""
     import glob
     import os
 
@@ -298,13 +301,10 @@ def _read_paths(text: str) -> list[str | Path]:
     from ..inputs import expand_paths
     from ..savedfit import expand_fits
 
-    found: list[str | Path] = []
-    for expand in (expand_paths, expand_fits):
-        try:
-            found += expand([text])
-        except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
-            pass
-    return found
+    try:
+        return list((expand_fits if fits else expand_paths)([text]))
+    except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
+        return []
 
 
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)

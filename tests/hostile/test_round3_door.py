@@ -96,6 +96,22 @@ class TestNamesFromData:
         for row in csv.reader(text.splitlines()):
             assert not any(cell.startswith(("=", "@", "::")) for cell in row), row
 
+    def test_report_of_a_saved_fit(self, tmp_path: Path) -> None:
+        """The dataset name travels inside a saved fit: report's HTML, JUnit and job summary escape it too."""
+        saved = tmp_path / "s.yaml"
+        assert run_cli("fit", _hostile(tmp_path), "--save", saved, "-f", "json").returncode == 0
+        summary = tmp_path / "summary.md"
+        r = run_cli("report", saved, "--max-error", "0.01", "--at-k", "3", "-o", tmp_path / "r.html", "--junit",
+                    tmp_path / "j.xml", env=cli_env(GITHUB_STEP_SUMMARY=str(summary)))
+        assert r.returncode == 1, r.stderr.decode()[-500:]
+        page = _Tags()
+        page.feed((tmp_path / "r.html").read_text(encoding="utf-8"))
+        assert not page.comments and "img" not in page.tags
+        md = summary.read_text(encoding="utf-8")
+        assert "<" not in md and "gate failed" in md and "evil &lt;!--" in md
+        failure = next(el for el in ET.parse(tmp_path / "j.xml").getroot().iter("failure"))
+        assert not INVISIBLE.search(failure.get("message", "")) and "evil <!--" in failure.get("message", "")
+
     def test_save_dir_file_names(self, tmp_path: Path) -> None:
         """Dataset names from a column, with bidi, C1 and zero-width characters: plain file names in the folder."""
         table = tmp_path / "t.csv"
@@ -186,6 +202,16 @@ class TestProtectedPaths:
             target = tmp_path / name
             r = run_cli("fit", Q, args[0], target, env=cli_env(GITHUB_STEP_SUMMARY=str(target)))
             assert "GITHUB_STEP_SUMMARY" in one_error_line(r) and not target.exists()
+
+    def test_what_is_not_read_may_be_replaced(self, tmp_path: Path) -> None:
+        """A folder's own earlier outputs are not its inputs: `fit data/ --save-dir data/ -o data/r.json` runs twice."""
+        data = tmp_path / "data"
+        data.mkdir()
+        shutil.copy(Q, data / "q.jsonl")
+        for _ in range(2):
+            r = run_cli("fit", data, "--save-dir", data, "-o", data / "r.json")
+            assert r.returncode == 0, r.stderr.decode()[-500:]
+        assert (data / "q.yaml").exists() and (data / "q.jsonl").read_bytes() == Q.read_bytes()
 
     def test_link_at_a_save_dir_target(self, tmp_path: Path) -> None:
         """A link committed at fits/qa_judges.yaml: refused, naming it; the file it points to is not created."""
