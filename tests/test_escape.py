@@ -192,3 +192,34 @@ def test_parameter_error_is_not_a_template(value: str) -> None:
     assert exc.render(lambda p: "--" + p) == f"--ks: cannot read {value!r}; see --at_k"
     plain = ParameterError("ks", f"cannot read {value!r}")
     assert str(plain) == f"ks cannot read {value!r}"
+
+
+def _package_sources() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "betaconform_cli"
+    return [(str(p.relative_to(root)), p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.py"))]
+
+
+def test_one_escaping_module() -> None:
+    """Every renderer escapes through escape.py: no second HTML or rich-markup escaper, no ad-hoc control regex."""
+    for name, text in _package_sources():
+        if name == "escape.py":
+            continue
+        assert "from html import escape" not in text and "html.escape(" not in text, name
+        assert "rich.markup" not in text, name
+        assert "\\u202e" not in text.lower() or name == "escape.py", name
+
+
+def test_no_message_is_a_format_template() -> None:
+    """Nothing calls str.format / format_map or applies % to a string: a message holding user text (an option's
+    value, a file or judge name) is never read as a template (ParameterError substitutes errors.P0.. marks)."""
+    import ast
+
+    for name, text in _package_sources():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                assert node.func.attr not in ("format", "format_map"), f"{name}:{node.lineno}"
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                assert not (isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)), f"{name}:{node.lineno}"
+                assert not isinstance(node.left, ast.JoinedStr), f"{name}:{node.lineno}"
