@@ -320,7 +320,7 @@ class TestAction:
                 i += 1
         return out
 
-    @pytest.mark.parametrize("name", ["--help", "--on=estimate", "--save-dir=saved", "-o=x.jsonl", "--max-error=0.99"])
+    @pytest.mark.parametrize("name", ["--help", "--on=estimate", "--save-dir=saved", "-o=x.jsonl"])
     def test_files_named_like_options_are_files(self, tmp_path: Path, name: str) -> None:
         (tmp_path / name).write_bytes(Q.read_bytes())
         r = self._run(tmp_path, BC_FILES=name, BC_MAX_ERROR="0.01", BC_AT_K="5")
