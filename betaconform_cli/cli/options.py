@@ -260,7 +260,12 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
         if inputs is not None:
             kwargs[inputs] = input_options({k: kwargs.pop(k) for k in INPUT_OPTIONS})
-        return func(**kwargs)
+        try:
+            return func(**kwargs)
+        finally:
+            from .. import protect
+
+            protect.clear()  # this command's inputs: not a later caller's in the same process (a notebook, a test)
 
     wrapper.__signature__ = sig.replace(parameters=params, return_annotation=None)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
