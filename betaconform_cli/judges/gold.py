@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from . import agreement as ag
 from .descriptive import wilson_interval
 from .results import PairRow
 from .unlabeled import ClassModel, Verdicts
+
+if TYPE_CHECKING:
+    from ..inputs.dataset import Votes
 
 METHODS = {
     "accuracy": "Wilson score interval",
@@ -175,16 +179,16 @@ def model_figures(v: Verdicts, model: ClassModel, j: int, classes: Sequence[str]
     cells = (gold[:, :, None] * verdict[:, None, :]).reshape(-1, c * c)
     predicted = (model.predictive[said][:, :, None] * verdict[:, None, :]).reshape(-1, c * c)
     p, cov = ppi_table(cells, predicted, labeled, v.counts[said])
-    table = p.reshape(c, c)
+    table, items = p.reshape(c, c), float(v.counts[said].sum())  # alpha's small-sample term needs the count
 
     def recall_of(k: int) -> ag.Stat:
         return lambda t: ag.recall(t, k)
 
     recalls = tuple(ag.delta_interval(recall_of(k), table, cov, level, 0.0, 1.0) for k in range(c))
-    return Figures(int(v.counts[said].sum()), ag.delta_interval(ag.accuracy, table, cov, level, 0.0, 1.0), recalls,
+    return Figures(int(items), ag.delta_interval(ag.accuracy, table, cov, level, 0.0, 1.0), recalls,
                    _binary(recalls, classes, positive), ag.delta_interval(ag.cohen_kappa, table, cov, level),
                    ag.delta_interval(ag.gwet_ac1, table, cov, level),
-                   ag.delta_interval(ag.krippendorff_alpha_pair, table, cov, level))
+                   ag.delta_interval(lambda t: ag.krippendorff_alpha_pair(t * items), table, cov, level))
 
 
 def confusion(v: Verdicts, j: int) -> np.ndarray:
@@ -223,3 +227,42 @@ def agreement(v: Verdicts, names: Sequence[str], classes: Sequence[str], positiv
                                    None if model is None else model_figures(v, model, j, classes, positive, confidence_level)))
     return Agreement(tuple(classes), None if positive is None else classes[positive], tuple(rows),
                      panel(v, names, pairs, confidence_level, rng), model is not None, model_note, confidence_level)
+
+
+def pass_class(classes: Sequence[str], positive: str | None) -> int | None:
+    """The pass class's code: `positive` (an error when it is not a class), else the one class named like a pass
+    (score.resolve_positive's rule), else None (two classes such as A/B preferences: no pass class, each class's
+    recall instead of sensitivity and specificity)."""
+    from ..errors import ParameterError
+    from ..score import resolve_positive
+
+    if positive is not None:
+        return resolve_positive(classes, positive)
+    try:
+        return resolve_positive(classes) if len(classes) == 2 else None
+    except ParameterError:
+        return None
+
+
+def votes_agreement(votes: Votes, names: Sequence[str], pairs: Sequence[PairRow], confidence_level: float,
+                    rng: np.random.Generator, positive: str | None = None, use_unlabeled: bool = True) -> Agreement:
+    """`agreement` on a dataset's votes (labeled and unlabeled items; a slice's votes alike): the Dawid-Skene model
+    fitted and checked as `judges` does (unlabeled.fit_classes, unlabeled.guard) where there are unlabeled items
+    and `use_unlabeled`."""
+    from .unlabeled import fit_classes, from_votes, guard
+
+    v = from_votes(votes, names)
+    classes = tuple(votes.classes) + tuple(f"(class {c + 1})" for c in range(len(votes.classes), v.classes))
+    code = pass_class(classes, positive)
+    model, note = None, "labels only: no unlabeled item"
+    if v.unlabeled_items and not use_unlabeled:
+        note = "labels only: the unlabeled items were not asked for (--no-unlabeled)"
+    elif v.unlabeled_items:
+        fitted = fit_classes(v)
+        used, note = guard(fitted, v)
+        model = fitted if used else None
+        if used:
+            note = (f"model-based: the Dawid-Skene prediction of the {v.unlabeled_items} unlabeled items' gold, rectified "
+                    f"by the {v.labeled_items} labeled items (prediction-powered); the labels' log-likelihood gain "
+                    f"{fitted.evidence:.1f} nats")
+    return agreement(v, names, classes, code, pairs, confidence_level, rng, model, note)

@@ -1,0 +1,151 @@
+"""`judges`' agreement with the gold (issue 27): per judge (labels only, and model-based where the unlabeled items
+are used), the confusion tables of more than two classes, the panel among themselves, kappa per judge as a chart,
+and the CSV rows of `judges -f csv --csv-table agreement` (views reading the typed document, judges/document.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..judges.document import AgreementFigures, AgreementRecord, Estimate, JudgesDocument
+from .views import Chart, Series, TableView, pct
+
+
+def _level(a: AgreementRecord) -> int:
+    return round(100 * float(a.confidence_level))
+
+
+def _rate(x: Estimate | None) -> str:
+    return "—" if x is None else f"{pct(x.estimate)} [{pct(x.low)}, {pct(x.high)}]"
+
+
+def _coef(x: Estimate | None) -> str:
+    return "—" if x is None else f"{x.estimate:.2f} [{x.low:.2f}, {x.high:.2f}]"
+
+
+def _rates(a: AgreementRecord, f: AgreementFigures) -> tuple[str, ...]:
+    """Sensitivity and specificity with a pass class; else each class's recall (two classes), nothing beyond."""
+    if a.positive is not None:
+        b = f.binary
+        return (_rate(None if b is None else b.sensitivity), _rate(None if b is None else b.specificity))
+    return tuple(_rate(r) for r in f.recall) if len(a.classes) == 2 else ()
+
+
+def _rate_columns(a: AgreementRecord) -> tuple[str, ...]:
+    if a.positive is not None:
+        return ("sensitivity", "specificity")
+    return tuple(f"recall {c}" for c in a.classes) if len(a.classes) == 2 else ()
+
+
+def agreement_view(d: JudgesDocument) -> TableView | None:
+    """One row per judge (two with the model: labels only, then model-based): accuracy, sensitivity, specificity,
+    kappa, AC1, alpha with intervals."""
+    a = d.agreement
+    if a is None:
+        return None
+    rows = []
+    for i, j in enumerate(a.judges, 1):
+        for basis, f in (("labels", j.labels), ("+ unlabeled", j.model)):
+            if f is None:
+                continue
+            head = (str(i), j.name) if basis == "labels" else ("", "")
+            rows.append((*head, *((basis,) if a.model_used else ()), str(f.items), _rate(f.accuracy), *_rates(a, f),
+                         _coef(f.kappa), _coef(f.ac1), _coef(f.alpha)))
+    rates = _rate_columns(a)
+    columns = ("#", "judge", *(("basis",) if a.model_used else ()), "items", "accuracy", *rates,
+               "Cohen's kappa", "Gwet's AC1", "Krippendorff's alpha")
+    return TableView(
+        title=f"agreement with the gold per judge ({_level(a)}% intervals)",
+        columns=columns, rows=tuple(rows), caption=_caption(a),
+        align="rl" + ("l" if a.model_used else "") + "r" * (len(columns) - 2 - a.model_used))
+
+
+def _caption(a: AgreementRecord) -> str:
+    parts = []
+    if a.positive is not None:
+        others = [c for c in a.classes if c != a.positive]
+        parts.append(f"pass = {a.positive}: sensitivity = P(judge says {a.positive} | gold {a.positive}), specificity = "
+                     f"P(judge says {others[0]} | gold {others[0]}); false-fail rate = 1 - sensitivity, false-pass rate "
+                     "= 1 - specificity (JSON: binary)")
+    elif len(a.classes) == 2:
+        parts.append("recall c = P(judge says c | gold c); no pass class (name one with --positive for sensitivity and "
+                     "specificity)")
+    else:
+        parts.append(f"{len(a.classes)} classes: each judge's confusion table below (recall per class in the JSON)")
+    parts.append("kappa, AC1: delta-method intervals; alpha: percentile bootstrap over items (--seed); "
+                 "— where undefined (every item of one class)")
+    parts.append(a.model_note)
+    return "\n".join(parts)
+
+
+def confusion_view(d: JudgesDocument) -> TableView | None:
+    """Each judge's confusion table (rows gold, columns its verdict) where there are more than two classes."""
+    a = d.agreement
+    if a is None or len(a.classes) <= 2:
+        return None
+    rows = tuple((j.name if g == 0 else "", f"gold {c}", *(str(n) for n in j.confusion[g]))
+                 for j in a.judges for g, c in enumerate(a.classes))
+    return TableView(title="confusion tables: labeled items by gold class (rows) and the judge's verdict (columns)",
+                     columns=("judge", "gold", *(f"said {c}" for c in a.classes)), rows=rows, align="ll" + "r" * len(a.classes))
+
+
+def panel_view(d: JudgesDocument) -> TableView | None:
+    """The panel's agreement among themselves, and the pairs that err together beyond their accuracies."""
+    a = d.agreement
+    if a is None:
+        return None
+    p = a.panel
+    dependent = ", ".join(f"{x} & {y}" for x, y in p.dependent_pairs) or "none"
+    rows = (
+        ("Fleiss' kappa", _coef(p.fleiss_kappa), f"{p.complete_items} items judged by every judge"),
+        ("Krippendorff's alpha", _coef(p.alpha), f"{p.items} items with two verdicts or more"),
+    )
+    caption = (f"pairs that err together more than their accuracies explain (the shared-mistakes table's Fisher tests, "
+               f"Holm at {100 - _level(a)}%): {dependent}")
+    return TableView(title=f"agreement among the judges ({_level(a)}% intervals; every item read, no gold needed)",
+                     columns=("", "value", "on"), rows=rows, caption=caption, align="lrl")
+
+
+def kappa_chart(d: JudgesDocument) -> Chart | None:
+    """Cohen's kappa against the gold per judge, with its interval (HTML)."""
+    a = d.agreement
+    if a is None:
+        return None
+    ks = [j.labels.kappa for j in a.judges]
+    return Chart(
+        kind="hbars",
+        title=f"Cohen's kappa with the gold per judge ({_level(a)}% intervals, labeled items)",
+        rows=tuple(j.name for j in a.judges),
+        series=(Series("kappa", tuple(None if k is None else k.estimate for k in ks),
+                       tuple(None if k is None else k.low for k in ks), tuple(None if k is None else k.high for k in ks)),),
+        x_label="Cohen's kappa (0: chance agreement, 1: perfect)", percent=False,
+        caption="kappa corrects the judge's agreement with the gold for the agreement its class shares alone would give",
+    )
+
+
+AGREEMENT_CSV = ("dataset", "judge", "basis", "items", "positive", *(
+    f"{name}{end}" for name in ("accuracy", "sensitivity", "specificity", "false_pass_rate", "false_fail_rate", "kappa",
+                                "ac1", "alpha") for end in ("", "_low", "_high")))
+
+
+def _triple(x: Estimate | None) -> tuple[Any, Any, Any]:
+    return (None, None, None) if x is None else (x.estimate, x.low, x.high)
+
+
+def agreement_rows(d: JudgesDocument) -> Iterator[list[Any]]:
+    """One row per judge and basis (labels, model), then the panel's (judge "(panel)": Fleiss' kappa in the kappa
+    columns, its alpha in alpha's)."""
+    a = d.agreement
+    if a is None:
+        return
+    for j in a.judges:
+        for basis, f in (("labels", j.labels), ("model", j.model)):
+            if f is None:
+                continue
+            b = f.binary
+            rates = (b.sensitivity, b.specificity, b.false_pass_rate, b.false_fail_rate) if b else (None,) * 4
+            yield [d.dataset, j.name, basis, f.items, a.positive, *_triple(f.accuracy),
+                   *(v for r in rates for v in _triple(r)), *_triple(f.kappa), *_triple(f.ac1), *_triple(f.alpha)]
+    p = a.panel
+    yield [d.dataset, "(panel)", "panel", p.items, a.positive, *(None,) * 15, *_triple(p.fleiss_kappa),
+           None, None, None, *_triple(p.alpha)]
