@@ -40,8 +40,8 @@ def judges(
 
     from ..judges import analyse_judges
     from ..judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
-    from ..judges.gold import votes_agreement
     from ..judges.document import judges_document
+    from ..judges.gold import votes_agreement
     from ..report.judges import JudgesReport
 
     check_seed(seed)

@@ -12,7 +12,7 @@ from ..errors import quote_all
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
 from . import Verdict
-from .judges_agreement import AGREEMENT_CSV, agreement_rows, agreement_view, confusion_view, kappa_chart, panel_view
+from .judges_agreement import AGREEMENT_CSV, agreement_rows, agreement_view, chance_view, confusion_view, kappa_chart, panel_view
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
@@ -218,7 +218,7 @@ class JudgesReport:
             head = f"{d.dataset}: {count}, {len(d.judge_names)} judges; {d.target}"
             tables = views(d)
             out += [Lines((head,), heading=markdown), *tables[:1]]
-            out += [b for b in (agreement_view(d), kappa_chart(d), confusion_view(d), panel_view(d)) if b is not None]
+            out += [b for b in (agreement_view(d), chance_view(d), kappa_chart(d), confusion_view(d), panel_view(d)) if b is not None]
             out += [*tables[1:2], shared_mistakes_chart(d), *tables[2:]]
             if d.exchangeability.note:
                 out.append(Lines((f"exchangeable? {d.exchangeability.note}",)))

@@ -37,27 +37,40 @@ def _rate_columns(a: AgreementRecord) -> tuple[str, ...]:
     return tuple(f"recall {c}" for c in a.classes) if len(a.classes) == 2 else ()
 
 
+def _rows(a: AgreementRecord, cells: Any) -> tuple[tuple[str, ...], ...]:
+    """One row per judge and basis (labels only; then model-based where used): `cells(figures)` the figures' cells."""
+    rows = []
+    for i, j in enumerate(a.judges, 1):
+        rows.append((str(i), j.name, str(j.labels.items), *cells(j.labels)))
+        if j.model is not None:
+            rows.append(("", "  model-based", str(j.model.items), *cells(j.model)))
+    return tuple(rows)
+
+
 def agreement_view(d: JudgesDocument) -> TableView | None:
-    """One row per judge (two with the model: labels only, then model-based): accuracy, sensitivity, specificity,
-    kappa, AC1, alpha with intervals."""
+    """How each judge errs against the gold: accuracy, sensitivity and specificity (or each class's recall)."""
     a = d.agreement
     if a is None:
         return None
-    rows = []
-    for i, j in enumerate(a.judges, 1):
-        for basis, f in (("labels", j.labels), ("+ unlabeled", j.model)):
-            if f is None:
-                continue
-            head = (str(i), j.name) if basis == "labels" else ("", "")
-            rows.append((*head, *((basis,) if a.model_used else ()), str(f.items), _rate(f.accuracy), *_rates(a, f),
-                         _coef(f.kappa), _coef(f.ac1), _coef(f.alpha)))
     rates = _rate_columns(a)
-    columns = ("#", "judge", *(("basis",) if a.model_used else ()), "items", "accuracy", *rates,
-               "Cohen's kappa", "Gwet's AC1", "Krippendorff's alpha")
     return TableView(
-        title=f"agreement with the gold per judge ({_level(a)}% intervals)",
-        columns=columns, rows=tuple(rows), caption=_caption(a),
-        align="rl" + ("l" if a.model_used else "") + "r" * (len(columns) - 2 - a.model_used))
+        title=f"agreement with the gold per judge: how it errs ({_level(a)}% intervals)",
+        columns=("#", "judge", "items", "accuracy", *rates),
+        rows=_rows(a, lambda f: (_rate(f.accuracy), *_rates(a, f))), caption=_caption(a),
+        align="rl" + "r" * (2 + len(rates)))
+
+
+def chance_view(d: JudgesDocument) -> TableView | None:
+    """Each judge's chance-corrected agreement with the gold: Cohen's kappa, Gwet's AC1, Krippendorff's alpha."""
+    a = d.agreement
+    if a is None:
+        return None
+    return TableView(
+        title=f"agreement with the gold per judge: chance-corrected ({_level(a)}% intervals)",
+        columns=("#", "judge", "items", "Cohen's kappa", "Gwet's AC1", "Krippendorff's alpha"),
+        rows=_rows(a, lambda f: (_coef(f.kappa), _coef(f.ac1), _coef(f.alpha))),
+        caption="kappa, AC1: delta-method intervals; alpha: percentile bootstrap over items (--seed); 1 perfect, 0 "
+                "chance; — where undefined (every item of one class)", align="rlrrrr")
 
 
 def _caption(a: AgreementRecord) -> str:
@@ -72,9 +85,10 @@ def _caption(a: AgreementRecord) -> str:
                      "specificity)")
     else:
         parts.append(f"{len(a.classes)} classes: each judge's confusion table below (recall per class in the JSON)")
-    parts.append("kappa, AC1: delta-method intervals; alpha: percentile bootstrap over items (--seed); "
-                 "— where undefined (every item of one class)")
-    parts.append(a.model_note)
+    if a.model_used:
+        parts.append("model-based: " + a.model_note.removeprefix("model-based: "))
+    else:
+        parts.append(a.model_note)
     return "\n".join(parts)
 
 
