@@ -62,10 +62,9 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, str], n
     model = fit_classes(v)
     used, _ = guard(model, v)
     plug = judge_accuracy(v, model)[0]
-    rng = np.random.default_rng([seed, size, run, 5])
     out: dict[tuple[str, str], list[tuple[float, float, float]]] = {(m, f): [] for m in METHODS for f in FIGURES}
     for j in range(n_j):
-        lab = labels_figures(confusion(v, j), CLASSES, 1, LEVEL, rng, draws=1)
+        lab = labels_figures(confusion(v, j), CLASSES, 1, LEVEL)
         mod = model_figures(v, model, j, CLASSES, 1, LEVEL) if used else lab
         for m, f in (("labels only", lab), ("model-based", mod)):
             out[(m, "accuracy")].append(_rec(f.accuracy, truth_acc[j]))

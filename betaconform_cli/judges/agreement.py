@@ -11,9 +11,11 @@ Pure functions on counts, vectorised over leading axes so that a bootstrap is on
   kappa (Fleiss 1971) on the items every judge judged; Krippendorff's alpha (nominal) on every item with at least
   two verdicts, o_ck = sum_u (n_uc n_uk - [c = k] n_uc) / (m_u - 1).
 
-Intervals (`delta_interval`, `bootstrap_interval`): the delta method on a multinomial table's cell probabilities
-(for kappa this is Fleiss, Cohen and Everitt's 1969 variance, for AC1 Gwet's; the tests check both), and the
-percentile bootstrap over items (resampling items is a multinomial draw of the pattern or cell counts).
+Intervals (`delta_interval`, `coefficient_interval`, `bootstrap_interval`): the delta method on a multinomial
+table's cell probabilities (for kappa this is Fleiss, Cohen and Everitt's 1969 variance, for AC1 Gwet's; the tests
+check both), made on the Fisher z scale with the variance taken at the table plus half an item per cell (small
+samples); and the percentile bootstrap over items (resampling items is a multinomial draw of the pattern or cell
+counts).
 Undefined values (a table where every item is one class: pe = 1) are NaN here and null in the document.
 """
 
@@ -158,14 +160,37 @@ def delta_variance(stat: Stat, p: np.ndarray, covariance: np.ndarray) -> float:
 
 
 def delta_interval(stat: Stat, p: np.ndarray, covariance: np.ndarray, confidence_level: float,
-                   lo: float = -1.0, hi: float = 1.0) -> Interval | None:
-    """stat(p) +- z sd, kept in [lo, hi]; None where stat is undefined."""
+                   lo: float = -1.0, hi: float = 1.0, at: np.ndarray | None = None,
+                   fisher_z: bool = False) -> Interval | None:
+    """stat(p) +- z sd, kept in [lo, hi]; None where stat is undefined. `at`: the table where the gradient is taken
+    (default p); `fisher_z`: the interval made on the atanh scale (sd / (1 - est^2)) and mapped back, for a
+    coefficient in [-1, 1] whose distribution is skewed near its ends."""
     est = float(stat(p))
     if not np.isfinite(est):
         return None
-    var = delta_variance(stat, p, covariance)
-    half = _z(confidence_level) * np.sqrt(max(var, 0.0)) if np.isfinite(var) else np.inf
-    return Interval(est, float(max(lo, est - half)), float(min(hi, est + half)))
+    var = delta_variance(stat, p if at is None else at, covariance)
+    sd = float(np.sqrt(max(var, 0.0))) if np.isfinite(var) else np.inf
+    z = _z(confidence_level)
+    if fisher_z:
+        e = min(max(est, -1 + 1e-9), 1 - 1e-9)
+        low, high = np.tanh(np.arctanh(e) - z * sd / (1 - e * e)), np.tanh(np.arctanh(e) + z * sd / (1 - e * e))
+    else:
+        low, high = est - z * sd, est + z * sd
+    return Interval(est, float(max(lo, min(low, est))), float(min(hi, max(high, est))))
+
+
+SMOOTHING = 0.5  # added to every cell where a labels-only coefficient's variance is taken (Haldane-Anscombe)
+
+
+def coefficient_interval(stat: Stat, t: np.ndarray, confidence_level: float) -> Interval | None:
+    """A chance-corrected coefficient of a table of counts with its interval: the delta method (the multinomial
+    covariance), taken at the table plus SMOOTHING per cell and on the Fisher z scale. Measured (docs/AGREEMENT.md):
+    the plain delta interval covered 71-86% at 20 items where the classes are unequal; this one 86-97%."""
+    t = np.asarray(t, dtype=float)
+    n = float(t.sum())
+    smooth = t + SMOOTHING
+    cov = multinomial_covariance(smooth) * float(smooth.sum()) / n
+    return delta_interval(stat, t / n, cov, confidence_level, at=smooth / smooth.sum(), fisher_z=True)
 
 
 def bootstrap_interval(estimate: float, draws: np.ndarray, confidence_level: float) -> Interval | None:

@@ -5,9 +5,9 @@ given (labeled and unlabeled), so that a subset of the items (a slice) is the sa
 
 Per judge, on the labeled items it judged (labels only): accuracy and each class's recall (P(verdict c | gold c):
 for two classes with a pass class, sensitivity = the pass class's recall, specificity = the other's; false-fail
-rate 1 - sensitivity, false-pass rate 1 - specificity) with Wilson intervals; Cohen's kappa and Gwet's AC1 with
-delta-method intervals (Fleiss-Cohen-Everitt's and Gwet's variances); Krippendorff's alpha with a percentile
-bootstrap over items (`seed`); the confusion table.
+rate 1 - sensitivity, false-pass rate 1 - specificity) with Wilson intervals; Cohen's kappa, Gwet's AC1 and
+Krippendorff's alpha with delta-method intervals (Fleiss-Cohen-Everitt's and Gwet's variances) on the Fisher z scale,
+the variance taken at the table plus half an item per cell (agreement.coefficient_interval); the confusion table.
 
 Model-based, where unlabeled items exist and the labels vouch for the Dawid-Skene model (judges/unlabeled.py's fit
 and guard): the same figures from the judge's whole confusion table estimated by prediction-powered inference
@@ -45,11 +45,12 @@ if TYPE_CHECKING:
 METHODS = {
     "accuracy": "Wilson score interval",
     "recall": "Wilson score interval (sensitivity, specificity; false-pass = 1 - specificity, false-fail = 1 - sensitivity)",
-    "kappa": "Cohen's kappa, delta-method interval (the Fleiss-Cohen-Everitt variance)",
-    "ac1": "Gwet's AC1, delta-method interval (Gwet's 2008 variance)",
-    "alpha": "Krippendorff's alpha (nominal), percentile bootstrap over items",
+    "kappa": "Cohen's kappa; delta-method interval (the Fleiss-Cohen-Everitt variance) on the Fisher z scale, the "
+             "variance taken at the table plus half an item per cell",
+    "ac1": "Gwet's AC1; delta-method interval (Gwet's 2008 variance), as kappa's",
+    "alpha": "Krippendorff's alpha (nominal); delta-method interval, as kappa's",
     "model": "prediction-powered: the Dawid-Skene prediction of each item's gold, rectified by the labeled items; "
-             "delta-method intervals",
+             "delta-method intervals (kappa, AC1, alpha on the Fisher z scale)",
     "panel": "Fleiss' kappa (items judged by every judge) and Krippendorff's alpha (nominal), percentile bootstrap "
              "over items",
 }
@@ -131,19 +132,16 @@ def _binary(recalls: Sequence[Interval | None], classes: Sequence[str], positive
     return Binary(classes[positive], sens, spec, _flip(spec), _flip(sens))
 
 
-def labels_figures(table: np.ndarray, classes: Sequence[str], positive: int | None, level: float,
-                   rng: np.random.Generator, draws: int = ag.BOOTSTRAP_DRAWS) -> Figures:
+def labels_figures(table: np.ndarray, classes: Sequence[str], positive: int | None, level: float) -> Figures:
     """A judge's labels-only figures from its confusion table of counts t[gold, verdict]."""
     t = np.asarray(table, dtype=float)
     n = float(t.sum())
     if n == 0:
         return Figures(0, None, tuple(None for _ in classes), _binary([None] * len(classes), classes, positive), None, None, None)
     recalls = tuple(_wilson(t[c, c], t[c].sum(), level) for c in range(len(classes)))
-    p, cov = t / n, ag.multinomial_covariance(t)
-    alpha = ag.bootstrap_interval(float(ag.krippendorff_alpha_pair(t)),
-                                  ag.krippendorff_alpha_pair(ag.resample(t, rng, draws)), level)
     return Figures(int(n), _wilson(np.trace(t), n, level), recalls, _binary(recalls, classes, positive),
-                   ag.delta_interval(ag.cohen_kappa, p, cov, level), ag.delta_interval(ag.gwet_ac1, p, cov, level), alpha)
+                   ag.coefficient_interval(ag.cohen_kappa, t, level), ag.coefficient_interval(ag.gwet_ac1, t, level),
+                   ag.coefficient_interval(lambda x: ag.krippendorff_alpha_pair(x * n), t, level))
 
 
 def ppi_table(cells: np.ndarray, predicted: np.ndarray, labeled: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,9 +184,9 @@ def model_figures(v: Verdicts, model: ClassModel, j: int, classes: Sequence[str]
 
     recalls = tuple(ag.delta_interval(recall_of(k), table, cov, level, 0.0, 1.0) for k in range(c))
     return Figures(int(items), ag.delta_interval(ag.accuracy, table, cov, level, 0.0, 1.0), recalls,
-                   _binary(recalls, classes, positive), ag.delta_interval(ag.cohen_kappa, table, cov, level),
-                   ag.delta_interval(ag.gwet_ac1, table, cov, level),
-                   ag.delta_interval(lambda t: ag.krippendorff_alpha_pair(t * items), table, cov, level))
+                   _binary(recalls, classes, positive), ag.delta_interval(ag.cohen_kappa, table, cov, level, fisher_z=True),
+                   ag.delta_interval(ag.gwet_ac1, table, cov, level, fisher_z=True),
+                   ag.delta_interval(lambda t: ag.krippendorff_alpha_pair(t * items), table, cov, level, fisher_z=True))
 
 
 def confusion(v: Verdicts, j: int) -> np.ndarray:
@@ -223,7 +221,7 @@ def agreement(v: Verdicts, names: Sequence[str], classes: Sequence[str], positiv
     for j, name in enumerate(names):
         t = confusion(v, j)
         rows.append(JudgeAgreement(name, tuple(tuple(int(x) for x in r) for r in t),
-                                   labels_figures(t, classes, positive, confidence_level, rng),
+                                   labels_figures(t, classes, positive, confidence_level),
                                    None if model is None else model_figures(v, model, j, classes, positive, confidence_level)))
     return Agreement(tuple(classes), None if positive is None else classes[positive], tuple(rows),
                      panel(v, names, pairs, confidence_level, rng), model is not None, model_note, confidence_level)

@@ -69,7 +69,7 @@ def chance_view(d: JudgesDocument) -> TableView | None:
         title=f"agreement with the gold per judge: chance-corrected ({_level(a)}% intervals)",
         columns=("#", "judge", "items", "Cohen's kappa", "Gwet's AC1", "Krippendorff's alpha"),
         rows=_rows(a, lambda f: (_coef(f.kappa), _coef(f.ac1), _coef(f.alpha))),
-        caption="kappa, AC1: delta-method intervals; alpha: percentile bootstrap over items (--seed); 1 perfect, 0 "
+        caption="delta-method intervals on the Fisher z scale (variance at the table plus half an item per cell); 1 perfect, 0 "
                 "chance; — where undefined (every item of one class)", align="rlrrrr")
 
 
