@@ -12,7 +12,15 @@ from ..errors import quote_all
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
 from . import Verdict
-from .judges_agreement import AGREEMENT_CSV, agreement_rows, agreement_view, chance_view, confusion_view, kappa_chart, panel_view
+from .judges_agreement import (
+    AGREEMENT_CSV,
+    agreement_rows,
+    agreement_view,
+    chance_view,
+    confusion_view,
+    kappa_chart,
+    panel_view,
+)
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
