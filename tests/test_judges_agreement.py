@@ -246,11 +246,13 @@ class TestCoverage:
             assert rate >= 0.84, rate  # 150 runs: 3 standard errors below 0.9 is 0.83
 
     def test_model_based_accuracy_and_sensitivity(self) -> None:
-        """Independent judges, 30 labeled of 200 items: the model-based accuracy and sensitivity cover the
+        """Independent judges, 30 labeled of 200 items: the model-based accuracy, sensitivity and kappa cover the
         population values."""
         rng = np.random.default_rng(13)
         acc = np.array([0.85, 0.8, 0.75, 0.7, 0.65])
-        hits: list[list[bool]] = [[], []]
+        pop = np.array([[0.6 * acc[0], 0.6 * (1 - acc[0])], [0.4 * (1 - acc[0]), 0.4 * acc[0]]])  # gold 1: 40%
+        kappa = float(ag.cohen_kappa(pop))
+        hits: list[list[bool]] = [[], [], []]
         for _ in range(120):
             pat, gold = _simulate(rng, 200, acc)
             shown = np.where(np.arange(200) < 30, gold, -1)
@@ -260,5 +262,6 @@ class TestCoverage:
             assert f is not None and f.binary is not None
             hits[0].append(f.accuracy.low <= acc[0] <= f.accuracy.high)
             hits[1].append(f.binary.sensitivity.low <= acc[0] <= f.binary.sensitivity.high)
+            hits[2].append(f.kappa is not None and f.kappa.low <= kappa <= f.kappa.high)
         for h in hits:
             assert float(np.mean(h)) >= 0.84, np.mean(h)

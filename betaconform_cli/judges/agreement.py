@@ -161,10 +161,11 @@ def delta_variance(stat: Stat, p: np.ndarray, covariance: np.ndarray) -> float:
 
 def delta_interval(stat: Stat, p: np.ndarray, covariance: np.ndarray, confidence_level: float,
                    lo: float = -1.0, hi: float = 1.0, at: np.ndarray | None = None,
-                   fisher_z: bool = False) -> Interval | None:
+                   fisher_z: bool = False, wilson: float | None = None) -> Interval | None:
     """stat(p) +- z sd, kept in [lo, hi]; None where stat is undefined. `at`: the table where the gradient is taken
     (default p); `fisher_z`: the interval made on the atanh scale (sd / (1 - est^2)) and mapped back, for a
-    coefficient in [-1, 1] whose distribution is skewed near its ends."""
+    coefficient in [-1, 1] whose distribution is skewed near its ends; `wilson` (the number of items N): for a
+    proportion, Wilson's interval at the effective number of items e (1 - e) / var, e kept in [1/N, 1 - 1/N]."""
     est = float(stat(p))
     if not np.isfinite(est):
         return None
@@ -174,6 +175,12 @@ def delta_interval(stat: Stat, p: np.ndarray, covariance: np.ndarray, confidence
     if fisher_z:
         e = min(max(est, -1 + 1e-9), 1 - 1e-9)
         low, high = np.tanh(np.arctanh(e) - z * sd / (1 - e * e)), np.tanh(np.arctanh(e) + z * sd / (1 - e * e))
+    elif wilson is not None:  # Wilson's interval at the effective number of items p (1 - p) / var
+        e = min(max(est, 1 / wilson), 1 - 1 / wilson)
+        m = e * (1 - e) / max(sd * sd, 1e-300)
+        centre = (est + z * z / (2 * m)) / (1 + z * z / m)
+        half = z * np.sqrt(est * (1 - est) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+        low, high = centre - half, centre + half
     else:
         low, high = est - z * sd, est + z * sd
     return Interval(est, float(max(lo, min(low, est))), float(min(hi, max(high, est))))

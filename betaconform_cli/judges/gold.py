@@ -182,8 +182,8 @@ def model_figures(v: Verdicts, model: ClassModel, j: int, classes: Sequence[str]
     def recall_of(k: int) -> ag.Stat:
         return lambda t: ag.recall(t, k)
 
-    recalls = tuple(ag.delta_interval(recall_of(k), table, cov, level, 0.0, 1.0) for k in range(c))
-    return Figures(int(items), ag.delta_interval(ag.accuracy, table, cov, level, 0.0, 1.0), recalls,
+    recalls = tuple(ag.delta_interval(recall_of(k), table, cov, level, 0.0, 1.0, wilson=items) for k in range(c))
+    return Figures(int(items), ag.delta_interval(ag.accuracy, table, cov, level, 0.0, 1.0, wilson=items), recalls,
                    _binary(recalls, classes, positive), ag.delta_interval(ag.cohen_kappa, table, cov, level, fisher_z=True),
                    ag.delta_interval(ag.gwet_ac1, table, cov, level, fisher_z=True),
                    ag.delta_interval(lambda t: ag.krippendorff_alpha_pair(t * items), table, cov, level, fisher_z=True))
