@@ -15,7 +15,8 @@ with unlabeled items; no interval of its own). Nothing is tuned here: the model,
 Means over judges and draws per dataset, then over the datasets of a collection; the worst collection is the one
 where the model-based accuracy's error is largest. Exits 0 with a message when the data folder is absent.
 
-    nice -n 10 python benchmarks/agreement.py --draws 10 > /tmp/agreement.md
+    nice -n 10 python benchmarks/agreement.py --draws 30 > /tmp/agreement.md
+    nice -n 10 python benchmarks/agreement.py --simulation 2000     # the coverage simulations (no data needed)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from unlabeled import DEFAULT_DATA, Data, draw, load  # noqa: E402  benchmarks/unlabeled.py
 
 from betaconform_cli.blas import one_thread  # noqa: E402
+from betaconform_cli.judges import agreement as ag  # noqa: E402
 from betaconform_cli.judges.gold import confusion, labels_figures, model_figures  # noqa: E402
 from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard, judge_accuracy  # noqa: E402
 
@@ -119,6 +121,59 @@ def table(res: dict[tuple[str, int], dict[tuple[str, str], np.ndarray]], data: l
     return "\n".join(lines)
 
 
+# --- --simulation: the intervals' coverage where the truth is known (docs/AGREEMENT.md's two simulation tables) ---
+
+POPULATIONS = (
+    ("balanced, kappa 0.64", np.array([[0.45, 0.1], [0.08, 0.37]])),
+    ("85/15 classes, kappa 0.5", np.array([[0.78, 0.07], [0.05, 0.10]])),
+    ("3 classes", np.array([[0.25, 0.05, 0.03], [0.04, 0.22, 0.04], [0.03, 0.04, 0.30]])),
+)
+
+
+def simulate_labels(runs: int, seed: int) -> str:
+    """Labels-only kappa, AC1, alpha: coverage of the 90% interval on tables drawn from known populations."""
+    rng = np.random.default_rng(seed)
+    lines = ["| population (rows gold, columns verdict) | items | kappa | AC1 | alpha |", "|---|---:|---:|---:|---:|"]
+    for name, p in POPULATIONS:
+        c = len(p)
+        truth = (ag.cohen_kappa(p), ag.gwet_ac1(p), ag.krippendorff_alpha_pair(p * 1e9))
+        for n in (20, 50, 100):
+            hits = np.zeros(3)
+            for _ in range(runs):
+                t = rng.multinomial(n, p.reshape(-1)).reshape(c, c).astype(float)
+                f = labels_figures(t, [str(i) for i in range(c)], None, LEVEL)
+                hits += [x is not None and x.low <= tr <= x.high for x, tr in zip((f.kappa, f.ac1, f.alpha), truth)]
+            lines.append(f"| {name} | {n} | " + " | ".join(f"{h / runs:.3f}" for h in hits) + " |")
+    return "\n".join(lines)
+
+
+def simulate_model(runs: int, seed: int) -> str:
+    """5 independent judges (accuracy 0.85 ... 0.65), 200 items, gold 1 on 40%: the first judge's model-based and
+    labels-only figures, coverage / mean width of the 90% interval."""
+    rng = np.random.default_rng(seed)
+    acc = np.array([0.85, 0.8, 0.75, 0.7, 0.65])
+    pop = np.array([[0.6 * acc[0], 0.6 * (1 - acc[0])], [0.4 * (1 - acc[0]), 0.4 * acc[0]]])
+    kappa = float(ag.cohen_kappa(pop))
+    names = ("model accuracy", "model sensitivity", "model kappa", "labels accuracy", "labels sensitivity", "labels kappa")
+    lines = ["| labeled items | " + " | ".join(names) + " |", "|---:|" + "---|" * len(names)]
+    for r in (20, 50):
+        hits: dict[str, list[float]] = {k: [] for k in names}
+        width: dict[str, list[float]] = {k: [] for k in names}
+        for _ in range(runs):
+            gold = (rng.random(200) < 0.4).astype(np.int64)
+            pat = np.where(rng.random((200, 5)) < acc, gold[:, None], 1 - gold[:, None])
+            v = Verdicts(pat, np.where(np.arange(200) < r, gold, -1), np.ones(200, dtype=np.int64), 2)
+            m = model_figures(v, fit_classes(v), 0, CLASSES, 1, LEVEL)
+            lab = labels_figures(confusion(v, 0), CLASSES, 1, LEVEL)
+            assert m is not None and m.binary is not None and lab.binary is not None
+            for k, x, t in zip(names, (m.accuracy, m.binary.sensitivity, m.kappa, lab.accuracy, lab.binary.sensitivity,
+                                       lab.kappa), (acc[0], acc[0], kappa) * 2):
+                hits[k].append(float(x is not None and x.low <= t <= x.high))
+                width[k].append(np.nan if x is None else x.high - x.low)
+        lines.append(f"| {r} | " + " | ".join(f"{np.mean(hits[k]):.3f} / {np.nanmean(width[k]):.3f}" for k in names) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore", RuntimeWarning)  # means of figures that are undefined in every draw (NaN)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -126,7 +181,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--draws", type=int, default=10, help="draws of the labeled items per dataset and r")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--procs", type=int, default=2)
+    ap.add_argument("--simulation", type=int, default=0, metavar="RUNS",
+                    help="instead: the intervals' coverage by simulation, RUNS runs per cell (docs/AGREEMENT.md used 2000 and 400)")
     args = ap.parse_args(argv)
+    if args.simulation:
+        with one_thread():
+            print(simulate_labels(args.simulation, args.seed), "\n", simulate_model(max(args.simulation // 5, 50), args.seed), sep="\n")
+        return 0
     files = sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
         if args.data.is_dir() else []
     if not files:
