@@ -173,7 +173,10 @@ def delta_interval(stat: Stat, p: np.ndarray, covariance: np.ndarray, confidence
     sd = float(np.sqrt(max(var, 0.0))) if np.isfinite(var) else np.inf
     z = _z(confidence_level)
     if fisher_z:
-        e = min(max(est, -1 + 1e-9), 1 - 1e-9)
+        e = est
+        if abs(e) >= 1 - 1e-9 and at is not None and np.isfinite(stat(at)):  # at +-1 atanh is infinite: the interval
+            e = float(stat(at))  # is centred at the table where the variance is taken (and still holds the estimate)
+        e = min(max(e, -1 + 1e-9), 1 - 1e-9)
         low, high = np.tanh(np.arctanh(e) - z * sd / (1 - e * e)), np.tanh(np.arctanh(e) + z * sd / (1 - e * e))
     elif wilson is not None:  # Wilson's interval at the effective number of items p (1 - p) / var
         e = min(max(est, 1 / wilson), 1 - 1 / wilson)

@@ -250,7 +250,7 @@ def votes_agreement(votes: Votes, names: Sequence[str], pairs: Sequence[PairRow]
     from .unlabeled import fit_classes, from_votes, guard
 
     v = from_votes(votes, names)
-    classes = tuple(votes.classes) + tuple(f"(class {c + 1})" for c in range(len(votes.classes), v.classes))
+    classes = tuple(votes.classes) + tuple("(other)" if c == 1 else f"(other {c})" for c in range(len(votes.classes), v.classes))
     code = pass_class(classes, positive)
     model, note = None, "labels only: no unlabeled item"
     if v.unlabeled_items and not use_unlabeled:
