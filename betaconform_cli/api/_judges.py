@@ -41,7 +41,7 @@ def judges(
     from ..judges import analyse_judges
     from ..judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
     from ..judges.document import judges_document
-    from ..judges.gold import votes_agreement
+    from ..judges.gold import MAX_CLASSES, votes_agreement
     from ..report.judges import JudgesReport
 
     check_seed(seed)
@@ -63,8 +63,14 @@ def judges(
             rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
             request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
             result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step)
-            agreement = None if ds.votes is None or not set(result.names) <= set(ds.votes.judges) else votes_agreement(
-                ds.votes, result.names, result.pairs, confidence_level, np.random.default_rng(seed), positive, unlabeled)
+            agreement = None
+            if ds.votes is not None and set(result.names) <= set(ds.votes.judges):
+                if len(ds.votes.classes) > MAX_CLASSES:
+                    notes.append(f"{ds.source}: agreement with the gold left out: {len(ds.votes.classes)} verdict classes "
+                                 f"(at most {MAX_CLASSES}; free-text verdicts are each a class)")
+                else:
+                    agreement = votes_agreement(ds.votes, result.names, result.pairs, confidence_level,
+                                                np.random.default_rng(seed), positive, unlabeled)
         except ParameterError as exc:  # the option, and the file it was checked against
             raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
         except UsageError as exc:
