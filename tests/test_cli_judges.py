@@ -186,3 +186,17 @@ def test_kappa_chart_draws_negative_values_left_of_zero() -> None:
     (xa, wa), (xb, wb) = rects
     assert xa + wa == pytest.approx(xb, abs=0.2)  # a's bar ends where b's starts: at zero
     assert "-0.20" in svg and "0.60" in svg and ">-0.5<" in svg
+
+
+def test_agreement_left_out_beyond_max_classes(runner, tmp_path: Path) -> None:
+    """More verdict classes than judges.gold.MAX_CLASSES: no agreement record, and a note that says why."""
+    from betaconform_cli.judges.gold import MAX_CLASSES
+
+    rng = np.random.default_rng(0)
+    n = MAX_CLASSES + 5
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps({"id": f"i{i}", "verdicts": {j: str(rng.integers(n)) for j in "abc"}, "label": str(i % n)}) + "\n"
+                            for i in range(60)))
+    res = invoke(runner, "judges", path, "--ks", "1", "-f", "json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["agreement"] is None
+    assert f"agreement with the gold left out: {n} verdict classes (at most {MAX_CLASSES}" in res.stderr
