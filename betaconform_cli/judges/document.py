@@ -152,7 +152,7 @@ class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
     choice: str
 
 
-class Estimate(Struct, kw_only=True, frozen=True):
+class AgreementEstimate(Struct, kw_only=True, frozen=True):
     """A figure and its interval at the document's confidence level."""
 
     estimate: float
@@ -165,10 +165,10 @@ class BinaryRates(Struct, kw_only=True, frozen=True):
     pass: 1 - specificity), false-fail rate (not pass given pass: 1 - sensitivity)."""
 
     positive: str
-    sensitivity: Estimate | None
-    specificity: Estimate | None
-    false_pass_rate: Estimate | None
-    false_fail_rate: Estimate | None
+    sensitivity: AgreementEstimate | None
+    specificity: AgreementEstimate | None
+    false_pass_rate: AgreementEstimate | None
+    false_fail_rate: AgreementEstimate | None
 
 
 class AgreementFigures(Struct, kw_only=True, frozen=True):
@@ -176,12 +176,12 @@ class AgreementFigures(Struct, kw_only=True, frozen=True):
     Cohen's kappa, Gwet's AC1 and Krippendorff's alpha (null where undefined: every item one class)."""
 
     items: Count
-    accuracy: Estimate | None
-    recall: list[Estimate | None]
+    accuracy: AgreementEstimate | None
+    recall: list[AgreementEstimate | None]
     binary: BinaryRates | None
-    kappa: Estimate | None
-    ac1: Estimate | None
-    alpha: Estimate | None
+    kappa: AgreementEstimate | None
+    ac1: AgreementEstimate | None
+    alpha: AgreementEstimate | None
 
 
 class JudgeVsGold(Struct, kw_only=True, frozen=True):
@@ -200,8 +200,8 @@ class PanelAgreement(Struct, kw_only=True, frozen=True):
 
     items: Count
     complete_items: Count
-    fleiss_kappa: Estimate | None
-    alpha: Estimate | None
+    fleiss_kappa: AgreementEstimate | None
+    alpha: AgreementEstimate | None
     dependent_pairs: list[list[str]]
 
 
@@ -257,8 +257,8 @@ def _unlabeled(r: JudgesResult) -> dict[str, Any]:
     return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": JudgesUnlabeled(**r.unlabeled)}
 
 
-def _estimate(x: Any) -> Estimate | None:
-    return None if x is None else Estimate(estimate=x.estimate, low=x.low, high=x.high)
+def _estimate(x: Any) -> AgreementEstimate | None:
+    return None if x is None else AgreementEstimate(estimate=x.estimate, low=x.low, high=x.high)
 
 
 def _figures(f: Figures) -> AgreementFigures:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..judges.document import AgreementFigures, AgreementRecord, Estimate, JudgesDocument
+from ..judges.document import AgreementEstimate, AgreementFigures, AgreementRecord, JudgesDocument
 from .views import Chart, Series, TableView, pct
 
 
@@ -15,11 +15,11 @@ def _level(a: AgreementRecord) -> int:
     return round(100 * float(a.confidence_level))
 
 
-def _rate(x: Estimate | None) -> str:
+def _rate(x: AgreementEstimate | None) -> str:
     return "—" if x is None else f"{pct(x.estimate)} [{pct(x.low)}, {pct(x.high)}]"
 
 
-def _coef(x: Estimate | None) -> str:
+def _coef(x: AgreementEstimate | None) -> str:
     return "—" if x is None else f"{x.estimate:.2f} [{x.low:.2f}, {x.high:.2f}]"
 
 
@@ -142,7 +142,7 @@ AGREEMENT_CSV = ("dataset", "judge", "basis", "items", "positive", *(
                                 "ac1", "alpha") for end in ("", "_low", "_high")))
 
 
-def _triple(x: Estimate | None) -> tuple[Any, Any, Any]:
+def _triple(x: AgreementEstimate | None) -> tuple[Any, Any, Any]:
     return (None, None, None) if x is None else (x.estimate, x.low, x.high)
 
 
