@@ -182,11 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--simulation", type=int, default=0, metavar="RUNS",
-                    help="instead: the intervals' coverage by simulation, RUNS runs per cell (docs/AGREEMENT.md used 2000 and 400)")
+                    help="instead: the intervals' coverage by simulation: RUNS tables per cell, RUNS / 2 model runs (docs/AGREEMENT.md: 2000)")
     args = ap.parse_args(argv)
     if args.simulation:
         with one_thread():
-            print(simulate_labels(args.simulation, args.seed), "\n", simulate_model(max(args.simulation // 5, 50), args.seed), sep="\n")
+            print(simulate_labels(args.simulation, args.seed), "\n", simulate_model(max(args.simulation // 2, 50), args.seed), sep="\n")
         return 0
     files = sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
         if args.data.is_dir() else []
