@@ -4,8 +4,8 @@ the labels) against labels only, at r = 20 and 50 labeled items.
 Protocol (benchmarks/unlabeled.py's loader and draws, imported; /work/shared/METHOD.md): for every dataset under
 ../shared/data, r labeled items drawn as benchmarks/accuracy.py draws them; every item turned into binary verdicts
 (verdict = the gold side if the judge was correct, the other side if not; the gold side drawn at random per item,
-class 1 the pass class), the gold kept on the r labeled items only. Truth: each judge's accuracy and sensitivity
-(P(says 1 | gold 1)) over ALL the dataset's items. For each judge and draw: |estimate - truth| and whether the
+class 1 the pass class), the gold kept on the r labeled items only. Truth: each judge's accuracy, sensitivity
+(P(says 1 | gold 1)) and Cohen's kappa over ALL the dataset's items. For each judge and draw: |estimate - truth| and whether the
 90% interval covers it; the labels-only figures (Wilson) on the r labeled items, the model-based ones where the
 guard lets `judges` use the unlabeled items (else the labels-only answer, as `judges` reports). Also the
 Dawid-Skene plug-in accuracy (the posterior's expected accuracy on every item, what `judges`' per-judge table shows
@@ -41,7 +41,7 @@ from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard, judge
 RS = (20, 50)
 LEVEL = 0.9
 METHODS = ("labels only", "model-based", "DS plug-in")
-FIGURES = ("accuracy", "sensitivity")
+FIGURES = ("accuracy", "sensitivity", "kappa")
 CLASSES = ("0", "1")
 
 
@@ -60,6 +60,8 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, str], n
     truth_acc = d.judgments.mean(axis=0)
     pos = side == 1
     truth_sens = (votes[pos] == 1).mean(axis=0) if pos.any() else np.full(n_j, np.nan)
+    full = Verdicts(votes.astype(np.int64), side.astype(np.int64), np.ones(n, dtype=np.int64), 2)
+    truth_kappa = [float(ag.cohen_kappa(confusion(full, j))) for j in range(n_j)]  # every item's gold known
     v = Verdicts(votes.astype(np.int64), gold.astype(np.int64), np.ones(n, dtype=np.int64), 2)
     model = fit_classes(v)
     used, _ = guard(model, v)
@@ -71,8 +73,10 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, str], n
         for m, f in (("labels only", lab), ("model-based", mod)):
             out[(m, "accuracy")].append(_rec(f.accuracy, truth_acc[j]))
             out[(m, "sensitivity")].append(_rec(f.binary.sensitivity if f.binary else None, truth_sens[j]))
+            out[(m, "kappa")].append(_rec(f.kappa, truth_kappa[j]))
         out[("DS plug-in", "accuracy")].append((abs(plug[j] - truth_acc[j]), np.nan, np.nan))
         out[("DS plug-in", "sensitivity")].append((np.nan, np.nan, np.nan))
+        out[("DS plug-in", "kappa")].append((np.nan, np.nan, np.nan))
     res = {k: np.array(x) for k, x in out.items()}
     res[("guard", "used")] = np.array([[float(used), np.nan, np.nan]])
     return res
