@@ -265,3 +265,29 @@ class TestCoverage:
             hits[2].append(f.kappa is not None and f.kappa.low <= kappa <= f.kappa.high)
         for h in hits:
             assert float(np.mean(h)) >= 0.84, np.mean(h)
+
+    def test_model_based_when_judges_err_together(self) -> None:
+        """A misspecified model (every judge at 35% on a hard 30% of the items, which the Dawid-Skene model's
+        independence cannot express): the labels' rectification keeps the model-based accuracy and sensitivity
+        covering the population values (measured: 0.90 / 0.92 at 20 labels, 300 runs)."""
+        rng = np.random.default_rng(5)
+        acc = np.array([0.9, 0.85, 0.85, 0.8, 0.75])
+
+        def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
+            gold = (rng.random(n) < 0.5).astype(np.int64)
+            hard = rng.random(n) < 0.3
+            right = rng.random((n, 5)) < np.where(hard[:, None], 0.35, acc[None, :])
+            return np.where(right, gold[:, None], 1 - gold[:, None]), gold
+
+        big, big_gold = draw(400_000)
+        t_acc, t_sens = float((big[:, 0] == big_gold).mean()), float((big[big_gold == 1, 0] == 1).mean())
+        hits: list[list[bool]] = [[], []]
+        for _ in range(150):
+            pat, gold = draw(200)
+            v = Verdicts(pat, np.where(np.arange(200) < 20, gold, -1), np.ones(200, dtype=np.int64), 2)
+            f = model_figures(v, fit_classes(v), 0, ("0", "1"), 1, 0.9)
+            assert f is not None and f.binary is not None
+            hits[0].append(f.accuracy.low <= t_acc <= f.accuracy.high)
+            hits[1].append(f.binary.sensitivity.low <= t_sens <= f.binary.sensitivity.high)
+        for h in hits:
+            assert float(np.mean(h)) >= 0.84, np.mean(h)  # 150 runs: 3 standard errors below 0.9 is 0.83
