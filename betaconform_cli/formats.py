@@ -186,6 +186,73 @@ OUTPUT_EXTENSIONS = {".json": "json", ".jsonl": "json", ".ndjson": "json", ".csv
                      ".markdown": "markdown", ".txt": "table", ".html": "html", ".htm": "html"}
 
 
+
+# --- this tool's own outputs: what a folder's reading skips ------------------------------------------------
+# `fit batch/ -o batch/summary.csv` must not make the next `fit batch/` read its own output. A JSON document this
+# tool writes starts with "schema": "betaconform/..." (OUTPUT_SCHEMAS: the marker). A CSV report is known by its
+# header: every CSV this tool writes is built by report/render.to_csv, which refuses a header that is not one of
+# the tables registered here, so no command can write a CSV that a folder would read as data.
+OUTPUT_SCHEMAS = ("betaconform/", "betaconform-evaluate/")
+
+
+@dataclass(frozen=True)
+class OutputTable:
+    """One CSV report: the commands that write it, its columns (its whole header, or with `more` the leading
+    columns that other columns follow: fit's estimators, evaluate's margin_k<k>). The report module takes its
+    columns from here (`output_columns`)."""
+
+    name: str
+    columns: tuple[str, ...]
+    more: bool = False
+
+
+_OUTPUT_TABLES: dict[str, OutputTable] = {}
+
+
+def register_output_table(table: OutputTable) -> None:
+    """Add a CSV report (a new command's; a test's): render.to_csv then writes it and folders skip it."""
+    if table.name in _OUTPUT_TABLES:
+        raise ValueError(f"output table {table.name!r} already registered")
+    _OUTPUT_TABLES[table.name] = table
+
+
+def unregister_output_table(name: str) -> None:
+    del _OUTPUT_TABLES[name]
+
+
+def output_tables() -> tuple[OutputTable, ...]:
+    return tuple(_OUTPUT_TABLES.values())
+
+
+def output_columns(name: str) -> tuple[str, ...]:
+    """A registered CSV report's columns (its leading ones when `more`)."""
+    return _OUTPUT_TABLES[name].columns
+
+
+def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
+    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None."""
+    cols = tuple(header)
+    return next((t for t in _OUTPUT_TABLES.values()
+                 if cols == t.columns or (t.more and cols[:len(t.columns)] == t.columns)), None)
+
+
+for _table in (
+    OutputTable("fit", ("dataset", "k", "estimate", "low", "high"), more=True),  # fit, report, transfer, sample; then estimators.csv_columns()
+    OutputTable("judges", ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")),
+    OutputTable("doctor", ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")),
+    OutputTable("doctor before unlabeled items", ("dataset", "judge", "verdicts", "items", "format")),  # files of older versions
+    OutputTable("sample --replay", ("run", "stopped", "samples", "margin")),
+    OutputTable("evaluate", ("dataset", "items", "r", "runs", "method", "margin_mean", "margin_sd", "margin_se", "coverage",
+                             "width_mean"), more=True),  # then margin_k<k>, condition, samples_mean, samples_sd
+    OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
+                          "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
+                          "target", "confidence_level", "method", "lambda")),
+    OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
+                                    "shared_items", "labeled_both", "target", "confidence_level")),
+):
+    register_output_table(_table)
+
+
 def kind_by_name(path: str | Path) -> str | None:
     """The kind a file's name says (parquet, csv, tsv, jsonl, json, eval, or a registered format's), or None."""
     name = Path(path).name.lower()
