@@ -42,6 +42,8 @@ class InputFormat:
     that say it (compared without regard to case; ".gz": gzip, decompressed on the fly). `sniff(first bytes) ->
     one of its kinds or None` ("module:function" or the function): the kind of a file whose name says nothing
     (standard input, an unknown ending), tried in the registry's order before the last resort, a CSV or TSV table.
+    `claims`: for a format whose files are of a kind another format owns (a trace store's JSON Lines export), the
+    test of the first record that says a file is its own.
     """
 
     name: str
@@ -54,6 +56,10 @@ class InputFormat:
     as_kind: str | None = None  # asked for on a file of a kind it does not read: read it as this kind (None: as it is)
     streams: bool = False  # reads standard input or a pipe as it comes (else a stream is first copied to a file)
     folders: bool = False  # reads a folder as one input (a hive-partitioned table)
+    # kinds it shares with other formats (JSON Lines, JSON, Parquet), each with its test of a file's first record
+    # (a JSON Lines file's first object, a JSON document, a Parquet file's first row): "module:function" or the
+    # function. detect.py asks these, in the registry's order, before the built-in guesses.
+    claims: Mapping[str, str | Callable[[Any], bool]] = field(default_factory=dict)
 
     @property
     def from_choices(self) -> tuple[str, ...]:
@@ -140,6 +146,19 @@ def data_suffixes() -> tuple[str, ...]:
     return tuple(s for suffixes in kind_suffixes().values() for s in suffixes)
 
 
+def claimant(kind: str, first: Any) -> str | None:
+    """The format whose claim on this kind accepts the file's first record (formats' order), else None."""
+    for f in _INPUTS.values():
+        test = f.claims.get(kind)
+        if test is not None and first is not None and resolve(test)(first):
+            return f.name
+    return None
+
+
+def claimed_kinds() -> set[str]:
+    return {kind for f in _INPUTS.values() for kind in f.claims}
+
+
 def is_binary_kind(kind: str) -> bool:
     return any(kind in f.binary for f in _INPUTS.values())
 
@@ -176,6 +195,9 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 sniff=_sniff_json),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+    # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
+      for name, kinds in (("mlflow", ("jsonl", "json", "parquet")),)),
 ):
     register_input_format(_fmt)
 
