@@ -197,7 +197,9 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
-      for name, kinds in (("mlflow", ("jsonl", "json", "parquet")),)),
+      for name, kinds in (("mlflow", ("jsonl", "json", "parquet")), ("langfuse", ("jsonl", "json", "parquet")),
+                          ("langsmith", ("jsonl", "json")), ("phoenix", ("jsonl", "json", "parquet")),
+                          ("braintrust", ("jsonl", "json")))),
 ):
     register_input_format(_fmt)
 

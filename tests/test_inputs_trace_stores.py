@@ -113,3 +113,72 @@ def test_bad_value_names_file_record_and_field(tmp_path: Path) -> None:
     res = invoke(CliRunner(), "fit", bad)
     assert res.exit_code == 2 and res.stderr.count("\n") == 1
     assert f"{bad}: record 1: field 'assessments[1].feedback.value'" in res.stderr
+
+
+class TestLangfuse:
+    """scores.json: two questions (two datasets); t6/o6 is an observation's score; a CORRECTION score is left out."""
+
+    CORRECTNESS = {"t1": ((Y, Y, N), Y), "t2": ((N, N, N), N), "t3": ((Y, N, Y), N), "t4": ((Y, Y, Y), Y),
+                   "t5": ((N, Y, Y), None), "t6/o6": ((Y, Y, N), Y)}
+    HELPFUL = {"t1": ((1, 1), 1), "t2": ((0, 1), 0), "t3": ((1, 1), 0), "t4": ((1, 0), None)}  # BOOLEAN: value 1/0
+
+    def test_doctor(self) -> None:
+        a, b = doctor(FIXTURES / "langfuse" / "scores.json")
+        assert (a["dataset"], a["format"], a["items"], a["unlabeled_items"]) == ("correctness", "langfuse", 5, 1)
+        assert [j["name"] for j in a["judges"]] == ["gpt-4o", "claude-3.5", "llama-3"]  # EVAL's metadata.model, API's metadata.judge
+        assert (b["dataset"], b["items"], b["unlabeled_items"]) == ("helpful", 3, 1)
+        assert a["roles"]["gold"] == "source ANNOTATION" and a["notes"] == ["left out: 1 CORRECTION score(s)"]
+
+    def test_fit_is_the_canonical_fit(self, tmp_path: Path) -> None:
+        got = _fit(FIXTURES / "langfuse" / "scores.json")
+        for doc, plan, judges in zip(got, (self.CORRECTNESS, self.HELPFUL), (("gpt-4o", "claude-3.5", "llama-3"), ("gpt-4o", "claude-3.5"))):
+            canon = tmp_path / "canonical.jsonl"
+            canon.write_text(canonical(plan, judges), encoding="utf-8")
+            assert [doc] == _fit(canon)
+        assert len(got) == 2
+
+
+class TestLangSmith:
+    """Feedback records, and Runs carrying them: r5's gold is a human's correction of gpt-4o's verdict."""
+
+    PLAN = {"r1": ((1, 1, 0), 1), "r2": ((0, 1, 0), 0), "r3": ((1, 1, 1), 1), "r4": ((1, 0, 0), 0), "r5": ((0, 0, 1), 1),
+            "r6": ((1, 1, 1), None)}
+
+    @pytest.mark.parametrize("name", ["feedback.jsonl", "runs.jsonl"])
+    def test_doctor_and_fit(self, name: str, tmp_path: Path) -> None:
+        (d,) = doctor(FIXTURES / "langsmith" / name)
+        assert (d["format"], d["items"], d["unlabeled_items"]) == ("langsmith", 5, 1)
+        assert [j["name"] for j in d["judges"]] == ["gpt-4o", "claude-3.5", "llama-3"]
+        assert d["roles"]["gold"] == "feedback_source.type api/app, or correction"
+        same_fit(FIXTURES / "langsmith" / name, self.PLAN, ("gpt-4o", "claude-3.5", "llama-3"), tmp_path)
+
+
+class TestPhoenix:
+    PLAN = {"s1": (("correct", "correct"), "correct"), "s2": (("incorrect", "correct"), "incorrect"),
+            "s3": (("correct", "incorrect"), "correct"), "s4": (("incorrect", "incorrect"), "incorrect"),
+            "s5": (("correct", "correct"), None)}
+
+    def test_doctor_and_fit(self, tmp_path: Path) -> None:
+        (d,) = doctor(FIXTURES / "phoenix" / "span_annotations.json")
+        assert (d["format"], d["items"], d["unlabeled_items"]) == ("phoenix", 4, 1)
+        assert [j["name"] for j in d["judges"]] == ["gpt-4o", "claude-3.5"] and d["roles"]["gold"] == "annotator_kind HUMAN"
+        assert d["notes"] == ["left out: 5 CODE annotation(s)"]
+        same_fit(FIXTURES / "phoenix" / "span_annotations.json", self.PLAN, ("gpt-4o", "claude-3.5"), tmp_path)
+
+
+class TestBraintrust:
+    PLAN = {"c1": ((1, 1), 1), "c2": ((0, 1), 0), "c3": ((1, 0), 1), "c4": ((0, 0), 0), "c5": ((1, 1), None)}
+
+    def test_doctor_and_fit(self, tmp_path: Path) -> None:
+        """Root rows are items (the scorers' child spans are not); the "Human review" score is the gold."""
+        (d,) = doctor(FIXTURES / "braintrust" / "experiment.json")
+        assert (d["format"], d["items"], d["unlabeled_items"]) == ("braintrust", 4, 1)
+        assert [j["name"] for j in d["judges"]] == ["Factuality", "ClosedQA"] and d["roles"]["gold"] == "scores.Human review"
+        same_fit(FIXTURES / "braintrust" / "experiment.json", self.PLAN, ("Factuality", "ClosedQA"), tmp_path)
+
+    def test_label_field_names_the_gold(self) -> None:
+        """--label-field picks the gold: with scores.Factuality, Factuality is the gold of every case and the other
+        score keys (the human's among them) are the judges."""
+        (d,) = doctor(FIXTURES / "braintrust" / "experiment.json", "--label-field", "scores.Factuality")
+        assert (d["items"], d["unlabeled_items"], d["roles"]["gold"]) == (5, 0, "scores.Factuality")
+        assert [(j["name"], j["verdicts"]) for j in d["judges"]] == [("ClosedQA", 5), ("Human review", 4)]
