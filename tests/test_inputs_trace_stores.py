@@ -182,3 +182,30 @@ class TestBraintrust:
         (d,) = doctor(FIXTURES / "braintrust" / "experiment.json", "--label-field", "scores.Factuality")
         assert (d["items"], d["unlabeled_items"], d["roles"]["gold"]) == (5, 0, "scores.Factuality")
         assert [(j["name"], j["verdicts"]) for j in d["judges"]] == [("ClosedQA", 5), ("Human review", 4)]
+
+
+def test_known_by_content_in_a_folder_by_stdin_and_gzipped(tmp_path: Path) -> None:
+    """Every fixture in one folder is read as its own format; a trace store's JSON Lines and Parquet piped to
+    standard input, and its JSON Lines gzipped, are known by their first record too."""
+    import gzip
+    import shutil
+
+    from betaconform_cli.cli import app
+    from betaconform_cli.inputs import read_inputs
+
+    for fmt in ("mlflow", "langfuse", "langsmith", "phoenix", "braintrust"):
+        for f in (FIXTURES / fmt).iterdir():
+            shutil.copy(f, tmp_path / f.name)
+    got = {(d.name, d.shape) for d in read_inputs([str(tmp_path)])}
+    assert got == {("traces", "mlflow"), ("trace_dicts", "mlflow"), ("safety", "mlflow"), ("correctness", "langfuse"),
+                   ("helpful", "langfuse"), ("feedback", "langsmith"), ("runs", "langsmith"),
+                   ("span_annotations", "phoenix"), ("experiment", "braintrust")}
+    runner = CliRunner()
+    for name in ("traces.jsonl", "traces.parquet"):
+        res = runner.invoke(app, ["doctor", "-", "-f", "json"], input=(FIXTURES / "mlflow" / name).read_bytes())
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["format"] == "mlflow"
+    packed = tmp_path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress((FIXTURES / "langsmith" / "feedback.jsonl").read_bytes()))
+    (d,) = doctor(packed)
+    assert (d["format"], d["items"]) == ("langsmith", 5)

@@ -24,9 +24,6 @@ from .options import InputOptions, Keep
 QUESTION = "scores"
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and "scores" in record and ("root_span_id" in record or "span_id" in record)
-            and any(k in record for k in ("input", "output", "expected")))
 
 
 def _gold_field(rows: list[tuple[int, dict[str, Any]]], opts: InputOptions) -> str:

@@ -26,9 +26,6 @@ SOURCES = ("EVAL", "API", "ANNOTATION")
 JUDGE_KEYS = ("metadata.judge", "metadata.model", "metadata.evaluator")
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and record.get("source") in SOURCES and "name" in record
-            and any(k in record for k in ("traceId", "trace_id", "observationId", "observation_id")))
 
 
 def _note(n: int, s: dict[str, Any], where: str, left: Counter[str]) -> Note | None:

@@ -25,12 +25,6 @@ from .options import InputOptions, Keep
 JUDGE_KEYS = ("metadata.judge", "metadata.model", "metadata.ls_model_name", "metadata.model_name")
 
 
-def claims(record: Any) -> bool:
-    if not isinstance(record, dict):
-        return False
-    if "run_type" in record and isinstance(record.get("feedback"), list):
-        return True
-    return "key" in record and "run_id" in record and "feedback_source" in record
 
 
 def _feedback(n: int, record: dict[str, Any], where: str) -> Iterator[tuple[str, dict[str, Any], str]]:

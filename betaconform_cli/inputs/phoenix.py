@@ -24,9 +24,6 @@ from .values import is_missing
 JUDGE_KEYS = ("identifier", "metadata.judge", "metadata.model")
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and "annotator_kind" in record and "name" in record
-            and ("span_id" in record or "trace_id" in record))
 
 
 def _value(a: dict[str, Any]) -> tuple[Any, str]:
