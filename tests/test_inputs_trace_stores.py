@@ -209,3 +209,18 @@ def test_known_by_content_in_a_folder_by_stdin_and_gzipped(tmp_path: Path) -> No
     packed.write_bytes(gzip.compress((FIXTURES / "langsmith" / "feedback.jsonl").read_bytes()))
     (d,) = doctor(packed)
     assert (d["format"], d["items"]) == ("langsmith", 5)
+
+
+def test_a_judge_twice_on_an_item_says_how_to_name_judges(tmp_path: Path) -> None:
+    """LangSmith feedback from model evaluators that name no model are one judge, "model", twice on a run: an
+    error naming the record and field and how to name judges; --duplicates first keeps the first."""
+    rows = [json.loads(line) for line in (FIXTURES / "langsmith" / "feedback.jsonl").read_text().splitlines()]
+    for r in rows:
+        r["feedback_source"]["metadata"] = {}
+    bad = tmp_path / "anonymous.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    res = invoke(CliRunner(), "fit", bad)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert f"{bad}: record 2: field 'score'" in res.stderr and "feedback_source.metadata.judge" in res.stderr
+    (d,) = doctor(bad, "--duplicates", "first")
+    assert [j["name"] for j in d["judges"]] == ["model"] and (d["items"], d["unlabeled_items"]) == (5, 1)

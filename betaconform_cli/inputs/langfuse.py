@@ -55,4 +55,5 @@ def read_langfuse(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     reading = Reading("langfuse", (("item", "traceId[/observationId]"), ("question", "name"),
                                    ("judges", "source EVAL/API: metadata.judge, else the source"), ("gold", "source ANNOTATION")),
                       unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "a Langfuse score names no judge: write each judge's name "
+                                                           "into its scores' metadata.judge (docs/FORMATS.md#langfuse)")

@@ -73,4 +73,5 @@ def read_langsmith(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     reading = Reading("langsmith", (("item", "run_id"), ("question", "key"),
                                     ("judges", "feedback_source.type model: metadata.judge/model"),
                                     ("gold", "feedback_source.type api/app, or correction")), unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "name each judge in its feedback_source.metadata.judge or "
+                                                           ".model (docs/FORMATS.md#langsmith)")

@@ -56,4 +56,5 @@ def read_phoenix(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     notes = [note for n, rec in records(src) if (note := _note(n, rec, src.where, left)) is not None]
     reading = Reading("phoenix", (("item", "span_id"), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
                                   ("gold", "annotator_kind HUMAN")), unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "give each judge's annotations their own identifier "
+                                                           "(docs/FORMATS.md#phoenix)")
