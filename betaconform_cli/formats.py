@@ -222,7 +222,8 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("langfuse", ("jsonl", "json", "parquet"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
                                                           ("traceId", "trace_id", "observationId", "observation_id"))),
           ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
-          ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id")),
+          ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
+                                                       "annotator_kind annotation_name span_id")),
           ("braintrust", ("jsonl", "json"), tuple(f"scores {s} {io}" for s in ("root_span_id", "span_id")
                                                   for io in ("input", "output", "expected"))))),
 ):

@@ -158,12 +158,14 @@ class TestPhoenix:
             "s3": (("correct", "incorrect"), "correct"), "s4": (("incorrect", "incorrect"), "incorrect"),
             "s5": (("correct", "correct"), None)}
 
-    def test_doctor_and_fit(self, tmp_path: Path) -> None:
-        (d,) = doctor(FIXTURES / "phoenix" / "span_annotations.json")
+    @pytest.mark.parametrize("name", ["span_annotations.json", "annotations_frame.parquet"])
+    def test_doctor_and_fit(self, name: str, tmp_path: Path) -> None:
+        """The REST response, and the client's data frame of it (flat `result.label`, `annotation_name`) as Parquet."""
+        (d,) = doctor(FIXTURES / "phoenix" / name)
         assert (d["format"], d["items"], d["unlabeled_items"]) == ("phoenix", 4, 1)
         assert [j["name"] for j in d["judges"]] == ["gpt-4o", "claude-3.5"] and d["roles"]["gold"] == "annotator_kind HUMAN"
         assert d["notes"] == ["left out: 5 CODE annotation(s)"]
-        same_fit(FIXTURES / "phoenix" / "span_annotations.json", self.PLAN, ("gpt-4o", "claude-3.5"), tmp_path)
+        same_fit(FIXTURES / "phoenix" / name, self.PLAN, ("gpt-4o", "claude-3.5"), tmp_path)
 
 
 class TestBraintrust:
@@ -199,7 +201,7 @@ def test_known_by_content_in_a_folder_by_stdin_and_gzipped(tmp_path: Path) -> No
     got = {(d.name, d.shape) for d in read_inputs([str(tmp_path)])}
     assert got == {("traces", "mlflow"), ("trace_dicts", "mlflow"), ("safety", "mlflow"), ("correctness", "langfuse"),
                    ("helpful", "langfuse"), ("feedback", "langsmith"), ("runs", "langsmith"),
-                   ("span_annotations", "phoenix"), ("experiment", "braintrust")}
+                   ("span_annotations", "phoenix"), ("annotations_frame", "phoenix"), ("experiment", "braintrust")}
     runner = CliRunner()
     for name in ("traces.jsonl", "traces.parquet"):
         res = runner.invoke(app, ["doctor", "-", "-f", "json"], input=(FIXTURES / "mlflow" / name).read_bytes())

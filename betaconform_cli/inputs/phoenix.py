@@ -1,7 +1,8 @@
 """Arize Phoenix span annotations, exported (docs/FORMATS.md#phoenix): the REST API's response (`GET
 /v1/projects/{id}/span_annotations`: {"data": [SpanAnnotation, ...]}; the client's `phoenix.client` types), JSON
-Lines of SpanAnnotation records, or the client's annotations data frame written as JSON Lines or Parquet (`label`,
-`score` columns, or `result.label`, `result.score`).
+Lines of SpanAnnotation records, or the client's annotations data frame (`get_span_annotations_dataframe`:
+`annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`) written
+as JSON Lines or Parquet.
 
 The item is the span (`span_id`; a trace annotation's `trace_id`); an annotation's `name` is one question.
 `annotator_kind` LLM is a judge's verdict (the judge: `identifier` when set, else `metadata.judge` or
@@ -38,7 +39,7 @@ def _value(a: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
-    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name")
+    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name", "annotation_name")
     if item is None or name is None:
         raise InputError(where, "an annotation without a span or a name", line=n, field="span_id" if item is None else "name",
                          unit="record")
