@@ -123,6 +123,16 @@ def first_text(obj: Any, *paths: str) -> str | None:
     return None
 
 
+def as_text(value: Any) -> str | None:
+    """A structured value (a request's inputs) as compact JSON text, for an item's text; None when empty."""
+    if value is None or value == {} or value == []:
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
              left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
     """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
