@@ -297,6 +297,9 @@ def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
 for _table in (
     OutputTable("fit", ("dataset", "k", "estimate", "low", "high"), more=True),  # fit, report, transfer, sample; then estimators.csv_columns()
     OutputTable("judges", ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")),
+    OutputTable("judges --csv-table agreement", ("dataset", "judge", "basis", "items", "positive", *(
+        f"{name}{end}" for name in ("accuracy", "sensitivity", "specificity", "false_pass_rate", "false_fail_rate", "kappa",
+                                    "ac1", "alpha") for end in ("", "_low", "_high")))),
     OutputTable("doctor", ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")),
     OutputTable("doctor before unlabeled items", ("dataset", "judge", "verdicts", "items", "format")),  # files of older versions
     OutputTable("sample --replay", ("run", "stopped", "samples", "margin")),
