@@ -131,6 +131,8 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "judges_unlabeled_table": (["judges", S], None),  # 40 labeled + 110 unlabeled items
     "judges_unlabeled_json": (["judges", S, "--ensemble", "gpt-4o,claude-3.5,gemini-1.5", "-f", "json", "--ks", "1,3"], None),
     # score
+    "plan_table": (["plan", S, "--label-cost", "0.8", "--draws", "50"], None),
+    "plan_json": (["plan", S, "--target", "0.08", "--ks", "1,3,5", "--draws", "50", "-f", "json"], None),
     "score_table": (["score", S], None),
     "score_json": (["score", S, "-f", "json"], None),
     "score_csv": (["score", S, SB, "-f", "csv"], None),
