@@ -16,6 +16,13 @@ judges.unlabeled.fit_classes).
 
     .venv/bin/python benchmarks/plan.py                       # ../shared/data, target 0.05
     .venv/bin/python benchmarks/plan.py --simulate --score    # 6 simulated pools of 400 items, the score too
+    .venv/bin/python benchmarks/plan.py --rounds              # sample's running "label about N more", round by round
+
+--rounds: the live loop with the pool's verdicts (sample --pool, random next items in batches of 10, the vote-split
+check) on each dataset, one random order; at each round "label about N more" as sample now says it (plan's forecast,
+stopping/live._forecast_more) and as it said it before (r (half-width / target)^2 x 1.1 from the vote-split check's
+half-width); the jump of a round is |total_next / total - 1|, total = r + N. Per collection: the median and the
+largest jump of each, over the rounds until the check stops.
 """
 
 from __future__ import annotations
@@ -131,6 +138,38 @@ def one(collection: str, name: str, gold: np.ndarray, verdicts: np.ndarray, r0: 
     return rows
 
 
+def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.Namespace) -> None:
+    from betaconform_cli.stopping.live import _forecast_more, vote_check
+    from betaconform_cli.stopping.rules import _needed
+
+    rule = PrecisionRule(target=args.target, confidence_level=args.level)
+    jumps: dict[str, dict[str, list[float]]] = {}
+    for collection, name, gold, verdicts in sets:
+        rng = np.random.default_rng([args.seed, zlib.crc32(name.encode())])
+        order = rng.permutation(len(gold))
+        totals: dict[str, list[float]] = {"forecast (now)": [], "half-width scaling (before)": []}
+        for r in range(10, len(gold), 10):
+            observed = np.full(len(gold), -1)
+            observed[order[:r]] = gold[order[:r]]
+            half = vote_check(rule, verdicts, observed, rng, 2).half_width
+            if half <= rule.target:
+                break
+            totals["forecast (now)"].append(r + _forecast_more(rule, verdicts, observed, 2, rng))
+            totals["half-width scaling (before)"].append(max(r + 1, _needed(r, half / rule.target, 1.1)))
+        for how, t in totals.items():
+            a = np.array(t, dtype=float)
+            jumps.setdefault(collection, {}).setdefault(how, []).extend(np.abs(a[1:] / a[:-1] - 1).tolist())
+        print(f"  {name}: {len(totals['forecast (now)'])} rounds", file=sys.stderr, flush=True)
+    print(f"\nrounds of 10 labels, target {args.target}: the jump of 'label about N more' between rounds")
+    print("| collection | how | rounds | median jump | largest jump | rounds over 30% |\n|---|---|---:|---:|---:|---:|")
+    for col, by in sorted(jumps.items()):
+        for how, j in by.items():
+            a = np.array(j)
+            if a.size:
+                print(f"| {col} | {how} | {a.size} | {100 * np.median(a):.0f}% | {100 * a.max():.0f}% | "
+                      f"{100 * (a > 0.3).mean():.0f}% |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -141,6 +180,7 @@ def main() -> int:
     parser.add_argument("--draws", type=int, default=100)
     parser.add_argument("--orders", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rounds", action="store_true", help="the running forecast's jumps between rounds")
     args = parser.parse_args()
     if args.simulate:
         sets = simulated(args.seed)
@@ -154,6 +194,10 @@ def main() -> int:
             gold, verdicts = system(load_correct(p), rng)
             sets.append((p.parent.name, p.stem, gold, verdicts))
     start = time.perf_counter()
+    if args.rounds:
+        rounds(sets, args)
+        print(f"\n({time.perf_counter() - start:.0f} s)")
+        return 0
     for r0 in R0:
         rows = []
         for collection, name, gold, verdicts in sets:

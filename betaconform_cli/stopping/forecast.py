@@ -160,10 +160,14 @@ def forecast(
     draws: int = 200,
     positive: int | None = None,
     rng: np.random.Generator | None = None,
+    rule: PrecisionRule | None = None,
 ) -> Plan:
     """The labels `sample --rule precision --target TARGET` will need (error at each k of `ks` that every item's
     judges reach, and at every such k together), and the labels the score's interval needs (`positive`: the pass
-    class's code; None: no score forecast). Deterministic for a given `rng` and the same data in any order."""
+    class's code; None: no score forecast). `rule`: the live loop's own rule, whose minimum, patience and method
+    the replays keep (default: sample's). Deterministic for a given `rng` and the same data in any order."""
+    import dataclasses
+
     from ..judges.unlabeled import from_votes
 
     _check(target, confidence_level, draws)
@@ -190,8 +194,9 @@ def forecast(
         correct = ((v.patterns[rows] == g[:, None]) & (v.patterns[rows] >= 0)).sum(axis=1)
         for what, k in keys:
             if what == "error":
-                rule = PrecisionRule(target=target, ks=usable, at_k=k, confidence_level=confidence_level)
-                out[(what, k)].append(_error_stop(rule, judges[order], correct[order], labeled, len(rows)))
+                replay = dataclasses.replace(rule or PrecisionRule(), target=target, ks=usable, at_k=k,
+                                             confidence_level=confidence_level)
+                out[(what, k)].append(_error_stop(replay, judges[order], correct[order], labeled, len(rows)))
             elif classes is not None:
                 y = (g == positive).astype(float)
                 f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))  # eq. (5) at this gold
