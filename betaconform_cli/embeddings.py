@@ -27,6 +27,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import EmbeddingError, InputError, OutputError
+from .protect import refuse_links
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -86,11 +87,16 @@ class EmbeddingCache:
     hash) and the text's SHA-256."""
 
     def __init__(self, root: str | Path, name: str, dimension: int, identity: str = ""):
-        self.dir = Path(root) / _model_key(name, dimension, identity)
+        self.root = Path(root)
+        self.dir = self.root / _model_key(name, dimension, identity)
         self.dimension = dimension
 
     def _file(self, digest: str) -> Path:
-        return self.dir / digest[:2] / f"{digest}.npy"
+        """An entry's file; a symbolic link inside the cache (at the entry or a folder below the root the user
+        chose) is refused, never read or written through (protect.refuse_links)."""
+        f = self.dir / digest[:2] / f"{digest}.npy"
+        refuse_links(self.root, f, "embedding cache entry")
+        return f
 
     def get(self, text: str) -> np.ndarray | None:
         f = self._file(text_hash(text))
@@ -104,8 +110,9 @@ class EmbeddingCache:
 
     def put(self, text: str, vector: np.ndarray) -> None:
         data = np.asarray(vector, dtype=np.float32)
+        f = self._file(text_hash(text))  # a link there is refused (exit 2), not an unwritable cache to skip
         try:
-            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False))
+            atomic_write(f, lambda fh: np.save(fh, data, allow_pickle=False))
         except (OSError, OutputError):
             pass  # an unwritable cache only costs time
 

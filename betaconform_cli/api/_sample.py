@@ -6,7 +6,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FitWarning, InputError, ParameterError
+from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import FitSettings, check_seed, generator, generators
 from ._common import Progress
@@ -61,10 +61,10 @@ def sample(
     live decision; an option of the other mode is refused, never dropped."""
     if replay:
         if pool is not None or batch is not None:
-            raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
+            raise ParameterError(("replay", "pool", "batch"), f"{P0} takes the labeled pool as its argument: drop {P1} and {P2}")
         return sample_replay(labeled, rule, settings, seed, runs, opts, progress)
     if runs != 1:
-        raise ParameterError(("runs", "replay"), "{0} needs {1}")
+        raise ParameterError(("runs", "replay"), f"{P0} needs {P1}")
     return sample_live(labeled, rule, pool, settings, seed, batch, opts, show_next)
 
 
@@ -85,7 +85,7 @@ def sample_live(
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be at least 1; got {batch}")
     if pool is not None and labeled == "-" and pool == "-":
-        raise ParameterError("pool", "{0} and the labeled items cannot both be '-': standard input can be read only once")
+        raise ParameterError("pool", f"{P0} and the labeled items cannot both be '-': standard input can be read only once")
     fit_rng, decide_rng, next_rng = generators(seed, 3)  # the fit draws as `fit` does: its table is fit's
     (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
     items = list(ds.items or ())

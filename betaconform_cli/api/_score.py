@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..errors import InputError, ParameterError
+from ..errors import P0, P1, InputError, ParameterError
 from ..gate import ScoreGate
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ._common import skip_note
@@ -36,7 +36,7 @@ class _About:
             return
         if exc.param in _DATA_PARAMS:
             raise InputError(self.source, exc.render(lambda p: p)) from None
-        raise ParameterError(exc.params, self.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+        raise ParameterError(exc.params, self.source + ": " + exc.template) from None
 
 
 def _votes(ds: Dataset, opts: InputOptions) -> Any:
@@ -61,7 +61,7 @@ def score(
 
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
-        raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
+        raise ParameterError(("min_score", "compare"), f"{P0} gates a difference only with {P1}, and a score only without it")
     clustered = opts.record.cluster_field is not None
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
@@ -123,7 +123,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     (da, va, pos_a, (vra, ga), ca), (db, vb, pos_b, (vrb, gb), cb) = sides
     if str(pos_a).strip().lower() != str(pos_b).strip().lower():
         raise ParameterError("positive", f"passes {pos_a!r} in {da.source} but {pos_b!r} in {db.source}; "
-                                         "name the class that passes in both with {0}")
+                                         f"name the class that passes in both with {P0}")
     if not set(va.ids) & set(vb.ids):
         raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.record.id_field}'); --compare pairs the two "
                                                          "systems' answers to the same items by id")
