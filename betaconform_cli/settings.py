@@ -24,6 +24,30 @@ SIZE_WEIGHTS = ("log", "linear")  # eq. 14's size term
 SIMILARITIES = ("cosine", "inverse-euclidean")
 
 
+def parse_ks(text: str) -> tuple[int, ...]:
+    """'1-11', '1,3,5', '1..21' or a mix; every k from 1 to MAX_K."""
+    ks: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
+        try:
+            if sep:
+                lo, hi = (int(x) for x in part.split(sep))
+            else:
+                lo = hi = int(part)
+        except ValueError:
+            raise ParameterError("ks", f"{{0}}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
+        if lo > hi:
+            raise ParameterError("ks", f"{{0}}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
+        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
+            raise ParameterError("ks", f"{{0}}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
+        ks.extend(range(lo, hi + 1))
+    if not ks:
+        raise ParameterError("ks", f"{{0}}: no ensemble size in {text!r}")
+    return tuple(sorted(set(ks)))
+
+
 def check_seed(seed: int) -> None:
     """A seed in the one range every command, output and saved fit carries (0 to 2^53 - 1)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:

@@ -32,6 +32,7 @@ def transfer(
     from ..savedfit import expand_fits, load_fit
 
     check_seed(seed)
+    embeddings.require_backend(embed.model if embed is not None else None)  # the light install: one line, before any reading
     fits = [t for t in targets if is_fit_name(t)]
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "

@@ -33,12 +33,16 @@ def frame_library(obj: Any) -> str | None:
 
 
 def in_memory(source: Any) -> str | None:
-    """'frame' or 'records' for data in memory; None for paths (a str, a Path, or a sequence of them)."""
+    """'frame' or 'records' for data in memory, 'named' for {name: either}; None for paths (a str, a Path, or a
+    sequence of them)."""
     if frame_library(source) is not None:
         return "frame"
+    if isinstance(source, dict):
+        if source and all(isinstance(k, str) and in_memory(v) in ("frame", "records") for k, v in source.items()):
+            return "named"
+        raise ParameterError("source", "is a dict: pass a list of dicts (one record per item, as JSON Lines lines), or "
+                                       "{name: DataFrame or list of dicts} for named datasets")
     if isinstance(source, (str, bytes, os.PathLike)) or not isinstance(source, Sequence):
-        if isinstance(source, dict):
-            raise ParameterError("source", "is one dict: pass a list of dicts (one record per item, as JSON Lines lines)")
         return None
     if source and all(isinstance(r, dict) for r in source):
         return "records"
@@ -64,8 +68,11 @@ def as_arguments(source: Any) -> list[str]:
 
 
 def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> list[Any]:
-    """Every dataset in a DataFrame, Arrow table or list of dicts (`in_memory` says which)."""
+    """Every dataset in a DataFrame, Arrow table or list of dicts (`in_memory` says which), or in each value of
+    {name: one of those} (its datasets named by the key)."""
     how = in_memory(source)
+    if how == "named":
+        return [ds for key, value in source.items() for ds in read_memory(value, opts, keep, key)]
     label = name or DEFAULT_NAME
     if how == "frame":
         from .tables import read_frame

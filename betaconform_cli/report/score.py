@@ -14,7 +14,7 @@ from typing import Any
 from ..documents import plain
 from ..gate import ScoreCheck
 from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
-from . import Verdict, gate_failures, gate_verdicts
+from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -119,7 +119,7 @@ def _compare_row(d: CompareDocument) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class ScoreReport:
+class ScoreReport(Results):
     """One document per dataset (or one comparison); exit 1 when a --min-score gate fails."""
 
     documents: tuple[ScoreDocument | CompareDocument, ...]

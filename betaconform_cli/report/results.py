@@ -1,0 +1,60 @@
+"""The accessors every result offers a script or a notebook (the library: docs/API.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _number(cell: str) -> Any:
+    """A CSV cell as the value it writes: an int, a float, None (empty), else the text."""
+    if cell == "":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(cell)
+        except ValueError:
+            pass
+    return cell
+
+
+class Results:
+    """What every command's result offers a script or a notebook besides the CLI's views (`blocks`, `json`, `csv`):
+    `summary()` (the CLI's tables as text), `to_dict()` (the JSON document, or the list of them), `rows()` and
+    `to_pandas()` (the CSV table as records or a pandas DataFrame; pandas is imported only here)."""
+
+    def _me(self) -> Any:
+        return self
+
+    def summary(self) -> str:
+        """The tables and lines the CLI prints (`--format table`), as plain text."""
+        from .render import to_text
+
+        return to_text(self._me().blocks())
+
+    def to_dict(self) -> Any:
+        """The JSON document (`--format json`) as Python values: a dict, or a list of dicts for several datasets."""
+        import orjson
+
+        return orjson.loads(self._me().json())
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The CSV table (`--format csv`), one dict per row, numbers as numbers."""
+        import csv
+        import io
+
+        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(self._me().csv()))]
+
+    def to_pandas(self) -> Any:
+        """`rows()` as a pandas DataFrame (pandas is an optional dependency: pip install pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            from ..errors import UsageError
+
+            raise UsageError("to_pandas() needs pandas (pip install pandas); rows() gives the same table as dicts") from None
+        return pd.DataFrame(self.rows())
+
+    def _repr_markdown_(self) -> str:  # Jupyter shows a result as the job summary's Markdown
+        from .render import to_markdown
+
+        return to_markdown(self._me().blocks(markdown=True))
