@@ -35,7 +35,11 @@ class Results:
         """The JSON document (`--format json`) as Python values: a dict, or a list of dicts for several datasets."""
         import orjson
 
-        return orjson.loads(self._me().json())
+        text = self._me().json()
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # several documents are written one per line (JSON Lines)
+            return [orjson.loads(line) for line in text.splitlines() if line.strip()]
 
     def rows(self) -> list[dict[str, Any]]:
         """The CSV table (`--format csv`), one dict per row, numbers as numbers."""
