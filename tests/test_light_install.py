@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.install]
 
 
 def run(*args: str | Path, check: bool = True, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=timeout, env=env)
+    res = subprocess.run([str(a) for a in args], check=False, capture_output=True, text=True, timeout=timeout, env=env)
     if check and res.returncode != 0:
         pytest.fail(f"{' '.join(map(str, args))} exited {res.returncode}:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}")
     return res
