@@ -126,7 +126,7 @@ class TestSameNumbersAsTheCli:
         rows = long_rows()
         frame = pd.DataFrame(rows)
         nan_gold = frame.assign(gold=frame["gold"].where(frame["gold"].notna(), float("nan")))  # NaN reads as missing
-        got = bc.doctor({"a": frame, "b": nan_gold}).to_dict()
+        got = bc.doctor({"a": frame, "b": nan_gold.set_index(["item_id", "judge"])}).to_dict()  # a named index is columns
         assert [d["dataset"] for d in got] == ["a", "b"]
         assert got[0]["items"] == got[1]["items"] == 40 and got[1]["unlabeled_items"] == 110
 

@@ -77,7 +77,10 @@ def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> l
     if how == "frame":
         from .tables import read_frame
 
-        return read_frame(source, frame_library(source) or "", opts, keep, label, FRAME)
+        library = frame_library(source) or ""
+        if library == "pandas" and any(n is not None for n in source.index.names):
+            source = source.reset_index()  # a named index (df.set_index("item_id")) is a column, as it was before
+        return read_frame(source, library, opts, keep, label, FRAME)
     return read_records(source, opts, keep, label)
 
 
