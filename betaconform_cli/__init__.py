@@ -7,7 +7,22 @@ return the results the CLI prints. They are loaded on first use, so `import beta
 
 import sys
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any  # typing: loaded by every command anyway (typer, numpy)
+
+if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ below loads them on first use
+    from .api._library import doctor as doctor
+    from .api._library import fit as fit
+    from .api._library import judges as judges
+    from .api._library import load_fit as load_fit
+    from .api._library import sample as sample
+    from .api._library import score as score
+    from .errors import BetaConformError as BetaConformError
+    from .errors import EmbeddingError as EmbeddingError
+    from .errors import InputError as InputError
+    from .errors import OutputError as OutputError
+    from .errors import ParameterError as ParameterError
+    from .errors import ParamsError as ParamsError
+    from .errors import UsageError as UsageError
 
 # A literal (importlib.metadata costs ~20 ms at every start); tests/test_cli.py checks it matches the
 # installed package metadata.
@@ -16,7 +31,8 @@ __version__ = "0.1.0"
 # the library's functions (api/_library.py) and the errors a caller catches, by the name this package exports
 _LIBRARY = ("fit", "score", "judges", "doctor", "sample", "load_fit")
 _ERRORS = ("BetaConformError", "InputError", "ParameterError", "UsageError", "OutputError", "EmbeddingError", "ParamsError")
-__all__ = [*_LIBRARY, *_ERRORS, "__version__"]
+__all__ = ["BetaConformError", "EmbeddingError", "InputError", "OutputError", "ParameterError", "ParamsError", "UsageError",
+           "__version__", "doctor", "fit", "judges", "load_fit", "sample", "score"]
 
 
 class _Package(types.ModuleType):
