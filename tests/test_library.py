@@ -211,6 +211,18 @@ class TestResults:
         assert list(frame["k"]) == [1, 2, 3, 4, 5]
         assert frame["estimate"].tolist() == [r["estimate"] for r in result.rows()]
 
+    def test_each_table(self) -> None:
+        pytest.importorskip("pandas")
+        who = bc.judges(SAMPLE / "system_verdicts.jsonl", ks="1,3")
+        doc = who.to_dict()
+        assert {"judges", "pairs", "ensembles"} <= set(who.tables())
+        per_judge = who.to_pandas("judges")
+        assert per_judge["name"].tolist() == [j["name"] for j in doc["judges"]]
+        assert per_judge["accuracy"].tolist() == [j["accuracy"] for j in doc["judges"]]
+        assert set(per_judge["dataset"]) == {"system_verdicts"}
+        with pytest.raises(ParameterError, match="its tables: "):
+            who.to_pandas("nope")
+
     def test_save_and_load(self, result: Any, tmp_path: Path) -> None:
         path = result.save(tmp_path / "qa.yaml")
         loaded = bc.load_fit(path)

@@ -48,15 +48,34 @@ class Results:
 
         return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(self._me().csv()))]
 
-    def to_pandas(self) -> Any:
-        """`rows()` as a pandas DataFrame (pandas is an optional dependency: pip install pandas)."""
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """Every table of the JSON document by its key (a fit's `error_rates`, judges' `judges`, `pairs` and
+        `ensembles`, ...: each list of objects), one row per entry, each led by its dataset's name."""
+        docs = self.to_dict()
+        out: dict[str, list[dict[str, Any]]] = {}
+        for d in docs if isinstance(docs, list) else [docs]:
+            for key, value in d.items():
+                if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                    out.setdefault(key, []).extend({"dataset": d.get("dataset"), **v} for v in value)
+        return out
+
+    def to_pandas(self, table: str | None = None) -> Any:
+        """`rows()` (the CSV table) as a pandas DataFrame, or the table `table` of `tables()` (pandas is an optional
+        dependency: pip install pandas)."""
         try:
             import pandas as pd
         except ImportError:
             from ..errors import UsageError
 
-            raise UsageError("to_pandas() needs pandas (pip install pandas); rows() gives the same table as dicts") from None
-        return pd.DataFrame(self.rows())
+            raise UsageError("to_pandas() needs pandas (pip install pandas); rows() and tables() give the same as dicts") from None
+        if table is None:
+            return pd.DataFrame(self.rows())
+        found = self.tables()
+        if table not in found:
+            from ..errors import ParameterError
+
+            raise ParameterError("table", f"{table!r} is not a table of this result; its tables: {', '.join(found) or 'none'}")
+        return pd.DataFrame(found[table])
 
     def _repr_markdown_(self) -> str:  # Jupyter shows a result as the job summary's Markdown
         from .render import to_markdown
