@@ -211,6 +211,12 @@ class TestResults:
         assert list(frame["k"]) == [1, 2, 3, 4, 5]
         assert frame["estimate"].tolist() == [r["estimate"] for r in result.rows()]
 
+    def test_score_interval(self) -> None:
+        got = bc.score(SAMPLE / "system_verdicts.jsonl", confidence_level=0.8)
+        doc = got.to_dict()
+        assert got.interval() == (doc["score"]["estimate"], doc["score"]["low"], doc["score"]["high"])
+        assert doc["confidence_level"] == 0.8
+
     def test_each_table(self) -> None:
         pytest.importorskip("pandas")
         who = bc.judges(SAMPLE / "system_verdicts.jsonl", ks="1,3")

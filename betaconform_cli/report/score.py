@@ -126,6 +126,15 @@ class ScoreReport(Results):
     checks: tuple[ScoreCheck, ...] = ()
     notes: tuple[str, ...] = ()
 
+    def interval(self, dataset: str | None = None) -> tuple[float, float, float]:
+        """(estimate, low, high): the judge-corrected pass rate of the one dataset (or `dataset`), or with
+        `compare` the difference a - b, at the level `score` was given (`confidence_level=`)."""
+        from .fit import one_document
+
+        d = one_document(self.documents, dataset)
+        e = d.difference if isinstance(d, CompareDocument) else d.score
+        return float(e.estimate), float(e.low), float(e.high)
+
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
         for d in self.documents:
