@@ -33,7 +33,7 @@ def transfer(
 
     check_seed(seed)
     embeddings.require_backend(embed.model if embed is not None else None)  # the light install: one line, before any reading
-    fits = [t for t in targets if is_fit_name(t)]
+    fits = [t for t in targets if isinstance(t, (str, Path)) and is_fit_name(t)]  # targets may be data in memory
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
                                         "source its own {0}, or one quoted glob: {0} 'fits/*.yaml'")
