@@ -129,8 +129,8 @@ def score(
 def judges(
     source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
     seed: int = 0, ensemble: str | Sequence[str] | None = None, cost: dict[str, float] | None = None,
-    max_error: float | None = None, population: int | None = None, unlabeled: bool = True,
-    progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
+    max_error: float | None = None, population: int | None = None, unlabeled: bool = True, positive: str | None = None,
+    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
 ) -> JudgesReport:
     """`betaconform judges`: per-judge accuracy, shared mistakes, the ensemble to run for each k (api.judges).
     `ensemble`: 'a,b,c' or a list of judge names; `cost`: {judge: price}."""
@@ -140,7 +140,7 @@ def judges(
         (list(ensemble) if ensemble is not None else None)
     return api_judges(_source(source, name), input_options(input_opts), _ks(ks) if ks is not None else None,
                       confidence_level, seed, members, dict(cost) if cost is not None else None, max_error, population,
-                      progress, unlabeled)
+                      progress, unlabeled, positive, csv_table)
 
 
 def doctor(source: Any, *, name: str | None = None, **input_opts: Any) -> DoctorReport:
