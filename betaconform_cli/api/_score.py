@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -55,7 +56,7 @@ def score(
 ) -> ScoreReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id."""
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
@@ -102,7 +103,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
              target: str) -> CompareDocument:
     import numpy as np
 
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..score_document import compare_document, score_document
 
     sides = []
