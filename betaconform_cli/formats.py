@@ -308,6 +308,8 @@ for _table in (
     OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
                           "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
                           "target", "confidence_level", "method", "lambda")),
+    OutputTable("plan", ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
+                         "items", "labeled")),
     OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
                                     "shared_items", "labeled_both", "target", "confidence_level")),
 ):

@@ -12,7 +12,7 @@ from ..errors import quote_all
 from ..formats import output_columns
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
-from . import Verdict
+from . import Results, Verdict
 from .judges_agreement import (
     AGREEMENT_CSV,
     agreement_rows,
@@ -213,7 +213,7 @@ ENSEMBLE_CSV = output_columns("judges")  # registered in formats.py, so that a f
 
 
 @dataclass(frozen=True)
-class JudgesReport:
+class JudgesReport(Results):
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
     documents: tuple[JudgesDocument, ...]
