@@ -8,9 +8,10 @@ import typer
 
 from .. import api
 from ..inputs import InputOptions
+from ..settings import parse_ks
 from . import app
 from .emit import emit, output_format
-from .options import MODEL, ConfidenceLevel, OutputGroup, _opt, grouped, parse_ks
+from .options import MODEL, ConfidenceLevel, OutputGroup, _opt, grouped
 
 PLAN = "Plan"
 

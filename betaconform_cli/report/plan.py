@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents import plain
+from ..formats import output_columns
 from ..stopping.forecast import Forecast, PlanDocument
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
-CSV_COLUMNS = ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
-               "items", "labeled")
+CSV_COLUMNS = output_columns("plan")  # registered in formats.py, so that a folder skips the report
 
 
 def _what(f: Forecast) -> str:
