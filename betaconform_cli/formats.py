@@ -42,6 +42,8 @@ class InputFormat:
     that say it (compared without regard to case; ".gz": gzip, decompressed on the fly). `sniff(first bytes) ->
     one of its kinds or None` ("module:function" or the function): the kind of a file whose name says nothing
     (standard input, an unknown ending), tried in the registry's order before the last resort, a CSV or TSV table.
+    `claims`: for a format whose files are of a kind another format owns (a trace store's JSON Lines export), the
+    test of the first record that says a file is its own.
     """
 
     name: str
@@ -54,6 +56,10 @@ class InputFormat:
     as_kind: str | None = None  # asked for on a file of a kind it does not read: read it as this kind (None: as it is)
     streams: bool = False  # reads standard input or a pipe as it comes (else a stream is first copied to a file)
     folders: bool = False  # reads a folder as one input (a hive-partitioned table)
+    # kinds it shares with other formats (JSON Lines, JSON, Parquet), each with its test of a file's first record
+    # (a JSON Lines file's first object, a JSON document, a Parquet file's first row): "module:function" or the
+    # function. detect.py asks these, in the registry's order, before the built-in guesses.
+    claims: Mapping[str, str | Callable[[Any], bool]] = field(default_factory=dict)
 
     @property
     def from_choices(self) -> tuple[str, ...]:
@@ -140,6 +146,19 @@ def data_suffixes() -> tuple[str, ...]:
     return tuple(s for suffixes in kind_suffixes().values() for s in suffixes)
 
 
+def claimant(kind: str, first: Any) -> str | None:
+    """The format whose claim on this kind accepts the file's first record (formats' order), else None."""
+    for f in _INPUTS.values():
+        test = f.claims.get(kind)
+        if test is not None and first is not None and resolve(test)(first):
+            return f.name
+    return None
+
+
+def claimed_kinds() -> set[str]:
+    return {kind for f in _INPUTS.values() for kind in f.claims}
+
+
 def is_binary_kind(kind: str) -> bool:
     return any(kind in f.binary for f in _INPUTS.values())
 
@@ -176,6 +195,11 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 sniff=_sniff_json),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+    # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
+      for name, kinds in (("mlflow", ("jsonl", "json", "parquet")), ("langfuse", ("jsonl", "json", "parquet")),
+                          ("langsmith", ("jsonl", "json")), ("phoenix", ("jsonl", "json", "parquet")),
+                          ("braintrust", ("jsonl", "json")))),
 ):
     register_input_format(_fmt)
 
@@ -184,6 +208,73 @@ FIT_SUFFIXES = (".yaml", ".yml")
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "html")
 OUTPUT_EXTENSIONS = {".json": "json", ".jsonl": "json", ".ndjson": "json", ".csv": "csv", ".md": "markdown",
                      ".markdown": "markdown", ".txt": "table", ".html": "html", ".htm": "html"}
+
+
+
+# --- this tool's own outputs: what a folder's reading skips ------------------------------------------------
+# `fit batch/ -o batch/summary.csv` must not make the next `fit batch/` read its own output. A JSON document this
+# tool writes starts with "schema": "betaconform/..." (OUTPUT_SCHEMAS: the marker). A CSV report is known by its
+# header: every CSV this tool writes is built by report/render.to_csv, which refuses a header that is not one of
+# the tables registered here, so no command can write a CSV that a folder would read as data.
+OUTPUT_SCHEMAS = ("betaconform/", "betaconform-evaluate/")
+
+
+@dataclass(frozen=True)
+class OutputTable:
+    """One CSV report: the commands that write it, its columns (its whole header, or with `more` the leading
+    columns that other columns follow: fit's estimators, evaluate's margin_k<k>). The report module takes its
+    columns from here (`output_columns`)."""
+
+    name: str
+    columns: tuple[str, ...]
+    more: bool = False
+
+
+_OUTPUT_TABLES: dict[str, OutputTable] = {}
+
+
+def register_output_table(table: OutputTable) -> None:
+    """Add a CSV report (a new command's; a test's): render.to_csv then writes it and folders skip it."""
+    if table.name in _OUTPUT_TABLES:
+        raise ValueError(f"output table {table.name!r} already registered")
+    _OUTPUT_TABLES[table.name] = table
+
+
+def unregister_output_table(name: str) -> None:
+    del _OUTPUT_TABLES[name]
+
+
+def output_tables() -> tuple[OutputTable, ...]:
+    return tuple(_OUTPUT_TABLES.values())
+
+
+def output_columns(name: str) -> tuple[str, ...]:
+    """A registered CSV report's columns (its leading ones when `more`)."""
+    return _OUTPUT_TABLES[name].columns
+
+
+def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
+    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None."""
+    cols = tuple(header)
+    return next((t for t in _OUTPUT_TABLES.values()
+                 if cols == t.columns or (t.more and cols[:len(t.columns)] == t.columns)), None)
+
+
+for _table in (
+    OutputTable("fit", ("dataset", "k", "estimate", "low", "high"), more=True),  # fit, report, transfer, sample; then estimators.csv_columns()
+    OutputTable("judges", ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")),
+    OutputTable("doctor", ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")),
+    OutputTable("doctor before unlabeled items", ("dataset", "judge", "verdicts", "items", "format")),  # files of older versions
+    OutputTable("sample --replay", ("run", "stopped", "samples", "margin")),
+    OutputTable("evaluate", ("dataset", "items", "r", "runs", "method", "margin_mean", "margin_sd", "margin_se", "coverage",
+                             "width_mean"), more=True),  # then margin_k<k>, condition, samples_mean, samples_sd
+    OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
+                          "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
+                          "target", "confidence_level", "method", "lambda")),
+    OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
+                                    "shared_items", "labeled_both", "target", "confidence_level")),
+):
+    register_output_table(_table)
 
 
 def kind_by_name(path: str | Path) -> str | None:

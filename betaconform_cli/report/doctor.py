@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 import msgspec
 
 from ..doctor import DoctorDocument
+from ..formats import output_columns
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
-CSV_COLUMNS = ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")  # inputs/paths.py knows it
+CSV_COLUMNS = output_columns("doctor")  # registered in formats.py, so that a folder skips the report
 TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
 T = TypeVar("T")
 
