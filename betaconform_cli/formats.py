@@ -195,6 +195,9 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 sniff=_sniff_json),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+    # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
+      for name, kinds in (("deepeval", ("json",)), ("lm_eval", ("jsonl",)), ("openai_evals", ("jsonl",)))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
       for name, kinds in (("mlflow", ("jsonl", "json", "parquet")), ("langfuse", ("jsonl", "json", "parquet")),
