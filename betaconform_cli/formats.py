@@ -197,7 +197,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
-      for name, kinds in (("deepeval", ("json",)), ("lm_eval", ("jsonl",)), ("openai_evals", ("jsonl",)))),
+      for name, kinds in (("deepeval", ("json",)), ("lm_eval", ("jsonl", "json")), ("openai_evals", ("jsonl",)))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
       for name, kinds in (("mlflow", ("jsonl", "json", "parquet")), ("langfuse", ("jsonl", "json", "parquet")),

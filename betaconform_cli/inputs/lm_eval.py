@@ -26,6 +26,10 @@ from .paths import iter_lines
 
 
 def claims(record: Any) -> bool:
+    """A samples line (doc_id, filtered_resps, metrics), or lm-eval's aggregated results_<date>.json (refused by the
+    reader with what to read instead, rather than taken for a promptfoo file)."""
+    if isinstance(record, dict) and isinstance(record.get("results"), dict) and "configs" in record and "versions" in record:
+        return True
     return isinstance(record, dict) and "doc_id" in record and "filtered_resps" in record and isinstance(record.get("metrics"), list)
 
 
@@ -51,6 +55,9 @@ def _task(src: Source) -> str:
 
 def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The lm_eval format's reader (formats.py)."""
+    if src.plan.kind == "json":
+        raise InputError(src.where, "lm-evaluation-harness's aggregated results hold no per-sample marks: read its "
+                                    "samples_<task>_<date>.jsonl files (written with --log_samples)")
     marks: list[Mark] = []
     left: dict[str, str] = {}
     for n, line in _lines(src):
