@@ -448,8 +448,12 @@ def cluster_interval(
     a Dirichlet's spread of a mean scales as 1 / its total). docs/FORMATS.md ("Epochs") and
     benchmarks/epochs_coverage.py measure its coverage."""
     level, flat, draws = settings.confidence_level, settings.flat, settings.n_draws
+    plain = post.interval_scaled(rng, level, items + flat, draws, mean)
     if clusters is None:
-        return post.interval_scaled(rng, level, items + flat, draws, mean)
+        return plain
+    # common random numbers: `rng` advanced as without clusters, the clustered draws from a child generator, so that
+    # whatever draws from `rng` next (judges' model) is the same as for independent items: clusters move intervals only
+    rng = rng.spawn(1)[0]
     cell = {(int(k), int(s)): i for i, (k, s) in enumerate(zip(post.judges, post.correct))}
     per_item = post.errors[[cell[(int(k), int(s))] for k, s in zip(clusters.judges, clusters.correct)]]
     effective = items / clusters.design_effects(per_item)

@@ -146,3 +146,44 @@ def test_epochs_as_clusters_keep_nominal_coverage() -> None:
             hits[name] += row.low <= true <= row.high
     assert 0.86 <= hits["clusters"] / 400 <= 0.95
     assert hits["independent"] / 400 <= 0.8
+
+
+def _canonical(tmp_path: Path) -> Path:
+    ids, m = truth()
+    canon = tmp_path / "canon.jsonl"
+    canon.write_text("".join(json.dumps({"id": i, "judgments": {j: None if np.isnan(v) else int(v) for j, v in zip(JUDGES, row)}}) + "\n"
+                             for i, row in zip(ids, m)), encoding="utf-8")
+    return canon
+
+
+@pytest.mark.slow
+def test_judges_counts_effective_items(runner, tmp_path: Path) -> None:
+    """judges on the log: each judge's accuracy as on the same items written independently, its interval Wilson's at
+    n / deff (deff from statsmodels' cluster-robust over OLS variance of its marks: the samples are the clusters),
+    and every ensemble's interval at least as wide as with the epochs taken as independent items."""
+    sm = pytest.importorskip("statsmodels.api")
+    from statsmodels.stats.proportion import proportion_confint
+
+    a = json.loads(invoke(runner, "judges", LOGS[1], "-f", "json").stdout)
+    b = json.loads(invoke(runner, "judges", _canonical(tmp_path), "-f", "json").stdout)
+    ids, m = truth()
+    cluster = np.array([i.split("#")[0] for i in ids])
+    for ja, jb in zip(sorted(a["judges"], key=lambda j: j["name"]), sorted(b["judges"], key=lambda j: j["name"])):
+        assert ja["accuracy"] == pytest.approx(jb["accuracy"], abs=1e-12)
+        col = m[:, JUDGES.index(ja["name"])]
+        seen = ~np.isnan(col)
+        ones = np.ones((int(seen.sum()), 1))
+        robust = sm.OLS(col[seen], ones).fit(cov_type="cluster", cov_kwds={"groups": np.unique(cluster[seen], return_inverse=True)[1]})
+        deff = min(max(robust.bse[0] ** 2 / sm.OLS(col[seen], ones).fit().bse[0] ** 2, 1.0), 3.0)
+        n_eff = seen.sum() / deff
+        low, high = proportion_confint(col[seen].mean() * n_eff, n_eff, alpha=0.1, method="wilson")
+        assert (ja["low"], ja["high"]) == pytest.approx((low, high), abs=1e-9)
+    for ea, eb in zip(a["ensembles"], b["ensembles"]):
+        assert ea["high"] - ea["low"] >= eb["high"] - eb["low"] - 1e-12
+
+
+def test_sample_counts_samples(runner) -> None:
+    """sample's rule sees one item per sample (the first epoch): the live decision counts 12 labeled samples."""
+    res = invoke(runner, "sample", LOGS[0], "-f", "json")
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 0 and doc["samples"] == 12 and doc["items"] == 36
