@@ -83,6 +83,26 @@ def _sniff_json(head: bytes) -> str | None:  # after _sniff_jsonl: an object who
     return "json" if head.lstrip(_BLANK).startswith(b"{") else None
 
 
+def record_has(*alternatives: str) -> Callable[[Any], bool]:
+    """A claim (InputFormat.claims) as keys: the record holds every key of one alternative, each "key", "a.b" (nested)
+    or "key=A|B" (with one of these values). `record_has("trace_id assessments", "info.trace_id info.assessments")`."""
+    specs = [[(k, v.split("|") if v else None) for k, _, v in (t.partition("=") for t in alt.split())] for alt in alternatives]
+
+    def get(record: Any, path: str) -> Any:
+        for part in path.split("."):
+            if not isinstance(record, dict) or part not in record:
+                return _ABSENT
+            record = record[part]
+        return record
+
+    def test(record: Any) -> bool:
+        return any(all((got := get(record, k)) is not _ABSENT and (allowed is None or got in allowed) for k, allowed in spec)
+                   for spec in specs)
+
+    return test
+
+
+_ABSENT = object()
 _INPUTS: dict[str, InputFormat] = {}  # the registry: reader name -> entry, in the order of --from's choices
 
 
@@ -199,10 +219,16 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
       for name, kinds in (("deepeval", ("json",)), ("lm_eval", ("jsonl", "json")), ("openai_evals", ("jsonl",)))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
-    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
-      for name, kinds in (("mlflow", ("jsonl", "json", "parquet")), ("langfuse", ("jsonl", "json", "parquet")),
-                          ("langsmith", ("jsonl", "json")), ("phoenix", ("jsonl", "json", "parquet")),
-                          ("braintrust", ("jsonl", "json")))),
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
+      for name, kinds, keys in (
+          ("mlflow", ("jsonl", "json", "parquet"), ("trace_id assessments", "request_id assessments", "info.trace_id info.assessments")),
+          ("langfuse", ("jsonl", "json", "parquet"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
+                                                          ("traceId", "trace_id", "observationId", "observation_id"))),
+          ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
+          ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
+                                                       "annotator_kind annotation_name span_id")),
+          ("braintrust", ("jsonl", "json"), tuple(f"scores {s} {io}" for s in ("root_span_id", "span_id")
+                                                  for io in ("input", "output", "expected"))))),
 ):
     register_input_format(_fmt)
 

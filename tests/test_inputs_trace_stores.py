@@ -158,12 +158,14 @@ class TestPhoenix:
             "s3": (("correct", "incorrect"), "correct"), "s4": (("incorrect", "incorrect"), "incorrect"),
             "s5": (("correct", "correct"), None)}
 
-    def test_doctor_and_fit(self, tmp_path: Path) -> None:
-        (d,) = doctor(FIXTURES / "phoenix" / "span_annotations.json")
+    @pytest.mark.parametrize("name", ["span_annotations.json", "annotations_frame.parquet"])
+    def test_doctor_and_fit(self, name: str, tmp_path: Path) -> None:
+        """The REST response, and the client's data frame of it (flat `result.label`, `annotation_name`) as Parquet."""
+        (d,) = doctor(FIXTURES / "phoenix" / name)
         assert (d["format"], d["items"], d["unlabeled_items"]) == ("phoenix", 4, 1)
         assert [j["name"] for j in d["judges"]] == ["gpt-4o", "claude-3.5"] and d["roles"]["gold"] == "annotator_kind HUMAN"
         assert d["notes"] == ["left out: 5 CODE annotation(s)"]
-        same_fit(FIXTURES / "phoenix" / "span_annotations.json", self.PLAN, ("gpt-4o", "claude-3.5"), tmp_path)
+        same_fit(FIXTURES / "phoenix" / name, self.PLAN, ("gpt-4o", "claude-3.5"), tmp_path)
 
 
 class TestBraintrust:
@@ -182,3 +184,45 @@ class TestBraintrust:
         (d,) = doctor(FIXTURES / "braintrust" / "experiment.json", "--label-field", "scores.Factuality")
         assert (d["items"], d["unlabeled_items"], d["roles"]["gold"]) == (5, 0, "scores.Factuality")
         assert [(j["name"], j["verdicts"]) for j in d["judges"]] == [("ClosedQA", 5), ("Human review", 4)]
+
+
+def test_known_by_content_in_a_folder_by_stdin_and_gzipped(tmp_path: Path) -> None:
+    """Every fixture in one folder is read as its own format; a trace store's JSON Lines and Parquet piped to
+    standard input, and its JSON Lines gzipped, are known by their first record too."""
+    import gzip
+    import shutil
+
+    from betaconform_cli.cli import app
+    from betaconform_cli.inputs import read_inputs
+
+    for fmt in ("mlflow", "langfuse", "langsmith", "phoenix", "braintrust"):
+        for f in (FIXTURES / fmt).iterdir():
+            shutil.copy(f, tmp_path / f.name)
+    got = {(d.name, d.shape) for d in read_inputs([str(tmp_path)])}
+    assert got == {("traces", "mlflow"), ("trace_dicts", "mlflow"), ("safety", "mlflow"), ("correctness", "langfuse"),
+                   ("helpful", "langfuse"), ("feedback", "langsmith"), ("runs", "langsmith"),
+                   ("span_annotations", "phoenix"), ("annotations_frame", "phoenix"), ("experiment", "braintrust")}
+    runner = CliRunner()
+    for name in ("traces.jsonl", "traces.parquet"):
+        res = runner.invoke(app, ["doctor", "-", "-f", "json"], input=(FIXTURES / "mlflow" / name).read_bytes())
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["format"] == "mlflow"
+    packed = tmp_path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress((FIXTURES / "langsmith" / "feedback.jsonl").read_bytes()))
+    (d,) = doctor(packed)
+    assert (d["format"], d["items"]) == ("langsmith", 5)
+
+
+def test_a_judge_twice_on_an_item_says_how_to_name_judges(tmp_path: Path) -> None:
+    """LangSmith feedback from model evaluators that name no model are one judge, "model", twice on a run: an
+    error naming the record and field and how to name judges; --duplicates first keeps the first."""
+    rows = [json.loads(line) for line in (FIXTURES / "langsmith" / "feedback.jsonl").read_text().splitlines()]
+    for r in rows:
+        r["feedback_source"]["metadata"] = {}
+    bad = tmp_path / "anonymous.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    res = invoke(CliRunner(), "fit", bad)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert f"{bad}: record 2: field 'score'" in res.stderr and "feedback_source.metadata.judge" in res.stderr
+    (d,) = doctor(bad, "--duplicates", "first")
+    assert [j["name"] for j in d["judges"]] == ["model"] and (d["items"], d["unlabeled_items"]) == (5, 1)

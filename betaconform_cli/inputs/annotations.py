@@ -124,11 +124,13 @@ def first_text(obj: Any, *paths: str) -> str | None:
 
 
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
-             left_out: Counter[str]) -> list[Dataset]:
-    """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels."""
+             left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
+    """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
+    judge's second verdict on an item is an error (`judges_named`: how the format names judges, for the message),
+    unless `duplicates` keeps the first or the last."""
     unit = reading.unit
     by_q: dict[str, list[Note]] = {}
-    for note in notes:
+    for note in _once(notes, src.where, opts.handling.duplicates, unit, judges_named):
         by_q.setdefault(note.question, []).append(note)
     if not any(n.judge is not None for ns in by_q.values() for n in ns):
         found = ", ".join(f"{k} ({v})" for k, v in left_out.items()) or "none"
@@ -149,6 +151,28 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
     out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
     return with_skips(out, src.name, skipped)
+
+
+def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_named: str) -> list[Note]:
+    """Each judge's one verdict per item and question (human labels are all kept: several must agree)."""
+    kept: dict[tuple[str, str, str], int] = {}
+    out: list[Note] = []
+    for n in notes:
+        if n.judge is None:
+            out.append(n)
+            continue
+        key = (n.question, n.item, n.judge)
+        if key not in kept:
+            kept[key] = len(out)
+            out.append(n)
+        elif duplicates == "last":
+            out[kept[key]] = n
+        elif duplicates == "error":
+            first = out[kept[key]].record
+            raise InputError(where, f"judge {n.judge!r} gives item {n.item!r} a second verdict on {n.question!r} (first at "
+                                    f"{unit} {first}){'; ' + judges_named if judges_named else ''}; or keep the first or the "
+                                    "last with `duplicates`", line=n.record, field=n.field, unit=unit)
+    return out
 
 
 def _golds(ns: list[Note], where: str, opts: InputOptions, unit: str) -> dict[str, tuple[Any, int]]:

@@ -24,9 +24,6 @@ from .options import InputOptions, Keep
 QUESTION = "scores"
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and "scores" in record and ("root_span_id" in record or "span_id" in record)
-            and any(k in record for k in ("input", "output", "expected")))
 
 
 def _gold_field(rows: list[tuple[int, dict[str, Any]]], opts: InputOptions) -> str:
@@ -42,6 +39,12 @@ def read_braintrust(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset
     """The braintrust format's reader (formats.py)."""
     rows = [(n, r) for n, r in records(src) if r.get("is_root") or (r.get("is_root") is None and not r.get("span_parents"))]
     gold_at = _gold_field(rows, opts)
+    if gold_at == "expected" and opts.record.label_field == "label":
+        shaped = next(((n, r) for n, r in rows if isinstance(r.get("expected"), (dict, list))), None)
+        if shaped is not None:
+            raise InputError(src.where, "no gold: no score key names a human review and `expected` is not one value; name "
+                                        "the gold with `label_field` (e.g. scores.NAME or metadata.gold)", line=shaped[0],
+                             field="expected", unit="record")
     left: Counter[str] = Counter()
     notes = []
     for n, r in rows:

@@ -26,9 +26,6 @@ SOURCES = ("EVAL", "API", "ANNOTATION")
 JUDGE_KEYS = ("metadata.judge", "metadata.model", "metadata.evaluator")
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and record.get("source") in SOURCES and "name" in record
-            and any(k in record for k in ("traceId", "trace_id", "observationId", "observation_id")))
 
 
 def _note(n: int, s: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
@@ -58,4 +55,5 @@ def read_langfuse(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     reading = Reading("langfuse", (("item", "traceId[/observationId]"), ("question", "name"),
                                    ("judges", "source EVAL/API: metadata.judge, else the source"), ("gold", "source ANNOTATION")),
                       unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "a Langfuse score names no judge: write each judge's name "
+                                                           "into its scores' metadata.judge (docs/FORMATS.md#langfuse)")

@@ -25,12 +25,6 @@ from .options import InputOptions, Keep
 JUDGE_KEYS = ("metadata.judge", "metadata.model", "metadata.ls_model_name", "metadata.model_name")
 
 
-def claims(record: Any) -> bool:
-    if not isinstance(record, dict):
-        return False
-    if "run_type" in record and isinstance(record.get("feedback"), list):
-        return True
-    return "key" in record and "run_id" in record and "feedback_source" in record
 
 
 def _feedback(n: int, record: dict[str, Any], where: str) -> Iterator[tuple[str, dict[str, Any], str]]:
@@ -79,4 +73,5 @@ def read_langsmith(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     reading = Reading("langsmith", (("item", "run_id"), ("question", "key"),
                                     ("judges", "feedback_source.type model: metadata.judge/model"),
                                     ("gold", "feedback_source.type api/app, or correction")), unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "name each judge in its feedback_source.metadata.judge or "
+                                                           ".model (docs/FORMATS.md#langsmith)")

@@ -24,12 +24,6 @@ from .options import InputOptions, Keep
 JUDGE, HUMAN = "LLM_JUDGE", "HUMAN"
 
 
-def claims(record: Any) -> bool:
-    """A search_traces row or a Trace.to_dict(): a trace id beside a list of assessments."""
-    if not isinstance(record, dict):
-        return False
-    info = record["info"] if isinstance(record.get("info"), dict) else record
-    return "assessments" in info and ("trace_id" in info or "request_id" in info)
 
 
 def _value(a: dict[str, Any]) -> tuple[Any, str]:

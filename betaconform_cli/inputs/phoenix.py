@@ -1,7 +1,8 @@
 """Arize Phoenix span annotations, exported (docs/FORMATS.md#phoenix): the REST API's response (`GET
 /v1/projects/{id}/span_annotations`: {"data": [SpanAnnotation, ...]}; the client's `phoenix.client` types), JSON
-Lines of SpanAnnotation records, or the client's annotations data frame written as JSON Lines or Parquet (`label`,
-`score` columns, or `result.label`, `result.score`).
+Lines of SpanAnnotation records, or the client's annotations data frame (`get_span_annotations_dataframe`:
+`annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`) written
+as JSON Lines or Parquet.
 
 The item is the span (`span_id`; a trace annotation's `trace_id`); an annotation's `name` is one question.
 `annotator_kind` LLM is a judge's verdict (the judge: `identifier` when set, else `metadata.judge` or
@@ -24,9 +25,6 @@ from .values import is_missing
 JUDGE_KEYS = ("identifier", "metadata.judge", "metadata.model")
 
 
-def claims(record: Any) -> bool:
-    return (isinstance(record, dict) and "annotator_kind" in record and "name" in record
-            and ("span_id" in record or "trace_id" in record))
 
 
 def _value(a: dict[str, Any]) -> tuple[Any, str]:
@@ -41,7 +39,7 @@ def _value(a: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
-    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name")
+    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name", "annotation_name")
     if item is None or name is None:
         raise InputError(where, "an annotation without a span or a name", line=n, field="span_id" if item is None else "name",
                          unit="record")
@@ -59,4 +57,5 @@ def read_phoenix(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     notes = [note for n, rec in records(src) if (note := _note(n, rec, src.where, left)) is not None]
     reading = Reading("phoenix", (("item", "span_id"), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
                                   ("gold", "annotator_kind HUMAN")), unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, "give each judge's annotations their own identifier "
+                                                           "(docs/FORMATS.md#phoenix)")
