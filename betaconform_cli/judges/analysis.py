@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import ParameterError, UsageError, quote, quote_all
 from ..fit import FitResult, analyse
 from ..settings import MAX_K, FitSettings
-from .clustered import Clustered, clustered, widened, widened_search
+from .clustered import Clustered, clustered, clustered_items, widened, widened_search
 from .costs import cheapest as _cheapest
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
 from .every import Every, every_item
@@ -441,12 +441,8 @@ def analyse_judges(
     rng = rng if rng is not None else np.random.default_rng(0)
     prep = _prepare(correct, names, req)
     arr, n_judges = prep.correct, len(prep.names)
-    cl = None
-    if clusters is not None:
-        full = np.asarray(correct, dtype=float)
-        order = canonical_rows(full, names)  # the items as _prepare orders and keeps them
-        cl = clustered(arr, np.asarray(clusters)[order][~np.isnan(full[order]).all(axis=1)])
-        votes = None
+    cl = None if clusters is None else clustered_items(correct, names, clusters, arr)
+    votes = votes if cl is None else None
     every = every_item(prep.names, votes, len(arr), req)
     population = req.population if every is None or every.population is None else every.population
     pairs = pair_table(arr, prep.names) if every is None or not every.used else every.pairs(prep.names, arr)

@@ -40,6 +40,16 @@ def clustered(arr: np.ndarray, codes: np.ndarray) -> Clustered:
     return Clustered(cells, per_judge, float(max(per_judge.max(initial=1.0), cells.design_effects(share)[0])))
 
 
+def clustered_items(correct: np.ndarray, names: Any, clusters: np.ndarray, arr: np.ndarray) -> Clustered:
+    """`clustered` of the prepared matrix `arr`, the cluster codes given for the rows of `correct` taken in the order
+    analysis._prepare sorts and keeps them (canonical_rows, items with a verdict)."""
+    from .analysis import canonical_rows
+
+    full = np.asarray(correct, dtype=float)
+    order = canonical_rows(full, names)
+    return clustered(arr, np.asarray(clusters)[order][~np.isnan(full[order]).all(axis=1)])
+
+
 def widened(target: Any, deff: float) -> Any:
     """A candidate's target (analysis._Target) with its interval widened about the estimate by sqrt(deff), kept in
     the target's range."""
