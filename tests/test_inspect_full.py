@@ -9,6 +9,7 @@ import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -187,3 +188,48 @@ def test_sample_counts_samples(runner) -> None:
     res = invoke(runner, "sample", LOGS[0], "-f", "json")
     doc = json.loads(res.stdout)
     assert res.exit_code == 0 and doc["samples"] == 12 and doc["items"] == 36
+
+
+def _edited_log(tmp_path: Path, change: Any) -> Path:
+    log = json.loads(LOGS[1].read_text(encoding="utf-8"))
+    change(log)
+    out = tmp_path / "log.json"
+    out.write_text(json.dumps(log), encoding="utf-8")
+    return out
+
+
+def _sample(log: dict[str, Any], sid: str, epoch: int) -> dict[str, Any]:
+    return next(s for s in log["samples"] if s["id"] == sid and s["epoch"] == epoch)
+
+
+def test_edits_that_disagree_are_an_error(runner, tmp_path: Path) -> None:
+    """q06#2's panel was edited to C; an edit of its solo score to I is a second, contradicting human label."""
+
+    def change(log: dict[str, Any]) -> None:
+        score = _sample(log, "q06", 2)["scores"]["solo"]
+        score["history"] = [{"value": score["value"], "metadata": {}},
+                            {"value": "I", "provenance": {"timestamp": "2026-01-01T00:00:00Z", "author": "b", "metadata": {}}}]
+        score["value"] = "I"
+
+    res = invoke(runner, "fit", _edited_log(tmp_path, change))
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "human edits disagree" in res.stderr and "sample" in res.stderr
+
+
+def test_an_edit_that_keeps_the_value_is_no_label(tmp_path: Path) -> None:
+    """An edit of the explanation alone (value UNCHANGED) leaves the gold at the target."""
+
+    def change(log: dict[str, Any]) -> None:
+        for s in log["samples"]:
+            for score in s["scores"].values():
+                for h in score.get("history") or []:
+                    if h.get("provenance") is not None:
+                        h["value"] = "UNCHANGED"
+                if score.get("history"):
+                    score["value"] = score["history"][0]["value"]
+
+    ds = read_dataset(_edited_log(tmp_path, change), InputOptions(), Keep.JUDGMENTS)
+    p = plan()
+    order = {it.id: i for i, it in enumerate(ds.items or ())}
+    row = ds.judgment_matrix()[order["q06#2"]]
+    says = [p.verdict(j, "q06", 2) for j in (*p.PANEL, *p.PAIR, p.SOLO)]
+    np.testing.assert_array_equal(row, [np.nan if v is None else float(v == p.target("q06")) for v in says])

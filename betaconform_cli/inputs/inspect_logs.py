@@ -167,15 +167,16 @@ def _panel(meta: Any) -> list[Any] | None:
 
 
 def _judges(samples: list[Any], scorers: list[str]) -> list[_Judge]:
-    """Every judge: a scorer is one judge, or as many as the longest panel in its scores (majority's votes or a
-    collect list)."""
+    """Every judge: a scorer is one judge, or as many as the longest panel in its scores: a collect list (every value
+    the scorer gave is a list) or majority's metadata.panel.votes (its values are not lists). A scorer mixing lists
+    and single values stays one judge, left out for its list values (_usable_judges)."""
     out: list[_Judge] = []
     for sc in scorers:
-        size = 0
-        for s in samples:
-            value, meta = _original((s.get("scores") or {}).get(sc))
-            votes = _panel(meta) if not isinstance(value, list) else value
-            size = max(size, len(votes) if votes is not None else 0)
+        given = [_original((s.get("scores") or {}).get(sc)) for s in samples]
+        lists = [v for v, _ in given if isinstance(v, list)]
+        single = any(not isinstance(v, list) and not _missing(v) for v, _ in given)
+        panels = [] if lists else [p for _, m in given if (p := _panel(m)) is not None]
+        size = max(map(len, lists if not single else panels), default=0)
         out += [_Judge(f"{sc}[{i}]", sc, i) for i in range(size)] if size else [_Judge(sc, sc)]
     return out
 
