@@ -126,6 +126,14 @@ class TestDeepEval:
         with pytest.raises(InputError, match="contradicts the labels file"):
             read_dataset(DEEPEVAL, InputOptions(labels=str(labels)), Keep.JUDGMENTS)
 
+    def test_latest_test_run_wraps_the_run(self, tmp_path: Path) -> None:
+        """.deepeval/.latest_test_run.json holds the run under testRunData: read alike, known by content."""
+        wrapped = tmp_path / ".latest_test_run.json"
+        wrapped.write_text(json.dumps({"testRunData": json.loads(DEEPEVAL.read_text(encoding="utf-8"))}), encoding="utf-8")
+        a, b = (read_dataset(p, InputOptions(), Keep.JUDGMENTS) for p in (DEEPEVAL, wrapped))
+        assert b.reading is not None and b.reading.source_format == "deepeval"
+        np.testing.assert_array_equal(a.judgment_matrix(), b.judgment_matrix())
+
     def test_a_bad_gold_is_one_line(self, runner, tmp_path: Path) -> None:
         doc = json.loads(DEEPEVAL.read_text(encoding="utf-8"))
         doc["testCases"][3]["metadata"]["label"] = "maybe"

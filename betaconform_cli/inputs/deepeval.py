@@ -1,5 +1,6 @@
 """DeepEval test runs (docs/FORMATS.md#deepeval): the JSON document DeepEval writes for a test run
-(`test_run_<time>.json` in DEEPEVAL_RESULTS_FOLDER, `.deepeval/.latest_run_full.json`, or `deepeval test run`'s).
+(`test_run_<time>.json` in DEEPEVAL_RESULTS_FOLDER, `.deepeval/.latest_run_full.json`, or
+`.deepeval/.latest_test_run.json`, which holds it under `testRunData`).
 
 Items are its test cases (`testCases[]` and `conversationalTestCases[]`), named by `name` (else `order`); each
 metric in a case's `metricsData[]` is a judge, named by the metric's `name`; its verdict is `success` (DeepEval's
@@ -25,8 +26,14 @@ from .options import InputOptions, Keep
 CASE_LISTS = ("testCases", "conversationalTestCases")
 
 
+def _run(doc: Any) -> Any:
+    """The test run: the document, or its `testRunData` (how .deepeval/.latest_test_run.json wraps it)."""
+    return doc["testRunData"] if isinstance(doc, dict) and isinstance(doc.get("testRunData"), dict) else doc
+
+
 def claims(doc: Any) -> bool:
     """A JSON document holding DeepEval's test case list (its first case, if any, with metricsData)."""
+    doc = _run(doc)
     cases = doc.get("testCases") if isinstance(doc, dict) else None
     return isinstance(cases, list) and (not cases or isinstance(cases[0], dict) and "metricsData" in cases[0])
 
@@ -43,6 +50,7 @@ def _load(src: Source) -> dict[str, Any]:
         raise InputError(src.where, f"not a DeepEval test run ({str(exc).splitlines()[0]})") from None
     except RecursionError:
         raise InputError(src.where, "not a DeepEval test run (nested too deeply)") from None
+    doc = _run(doc)
     if not isinstance(doc, dict) or not any(isinstance(doc.get(k), list) for k in CASE_LISTS):
         raise InputError(src.where, "not a DeepEval test run (no testCases list)")
     return doc
