@@ -95,6 +95,7 @@ class TestMLflow:
         labels.write_text(f"id,label\n{ids[9]},no\n{ids[10]},yes\n", encoding="utf-8")
         (d,) = doctor(FIXTURES / "mlflow" / "traces.jsonl", "--labels", str(labels))
         assert (d["items"], d["unlabeled_items"]) == (11, 0)
+        assert d["notes"][-1] == f"labels file {labels}: 2 of its 2 labels matched an item here"
         plan = {f"t{n}": (v[0], v[1] if v[1] is not None else {10: N, 11: Y}[n]) for n, v in MLFLOW_CORRECTNESS.items()}
         canon = tmp_path / "canonical.jsonl"
         canon.write_text(canonical(plan, self.JUDGES), encoding="utf-8")

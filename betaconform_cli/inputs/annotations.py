@@ -123,6 +123,16 @@ def first_text(obj: Any, *paths: str) -> str | None:
     return None
 
 
+def as_text(value: Any) -> str | None:
+    """A structured value (a request's inputs) as compact JSON text, for an item's text; None when empty."""
+    if value is None or value == {} or value == []:
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
              left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
     """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
@@ -137,17 +147,18 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
         raise InputError(src.where, f"no judge verdicts: nothing plays a judge in this {reading.source_format} export "
                                     f"(left out: {found}); docs/FORMATS.md says what each format's judges are")
     several = len(by_q) > 1
+    labels_used: set[str] = set()
     marks: list[Mark] = []
     skipped: list[tuple[str | None, str, int]] = []
     for question, ns in by_q.items():
         ds = question if several else None
-        gold = _golds(ns, src.where, opts, unit)
+        gold = _golds(ns, src.where, opts, unit, labels_used)
         judged = {n.item for n in ns if n.judge is not None}
         skipped += [(ds, ONLY_GOLD, row) for item, (_, row) in gold.items() if item not in judged]
         for n in ns:
             if n.judge is not None:
                 marks.append(_mark(n, gold.get(n.item, (None, 0))[0], ds, src.where, opts, unit))
-    notes_out = tuple(f"left out: {v} {k}" for k, v in left_out.items())
+    notes_out = tuple(f"left out: {v} {k}" for k, v in left_out.items()) + _labels_note(opts, labels_used)
     info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
     out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
     return with_skips(out, src.name, skipped)
@@ -175,7 +186,14 @@ def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_
     return out
 
 
-def _golds(ns: list[Note], where: str, opts: InputOptions, unit: str) -> dict[str, tuple[Any, int]]:
+def _labels_note(opts: InputOptions, used: set[str]) -> tuple[str, ...]:
+    from .labels import load
+
+    lab = load(opts) if opts.labels is not None else None
+    return () if lab is None else (lab.note(len(used)),)
+
+
+def _golds(ns: list[Note], where: str, opts: InputOptions, unit: str, used: set[str]) -> dict[str, tuple[Any, int]]:
     """item -> (its gold, the record it came from): the humans' labels (several on one item must agree), then the
     labels file for items without one (and checked against those with one)."""
     gold: dict[str, tuple[Any, int, str]] = {}
@@ -199,6 +217,7 @@ def _golds(ns: list[Note], where: str, opts: InputOptions, unit: str) -> dict[st
         if lab is not None:
             for item in dict.fromkeys(n.item for n in ns):
                 own = out.get(item, (None, 0))
+                used.update([item] if lab.get(item) is not None else [])
                 try:
                     label = lab.gold(item, own[0])
                 except values.ValueProblem as exc:

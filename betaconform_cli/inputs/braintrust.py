@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from . import records as paths_in
-from .annotations import Note, datasets, first_text, records
+from .annotations import Note, as_text, datasets, first_text, records
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -54,7 +54,7 @@ def read_braintrust(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset
         scores = r.get("scores") or {}
         if not isinstance(scores, dict):
             raise InputError(src.where, "must be an object of scores", line=n, field="scores", unit="record")
-        text = first_text(r, "input", "input.question", "input.input")
+        text = first_text(r, "input") or as_text(r.get("input"))
         notes.append(Note(item, QUESTION, None, paths_in.get(r, gold_at, None), n, gold_at, text))
         notes += [Note(item, QUESTION, str(k), v, n, f"scores.{k}", text) for k, v in scores.items() if f"scores.{k}" != gold_at]
     reading = Reading("braintrust", (("item", "root_span_id"), ("judges", "scores.*"), ("gold", gold_at)), unit="record")

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, datasets, decoded, first_text, records
+from .annotations import Note, as_text, datasets, decoded, first_text, records
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -44,7 +44,7 @@ def _notes(n: int, record: dict[str, Any], where: str, left: Counter[str]) -> li
         listed = []
     if not isinstance(listed, list) or not all(isinstance(a, dict) for a in listed):
         raise InputError(where, "must be a list of assessments (objects)", line=n, field="assessments", unit="record")
-    text = first_text(record, "request_preview", "info.request_preview", "request", "request.question")
+    text = first_text(record, "request_preview", "info.request_preview", "request") or as_text(record.get("request"))
     overridden = {str(a.get("overrides")) for a in listed if a.get("overrides")}
     judged: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
     out: list[Note] = []
