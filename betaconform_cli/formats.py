@@ -216,8 +216,12 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
-    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, f"betaconform_cli.inputs.{name}:claims"))
-      for name, kinds in (("deepeval", ("json",)), ("lm_eval", ("jsonl", "json")), ("openai_evals", ("jsonl",)))),
+    # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims})
+      for name, claims in (
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),)),
+          ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",)))),
+          ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
       for name, kinds, keys in (

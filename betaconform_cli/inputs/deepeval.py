@@ -31,13 +31,6 @@ def _run(doc: Any) -> Any:
     return doc["testRunData"] if isinstance(doc, dict) and isinstance(doc.get("testRunData"), dict) else doc
 
 
-def claims(doc: Any) -> bool:
-    """A JSON document holding DeepEval's test case list (its first case, if any, with metricsData)."""
-    doc = _run(doc)
-    cases = doc.get("testCases") if isinstance(doc, dict) else None
-    return isinstance(cases, list) and (not cases or isinstance(cases[0], dict) and "metricsData" in cases[0])
-
-
 def _load(src: Source) -> dict[str, Any]:
     import json
 

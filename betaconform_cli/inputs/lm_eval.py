@@ -25,14 +25,6 @@ from .options import InputOptions, Keep
 from .paths import iter_lines
 
 
-def claims(record: Any) -> bool:
-    """A samples line (doc_id, filtered_resps, metrics), or lm-eval's aggregated results_<date>.json (refused by the
-    reader with what to read instead, rather than taken for a promptfoo file)."""
-    if isinstance(record, dict) and isinstance(record.get("results"), dict) and "configs" in record and "versions" in record:
-        return True
-    return isinstance(record, dict) and "doc_id" in record and "filtered_resps" in record and isinstance(record.get("metrics"), list)
-
-
 def _lines(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, raw in iter_lines(src.path):
         try:

@@ -27,11 +27,6 @@ from .options import InputOptions, Keep
 SUFFIX = "_metascore"
 
 
-def claims(record: Any) -> bool:
-    spec = record.get("spec") if isinstance(record, dict) else None
-    return isinstance(spec, dict) and "eval_name" in spec and "run_id" in spec
-
-
 def _judges(event: dict[str, Any], grader: str, model: str) -> list[tuple[str, Any, str]]:
     """(judge, mark value, field) of one event."""
     data = event.get("data")
