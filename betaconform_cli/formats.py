@@ -103,6 +103,15 @@ def record_has(*alternatives: str) -> Callable[[Any], bool]:
 
 
 _ABSENT = object()
+
+
+def _promptfoo_document(doc: Any) -> bool:
+    """A promptfoo results file: an eval id or a results object (an inspect-ai log, which has one too, has `eval`;
+    lm-evaluation-harness's aggregated results have `configs` and `versions` beside theirs: lm_eval claims them)."""
+    return isinstance(doc, dict) and "eval" not in doc and ("evalId" in doc or isinstance(doc.get("results"), dict)
+                                                           and not ("configs" in doc and "versions" in doc))
+
+
 _INPUTS: dict[str, InputFormat] = {}  # the registry: reader name -> entry, in the order of --from's choices
 
 
@@ -203,8 +212,9 @@ def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
-for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON kinds are shared: detect.py tells
-    # promptfoo and inspect-ai from the document, and judgments from promptfoo results and long tables by the first line
+for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON kinds are shared: each format that
+    # reads a kind another owns claims its files by their first record (a JSON document, a JSON Lines file's first line);
+    # detect.py then tells judgments from long tables by the first line
     InputFormat("jsonl", "betaconform_cli.inputs.jsonl:read_source", {"jsonl": (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")},
                 sniff=_sniff_jsonl, streams=True),
     InputFormat("table", "betaconform_cli.inputs.tables:read_table",
@@ -212,9 +222,11 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 choices=("long", "wide", "counts"), sniff=lambda head: "parquet" if head.startswith(b"PAR1") else None,
                 binary=("parquet",), reads=("jsonl",), as_kind="csv", folders=True),
     InputFormat("promptfoo", "betaconform_cli.inputs.promptfoo:read_promptfoo", {"json": (".json", ".json.gz")},
-                sniff=_sniff_json),
+                sniff=_sniff_json, claims={"json": _promptfoo_document,
+                                           "jsonl": record_has("gradingResult", "testCase", "testIdx")}),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
-                sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+                sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",),
+                claims={"json": record_has("eval samples", "eval version")}),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
     # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims})
@@ -296,6 +308,9 @@ def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
 for _table in (
     OutputTable("fit", ("dataset", "k", "estimate", "low", "high"), more=True),  # fit, report, transfer, sample; then estimators.csv_columns()
     OutputTable("judges", ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")),
+    OutputTable("judges --csv-table agreement", ("dataset", "judge", "basis", "items", "positive", *(
+        f"{name}{end}" for name in ("accuracy", "sensitivity", "specificity", "false_pass_rate", "false_fail_rate", "kappa",
+                                    "ac1", "alpha") for end in ("", "_low", "_high")))),
     OutputTable("doctor", ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")),
     OutputTable("doctor before unlabeled items", ("dataset", "judge", "verdicts", "items", "format")),  # files of older versions
     OutputTable("sample --replay", ("run", "stopped", "samples", "margin")),

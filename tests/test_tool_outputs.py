@@ -26,7 +26,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     "report": [["report", "{fits}/qa_judges.yaml"]],
     "sample": [["sample", str(Q), "--replay", "--runs", "2"], ["sample", str(Q)]],
     "evaluate": [["evaluate", str(Q), "--r", "10", "--runs", "2"]],
-    "judges": [["judges", str(C)]],
+    "judges": [["judges", str(C)], ["judges", str(S), "--csv-table", "agreement", "--ks", "1"]],
     "score": [["score", str(S)], ["score", str(S), str(SB), "--compare"]],
     "doctor": [["doctor", str(Q)], ["doctor", str(S)]],
     "transfer": [["transfer", str(SAMPLE / "counts_only.jsonl"), "--sources", "configs/priors/"]],

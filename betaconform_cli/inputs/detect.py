@@ -88,7 +88,8 @@ def _first_record(path: Path) -> dict[str, object] | None:
 
 
 def _json_document(path: Path) -> str:
-    """promptfoo or inspect, from a JSON document's top-level keys (read in full: these files are small)."""
+    """The format that claims a JSON document (promptfoo, inspect, a trace store's export: formats.InputFormat.claims,
+    asked with the document's first record), read in full (these files are small)."""
     import json
 
     try:
@@ -101,11 +102,7 @@ def _json_document(path: Path) -> str:
     claimed = claimant("json", first_of(doc))
     if claimed is not None:
         return claimed
-    if isinstance(doc, dict) and "eval" in doc and ("samples" in doc or "version" in doc):
-        return "inspect"
-    if isinstance(doc, dict) and ("evalId" in doc or isinstance(doc.get("results"), dict)):
-        return "promptfoo"
-    others = ", ".join(f.name for f in registered() if "json" in f.claims)
+    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect"))
     raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log"
                                 f"{' nor an export of ' + others if others else ''}; judgment data is JSON Lines (one item "
                                 "per line), a table, or one of those")
@@ -177,8 +174,6 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
     claimed = claimant(kind, first)
     if claimed is not None:
         return Plan(claimed, kind)
-    if "gradingResult" in first or "testCase" in first or "testIdx" in first:
-        return Plan("promptfoo", kind)
     lower = {k.lower() for k in first}
     if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
             opts.record.judgments_field in first or opts.record.verdicts_field in first):
