@@ -106,8 +106,12 @@ _ABSENT = object()
 
 
 def _promptfoo_document(doc: Any) -> bool:
-    """A promptfoo results file: an eval id or a results object (an inspect-ai log, which has one too, has `eval`)."""
-    return isinstance(doc, dict) and "eval" not in doc and ("evalId" in doc or isinstance(doc.get("results"), dict))
+    """A promptfoo results file: an eval id or a results object (an inspect-ai log, which has one too, has `eval`;
+    lm-evaluation-harness's aggregated results have `configs` and `versions` beside theirs: lm_eval claims them)."""
+    return isinstance(doc, dict) and "eval" not in doc and ("evalId" in doc or isinstance(doc.get("results"), dict)
+                                                           and not ("configs" in doc and "versions" in doc))
+
+
 _INPUTS: dict[str, InputFormat] = {}  # the registry: reader name -> entry, in the order of --from's choices
 
 
@@ -223,6 +227,13 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",),
                 claims={"json": record_has("eval samples", "eval version")}),
+    # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
+    # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims})
+      for name, claims in (
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),)),
+          ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",)))),
+          ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
       for name, kinds, keys in (

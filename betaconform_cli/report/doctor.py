@@ -61,6 +61,8 @@ def _blocks(d: DoctorDocument, markdown: bool) -> list[Block]:
     unit = "row" if "table" in str(_given(d.format)) else "line"
     items = f"{d.items} items" if not d.unlabeled_items else f"{d.items} labeled + {d.unlabeled_items} unlabeled items"
     fmt = _given(d.format)
+    clusters = _given(d.clusters)
+    items += "" if clusters is None else f" in {clusters} clusters"
     head = f"{d.dataset} ({d.source}): {'?' if fmt is None else fmt}, {items}, up to {d.most_judges} judges"
     out: list[Block] = [Lines((head,), heading=markdown)]
     roles = _given(d.roles) or {}
