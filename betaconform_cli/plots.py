@@ -37,6 +37,11 @@ def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FIGURE_FORMATS:
         raise ParameterError("plot", f"{P0}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:  # checked before the experiments run, not after them
+        raise ParameterError("plot", f"{P0} draws with matplotlib, which this install lacks: install the [plot] extra "
+                                     "(pip install '.[plot]' in the checkout; docs/INSTALL.md)")
     return FIGURE_FORMATS[suffix]
 
 

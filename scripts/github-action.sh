@@ -52,11 +52,6 @@ if [ -n "${BC_HTML:-}" ] && [ "$command" = sample ]; then
   exit 2
 fi
 
-install=${BC_INSTALL:-$(cd "$(dirname "$0")/.." && pwd)}
-if [ "$install" != "none" ]; then
-  "$python" -m pip install --quiet --disable-pip-version-check "$install" || { echo "error: could not install betaconform from $install" >&2; exit 2; }
-fi
-
 args=("$command")
 set -f  # the globs in BC_FILES are betaconform's to expand (it reads directories and globs itself)
 # shellcheck disable=SC2206  # word splitting on purpose: one file per word or line
@@ -64,6 +59,30 @@ files=(${BC_FILES})
 # shellcheck disable=SC2206
 extra=(${BC_ARGS:-})
 set +f
+
+# the light install (no torch) unless the command needs text embeddings (transfer, fit --embed, evaluate
+# --transfer: the [embeddings] extra, with CPU torch on Linux) or figures (evaluate --plot: the [plot] extra)
+extras=()
+[ "$command" = transfer ] && extras+=(embeddings)
+for a in "${extra[@]}"; do
+  case "$command:$a" in
+    fit:--embed|evaluate:--transfer) extras+=(embeddings) ;;
+    evaluate:--plot|evaluate:--plot=*) extras+=(plot) ;;
+  esac
+done
+install=${BC_INSTALL:-$(cd "$(dirname "$0")/.." && pwd)}
+if [ "$install" != "none" ]; then
+  spec=$install
+  if [ ${#extras[@]} -gt 0 ]; then
+    spec="$install[$(printf '%s\n' "${extras[@]}" | sort -u | paste -sd, -)]"
+    if [[ " ${extras[*]} " == *" embeddings "* ]] && [ "$(uname -s)" = Linux ]; then  # the CPU wheel, not the CUDA one
+      "$python" -m pip install --quiet --disable-pip-version-check torch --index-url https://download.pytorch.org/whl/cpu \
+        || { echo "error: could not install CPU torch for text embeddings" >&2; exit 2; }
+    fi
+  fi
+  echo "pip install $spec" >&2
+  "$python" -m pip install --quiet --disable-pip-version-check "$spec" || { echo "error: could not install betaconform from $spec" >&2; exit 2; }
+fi
 # every option as --name=VALUE (a value starting with '-' stays a value), the options before '--', the files after
 # it: a "file" named --help, --on=estimate or --save-dir=DIR is a file, never an option
 if [ -n "${BC_MAX_ERROR:-}" ]; then

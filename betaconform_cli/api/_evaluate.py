@@ -30,6 +30,10 @@ def evaluate(
 
     check_seed(seed)
     check_modes(rules is not None, transfer, settings.methods != ev.ESTIMATORS, embed is not None)
+    if transfer:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model if embed is not None else None)
     datasets = read_inputs(arguments, opts, Keep.ITEMS if transfer else Keep.COUNTS)
     notes = [line for ds in datasets for line in skip_note(ds)]
     named = [(ds.name, ds.table) for ds in datasets]

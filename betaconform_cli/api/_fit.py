@@ -23,9 +23,16 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
     from ..votes import analyse_with_votes
 
     notes += skip_note(ds)
+    if ds.clusters is not None:
+        notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): the interval "
+                     "counts the items' effective number, items / design effect")
+    if ds.clusters is not None and ds.unlabeled_items and unlabeled:  # the vote split takes items as independent
+        notes.append(f"{ds.source}: {ds.unlabeled_items} unlabeled item(s) not used: the items are clustered (epochs) "
+                     "and the estimate from unlabeled verdicts takes them as independent")
+        unlabeled = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled)
+        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
     est = result.unlabeled
     if est is not None and not est.used_unlabeled and unlabeled:
@@ -49,6 +56,10 @@ def fit(
     check_seed(seed)
     if embed is not None and not save:
         raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
+    if embed is not None:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model)
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -55,7 +56,7 @@ def score(
 ) -> ScoreReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id."""
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
@@ -87,11 +88,12 @@ def score(
 
 
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
-    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field), else None; an
-    error when it was asked for and the input's reader kept none (tables and tool logs keep no cluster ids)."""
-    if opts.record.cluster_field is None:
-        return None
+    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field) or its reader
+    kept them (an inspect-ai log's epochs: a sample's epochs are one cluster), else None; an error when one was
+    asked for and the input's reader kept none (tables and most tool logs keep no cluster ids)."""
     clusters = getattr(ds.votes, "clusters", None)
+    if opts.record.cluster_field is None:
+        return clusters
     if clusters is None:
         raise InputError(ds.source, f"--cluster-field '{opts.record.cluster_field}': clusters are read from JSON Lines only "
                                     f"(this input is {ds.shape}); write one line per item with the cluster id in a field")
@@ -102,7 +104,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
              target: str) -> CompareDocument:
     import numpy as np
 
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..score_document import compare_document, score_document
 
     sides = []

@@ -32,7 +32,8 @@ def transfer(
     from ..savedfit import expand_fits, load_fit
 
     check_seed(seed)
-    fits = [t for t in targets if is_fit_name(t)]
+    embeddings.require_backend(embed.model if embed is not None else None)  # the light install: one line, before any reading
+    fits = [t for t in targets if isinstance(t, (str, Path)) and is_fit_name(t)]  # targets may be data in memory
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
                                         f"source its own {P0}, or one quoted glob: {P0} 'fits/*.yaml'")

@@ -9,9 +9,10 @@ import typer
 from .. import api
 from ..errors import P0, ParameterError
 from ..inputs import InputOptions
+from ..settings import parse_ks
 from . import app
 from .emit import emit, output_format, progress
-from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
+from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped
 
 PICK = "Selection"
 AGREE = "Agreement"

@@ -39,6 +39,7 @@ from ..settings import (
     SIZE_WEIGHTS,
     TRANSFER_METHODS,
     FitSettings,
+    parse_ks,
 )
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
@@ -334,30 +335,6 @@ def check_integers(values: dict[str, Any]) -> None:
             check_seed(v)  # one seed range everywhere, whatever the size: the message names it
         elif isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
             raise ParameterError(name, f"{P0}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
-
-
-def parse_ks(text: str) -> tuple[int, ...]:
-    """'1-11', '1,3,5', '1..21' or a mix; every k from 1 to MAX_K."""
-    ks: list[int] = []
-    for part in text.replace(" ", "").split(","):
-        if not part:
-            continue
-        sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
-        try:
-            if sep:
-                lo, hi = (int(x) for x in part.split(sep))
-            else:
-                lo = hi = int(part)
-        except ValueError:
-            raise ParameterError("ks", f"{P0}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
-        if lo > hi:
-            raise ParameterError("ks", f"{P0}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
-        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
-            raise ParameterError("ks", f"{P0}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
-        ks.extend(range(lo, hi + 1))
-    if not ks:
-        raise ParameterError("ks", f"{P0}: no ensemble size in {text!r}")
-    return tuple(sorted(set(ks)))
 
 
 def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:

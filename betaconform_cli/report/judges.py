@@ -9,9 +9,10 @@ from typing import Any
 
 from ..documents import check, plain, row_type
 from ..errors import quote_all
+from ..formats import output_columns
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
-from . import Verdict
+from . import Results, Verdict
 from .judges_agreement import (
     AGREEMENT_CSV,
     agreement_rows,
@@ -211,11 +212,11 @@ def views(d: JudgesDocument) -> list[TableView]:
     return out
 
 
-ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")
+ENSEMBLE_CSV = output_columns("judges")  # registered in formats.py, so that a folder skips the report
 
 
 @dataclass(frozen=True)
-class JudgesReport:
+class JudgesReport(Results):
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
     documents: tuple[JudgesDocument, ...]

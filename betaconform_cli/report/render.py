@@ -105,6 +105,12 @@ def _csv_cell(value: Any) -> Any:
 
 
 def to_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Every CSV this tool writes. Its header must be a registered output table (formats.OutputTable), so that a
+    folder holding the report skips it (inputs/paths.tool_output): an unregistered header is a bug, refused here."""
+    from ..formats import output_table_of
+
+    if output_table_of(tuple(columns)) is None:
+        raise ValueError(f"CSV header {','.join(columns)!r} is not a registered output table (formats.register_output_table)")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([csv_cell(str(c)) for c in columns])
@@ -168,3 +174,32 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             if text:
                 parts.append(text)
     return "\n\n".join(parts) + "\n"
+
+
+def text_table(view: TableView) -> str:
+    """A table as plain text, as the terminal shows it without its box: the title, the header over a rule, the
+    rows (numbers right-aligned) and the caption."""
+    cells = [tuple(clean(c, keep_newlines=False) for c in view.columns)]
+    cells += [tuple(clean(c, keep_newlines=False) for c in row) for row in view.rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(view.columns))]
+    align = view.alignment()
+
+    def line(row: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(row, widths, align)).rstrip()
+
+    out = [clean(view.title, keep_newlines=False)] if view.title else []
+    out += [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
+    out += [clean(x, keep_newlines=False) for x in view.caption.split("\n")] if view.caption else []
+    return "\n".join(out)
+
+
+def to_text(blocks: Sequence[Block]) -> str:
+    """Blocks as plain text (the library's `summary()`): the terminal's tables, lines and text charts, without the
+    terminal (no colour, no box, no width limit)."""
+    parts: list[str] = []
+    for b in blocks:
+        if isinstance(b, TableView):
+            parts.append(text_table(b))
+        else:
+            parts.append("\n".join(clean(x, keep_newlines=False) for x in (b.text if isinstance(b, Chart) else b.lines)))
+    return "\n".join(p.rstrip() for p in parts).strip("\n") + "\n"
