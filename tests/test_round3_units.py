@@ -21,6 +21,18 @@ from betaconform_cli.report.render import cap_markdown, json_for_file, to_csv, t
 class TestCsvQuoting:
     """The one CSV writer: names with commas, quotes, newlines and formula starts come back as they were."""
 
+    @pytest.fixture(autouse=True)
+    def _tables(self) -> object:
+        from betaconform_cli import formats
+
+        tables = [formats.OutputTable("round3-members", ("dataset", "members", "estimate")),
+                  formats.OutputTable("round3-name", ("name",))]
+        for t in tables:
+            formats.register_output_table(t)  # to_csv writes registered tables only
+        yield
+        for t in tables:
+            formats.unregister_output_table(t.name)
+
     NAMES = ['a,b', 'c"d', "e'f", "line\nbreak", 'say "hi", then go', "x;y", "tab\there"]
 
     def test_members_round_trip(self) -> None:
