@@ -20,12 +20,17 @@ if TYPE_CHECKING:
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
-    from ..votes import analyse_with_votes
-
     notes += skip_note(ds)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled)
+        if ds.votes is None:  # correctness only, no verdicts: analyse_with_votes would return analyse's result as is
+            from ..fit import analyse
+
+            result = analyse(ds.table, settings, generator(seed))
+        else:
+            from ..votes import analyse_with_votes
+
+            result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
     est = result.unlabeled
     if est is not None and not est.used_unlabeled and unlabeled:

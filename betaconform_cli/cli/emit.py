@@ -49,13 +49,13 @@ def discard(stream: TextIO) -> None:
 def say(message: str) -> None:
     """One message on stderr, on one line whatever names from the data it quotes: control characters, ANSI escapes
     and newlines escaped (\\x1b, \\n), ASCII where stderr cannot encode more."""
-    from ..report.render import clean
+    from ..text import clean
 
     _print_text(sys.stderr, clean(message, keep_newlines=False))
 
 
 def _print_text(stream: TextIO, text: str) -> None:
-    from ..report.render import clean
+    from ..text import clean
 
     text = encodable(clean(text), getattr(stream, "encoding", None) or "utf-8")
     try:
