@@ -1,7 +1,8 @@
 # make install: .venv with everything (CPU torch first, so sentence-transformers does not pull a CUDA build)
 # make run:     the main job on sample_data/
 # make test:    the whole test suite, on every core (pytest-xdist)
-# make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes): under a minute
+# make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes, no Spark): under a minute
+# make test-spark: the Spark tier alone (the published vote-pattern SQL on pyspark in local mode; Java 17+)
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
 # make schema:  docs/schema/*.json, the typed documents' JSON schemas (fit, doctor, evaluate, score, judges, sample), from their types (betaconform_cli/schemas.py)
 PYTHON ?= python3
@@ -9,7 +10,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast lint typecheck bench sample-data schema clean
+.PHONY: install run test test-fast test-spark lint typecheck bench sample-data schema clean
 
 install: $(STAMP)
 
@@ -20,7 +21,7 @@ $(STAMP): pyproject.toml
 	@echo "make: installing CPU torch 2.13.0 (the largest download, about 2 minutes)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	@echo "make: installing betaconform and its other dependencies into $(VENV)"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
 	touch $(STAMP)
 	@echo "make: installed; next time this step is skipped"
 
@@ -31,7 +32,10 @@ test: install
 	$(BIN)/python -m pytest -q -n auto
 
 test-fast: install
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile"
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile and not spark"
+
+test-spark: install
+	$(BIN)/python -m pytest -q -m spark
 
 lint: install
 	$(BIN)/ruff check betaconform_cli tests benchmarks sample_data
