@@ -339,6 +339,7 @@ def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
 def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
                 shape: str | None = None) -> list[Dataset]:
     from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
+    from .table_patterns import counts_and_patterns
 
     con = connect()
     try:
@@ -363,6 +364,10 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         scored = roles.gold is not None and roles.correct is None
         with_votes = scored and opts.handling.tolerance is None  # a numeric score within a tolerance is not a class
         if keep is Keep.COUNTS and roles.shape == "long" and opts.handling.duplicates == "error" and not opts.handling.skip_invalid:
+            one = counts_and_patterns(con, table, roles, opts) if with_votes else None
+            if one is not None:  # the histogram, the checks and the vote patterns in one pass over the rows
+                datasets = from_histograms(one[0], name, where, reading, keep)
+                return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in one[1].items()}, where)
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
