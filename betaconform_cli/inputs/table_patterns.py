@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import values
+from .dataset import Votes
 from .options import InputOptions
-from .patterns import canonical
+from .patterns import canonical, class_order
 from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q, weights
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
@@ -27,9 +30,8 @@ def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict
     return None
 
 
-def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, tuple[Any, ...]]] | None:
-    """(histogram rows as table_sql.histograms gives them, {dataset: (judges, {(classes, gold class): items})} as
-    table_sql.vote_patterns gives them) of a long table whose verdicts are scored against a gold column, from one
+def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]] | None:
+    """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored against a gold column, from one
     GROUP BY that also runs histograms' checks; None when the patterns do not fit a 64-bit key.
 
     A labeled item's (judges, correct) cell is read off its pattern: its verdicts' classes against the gold's class,
@@ -66,26 +68,43 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
 
 
 def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, int], bits: int
-            ) -> tuple[list[tuple[Any, ...]], dict[Any, tuple[Any, ...]]]:
-    """The histogram rows and each dataset's patterns of (dataset, key, gold, items, ...) rows."""
-    mask = (1 << bits) - 1
+            ) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]]:
+    """The histogram rows and each dataset's Votes of (dataset, key, gold, items, ...) rows: the keys unpacked with
+    numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats merged)."""
+    names = sorted(slots)
+    shifts = np.array([slots[j] for j in names], dtype=np.uint64)
     cells: dict[tuple[Any, int, int], list[int]] = {}
-    keyed: dict[Any, list[tuple[dict[str, str], str | None, int]]] = {}
-    for ds, key, gold, n, *_ in rows:
-        g = canonical(gold)
-        verdicts = {} if key is None else {j: classes[(int(key) >> s & mask) - 1] for j, s in slots.items() if int(key) >> s & mask}
-        cell = (ds, 0, 0) if g is None else (ds, len(verdicts), sum(v == g for v in verdicts.values()))
-        counted = cells.setdefault(cell, [0, 0])
-        counted[0] += n
-        counted[1] += n if g is None else 0
-        if verdicts:  # an item with at least one verdict: a pattern, labeled or not
-            keyed.setdefault(ds, []).append((verdicts, g, n))
-    out: dict[Any, tuple[Any, ...]] = {}
-    for ds, found in keyed.items():
-        judges = tuple(sorted({j for verdicts, _, _ in found for j in verdicts}))
-        tally: dict[tuple[tuple[str | None, ...], str | None], int] = {}
-        for verdicts, g, n in found:
-            pattern = (tuple(verdicts.get(j) for j in judges), g)
-            tally[pattern] = tally.get(pattern, 0) + n
-        out[ds] = (judges, tally)
+    by_ds: dict[Any, list[tuple[Any, ...]]] = {}
+    for r in rows:
+        by_ds.setdefault(r[0], []).append(r)
+    out: dict[Any, Votes] = {}
+    for ds, got in by_ds.items():
+        keys = np.array([0 if r[1] is None else int(r[1]) for r in got], dtype=np.uint64)
+        codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)  # 0: no verdict
+        golds = [canonical(r[2]) for r in got]
+        gcode = np.array([classes.index(g) + 1 if g in classes else -1 for g in golds], dtype=np.int64)
+        given, right = (codes > 0).sum(axis=1), (codes == gcode[:, None]).sum(axis=1)
+        for r, g, j, c in zip(got, golds, given.tolist(), right.tolist()):
+            cell = cells.setdefault((ds, 0, 0) if g is None else (ds, j, c), [0, 0])
+            cell[0] += r[3]
+            cell[1] += r[3] if g is None else 0
+        voted = given > 0
+        if voted.any():
+            out[ds] = _votes(codes[voted], [g for g, v in zip(golds, voted) if v],
+                             np.array([r[3] for r in got], dtype=np.int64)[voted], classes, names)
     return [(ds, j, c, n, nogold) for (ds, j, c), (n, nogold) in cells.items()], out
+
+
+def _votes(codes: np.ndarray, golds: list[str | None], counts: np.ndarray, classes: list[str], names: list[str]) -> Votes:
+    """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none), exactly as patterns.build makes them
+    from the same rows: the judges who gave a verdict, the classes seen sorted its way, patterns sorted and merged."""
+    used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
+    codes = codes[:, used]
+    seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()} | {g for g in golds if g is not None}
+    ordered = sorted(seen, key=class_order)
+    remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int32)
+    table = np.column_stack([remap[codes], [-1 if g is None else ordered.index(g) for g in golds]]).astype(np.int32)
+    unique, inverse = np.unique(table, axis=0, return_inverse=True)
+    merged = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(unique)).astype(np.int64)
+    judges = tuple(j for j, u in zip(names, used.tolist()) if u)
+    return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged)
