@@ -136,6 +136,7 @@ def _core_choices() -> list[tuple[str, str, tuple[str, ...]]]:
         ("score", "--target", score.TARGETS), ("sample", "--rule", rules.RULES), ("evaluate", "--rule", rules.RULES),
         ("sample", "--precision-method", rules.PRECISION_METHODS), ("transfer", "--method", tsettings.METHODS),
         ("transfer", "--size-weight", tsettings.SIZE_WEIGHTS), ("transfer", "--similarity", tsettings.SIMILARITIES),
+        ("judges", "--csv-table", settings.JUDGES_CSV_TABLES),
     ]
 
 

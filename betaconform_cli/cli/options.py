@@ -29,6 +29,7 @@ from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gat
 from ..inputs import InputOptions
 from ..settings import (
     COMPONENTS,
+    JUDGES_CSV_TABLES,
     MAX_K,
     PRECISION_METHODS,
     RULES,
@@ -59,12 +60,14 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     TransferMethod: TypeAlias = str
     SizeWeight: TypeAlias = str
     Similarity: TypeAlias = str
+    CsvTable: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
     Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[input_formats()], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
     ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
     PrecisionMethod = Literal[PRECISION_METHODS]  # sample
     TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]  # transfer
+    CsvTable = Literal[JUDGES_CSV_TABLES]  # judges -f csv
 
 
 def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
