@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .. import atomic
-from ..errors import BetaConformError, ParameterError, UsageError
+from .. import atomic, protect
+from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
+from ..escape import clean, markdown, rich_markup, terminal
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 
 if TYPE_CHECKING:
@@ -49,14 +50,10 @@ def discard(stream: TextIO) -> None:
 def say(message: str) -> None:
     """One message on stderr, on one line whatever names from the data it quotes: control characters, ANSI escapes
     and newlines escaped (\\x1b, \\n), ASCII where stderr cannot encode more."""
-    from ..text import clean
-
-    _print_text(sys.stderr, clean(message, keep_newlines=False))
+    _print_text(sys.stderr, terminal(message))
 
 
 def _print_text(stream: TextIO, text: str) -> None:
-    from ..text import clean
-
     text = encodable(clean(text), getattr(stream, "encoding", None) or "utf-8")
     try:
         stream.write(text + "\n")
@@ -117,8 +114,8 @@ def resolve_format(out: OutputGroup) -> str:
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix]
     if not suffix:
-        raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: cannot tell the format without an extension; add {{1}}")
-    raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {{1}}")
+        raise ParameterError(("output", "fmt"), f"{P0} {out.output}: cannot tell the format without an extension; add {P1}")
+    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
 
 
 def text_of(report: Report, fmt: str) -> str:
@@ -179,7 +176,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
     targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
-    atomic.refuse_same(targets + [("junit", out.junit)])  # --save-dir's names are known now
+    check_outputs(targets + [("JUnit file", out.junit)], out)  # --save-dir's names are known now
     for what, path in targets:
         if path is not None:
             atomic.check_writable(path, what)
@@ -249,53 +246,33 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 def step_summary_text(report: Report) -> str:
     """The job summary's Markdown: the command, each failed gate first with its reason, then the report."""
     from ..report import verdicts
-    from ..report.render import clean, to_markdown
+    from ..report.render import to_markdown
 
     lines = [f"## betaconform {command_name()}", ""]
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
     for v in failed:
-        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {clean(_verdict_line(v), keep_newlines=False)}")
+        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(_verdict_line(v))}")
         lines.append(">")
     if failed:
         lines[-1] = ""
     passed = [v for v in found if v.passed and v.gate]
-    lines += [f"- :white_check_mark: gate passed: {clean(_verdict_line(v), keep_newlines=False)}" for v in passed]
+    lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
     return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
 
 
 def append_step_summary(report: Report) -> None:
-    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set: one write
-    of the whole text, so that a failure leaves nothing half-appended; a failure is one line on stderr."""
+    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set, all or
+    nothing (atomic.append_bytes: a full disk appends nothing); a failure is one line on stderr."""
     target = os.environ.get(STEP_SUMMARY)
     if not target:
         return
-    data = step_summary_text(report).encode("utf-8", "backslashreplace")
     try:
-        # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
-        try:
-            os.set_blocking(fd, True)
-            if os.fstat(fd).st_size and not _ends_with_newline(target):
-                data = b"\n" + data
-            written = os.write(fd, data)
-            while written < len(data):  # a short write (a full disk) goes on where it stopped or raises
-                written += os.write(fd, data[written:])
-        finally:
-            os.close(fd)
-    except OSError as exc:
+        atomic.append_bytes(target, step_summary_text(report).encode("utf-8", "backslashreplace"))
+    except (OSError, BetaConformError) as exc:
         say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
-
-
-def _ends_with_newline(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) == b"\n"
-    except OSError:
-        return True
 
 
 def _reason(exc: BaseException) -> str:
@@ -307,9 +284,9 @@ def _reason(exc: BaseException) -> str:
 def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
                       out: OutputGroup | None = None, **outputs: Path | None) -> None:
     """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data): judgment files
-    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config);
-    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first). `out`: the
-    output group's files (-o, --junit) and the job summary ($GITHUB_STEP_SUMMARY, appended to) when it is on."""
+    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config) join
+    the protected inputs (protect.py; the CLI has protected every input option already); nor may two outputs be
+    one file (`-o x.json --save x.json`). `out`: the output group's files (-o, --junit) and the job summary."""
     from ..inputs import expand_paths
 
     fit_paths: list[Path] = []
@@ -318,15 +295,24 @@ def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: S
 
         fit_paths = _expanded(fits, expand_fits)
     paths = _expanded(inputs, expand_paths) + fit_paths + [p for p in others if p is not None]
+    protect.protect("input", paths)
     if out is not None:
-        outputs = {"output": out.output, "junit": out.junit, **outputs}
-    named = [(name.replace("_", " "), p) for name, p in outputs.items() if p is not None]
-    summary = os.environ.get(STEP_SUMMARY)
-    if out is not None and out.step_summary and summary and any(atomic.same_file(Path(summary), p) for p in paths):
-        raise UsageError(f"${STEP_SUMMARY} ({summary}) is one of the inputs, and the job summary is appended there: "
-                         "point it elsewhere, or add --no-step-summary")
-    atomic.refuse_inputs(named, paths)
-    atomic.refuse_same(named)
+        outputs = {"output": out.output, "JUnit file": out.junit, **outputs}
+    check_outputs([(name.replace("_", " "), p) for name, p in outputs.items() if p is not None], out)
+
+
+def check_outputs(named: Sequence[tuple[str, Path | None]], out: OutputGroup | None) -> None:
+    """Every output (and the job summary, appended to when it is on) against every protected input and every
+    other output, before anything is written."""
+    summary = os.environ.get(STEP_SUMMARY) if out is not None and out.step_summary else None
+    if summary:
+        hit = protect.protected(summary)
+        clash = f"the input {hit[1]}{protect.read_by(hit[0])}" if hit else next(
+            (f"the {w} {p}" for w, p in named if p is not None and atomic.clobbers(Path(summary), p)), None)
+        if clash is not None:
+            raise UsageError(f"${STEP_SUMMARY} ({summary}) is {clash}, and the job summary is appended "
+                             "there: point it elsewhere, or add --no-step-summary")
+    protect.refuse_overwrites(named)
 
 
 def output_format(out: OutputGroup, inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
@@ -375,7 +361,7 @@ def progress(what: str) -> Iterator[Callable[..., None]]:
                   console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task(what, total=None)
 
-        def update(done: int, total: int, label: str = what) -> None:
-            bar.update(task, completed=done, total=total, description=label)
+        def update(done: int, total: int, label: str = what) -> None:  # a label holds dataset names: never markup
+            bar.update(task, completed=done, total=total, description=rich_markup(terminal(label)))
 
         yield update

@@ -8,10 +8,9 @@ import sys
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from ..report.render import clean
+from ..escape import clean, rich_markup, terminal
 from ..report.views import Block, Chart, TableView
 from .emit import ASCII, WIDE, can_encode, discard, encodable
 
@@ -35,9 +34,9 @@ def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8
     fit = _fitter(ascii_only, encoding)
 
     def text(s: str) -> str:
-        return escape(fit(clean(s, keep_newlines=False)))
+        return rich_markup(fit(clean(s, keep_newlines=False)))
 
-    caption = escape(fit(clean(view.caption))) if view.caption else None
+    caption = rich_markup(fit(clean(view.caption))) if view.caption else None
     t = Table(title=text(view.title) or None, caption=caption, title_justify="left", caption_justify="left")
     for i, (c, a) in enumerate(zip(view.columns, view.alignment())):
         t.add_column(text(c), justify="left" if a == "l" else "right", overflow="fold", width=widths[i] if widths else None)
@@ -142,7 +141,7 @@ def show(blocks: list[Block], console: Console) -> None:
                               width=max(console.width, table_width(widths)))
         else:
             for line in b.text if isinstance(b, Chart) else b.lines:
-                console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
+                console.print(fit(terminal(line)), markup=False, highlight=False)
 
 
 def stdout_console() -> Console:
