@@ -38,7 +38,9 @@ from ..settings import (
     SIZE_WEIGHTS,
     TRANSFER_METHODS,
     FitSettings,
-    parse_ks,
+)
+from ..settings import (
+    parse_ks as parse_ks,  # cli/plan.py takes it from here
 )
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
