@@ -2,8 +2,9 @@
 # make run:     the main job on sample_data/
 # make test:    the whole test suite, on every core (pytest-xdist); its `install` tier (tests/test_light_install.py,
 #               also `slow`) builds a fresh venv with the light install from the registry: about 70 s, beside the rest
-# make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes, no install): under a minute
+# make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes, no install, no Spark): under a minute
 # make install-light: .venv-light with the light install only (no torch: every command but text embeddings; docs/INSTALL.md)
+# make test-spark: the Spark tier alone (the published vote-pattern SQL on pyspark in local mode; Java 17+)
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
 # make schema:  docs/schema/*.json, the typed documents' JSON schemas (fit, doctor, evaluate, score, judges, sample), from their types (betaconform_cli/schemas.py)
 PYTHON ?= python3
@@ -11,7 +12,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install install-light run test test-fast lint typecheck bench sample-data schema clean
+.PHONY: install install-light run test test-fast test-spark lint typecheck bench sample-data schema clean
 
 install: $(STAMP)
 
@@ -40,7 +41,10 @@ test: install
 	$(BIN)/python -m pytest -q -n auto
 
 test-fast: install
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile and not install"
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile and not install and not spark"
+
+test-spark: install
+	$(BIN)/python -m pytest -q -m spark
 
 lint: install
 	$(BIN)/ruff check betaconform_cli tests benchmarks sample_data

@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
-    from ..votes import analyse_with_votes
-
     notes += skip_note(ds)
     if ds.clusters is not None:
         notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): the interval "
@@ -32,7 +30,14 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
         unlabeled = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
+        if ds.votes is None:  # correctness only, no verdicts: analyse_with_votes would return analyse's result as is
+            from ..fit import analyse
+
+            result = analyse(ds.table, settings, generator(seed), clusters=ds.clusters)
+        else:
+            from ..votes import analyse_with_votes
+
+            result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
     est = result.unlabeled
     if est is not None and not est.used_unlabeled and unlabeled:

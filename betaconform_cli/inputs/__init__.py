@@ -11,17 +11,34 @@ Datasets the same way.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..formats import input_format, is_fit_name, resolve
-from .dataset import Dataset, Item, Reading, dataset_name
-from .detect import Plan
 from .options import InputOptions, Keep
 from .paths import expand_paths, is_regular, is_stdin, read_faults
-from .pool import PoolItem, read_pool
+
+if TYPE_CHECKING:
+    from .dataset import Dataset, Item, Reading, dataset_name
+    from .detect import Plan
+    from .pool import PoolItem, read_pool
+
+# Imported when first used (PEP 562): the CLI builds its options from InputOptions at start, and the datasets
+# (numpy), the detection and the pool reader are only needed once a file is read.
+_HOME = {"Dataset": "dataset", "Item": "dataset", "Reading": "dataset", "dataset_name": "dataset", "PoolItem": "pool",
+         "read_pool": "pool"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
            "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
@@ -32,6 +49,7 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
     reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again).
     `name` and `where`: the dataset's name and the input's name in messages, when not the file's own (records
     written to a temporary file: memory.py)."""
+    from .dataset import dataset_name
     from .detect import Source, prepared
 
     where = where or ("<stdin>" if is_stdin(path) else str(path))
@@ -104,6 +122,8 @@ def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
     named by their files instead (distinct within a folder), so that no two of them pass for one dataset."""
     from collections import Counter
     from dataclasses import replace
+
+    from .dataset import dataset_name
 
     taken = Counter(ds.name for ds in datasets)
     return [replace(ds, name=dataset_name(ds.source)) if ds.shape == "inspect" and taken[ds.name] > 1

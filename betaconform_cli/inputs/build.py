@@ -11,7 +11,7 @@ import numpy as np
 
 from ..counts import ItemClusters
 from ..errors import InputError
-from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table
+from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, Votes, count_table
 from .options import Keep
 
 NO_GOLD = "no gold label"
@@ -222,8 +222,8 @@ def with_skips(datasets: list[Dataset], name: str, skipped: Sequence[tuple[str |
     return out
 
 
-def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...]], source: str) -> list[Dataset]:
-    """Datasets with their Votes (`found`: dataset name -> (judges, {(classes, gold): items}[, items, ids]),
+def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...] | Votes], source: str) -> list[Dataset]:
+    """Datasets with their Votes (`found`: dataset name -> its Votes, or (judges, {(classes, gold): items}[, items, ids]),
     patterns.build's arguments). Items without gold but with verdicts are unlabeled items now, not skipped: the readers' "no gold label"
     skips shrink by them (what remains had no verdict either: counted as such)."""
     from dataclasses import replace
@@ -236,7 +236,7 @@ def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...]], sou
         if got is None:
             out.append(d)
             continue
-        votes = build(*got)
+        votes = got if isinstance(got, Votes) else build(*got)  # table_patterns hands over Votes laid out as build does
         out.append(without_gold_skips(replace(d, votes=votes), votes.unlabeled_items))
     return out
 

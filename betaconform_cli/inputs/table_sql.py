@@ -151,7 +151,7 @@ def _numeric(typ: str) -> bool:
     return typ.upper().startswith(_INTS + _FLOATS)
 
 
-def _gold_expr(table: Table, gold: str) -> str:
+def gold_expr(table: Table, gold: str) -> str:
     """The gold label as trimmed text, NULL when missing (values.is_missing)."""
     _scalar(gold, table.type_of(gold), table.where)
     g = f"CAST({q(gold)} AS VARCHAR)"
@@ -188,13 +188,13 @@ def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) ->
         cells = replace(table, columns=table.columns + (("__cell", common),))
         mark = _verdict_expr(cells, "__cell", roles.gold, opts.handling.tolerance) if roles.gold else _mark_expr("__cell", common)
         item = f"CAST({q(roles.item)} AS VARCHAR)" if roles.item else "CAST(__row AS VARCHAR)"
-        gold = _gold_expr(table, roles.gold) if roles.gold else "NULL"
+        gold = gold_expr(table, roles.gold) if roles.gold else "NULL"
         vt = _class_expr(cells, "__cell") if roles.gold else "NULL"
         return (f"SELECT {ds} AS ds, {item} AS item, __judge AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, "
                 f"__row AS rn, {vt} AS vt FROM ({src})")
     mark = _mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else _verdict_expr(
         table, roles.verdict or "", roles.gold or "", opts.handling.tolerance)
-    gold = _gold_expr(table, roles.gold) if roles.gold and not roles.correct else "NULL"
+    gold = gold_expr(table, roles.gold) if roles.gold and not roles.correct else "NULL"
     vt = _class_expr(table, roles.verdict) if roles.verdict and roles.gold and not roles.correct else "NULL"
     return (f"SELECT {ds} AS ds, CAST({q(roles.item or '')} AS VARCHAR) AS item, CAST({q(roles.judge or '')} AS VARCHAR) "
             f"AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, {'__row' if numbered else 'NULL'} AS rn, {vt} AS vt "
@@ -273,7 +273,7 @@ def first_row(con: Any, sql: str) -> tuple[Any, ...] | None:
     return tuple(row) if row is not None else None
 
 
-def _check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> None:
+def check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> None:
     """The first bad row, for the error message: a bad value, a missing id or judge, a repeated (item, judge), gold
     that differs within an item. Runs only after the histogram query found something wrong."""
     rows = long_rows(table, roles, opts, numbered=True)
@@ -311,7 +311,7 @@ def _check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> Non
                                           "counted)", line=int(blank[0]), field=roles.gold, unit="row")
 
 
-def _weights(con: Any, table: Table, roles: Roles) -> tuple[str, bool]:
+def weights(con: Any, table: Table, roles: Roles) -> tuple[str, bool]:
     """(SQL for one bit per judge, whether some judge name is empty). An item's judges are distinct exactly when the
     OR of their bits has as many bits as the item has rows. The bit is taken from DuckDB's hash of the name (cheap on
     Parquet's dictionary-encoded strings), by a shift and modulus chosen so that no two judges share a bit; with more
@@ -348,16 +348,16 @@ def _plain_mark(con: Any, table: Table, roles: Roles) -> str | None:
 def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list[tuple[Any, ...]]:
     """(dataset, judges, correct, items, no-gold items) for a long table, by one GROUP BY in DuckDB over the
     table's own columns; raises the first bad row's InputError when any check fails."""
-    w, has_null = _weights(con, table, roles)
+    w, has_null = weights(con, table, roles)
     if has_null:
-        _check_rows(con, table, roles, opts)
+        check_rows(con, table, roles, opts)
     mark = _plain_mark(con, table, roles) or (_mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else
                                                _verdict_expr(table, roles.verdict or "", roles.gold or "", opts.handling.tolerance))
     item = q(roles.item or "")
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else None
     dup = f"count(*) - bit_count(bit_or({w}))" if w else f"count(*) - count(DISTINCT {q(roles.judge or '')})"
     scored = roles.gold is not None and roles.correct is None  # verdicts against gold: items may lack gold
-    g = _gold_expr(table, roles.gold) if scored and roles.gold else "NULL"
+    g = gold_expr(table, roles.gold) if scored and roles.gold else "NULL"
     inner = [f"{ds} AS ds" if ds else "NULL AS ds", f"count({mark}) AS judges", f"sum({mark}) AS correct", f"{dup} AS dups",
              f"count({g}) = 0 AS nogold" if scored else "false AS nogold",
              f"{item} IS NULL" + (f" OR coalesce(min({g}) <> max({g}), false) OR count({g}) NOT IN (0, count(*))"
@@ -371,7 +371,7 @@ def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
     if any(r[5] > 0 or r[6] or (r[2] is not None and r[2] < 0) for r in got):
-        _check_rows(con, table, roles, opts)
+        check_rows(con, table, roles, opts)
     return [(r[0], int(r[1]), int(r[2] or 0), int(r[3]), int(r[4])) for r in got]
 
 
@@ -398,7 +398,7 @@ def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[lis
                 kept.append(r)
         got = kept
     if any(r[3] is not None and r[3] < 0 or r[1] is None or r[2] is None for r in got) or _partial_gold(got, roles):
-        _check_rows(con, table, roles, opts)
+        check_rows(con, table, roles, opts)
     return got, skipped
 
 

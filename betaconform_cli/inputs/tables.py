@@ -209,9 +209,13 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
             shape = "counts"
         elif any(n in names for n in ROLE_NAMES["judge"]) and not opts.table.judge_cols:
             shape = "long"
+        elif {"pattern", "items"} <= names and not opts.table.judge_cols:
+            shape = "patterns"  # sql/vote_patterns.sql's output (pattern_table.py)
         else:
             shape = "wide"
     dataset = _find(table, "dataset", opts.table.dataset_col)
+    if shape == "patterns":
+        return Roles("patterns")
     if shape == "counts":
         for col in ("judges", "correct"):
             if col not in table.names:
@@ -318,6 +322,22 @@ def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tup
     return joined, (lab.note(int(used[0]) if used else 0),)
 
 
+def _read_patterns(con: Any, table: Table, name: str, where: str, reading: Reading, keep: Keep) -> list[Dataset]:
+    """A vote-pattern table (sql/vote_patterns.sql's output, from Spark or any engine): its histogram and Votes."""
+    from .build import attach_votes, from_histograms
+    from .pattern_table import COLUMNS, read_rows
+
+    cols = {c.lower(): c for c in table.names}
+    missing = [c for c in COLUMNS if c not in cols]
+    if missing:
+        raise InputError(where, f"a vote-pattern table needs columns {quote_all(COLUMNS)}; missing {quote_all(missing)}")
+    pattern, gold, items = (q(cols[c]) for c in COLUMNS)
+    rows = con.execute(f"SELECT CAST({pattern} AS VARCHAR), CASE WHEN {values.sql_missing(f'CAST({gold} AS VARCHAR)')} THEN NULL "
+                       f"ELSE trim(CAST({gold} AS VARCHAR)) END, {items}, __row FROM {table.numbered} ORDER BY __row").fetchall()
+    cells, found = read_rows(rows, where)
+    return attach_votes(from_histograms(cells, name, where, reading, keep), {name: found}, where)
+
+
 def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The table format's reader (formats.py): every dataset in a table file or folder (one per value of the dataset
     column, else one), of the plan's kind and shape (None: guessed from the columns). With opts.handling.skip_invalid,
@@ -369,6 +389,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                 shape: str | None = None, opener: Any = None) -> list[Dataset]:
     """`opener(con) -> Table`: a table that is not a file (read_frame); else the file `path` of `kind`."""
     from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
+    from .table_patterns import counts_and_patterns
 
     con = connect()
     try:
@@ -378,12 +399,14 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
         check_types(table, roles)
-        if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
+        if opts.labels is not None and (roles.shape in ("counts", "patterns") or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:
             skipped += [(None, "malformed row", table.rejected[1])] + [(None, "malformed row", 0)] * (table.rejected[0] - 1)
+        if roles.shape == "patterns":
+            return _read_patterns(con, table, name, where, reading, keep)
         if roles.shape == "counts":
             got, bad = counts_table(con, table, roles, opts.handling.skip_invalid)
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
@@ -391,6 +414,10 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         scored = roles.gold is not None and roles.correct is None
         with_votes = scored and opts.handling.tolerance is None  # a numeric score within a tolerance is not a class
         if keep is Keep.COUNTS and roles.shape == "long" and opts.handling.duplicates == "error" and not opts.handling.skip_invalid:
+            one = counts_and_patterns(con, table, roles, opts) if with_votes else None
+            if one is not None:  # the histogram, the checks and the vote patterns in one pass over the rows
+                datasets = from_histograms(one[0], name, where, reading, keep)
+                return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in one[1].items()}, where)
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
