@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import ParameterError, UsageError
+from ..errors import ParameterError, UsageError, quote, quote_all
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import JUDGES_CSV_TABLES, check_seed
 from ._common import Progress, skip_note
@@ -54,6 +54,7 @@ def judges(
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
+        notes += _unpriced_note(ds.name, ds.judge_names, costs, max_error)
         matrix = ds.judgment_matrix()
         label = f"{ds.name}: "
         step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
@@ -81,4 +82,16 @@ def judges(
             raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
     return JudgesReport(tuple(docs), tuple(notes), csv_table)
+
+
+def _unpriced_note(name: str, judges: Sequence[str], costs: dict[str, float] | None, max_error: float | None) -> list[str]:
+    """Prices for some judges only: the cheapest ensemble is sought among the priced ones (docs/JUDGES.md, "Costs"),
+    and the others are named, never left out in silence (the cost table lists them too)."""
+    if not costs or max_error is None:
+        return []
+    unpriced = [j for j in judges if j not in costs]
+    if not unpriced:
+        return []
+    return [f"{quote(name)}: --cost prices {len(judges) - len(unpriced)} of {len(judges)} judges; the cheapest ensemble is "
+            f"chosen among those, leaving out {quote_all(unpriced)} (give a judge a price, 0 if free, to include it)"]
 

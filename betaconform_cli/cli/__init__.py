@@ -33,6 +33,7 @@ pin_before_numpy()
 import re  # noqa: E402
 import sys  # noqa: E402
 import typing  # noqa: E402
+import warnings  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -98,12 +99,32 @@ def _fault(exc: BaseException) -> str | None:
     return fault
 
 
+_WARNED: set[str] = set()
+
+
+def _note_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """The one place a warning reaches the user: a line on stderr without the source path and line that Python's
+    display adds (`.../distributions.py:35: RuntimeWarning: ...` means nothing to a user), each text once. A
+    numeric warning (numpy's RuntimeWarning: a division by zero, an overflow) says what it means for the output."""
+    text = " ".join(str(message).split())
+    if text in _WARNED:
+        return
+    _WARNED.add(text)
+    if issubclass(category, RuntimeWarning):
+        say(f"note: a computation met a numeric edge case ({text}); numbers it affected may show as - or be less precise")
+    else:
+        say(f"warning: {text}")
+
+
 class _Group(typer.core.TyperGroup):
     """One line on stderr and exit code 2 for every usage and input error, whoever raises it."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # the command's warnings as notes; restored after (CliRunner, a library caller)
+                warnings.showwarning = _note_warning
+                return super().invoke(ctx)
         except BetaConformError as exc:
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)

@@ -14,6 +14,7 @@ import contextlib
 import io
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -118,10 +119,15 @@ def resolve_format(out: OutputGroup) -> str:
     raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
 
 
-def text_of(report: Report, fmt: str) -> str:
-    """The report in a data format, or its tables as plain text (for a .txt file)."""
+def text_of(report: Report, fmt: str, path: Path | None = None) -> str:
+    """The report in a data format, or its tables as plain text (for a .txt file); JSON written to `path` takes
+    the layout its name asks for (render.json_for_file: an array in a .json file, JSON Lines in .jsonl)."""
     if fmt == "json":
-        return report.json()
+        if path is None:
+            return report.json()
+        from ..report.render import json_for_file
+
+        return json_for_file(report.json(), path.name)
     if fmt == "csv":
         return report.csv()
     if fmt == "markdown":
@@ -182,7 +188,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
             atomic.check_writable(path, what)
     texts: list[tuple[Path, str, str]] = []  # (path, text, message): rendered (and a saved fit validated) first
     if out.output is not None:
-        texts.append((out.output, text_of(report, fmt), f"wrote {out.output}"))
+        texts.append((out.output, text_of(report, fmt, out.output), f"wrote {out.output}"))
     if saves:
         from ..savedfit import render_fit  # YAML: only when fits are saved
 
@@ -243,10 +249,16 @@ def write_junit(report: Report, path: Path) -> None:
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def step_summary_text(report: Report) -> str:
-    """The job summary's Markdown: the command, each failed gate first with its reason, then the report."""
+SUMMARY_LIMIT = (1 << 20) - 1024  # GitHub drops a job summary over 1 MiB (the whole step's, gates included): 1 KiB spare
+SUMMARY_CUT = ("the rest of this report is left out: GitHub shows at most 1 MiB of a job summary; write the whole "
+               "report with -o report.md")
+
+
+def step_summary_text(report: Report, room: int | None = None) -> str:
+    """The job summary's Markdown: the command, each failed gate first with its reason, then the report; within
+    `room` bytes when given (the report cut first, with a note: render.cap_markdown)."""
     from ..report import verdicts
-    from ..report.render import to_markdown
+    from ..report.render import cap_markdown, to_markdown
 
     lines = [f"## betaconform {command_name()}", ""]
     found = verdicts(report)
@@ -260,7 +272,17 @@ def step_summary_text(report: Report) -> str:
     lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
-    return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
+    parts = ["\n".join(lines) + "\n", to_markdown(report.blocks(markdown=True)) + "\n"]
+    return "".join(parts) if room is None else cap_markdown(parts, room, SUMMARY_CUT)
+
+
+def _size(path: str) -> int:
+    """A file's size now (0 when it does not exist yet, or is no regular file); stat never blocks on a FIFO."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
 def append_step_summary(report: Report) -> None:
@@ -270,7 +292,15 @@ def append_step_summary(report: Report) -> None:
     if not target:
         return
     try:
-        atomic.append_bytes(target, step_summary_text(report).encode("utf-8", "backslashreplace"))
+        size = _size(target)
+        # the file's whole content counts toward GitHub's limit (what earlier steps and commands wrote too), and a
+        # newline append_bytes may put first
+        data = step_summary_text(report, SUMMARY_LIMIT - size - 1).encode("utf-8", "backslashreplace")
+        if not data:
+            say(f"warning: the job summary ${STEP_SUMMARY} ({target}) is full ({size} bytes; GitHub shows at most "
+                "1 MiB): nothing appended")
+            return
+        atomic.append_bytes(target, data)
     except (OSError, BetaConformError) as exc:
         say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
 

@@ -13,13 +13,13 @@ Field names are dotted paths into nested objects ("vars.gold").
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from ..formats import load_json
 from . import values
 from .dataset import MAX_JUDGES
 from .options import InputOptions
@@ -84,7 +84,7 @@ def show(value: Any, raw: bytes | None = None) -> str:
 def _exact_number(raw: bytes, value: float) -> str:
     """orjson reads integers beyond 64 bits as floats; the standard library keeps them exact."""
     try:
-        exact = json.loads(raw)
+        exact = load_json(raw, stdlib=True)
     except ValueError:
         return orjson.dumps(value).decode()
     found = _find_int(exact, value)
@@ -111,7 +111,7 @@ def exact_id(value: Any, raw: bytes, path: str) -> str | None:
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53:
         try:
-            value = get(json.loads(raw), path, value)
+            value = get(load_json(raw, stdlib=True), path, value)
         except ValueError:
             pass
     return str(value)

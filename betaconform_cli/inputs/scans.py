@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
+from ..formats import load_json
 from . import records
 from .dataset import Dataset, Item, Reading, Skip, Votes, count_table
 from .options import InputOptions, Keep
@@ -30,9 +31,16 @@ class ScanVotes:
     """The verdicts as class patterns that a pass found (inputs with verdicts)."""
 
     patterns: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
-    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
     items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
     clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+    keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)  # each distinct key, kept once
+
+    def add(self, key: tuple[Any, ...], weight: int) -> tuple[Any, ...]:
+        """Count a line's votes key; returns the one copy of that key, so that what a line keeps (items kept)
+        shares it. Nothing is kept per line otherwise: memory grows with distinct patterns, not items (README)."""
+        key = self.keys.setdefault(key, key)
+        self.patterns[key] = self.patterns.get(key, 0) + weight
+        return key
 
 
 @dataclass
@@ -249,7 +257,7 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: FileRead, 
     seen: dict[str, list[tuple[int, records.Parsed]]] = {}
     for lineno, raw in iter_lines(read.path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError:
             continue  # skipped (skip_invalid)
         value = records.get(obj, opts.record.id_field, None) if isinstance(obj, dict) else None

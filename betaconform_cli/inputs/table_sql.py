@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from ..errors import InputError
@@ -34,12 +35,18 @@ class Table:
     numbered: str = ""  # FROM clause that also offers the row number as __row (and __file for several files)
     rejected: tuple[int, int] = (0, 0)  # malformed rows dropped (skip_invalid) and the first one's row number
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(c for c, _ in self.columns if not c.startswith("__"))
 
+    @cached_property
+    def _types(self) -> dict[str, str]:
+        return dict(self.columns)
+
     def type_of(self, column: str) -> str:
-        return dict(self.columns)[column]
+        """A column's type; the mapping is built once per table (a wide table asks once per column: built per call,
+        10^4 columns took 10^8 steps)."""
+        return self._types[column]
 
 
 @dataclass(frozen=True)

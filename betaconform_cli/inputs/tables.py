@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, quote_all
+from ..formats import MAX_TABLE_COLUMNS, load_json
 from . import values
-from .dataset import Dataset, Reading
+from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, open_binary, verify_gzip
+from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
 from .table_sql import (
     Roles,
     Table,
@@ -60,7 +61,7 @@ def _gzipped(path: Path) -> bool:
     if path.name.lower().endswith(".gz"):
         return True
     try:
-        with open(path, "rb") as fh:
+        with open_raw(path, regular=True) as fh:  # DuckDB reads a table in place: a regular file (streams are copied first)
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False
@@ -74,7 +75,7 @@ def _first_bad_json(path: Path, where: str) -> None:
 
     for lineno, raw in iter_lines(path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         if not isinstance(obj, dict):
@@ -127,10 +128,19 @@ def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]
     return delim, tuple(names)
 
 
+def _check_width(columns: int, where: str) -> None:
+    """A table's columns, refused beyond MAX_TABLE_COLUMNS from its header alone: loading is quadratic in them."""
+    if columns > MAX_TABLE_COLUMNS:
+        raise InputError(where, f"{columns} columns; a table may have at most {MAX_TABLE_COLUMNS} (a wide table's at most "
+                                f"{MAX_JUDGES} judges and its other columns): write a long table (item, judge, verdict) instead")
+
+
 def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) -> Table:
     """kind: parquet, csv, tsv or jsonl; a folder is read whole (hive partitions become columns). A gzipped file is
     verified whole first (DuckDB's reader does not check the CRC). `skip`: malformed CSV rows are dropped and
     counted (Table.rejected) instead of stopping."""
+    if not path.is_dir() and not is_regular(path):  # DuckDB would open a FIFO and wait for a writer forever
+        raise InputError(where, "not a regular file (a FIFO, a device or a pipe): a table is read in place; save it to a file first")
     for gz in sorted(path.rglob("*.gz")) if path.is_dir() else [path] if _gzipped(path) else []:
         verify_gzip(gz, where if gz == path else str(gz))
     rejected = (0, 0)
@@ -141,18 +151,21 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
         if kind == "parquet":
             base = f"read_parquet({lit(target)}{hive}, union_by_name = true"
             cols = con.execute(f"DESCRIBE SELECT * FROM {base})").fetchall()
+            _check_width(len(cols), where)
             numbered = (f"(SELECT *, file_row_number + 1 AS __row, filename AS __file FROM "
                         f"{base}, file_row_number = true, filename = true))")
             return Table(where, base + ")", tuple((str(c[0]), str(c[1])) for c in cols), "__row", numbered)
         if kind == "jsonl":
             # every column read as text too (a JSON string unquoted, a number or boolean as written), as in CSV
             found = con.execute(f"DESCRIBE SELECT * FROM read_json({lit(target)}, format = 'newline_delimited'{packed})").fetchall()
+            _check_width(len(found), where)
             columns = "{" + ", ".join(f"{lit(str(c[0]))}: 'VARCHAR'" for c in found) + "}"
             reader = f"read_json({lit(target)}, format = 'newline_delimited', columns = {columns}{packed})"
         else:
             # the dialect is fixed and every column read as text: DuckDB's sniffer would otherwise turn a ragged row
             # into one column, read past an unclosed quote, or guess a type from the first rows that a later row breaks
             delim, names = _csv_header(path, kind, where)
+            _check_width(len(names), where)
             columns = "{" + ", ".join(f"{lit(n)}: 'VARCHAR'" for n in names) + "}"
             reader = (f"read_csv({lit(target)}, header = true, auto_detect = false, columns = {columns}, delim = {lit(delim)}{packed}, "
                       f"quote = '\"', escape = '\"', strict_mode = true{', ignore_errors = true, store_rejects = true' if skip else ''}"
@@ -231,6 +244,10 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
     taken = {c for c in (item, gold, text, dataset) if c}
     cols = _judge_columns(table, opts.table.judge_cols, taken)
+    if len(cols) > MAX_JUDGES:  # refused before any cell is read: every row would hold them all
+        raise InputError(table.where, f"{len(cols)} judge columns in a wide table (a column per judge); at most {MAX_JUDGES} "
+                                      "judges on one item are supported: name fewer with `judge_cols`, or write a long "
+                                      "table (item, judge, verdict)")
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
                                       f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
@@ -261,12 +278,12 @@ def check_types(table: Table, roles: Roles) -> None:
 def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple[str, ...]:
     if patterns is None:
         return tuple(c for c in table.names if c not in taken)
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered and with a constant-time test: a list's `in` made 10^4 columns quadratic
     for pat in (p.strip() for p in patterns.split(",") if p.strip()):
         hits = [c for c in table.names if fnmatch.fnmatchcase(c, pat)]
         if not hits:
             raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {quote_all(table.names)})")
-        out += [c for c in hits if c not in out]
+        out.update(dict.fromkeys(hits))
     return tuple(out)
 
 

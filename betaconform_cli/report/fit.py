@@ -155,6 +155,7 @@ def summary_view(docs: Sequence[Doc], ks: tuple[int, ...] = (1, 3, 5, 11)) -> Ta
         caption="intervals: in each dataset's table",
         columns=("dataset", "items", "judges", *[f"k={k}" for k in shown]),
         rows=tuple(rows),
+        summary=True,
     )
 
 
@@ -208,9 +209,9 @@ def error_chart(d: Doc) -> Chart:
         title=f"{d.dataset}: majority-vote error against k",
         x=tuple(str(r.k) for r in rows),
         series=(
-            Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
-            *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
-            *(Series(str(e.heading), col(str(e.column))) for e in _headed()),
+            Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high"), key="default"),
+            *((Series("labels only", col("labels_only"), key="labels_only"),) if _votes_used(d) else ()),
+            *(Series(str(e.heading), col(str(e.column)), key=e.name) for e in _headed()),
         ),
         x_label="number of judges k (even k: ties count half)",
         y_label="majority-vote error",
@@ -225,7 +226,8 @@ def histogram_chart(counts: FittedCounts) -> Chart:
         kind="bars",
         title=title.replace(" (█)", "").replace(" (┃)", ""),
         x=tuple(str(s) for s, _, _ in bars),
-        series=(Series("observed", tuple(float(o) for _, o, _ in bars)), Series("fitted mixture", tuple(f for _, _, f in bars))),
+        series=(Series("observed", tuple(float(o) for _, o, _ in bars)),
+                Series("fitted mixture", tuple(f for _, _, f in bars), key="plugin")),  # the MAP mixture's style
         x_label="correct judges",
         y_label="items",
         percent=False,

@@ -28,7 +28,9 @@ class TableView:
     """A table: a title, column headers and rows of already formatted cells, a caption under it.
 
     align: one of l/r per column (default: first left, the rest right). `terminal_only`: a block that the
-    Markdown rendering leaves out (a chart or a diagnostics table that a job summary does not need).
+    Markdown rendering leaves out (a chart or a diagnostics table that a job summary does not need). `summary`:
+    the overview of several datasets, last in a terminal (seen when the output stops) and first on the HTML page
+    (under the gates: a long page is read from the top).
     """
 
     title: str
@@ -37,6 +39,7 @@ class TableView:
     caption: str = ""
     align: str = ""
     terminal_only: bool = False
+    summary: bool = False
 
     def alignment(self) -> str:
         return self.align or "l" + "r" * (len(self.columns) - 1)
@@ -60,6 +63,7 @@ class Series:
     y: tuple[float | None, ...]
     low: tuple[float | None, ...] = ()
     high: tuple[float | None, ...] = ()
+    key: str = ""  # what it is (an estimator's name: estimators.REGISTRY): drawn alike in every chart (svg.style)
 
 
 @dataclass(frozen=True)
