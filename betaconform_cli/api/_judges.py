@@ -20,7 +20,7 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     from ..doctor import doctor_document
     from ..report.doctor import DoctorReport
 
-    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
     return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..formats import input_format, is_fit_name, resolve
+from .checks import check_datasets
 from .dataset import Dataset, Item, Reading, dataset_name
 from .detect import Plan
 from .options import InputOptions, Keep
@@ -45,9 +46,10 @@ class PendingInputs:
     other format is read by read_path in turn. `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
-                 left_out: Sequence[str] = ()):
+                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True):
         from .jsonl import PendingRead
 
+        self.checks = (need_labels, vocabulary)  # checks.check_datasets' switches
         self.paths = list(paths)
         self.left_out = tuple(left_out)
         self.opts = opts
@@ -94,7 +96,7 @@ class PendingInputs:
             out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
-        return _distinct_logs(out)
+        return check_datasets(_distinct_logs(out), *self.checks)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -115,22 +117,26 @@ def _refuse_saved_fits(paths: Sequence[Path]) -> None:
 
 
 def begin_read(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-               parent_share: float = 1.0) -> PendingInputs:
-    """Expand the arguments and start reading (see PendingInputs)."""
+               parent_share: float = 1.0, need_labels: bool = True, vocabulary: bool = True) -> PendingInputs:
+    """Expand the arguments and start reading (see PendingInputs; `need_labels`, `vocabulary`: checks.py)."""
     left_out: list[str] = []
     paths = expand_paths(list(arguments), left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share, left_out)
+    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary)
 
 
-def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
-    """Every dataset the arguments name, validated; InputError names the file, the line or row, and the field."""
-    return begin_read(arguments, opts, keep).result()
+def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+                need_labels: bool = True, vocabulary: bool = True) -> list[Dataset]:
+    """Every dataset the arguments name, validated (checks.py: `need_labels` False reads a file of unlabeled items
+    only; `vocabulary` False leaves gold and verdicts that share no class to the caller); InputError names the file,
+    the line or row, and the field."""
+    return begin_read(arguments, opts, keep, need_labels=need_labels, vocabulary=vocabulary).result()
 
 
-def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> Dataset:
+def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+                 need_labels: bool = True) -> Dataset:
     """The one dataset of one input file (or '-'); InputError when it holds several."""
     found = read_path(Path(path), opts, keep)
     if len(found) != 1:
         raise InputError(str(path), f"holds {len(found)} datasets; read it with read_inputs")
-    return found[0]
+    return check_datasets(found, need_labels)[0]

@@ -411,7 +411,7 @@ def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tu
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
 
     def num(col: str) -> str:
-        return f"TRY_CAST(trim(CAST({col} AS VARCHAR)) AS DOUBLE)"
+        return values.sql_number(f"CAST({col} AS VARCHAR)")
 
     j, c, n = num("judges"), num("correct"), num(q("count")) if "count" in table.names else "1.0"
     ok = (f"{j} = floor({j}) AND {c} = floor({c}) AND {n} = floor({n}) AND {j} BETWEEN 1 AND {MAX_JUDGES} "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import fnmatch
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from .table_sql import (
     vote_patterns,
 )
 
-__all__ = ["ROLE_NAMES", "Roles", "Table", "connect", "lit", "open_table", "q", "read_table"]
+__all__ = ["ROLE_NAMES", "Roles", "Table", "check_cells", "connect", "lit", "open_table", "q", "read_table"]
 
 ROLE_NAMES = {
     "item": ("item_id", "id", "sample_id", "question_id", "item"),
@@ -92,6 +93,43 @@ def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
             if len(out) == len(rows):
                 break
     return out
+
+
+def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind: str) -> None:
+    """Each cell of `columns` is one value (text, a number or a boolean), as values.check_scalar says for JSON Lines:
+    a list or an object is an InputError naming the file, the row (a JSON Lines file's line) and the column, never
+    read as its text. Parquet and JSON columns of such a type are found by their type; a JSON Lines table read as
+    text is searched for cells that begin like a list or an object, and those lines are parsed to tell a JSON list
+    from text that begins with a bracket."""
+    cols = [c for c in dict.fromkeys(columns) if c in table.names]
+    for col in cols:
+        typ = table.type_of(col)
+        if _nested(typ) or typ.upper().startswith("JSON"):
+            row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
+            raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
+                             line=int(row[0]) if row else None, field=col, unit="row")
+    if kind != "jsonl" or path.is_dir() or not cols:
+        return
+    opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
+    rows = [int(r[0]) for r in con.execute(f"SELECT __row FROM {table.numbered} WHERE {opening} ORDER BY __row LIMIT 10000").fetchall()]
+    if not rows:
+        return
+    import orjson
+
+    from .paths import iter_lines
+
+    wanted = set(rows)
+    for k, (lineno, raw) in enumerate(iter_lines(path), start=1):
+        if k not in wanted:
+            continue
+        obj = orjson.loads(raw)
+        for col in cols:
+            value = obj.get(col) if isinstance(obj, dict) else None
+            if isinstance(value, (list, dict)):
+                raise InputError(table.where, f"must be one value (text, a number or a boolean), got {values.shown(value)}",
+                                 line=lineno, field=col)
+        if k >= rows[-1]:
+            return
 
 
 def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]]:
@@ -323,11 +361,14 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     con = connect()
     try:
         table = open_table(con, path, kind, where, opts.handling.skip_invalid)
+        own = table
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
         roles = guess_roles(table, opts, shape)
         check_types(table, roles)
+        check_cells(con, own, [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.dataset,
+                                           *roles.judge_cols) if c], path, kind)
         if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
