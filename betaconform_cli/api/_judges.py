@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import ParameterError, UsageError
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import check_seed
-from ._common import Progress, skip_note
+from ._common import Progress, skip_note, unlabeled_only_judges
 
 if TYPE_CHECKING:
     from ..report.doctor import DoctorReport
@@ -45,6 +45,18 @@ def judges(
     notes: list[str] = []
     for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
         notes += skip_note(ds)
+        unchecked = unlabeled_only_judges(ds)
+        notes += [f"{ds.source}: judge {j!r} gave verdicts only on unlabeled items: kept in the votes, but no gold label "
+                  "checks it, so it has no accuracy here; label some of the items it judged" for j in unchecked]
+        named = [j for j in [*(ensemble or ()), *(costs or {})] if j in unchecked]
+        if named:
+            def braced(text: str) -> str:
+                return text.replace("{", "{{").replace("}", "}}")
+
+            raise ParameterError("ensemble" if named[0] in (ensemble or ()) else "costs",
+                                 braced(ds.source) + ": {0}: " + braced(f"judge {named[0]!r} gave verdicts only on unlabeled "
+                                                                       "items (no gold label checks it); label some of the "
+                                                                       "items it judged"))
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")

@@ -396,12 +396,13 @@ def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[lis
 
 
 def _partial_gold(rows: list[tuple[Any, ...]], roles: Roles) -> bool:
-    """Whether some item has gold on some rows and none on others (scored long tables only)."""
+    """Whether some item has gold on some rows and none on others, or two different golds (scored long tables only:
+    the rule the histogram query applies, so that judges and doctor refuse what fit and score refuse)."""
     if roles.shape != "long" or roles.gold is None or roles.correct is not None:
         return False
-    has: dict[tuple[Any, Any], set[bool]] = {}
+    has: dict[tuple[Any, Any], set[Any]] = {}
     for r in rows:
-        has.setdefault((r[0], r[1]), set()).add(r[4] is None)
+        has.setdefault((r[0], r[1]), set()).add(r[4])
     return any(len(v) > 1 for v in has.values())
 
 

@@ -224,8 +224,27 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     return found[0] if found else None
 
 
-def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> Roles:
-    """Column roles from common names, overridden by the *_col options; InputError says which names were found."""
+_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index)")  # "" is read as column0 (_csv_header)
+
+
+def index_columns(con: Any, table: Table) -> tuple[str, ...]:
+    """The row index that pandas' DataFrame.to_csv() writes first (header "", or "Unnamed: 0" once read back and
+    written again; "index" after reset_index): a column so named among the first ones whose values are 0, 1, ...,
+    n - 1 in row order. Never a judge (a wide table's judges are its other columns): doctor notes it."""
+    out: list[str] = []
+    for name in table.names[:3]:
+        if not _INDEX_NAME.fullmatch(name):
+            continue
+        text = f"trim(CAST({q(name)} AS VARCHAR))"
+        got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
+        if got and got[0] and got[0] == got[1]:
+            out.append(name)
+    return tuple(out)
+
+
+def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
+    """Column roles from common names, overridden by the *_col options; InputError says which names were found.
+    `index`: columns that are a row index (index_columns), never judges."""
     names = {c.lower() for c in table.names}
     if shape is None:
         if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
@@ -263,7 +282,7 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
-    taken = {c for c in (item, gold, text, dataset) if c}
+    taken = {c for c in (item, gold, text, dataset, *index) if c}
     cols = _judge_columns(table, opts.table.judge_cols, taken)
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
@@ -365,7 +384,11 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
-        roles = guess_roles(table, opts, shape)
+        index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()
+        roles = guess_roles(table, opts, shape, index)
+        if roles.shape == "wide" and index:
+            notes += tuple(f"{'the unnamed first column' if c == 'column0' else f'column {c!r}'} skipped: the row index "
+                           "pandas writes (0, 1, 2, ...), not a judge" for c in index)
         check_types(table, roles)
         check_cells(con, own, [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.dataset,
                                            *roles.judge_cols) if c], path, kind)
