@@ -41,6 +41,7 @@ class _Acc:
     no_gold: set[str] = field(default_factory=set)
     verdicts: dict[str, dict[str, str | None]] = field(default_factory=dict)
     gold: dict[str, str | None] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)  # judges with a verdict on some item, labeled or not
 
 
 def from_marks(
@@ -66,6 +67,8 @@ def from_marks(
                              line=m.row or None, unit=unit)
         acc.judges.setdefault(m.judge, len(acc.judges))
         row[m.judge] = m.mark
+        if m.mark is not None or m.verdict is not None:
+            acc.answered.add(m.judge)
         if m.no_gold:
             acc.no_gold.add(m.item)
         if with_votes:
@@ -108,7 +111,7 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
                               vec if keep is Keep.JUDGMENTS else None))
     if empty_judge is not None:
         for judge, n in zip(names, given):
-            if n == 0:
+            if n == 0 and judge not in acc.answered:  # a verdict on an unlabeled item is a verdict
                 raise InputError(source, f"judge {judge!r} gave no verdict on any item", field=judge if unit == "row" else empty_judge,
                                  unit="row" if unit == "row" else "")
     if not counts and not skips:

@@ -58,7 +58,7 @@ class Roles:
 
     def listing(self) -> tuple[tuple[str, str], ...]:
         pairs = [(r, getattr(self, r)) for r in ("item", "judge", "correct", "verdict", "gold", "text", "dataset")]
-        out = tuple((r, c) for r, c in pairs if c)
+        out = tuple((r, c) for r, c in pairs if c and not c.startswith("__"))  # "__gold": none (tables.NO_GOLD)
         return out + ((("judges", ", ".join(self.judge_cols)),) if self.judge_cols else ())
 
 

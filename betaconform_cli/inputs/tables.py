@@ -242,6 +242,16 @@ def index_columns(con: Any, table: Table) -> tuple[str, ...]:
     return tuple(out)
 
 
+NO_GOLD = "__gold"  # the gold column of a long table of verdicts that has none: no item has gold
+
+
+def _no_gold(table: Table) -> Table:
+    """The table with an empty gold column (NO_GOLD), for a long table of verdicts without gold: a pool."""
+    empty = f"CAST(NULL AS VARCHAR) AS {q(NO_GOLD)}"
+    return Table(table.where, f"(SELECT *, {empty} FROM {table.sql})", table.columns + ((NO_GOLD, "VARCHAR"),), table.row,
+                 f"(SELECT *, {empty} FROM {table.numbered})", table.rejected)
+
+
 def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
     """Column roles from common names, overridden by the *_col options; InputError says which names were found.
     `index`: columns that are a row index (index_columns), never judges."""
@@ -276,6 +286,8 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
         if correct is not None and verdict is not None and gold is not None and not (opts.table.correct_col or opts.table.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
+        if correct is None and verdict is not None and gold is None and opts.labels is None:
+            gold = NO_GOLD  # verdicts with no gold column: every item unlabeled (a pool), read as such (_no_gold)
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
                                           f"(columns: {quote_all(table.names)})")
@@ -386,6 +398,8 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             table, notes = _join_labels(con, table, opts)
         index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()
         roles = guess_roles(table, opts, shape, index)
+        if roles.gold == NO_GOLD:
+            table = _no_gold(table)
         if roles.shape == "wide" and index:
             notes += tuple(f"{'the unnamed first column' if c == 'column0' else f'column {c!r}'} skipped: the row index "
                            "pandas writes (0, 1, 2, ...), not a judge" for c in index)
@@ -408,7 +422,8 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
-            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt)
+                    for ds, item, judge, mark, gold, text, rn, vt in got)
             datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:

@@ -115,5 +115,6 @@ def _vocabulary_view(v: Any, refused: bool) -> TableView:
     if v.unlabeled_verdicts:
         rows.append(("verdicts on unlabeled items", listing(v.unlabeled_verdicts)))
     caption = ("PROBLEM: no verdict class is a gold class; every verdict would count as wrong" if refused else
-               "a verdict agrees with the gold when it is of the gold's class")
+               "a verdict agrees with the gold when it is of the gold's class" if v.gold else
+               "no gold label: nothing to score the verdicts against")
     return TableView("classes: gold against verdicts", ("of", "classes"), tuple(rows), caption=caption, align="ll")
