@@ -56,7 +56,8 @@ def is_hive_folder(path: Path) -> bool:
 # them). Saved fits (.yaml) and Markdown / text reports are not data files at all.
 _OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,40})"')
 OUTPUT_CSV_HEADERS = (
-    "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # fit, report, transfer, sample
+    "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method,beyond_data",  # fit, report, transfer, sample
+    "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # the same, before issue 25
     "dataset,k,members,estimate,low,high,random_k,all_judges,empirical,search",  # judges
     "dataset,items,unlabeled_items,format,kind,judge,other,agreement,count",  # doctor (report/doctor.py CSV_COLUMNS)
     "dataset,judge,verdicts,items,format",  # doctor before unlabeled items

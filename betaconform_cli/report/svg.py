@@ -114,6 +114,11 @@ def lines_svg(chart: Chart) -> str:
     bottom = H - BOTTOM
     step = (W - LEFT - RIGHT) / n
     out = _frame(chart)
+    if chart.shade_from is not None and chart.shade_from in chart.x:  # k beyond the data: extrapolated
+        x0 = LEFT + step * chart.x.index(chart.shade_from)
+        out.append(f'<rect class="extrapolated" x="{x0:.1f}" y="{TOP}" width="{W - RIGHT - x0:.1f}" height="{bottom - TOP}" '
+                   'fill="#888888" fill-opacity="0.12"><title>extrapolated: k beyond the most judges any item has</title></rect>')
+        out.append(f'<text x="{x0 + 4:.1f}" y="{TOP + 12}" font-size="11" fill="#555555">extrapolated</text>')
     _axes(out, top, chart.percent, chart.x_label, chart.y_label)
     for i, label in enumerate(chart.x):
         out.append(f'<text x="{LEFT + step * (i + 0.5):.1f}" y="{bottom + 15}" text-anchor="middle">{_t(label)}</text>')

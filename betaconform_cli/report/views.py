@@ -86,6 +86,7 @@ class Chart:
     caption: str = ""
     text: tuple[str, ...] = ()
     terminal_only: bool = True  # never in Markdown
+    shade_from: str | None = None  # kind "lines": the x from which the plot is shaded (k beyond the data)
 
 
 Block = TableView | Lines | Chart
@@ -97,6 +98,14 @@ def pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 
 
-def k_label(k: int, extrapolated: bool = False) -> str:
-    """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges."""
-    return f"{k}{'*' if k % 2 == 0 else ''}{'†' if extrapolated else ''}"
+def k_label(k: int, extrapolated: bool = False, beyond: bool = False) -> str:
+    """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges, '‡' where k is
+    beyond the most judges any item has (the whole row is the model's extrapolation: BEYOND_NOTE)."""
+    return f"{k}{'*' if k % 2 == 0 else ''}{'‡' if beyond else '†' if extrapolated else ''}"
+
+
+def beyond_note(most: int | None) -> str:
+    """The footnote of rows beyond the data (k_label's '‡')."""
+    items = f"any item has ({most})" if most else "any item has"
+    return (f"‡ extrapolated: more judges than {items}; no item was judged by k, the row is the model's alone, and its "
+            "interval is widened to at least the width at the most judges observed (docs/EXTRAPOLATION.md)")
