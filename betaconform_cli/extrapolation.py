@@ -12,9 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
-Row = TypeVar("Row")
+
+class Row(Protocol):
+    """What the rule reads of an error row (fit.ErrorRow): a dataclass with these fields."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def low(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+
+
+R = TypeVar("R", bound=Row)
 
 
 def widened(estimate: float, low: float, high: float, width: float) -> tuple[float, float]:
@@ -40,20 +54,18 @@ def reference_ks(ks: Sequence[int], most: int) -> tuple[int, ...]:
     return ks
 
 
-def beyond_rows(rows: Sequence[Row], most: int, asked: Sequence[int]) -> tuple[Row, ...]:
+def beyond_rows(rows: Sequence[R], most: int, asked: Sequence[int]) -> tuple[R, ...]:
     """The rows at the asked ks, each with `beyond_data` (k > most) and, past the data, the interval widened to at
-    least the row at `most`'s width (rows hold k, estimate, low, high and beyond_data; `most`'s row must be among
-    them whenever a row is beyond it: reference_ks)."""
-    ref: Any = next((r for r in rows if getattr(r, "k") == most), None)
+    least the row at `most`'s width (`most`'s row must be among the rows whenever one is beyond it: reference_ks;
+    without it the rows are only marked)."""
+    ref = next((r for r in rows if r.k == most), None)
     out = []
     for r in rows:
-        k = int(getattr(r, "k"))
-        if k not in asked:
+        if r.k not in asked:
             continue
-        if k <= most or ref is None:
-            out.append(replace(r, beyond_data=k > most))  # type: ignore[type-var]
+        if r.k <= most or ref is None:
+            out.append(replace(r, beyond_data=r.k > most))  # type: ignore[type-var]
             continue
-        est, low, high = float(getattr(r, "estimate")), float(getattr(r, "low")), float(getattr(r, "high"))
-        lo, hi = widened(est, low, high, float(ref.high) - float(ref.low))
+        lo, hi = widened(float(r.estimate), float(r.low), float(r.high), float(ref.high) - float(ref.low))
         out.append(replace(r, low=lo, high=hi, beyond_data=True))  # type: ignore[type-var]
     return tuple(out)

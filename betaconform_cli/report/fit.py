@@ -97,7 +97,7 @@ def beyond(r: Any, d: Doc) -> bool:
 def _most_observed(d: Doc) -> int:
     """The largest k within the data (the most judges on an item, labeled or not)."""
     inside = [r.k for r in d.error_rates if not beyond(r, d)]
-    return max([d.judges or 0, *inside])
+    return int(max([d.judges or 0, *inside]))
 
 
 def _votes_used(d: Doc) -> bool:
