@@ -61,7 +61,9 @@ def skip_note(ds: Dataset) -> list[str]:
         return list(ds.left_out)
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips) if ds.reading is not None else ""
     if ds.reading is None or ds.reading.unit == "line":
-        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} line(s)" + (f" ({why})" if why else "")]
+        unjudged = any(s.reason == "no judge gave a verdict" for s in (ds.reading.skips if ds.reading else ()))
+        what = "line(s)" if unjudged else "invalid line(s)"  # an item nobody judged is skipped, not invalid
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} {what}" + (f" ({why})" if why else "")]
     return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
 

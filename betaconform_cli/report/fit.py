@@ -223,7 +223,7 @@ def error_chart(d: Doc) -> Chart:
     return Chart(
         kind="lines",
         title=f"{d.dataset}: majority-vote error against k",
-        x=tuple(str(r.k) for r in rows),
+        x=tuple(f"{r.k}‡" if beyond(r, d) else str(r.k) for r in rows),  # shaded from the first ‡ (svg.lines_svg)
         series=(
             Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
             *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
@@ -234,7 +234,6 @@ def error_chart(d: Doc) -> Chart:
         caption=caption_of("empirical is not drawn where an item has fewer than k judges" if any(_extrapolated(r) for r in rows) else "",
                            "shaded: k beyond the most judges any item has (extrapolated)" if any(beyond(r, d) for r in rows) else "",
                            sep="; "),
-        shade_from=next((str(r.k) for r in rows if beyond(r, d)), None),
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from html import escape
 
 from .render import clean
-from .views import Chart
+from .views import BEYOND, Chart
 
 W, H = 640, 340  # the drawing's size in px
 LEFT, RIGHT, TOP, BOTTOM = 62, 16, 34, 62
@@ -114,8 +114,9 @@ def lines_svg(chart: Chart) -> str:
     bottom = H - BOTTOM
     step = (W - LEFT - RIGHT) / n
     out = _frame(chart)
-    if chart.shade_from is not None and chart.shade_from in chart.x:  # k beyond the data: extrapolated
-        x0 = LEFT + step * chart.x.index(chart.shade_from)
+    past = next((i for i, label in enumerate(chart.x) if label.endswith(BEYOND)), None)
+    if past is not None:  # k beyond the most judges any item has: extrapolated, shaded
+        x0 = LEFT + step * past
         out.append(f'<rect class="extrapolated" x="{x0:.1f}" y="{TOP}" width="{W - RIGHT - x0:.1f}" height="{bottom - TOP}" '
                    'fill="#888888" fill-opacity="0.12"><title>extrapolated: k beyond the most judges any item has</title></rect>')
         out.append(f'<text x="{x0 + 4:.1f}" y="{TOP + 12}" font-size="11" fill="#555555">extrapolated</text>')

@@ -67,7 +67,8 @@ class Chart:
     """A figure, format-neutral: HTML draws it as inline SVG (report/svg.py); a terminal prints `text` (the
     text chart, or nothing); Markdown leaves it out.
 
-    kind "lines": `x` numbers, `series` lines (the first one's interval drawn as a band, the others' as bars);
+    kind "lines": `x` numbers, `series` lines (the first one's interval drawn as a band, the others' as bars); an x
+    ending in BEYOND ("9‡": k beyond the most judges any item has) and every x after it are shaded (extrapolated);
     kind "bars": `x` categories, `series[0]` bars (observed), `series[1:]` markers (fitted);
     kind "heatmap": `x` column labels, `rows` row labels, `cells[row][col]` a value (None: no number);
     kind "hbars": `rows` labels, `series[0]` one value per row, with its interval when given (`score`'s
@@ -86,7 +87,6 @@ class Chart:
     caption: str = ""
     text: tuple[str, ...] = ()
     terminal_only: bool = True  # never in Markdown
-    shade_from: str | None = None  # kind "lines": the x from which the plot is shaded (k beyond the data)
 
 
 Block = TableView | Lines | Chart
@@ -102,6 +102,9 @@ def k_label(k: int, extrapolated: bool = False, beyond: bool = False) -> str:
     """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges, '‡' where k is
     beyond the most judges any item has (the whole row is the model's extrapolation: BEYOND_NOTE)."""
     return f"{k}{'*' if k % 2 == 0 else ''}{'‡' if beyond else '†' if extrapolated else ''}"
+
+
+BEYOND = "‡"
 
 
 def beyond_note(most: int | None) -> str:
