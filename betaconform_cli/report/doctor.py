@@ -49,13 +49,15 @@ class DoctorReport(Verdictless):
         return to_json([msgspec.to_builtins(d) for d in self.documents])
 
     def csv(self) -> str:
-        """One row per judge (kind "judge"), per vote split ("split": judges, split) and per judge pair ("agreement":
-        judge and other judge, the share agreeing); `count` is the judge's verdicts, the split's items or the items
-        both judged. `items` is the labeled count, `unlabeled_items` the unlabeled."""
+        """One row per judge (kind "judge"; "judge_unlabeled": its verdicts on unlabeled items), per vote split
+        ("split": judges, split) and per judge pair ("agreement": judge and other judge, the share agreeing); `count`
+        is the judge's verdicts, the split's items or the items both judged. `items` is the labeled count, `unlabeled_items` the unlabeled."""
         rows: list[list[Any]] = []
         for d in self.documents:
             base = [d.dataset, d.items, d.unlabeled_items, _given(d.format)]
             rows += [[*base, "judge", j.name, "", "", j.verdicts] for j in _given(d.judges) or []]
+            rows += [[*base, "judge_unlabeled", j.name, "", "", j.unlabeled] for j in _given(d.judges) or []
+                     if _given(j.unlabeled) is not None]
             rows += [[*base, "split", v.judges, v.split, "", v.items] for v in _given(d.vote_splits) or []]
             rows += [[*base, "agreement", a.judges[0], a.judges[1], a.agreement, a.items] for a in _given(d.agreement) or []]
         return to_csv(CSV_COLUMNS, rows)
