@@ -51,7 +51,7 @@ from betaconform_cli.latent_classes import cross_fitted_prediction, fit_latent_c
 from betaconform_cli.score import fit_dawid_skene, majority, score, wilson_fpc  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
-RS = (20, 50)
+RS = (20, 50, 100)
 LEVEL = 0.9
 PASS_RATE = (0.5, 0.9)
 
@@ -127,10 +127,14 @@ def _ppi(
     toward: float | None = None,
     rule: str = "lt",
     limit: float = 0.5,
+    interval: str = "score",
 ) -> tuple[float, float, float]:
     """PPI++ from labeled gold y, the prediction on the labeled items and on all items, the estimate moved toward
     `toward` (None: not moved) by `rule` (the keywords' defaults are ours: lambda tuned in [-1, 1], finite-population
-    correction, t quantile, 2 fitted parameters, 3 pseudo-items, limited translation by half a standard error)."""
+    correction, t quantile, 2 fitted parameters, 3 pseudo-items, limited translation by half a standard error; the
+    interval in the score form with the calibrated model's variance, eq. 6). `interval`: "score" (ours), "wald"
+    (theta +- t sd: the estimator before issue 26), "score-cov" (the score form with Cov(y, f) from the labels
+    instead of Var(f))."""
     n, big_n = len(y), len(f_all)
     if fixed_lam is not None:
         lam = fixed_lam
@@ -141,10 +145,19 @@ def _ppi(
     theta = lam * float(f_all.mean()) + float(e.mean())
     p0 = (y.sum() + 1) / (n + 2)
     s2 = (float(((e - e.mean()) ** 2).sum()) + pseudo * p0 * (1 - p0)) / (n - ddof + pseudo)
-    var = s2 / n * ((1 - n / big_n) if fpc else 1.0)
+    factor = (1 - n / big_n) if fpc else 1.0
+    var = s2 / n * factor
     q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
     half = float(q) * math.sqrt(var)
     low, high = max(0.0, theta - half), min(1.0, theta + half)
+    if interval != "wald":  # eq. 6 by brute force on a grid (the package solves the quadratic)
+        var_f = float(np.var(f_all))
+        cov = var_f if interval == "score" else float(np.cov(y, f_lab)[0, 1])
+        grid = np.linspace(0.0, 1.0, 20001)
+        model = (grid * (1 - grid) + lam * lam * var_f - 2 * lam * cov) * factor / n
+        inside = grid[np.abs(theta - grid) <= float(q) * np.sqrt(np.maximum(model, var))]
+        if inside.size:
+            low, high = min(low, float(inside[0])), max(high, float(inside[-1]))
     estimate = theta if toward is None or lam == 0 else _moved(theta, math.sqrt(var), toward, rule, limit)
     return min(high, max(low, estimate)), low, high
 
@@ -328,6 +341,44 @@ def graded_datasets(seed: int) -> list[tuple[str, Maker]]:
     return out
 
 
+def ceiling_datasets(seed: int) -> list[tuple[str, Maker]]:
+    """--simulate ceiling: systems near the ceiling, where a judge's mistake is rare and shared. 9 systems x 400
+    answers x 11 judges, pass rates 0.85, 0.866, ..., 0.98; judge j passes a passing answer with probability
+    sens_j ~ U(0.97, 0.995) and a failing one with 1 - spec_j, spec_j ~ U(0.85, 0.97), independently, except that
+    30% of the failing answers are convincing: judge j passes them with probability fooled_j ~ U(0.7, 0.95). The
+    ranges were written down before any run, from what strong LLM judges of short answers are reported to do in
+    general; nothing was fitted to a number. Fixed data: draws differ only in which items are labeled."""
+    rng = np.random.default_rng([seed, 123])
+    out = []
+    for k, p in enumerate(np.linspace(0.85, 0.98, 9)):
+        sens, spec, fooled = rng.uniform(0.97, 0.995, 11), rng.uniform(0.85, 0.97, 11), rng.uniform(0.7, 0.95, 11)
+        gold = (rng.random(400) < p).astype(int)
+        convincing = (gold == 0) & (rng.random(400) < 0.3)
+        says_pass = np.where(convincing[:, None], fooled, np.where(gold[:, None] == 1, sens, 1 - spec))
+        out.append((f"ceiling_system_{k}", _fixed(gold, (rng.random((400, 11)) < says_pass).astype(int))))
+    return out
+
+
+def convincing_datasets(seed: int) -> list[tuple[str, Maker]]:
+    """--simulate convincing: 9 systems x 400 answers x 11 distinct judges, pass rates 0.3..0.9; judge j's
+    sensitivity ~ U(0.85, 0.98) and specificity ~ U(0.6, 0.95) on ordinary answers, drawn per system; a share of
+    the failing answers (8% of all answers / 2, spread over the fails) are convincing (judge j passes them with
+    probability ~ U(0.6, 0.95)) and 4% of the passing ones unconventional (judge j fails them with probability
+    ~ U(0.4, 0.8)). Stated before any run, not fitted to any number. Fixed data."""
+    rng = np.random.default_rng([seed, 99])
+    out = []
+    for k, p in enumerate(np.linspace(0.3, 0.9, 9)):
+        sens, spec = rng.uniform(0.85, 0.98, 11), rng.uniform(0.6, 0.95, 11)
+        fooled, harsh = rng.uniform(0.6, 0.95, 11), rng.uniform(0.4, 0.8, 11)
+        gold = (rng.random(400) < p).astype(int)
+        convincing = (gold == 0) & (rng.random(400) < 0.04 / (1 - p))
+        unconventional = (gold == 1) & (rng.random(400) < 0.04)
+        says_pass = np.where(gold[:, None] == 1, sens, 1 - spec)
+        says_pass = np.where(convincing[:, None], fooled, np.where(unconventional[:, None], 1 - harsh, says_pass))
+        out.append((f"convincing_system_{k}", _fixed(gold, (rng.random((400, 11)) < says_pass).astype(int))))
+    return out
+
+
 def run(
     datasets: list[tuple[str, Maker]],
     draws: int,
@@ -365,6 +416,9 @@ def run(
                         f"  r={r} {stem:32s} {name:34s} |err| {100 * a[:, 0].mean():5.2f}  "
                         f"cover {100 * a[:, 1].mean():5.1f}%  width {100 * a[:, 2].mean():5.1f}"
                     )
+        if not used:
+            print(f"\nr = {r}: no dataset has {2 * r} items")
+            continue
         print(f"\nr = {r}: {len(used)} datasets with at least {2 * r} items, {draws} draws each, 90% intervals")
         print("| method | mean abs error (points) | coverage | mean width (points) |\n|---|---:|---:|---:|")
         for name in methods:
@@ -372,6 +426,10 @@ def run(
             cover = "n/a" if np.isnan(a[:, 2]).all() else f"{100 * a[:, 1].mean():.1f}%"
             width = "n/a" if np.isnan(a[:, 2]).all() else f"{100 * a[:, 2].mean():.2f}"
             print(f"| {name} | {100 * a[:, 0].mean():.2f} | {cover} | {width} |")
+        for name in methods:
+            a = np.array(table[name])
+            if not np.isnan(a[:, 2]).all():
+                print(f"worst dataset coverage, {name}: {100 * a[:, 1].min():.1f}% ({used[int(a[:, 1].argmin())]})")
         if "truescore PPI++ (majority)" in table and "ours" in table:
             ours_a, peer = np.array(table["ours"]), np.array(table["truescore PPI++ (majority)"])
             print(
@@ -388,17 +446,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--alternatives", action="store_true")
     parser.add_argument("--per-dataset", action="store_true")
+    parser.add_argument("--only", nargs="+", default=None, help="only the methods whose names contain one of these")
     parser.add_argument(
         "--simulate",
         nargs="?",
         const="mixed",
-        choices=("mixed", "issue18", "graded"),
+        choices=("mixed", "issue18", "graded", "ceiling", "convincing"),
         help="simulated judges instead of the shared data: mixed (independent judges, shared hard items), issue18, "
-        "or graded",
+        "graded, ceiling or convincing",
     )
     args = parser.parse_args()
     if args.simulate:
-        simulate = {"mixed": simulated_datasets, "issue18": issue18_datasets, "graded": graded_datasets}
+        simulate = {"mixed": simulated_datasets, "issue18": issue18_datasets, "graded": graded_datasets,
+                    "ceiling": ceiling_datasets, "convincing": convincing_datasets}
         datasets = simulate[args.simulate](args.seed)
     elif not args.data.is_dir():
         print(f"no data folder at {args.data}: nothing to benchmark (pass --data DIR, or --simulate)")
@@ -407,6 +467,8 @@ def main() -> int:
         datasets = real_datasets(args.data)
     start = time.perf_counter()
     methods = ALTERNATIVES if args.alternatives else MAIN
+    if args.only:
+        methods = {k: v for k, v in methods.items() if any(part in k for part in args.only)}
     run(datasets, args.draws, args.seed, methods, args.per_dataset)
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
@@ -445,7 +507,9 @@ def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.nda
 
 
 ALTERNATIVES = {
-    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd)": ours,
+    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd; score form)": ours,
+    "interval: theta +- t sd (the Wald form, before issue 26)": _variant(interval="wald"),
+    "interval: score form with Cov(y, f) from the labels": _variant(interval="score-cov"),
     "not moved (PPI++ alone)": _variant(toward=None),
     "moved: empirical Bayes, no limit": _variant(rule="eb"),
     "moved: limited to 1 sd": _variant(limit=1.0),

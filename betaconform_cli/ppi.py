@@ -102,6 +102,39 @@ def t_interval(estimate: float, variance: float, dof: int, confidence_level: flo
     return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
 
 
+def score_form_interval(
+    estimate: float,
+    variance: float,
+    dof: int,
+    confidence_level: float,
+    model: tuple[float, float],
+    lo: float = 0.0,
+    hi: float = 1.0,
+) -> Interval:
+    """The t interval of a pass rate whose variance may depend on the pass rate itself (the score, or Wilson, form):
+    every theta0 with
+        (estimate - theta0)^2 <= t^2 * max(variance, a * theta0 (1 - theta0) - b),        model = (a, b),   eq. (6)
+    i.e. the union of the t interval of the residuals' `variance` and the set where the model's variance of the
+    estimate AT theta0 allows it (a quadratic in theta0), clipped to [lo, hi]. For a binary outcome the residuals'
+    variance is Var(y) + lambda^2 Var(f) - 2 lambda Cov(y, f) and Var(y) = theta0 (1 - theta0) is known under the
+    hypothesis; a sample that has not met the rare disagreements that make theta0 differ from the estimate has a
+    small empirical variance exactly when the estimate is off (the Wald interval's failure near 0 or 1), and the
+    model term evaluated at theta0 keeps the far end honest. With a = b = 0 this is `t_interval`."""
+    base = t_interval(estimate, variance, dof, confidence_level, lo, hi)
+    a, b = model
+    if not (math.isfinite(estimate) and dof >= 1 and a > 0 and math.isfinite(b)):
+        return base
+    q2 = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) ** 2
+    # (estimate - x)^2 = q2 (a x (1 - x) - b):  (1 + q2 a) x^2 - (2 estimate + q2 a) x + estimate^2 + q2 b = 0
+    qa, qb, qc = 1.0 + q2 * a, -(2.0 * estimate + q2 * a), estimate * estimate + q2 * b
+    disc = qb * qb - 4.0 * qa * qc
+    if disc <= 0:
+        return base
+    root = math.sqrt(disc)
+    low, high = (-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa)
+    return Interval(estimate, max(lo, min(base.low, low)), min(hi, max(base.high, high)))  # the hull of the union
+
+
 def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:
     """Wilson's score interval for successes / n; with `population` N, n is replaced by n / (1 - n/N), the
     finite-population correction of the variance (all items labeled: the exact rate)."""

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from .dawid_skene import JudgeModel, fit_dawid_skene, majority
-from .errors import ParameterError
+from .errors import P0, P1, ParameterError
 from .inputs.dataset import Votes
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
 from .ppi import (
@@ -68,6 +68,7 @@ from .ppi import (
     mean_variance,
     pseudo_variance,
     residuals,
+    score_form_interval,
     shrink_toward,
     t_interval,
     tuned_lambda,
@@ -171,7 +172,7 @@ def binarize(verdicts: np.ndarray, gold: np.ndarray, positive: int) -> tuple[np.
     if v.ndim != 2 or g.ndim != 1 or v.shape[0] != g.shape[0]:
         raise ParameterError(
             ("verdicts", "gold"),
-            f"{{0}} must be items x judges and {{1}} one code per item; got shapes {v.shape} and {g.shape}",
+            f"{P0} must be items x judges and {P1} one code per item; got shapes {v.shape} and {g.shape}",
         )
     vb = np.where(v < 0, -1, (v == positive).astype(np.int8)).astype(np.int8)
     gb = np.where(g < 0, -1, (g == positive).astype(np.int8)).astype(np.int8)
@@ -186,7 +187,7 @@ def _check_counts(counts: np.ndarray | None, rows: int, clustered: bool) -> np.n
         raise ParameterError("counts", f"must give a whole number >= 0 of items per row ({rows} rows)")
     if clustered and (w != 1).any():
         raise ParameterError(
-            ("counts", "clusters"), "{0} and {1} cannot be combined: with clusters each row is one item"
+            ("counts", "clusters"), f"{P0} and {P1} cannot be combined: with clusters each row is one item"
         )
     return w
 
@@ -222,6 +223,7 @@ class _Fit:
     clusters: int
     var_score: float
     var_bias: float
+    model: tuple[float, float]  # eq. (6): the estimate's variance at theta0 is a theta0 (1 - theta0) - b
 
 
 def _fit(
@@ -244,10 +246,24 @@ def _fit(
     variance, g = mean_variance(resid, cluster, labeled, w, ddof, pseudo_variance(y[labeled], wl))
     fpc = 1.0 - n / n_items if target == "set" else 1.0
     var_score = var_bias = variance * fpc
+    # eq. (6): Var(y - lam f) = theta0 (1 - theta0) - (2 lam - lam^2) Var(f) when f is calibrated (Cov(y, f) = Var(f))
+    explained = (2.0 * lam - lam * lam) * float(w @ (f - wmean(f, w)) ** 2) / w.sum()
+    a, b = fpc / n, fpc * explained / n
     if target == "new":  # eq. (3): this set's own mean around the population's
         var_score += labeled_mean_variance(y, cluster, labeled, w) * n / n_items
         var_bias += labeled_mean_variance(maj - y, cluster, labeled, w) * n / n_items
-    return _Fit(theta, lam, resid, ddof, g, var_score, var_bias)
+        a += 1.0 / n_items
+    return _Fit(theta, lam, resid, ddof, g, var_score, var_bias, (a, b))
+
+
+def _bias_interval(judges_say: float, fit: _Fit, around: Interval) -> Interval:
+    """judges_say - theta with its interval: theta's unclipped interval `around` mirrored (the majority's mean over
+    the items is known), each side scaled by sd(bias) / sd(score) (1 for target "set"; for "new" the judges' own
+    mean around the population's adds its variance), clipped to [-1, 1]."""
+    ratio = math.sqrt(fit.var_bias / fit.var_score) if fit.var_score > 0 and math.isfinite(fit.var_bias) else 1.0
+    centre = judges_say - fit.theta
+    low, high = centre - ratio * (around.high - fit.theta), centre + ratio * (fit.theta - around.low)
+    return Interval(centre, max(-1.0, low), min(1.0, high))
 
 
 def _estimate(
@@ -273,10 +289,11 @@ def _estimate(
     maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(len(w), 0.5)
     fit = _fit(y, f, maj, labeled, cluster, w, target, lambda_)
     judges_say, dof, uses_judges = wmean(maj, w), fit.clusters - fit.ddof, model is not None and fit.lam != 0
-    raw = t_interval(fit.theta, fit.var_score, dof, confidence_level, 0.0, 1.0)  # around theta, then clipped
+    around = score_form_interval(fit.theta, fit.var_score, dof, confidence_level, fit.model, -math.inf, math.inf)
+    raw = Interval(fit.theta, max(0.0, around.low), min(1.0, around.high))  # eq. (6), clipped to [0, 1]
     moved = shrink_toward(fit.theta, math.sqrt(fit.var_score), judges_say) if uses_judges else fit.theta  # eq. (4)
     estimate = min(raw.high, max(raw.low, moved))
-    bias = t_interval(judges_say - fit.theta, fit.var_bias, dof, confidence_level, -1.0, 1.0)
+    bias = _bias_interval(judges_say, fit, around)
     successes = int(round(float(w[labeled] @ y[labeled])))
     result = ScoreResult(
         score=replace(raw, estimate=estimate),
@@ -341,7 +358,7 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
             return same[0]
         raise ParameterError(
             "positive",
-            "{0} "
+            f"{P0} "
             + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}".replace(
                 "{", "{{"
             ).replace("}", "}}"),
@@ -353,7 +370,7 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
         "positive",
         "cannot tell which class of the gold passes among "
         + (", ".join(map(str, classes)) or "no classes").replace("{", "{{").replace("}", "}}")
-        + "; name it with {0} (e.g. {0} "
+        + f"; name it with {P0} (e.g. {P0} "
         + (str(classes[0]) if classes else "pass").replace("{", "{{").replace("}", "}}")
         + ")",
     )
@@ -389,7 +406,7 @@ def align_items(ids_a: Sequence[Any], ids_b: Sequence[Any]) -> tuple[np.ndarray,
     where_b = {item: k for k, item in enumerate(ids_b)}
     pairs = [(k, where_b[item]) for k, item in enumerate(ids_a) if item in where_b]
     if not pairs:
-        raise ParameterError(("ids_a", "ids_b"), "{0} and {1} share no item id; a comparison needs shared items")
+        raise ParameterError(("ids_a", "ids_b"), f"{P0} and {P1} share no item id; a comparison needs shared items")
     ia, ib = zip(*pairs, strict=True)
     return np.asarray(ia, dtype=int), np.asarray(ib, dtype=int)
 
@@ -414,7 +431,7 @@ def compare_scores(
     va, ga = binarize(verdicts_a, gold_a, positive)
     vb, gb = binarize(verdicts_b, gold_b, positive)
     if ga.shape != gb.shape:
-        raise ParameterError(("verdicts_a", "verdicts_b"), "{0} and {1} must hold the same items (align_items)")
+        raise ParameterError(("verdicts_a", "verdicts_b"), f"{P0} and {P1} must hold the same items (align_items)")
     cluster = _cluster_codes(clusters, ga.shape[0])
     w = np.ones(ga.shape[0])
     pa = _estimate(va, ga, positive, cluster, w, confidence_level, target, None)

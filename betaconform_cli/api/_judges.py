@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ParameterError, UsageError
 from ..inputs import InputOptions, Keep, read_inputs
-from ..settings import check_seed
+from ..settings import JUDGES_CSV_TABLES, check_seed
 from ._common import Progress, skip_note, unlabeled_only_judges
 
 if TYPE_CHECKING:
@@ -28,19 +28,25 @@ def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
-    progress: Progress | None = None, unlabeled: bool = True,
+    progress: Progress | None = None, unlabeled: bool = True, positive: str | None = None,
+    csv_table: str = "ensembles",
 ) -> JudgesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md).
     Items with verdicts and no gold count too (`unlabeled=False`: labels only) where the labels vouch for their
-    verdicts (judges/every.py)."""
+    verdicts (judges/every.py). With verdicts (not correctness alone): each judge's agreement with the gold and the
+    panel's among themselves (judges/gold.py; `positive` the pass class, bootstrap draws from `seed`); `csv_table`
+    which table -f csv writes ("ensembles" or "agreement")."""
     import numpy as np
 
     from ..judges import analyse_judges
     from ..judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
     from ..judges.document import judges_document
+    from ..judges.gold import MAX_CLASSES, votes_agreement
     from ..report.judges import JudgesReport
 
     check_seed(seed)
+    if csv_table not in JUDGES_CSV_TABLES:
+        raise ParameterError("csv_table", f"must be one of {', '.join(JUDGES_CSV_TABLES)}; got {csv_table!r}")
     docs = []
     notes: list[str] = []
     for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
@@ -69,10 +75,18 @@ def judges(
             rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
             request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
             result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step)
+            agreement = None
+            if ds.votes is not None and set(result.names) <= set(ds.votes.judges):
+                if len(ds.votes.classes) > MAX_CLASSES:
+                    notes.append(f"{ds.source}: agreement with the gold left out: {len(ds.votes.classes)} verdict classes "
+                                 f"(at most {MAX_CLASSES}; free-text verdicts are each a class)")
+                else:
+                    agreement = votes_agreement(ds.votes, result.names, result.pairs, confidence_level,
+                                                np.random.default_rng(seed), positive, unlabeled)
         except ParameterError as exc:  # the option, and the file it was checked against
-            raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+            raise ParameterError(exc.params, ds.source + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
-        docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED))
-    return JudgesReport(tuple(docs), tuple(notes))
+        docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
+    return JudgesReport(tuple(docs), tuple(notes), csv_table)
 

@@ -7,13 +7,15 @@ from typing import Annotated
 import typer
 
 from .. import api
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from ..inputs import InputOptions
+from ..settings import parse_ks
 from . import app
 from .emit import emit, output_format, progress
-from .options import JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
+from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped
 
 PICK = "Selection"
+AGREE = "Agreement"
 
 
 @app.command()
@@ -28,13 +30,17 @@ def judges(
     max_error: Annotated[float | None, typer.Option("--max-error", help="the largest acceptable majority error (upper end of the interval), a fraction; exit 1 when no ensemble meets it", rich_help_panel=PICK)] = None,
     population: Annotated[int | None, typer.Option("--population", help="the size of the whole set the labeled items were drawn from (its error is then the target)", rich_help_panel=PICK)] = None,
     unlabeled: Unlabeled = True,
+    positive: Annotated[str | None, typer.Option("--positive", help="the gold class that counts as a pass, for sensitivity and specificity (default: true, pass, yes, 1, correct, ...)", rich_help_panel=AGREE)] = None,
+    csv_table: Annotated[CsvTable, typer.Option("--csv-table", help="-f csv writes the ensembles of each size, or each judge's agreement with the gold (agreement)", rich_help_panel=OUTPUT)] = "ensembles",
 ) -> None:
-    """Which judges, and how many: per-judge accuracy, shared mistakes, the ensemble to run for each size k."""
+    """Which judges, and how many: per-judge accuracy and agreement with the gold, shared mistakes, the ensemble to
+    run for each size k."""
     fmt = output_format(out, data)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     with progress("judges") as update:
         report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
-                            est.seed, members, parse_costs(cost), max_error, population, update, unlabeled)
+                            est.seed, members, parse_costs(cost), max_error, population, update, unlabeled,
+                            positive, csv_table)
     raise typer.Exit(emit(report, out, fmt))
 
 
@@ -50,5 +56,5 @@ def parse_costs(text: str | None) -> dict[str, float] | None:
                 raise ValueError
             out[name.strip()] = float(price)
         except ValueError:
-            raise ParameterError("cost", f"{{0}}: cannot read {part!r}; use judge=price pairs such as 'gpt-4o=5,llama=0.2'") from None
+            raise ParameterError("cost", f"{P0}: cannot read {part!r}; use judge=price pairs such as 'gpt-4o=5,llama=0.2'") from None
     return out

@@ -3,6 +3,7 @@ size k with an honest estimate of its majority-vote error (docs/JUDGES.md). Pure
 
 from .analysis import Search, analyse_judges, default_ks, rescore, search_ensembles
 from .descriptive import cochran_q, pair_table, wilson_interval
+from .gold import Agreement, votes_agreement
 from .model import ClassPosterior, ModelSettings, sample_posterior
 from .results import (
     CostChoice,
@@ -16,6 +17,7 @@ from .results import (
 )
 
 __all__ = [
+    "Agreement",
     "ClassPosterior",
     "CostChoice",
     "EnsembleRow",
@@ -33,6 +35,7 @@ __all__ = [
     "pair_table",
     "rescore",
     "search_ensembles",
+    "votes_agreement",
     "sample_posterior",
     "wilson_interval",
 ]

@@ -14,6 +14,7 @@ from msgspec import UNSET, Struct, UnsetType
 from .. import __version__
 from ..documents import Count, Fraction, K, Level
 from ..settings import TIE_RULE
+from .gold import METHODS, Agreement, Figures
 from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
 
 Json = Any  # fit's own error row, and the vote model's record (typed where they are published: docs/schema/fit.json)
@@ -151,6 +152,72 @@ class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
     choice: str
 
 
+class AgreementEstimate(Struct, kw_only=True, frozen=True):
+    """A figure and its interval at the document's confidence level."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+class BinaryRates(Struct, kw_only=True, frozen=True):
+    """Two classes, one the pass class: sensitivity (pass given pass), specificity, false-pass rate (pass given not
+    pass: 1 - specificity), false-fail rate (not pass given pass: 1 - sensitivity)."""
+
+    positive: str
+    sensitivity: AgreementEstimate | None
+    specificity: AgreementEstimate | None
+    false_pass_rate: AgreementEstimate | None
+    false_fail_rate: AgreementEstimate | None
+
+
+class AgreementFigures(Struct, kw_only=True, frozen=True):
+    """A judge against the gold: accuracy, each class's recall (in the classes' order), the binary rates,
+    Cohen's kappa, Gwet's AC1 and Krippendorff's alpha (null where undefined: every item one class)."""
+
+    items: Count
+    accuracy: AgreementEstimate | None
+    recall: list[AgreementEstimate | None]
+    binary: BinaryRates | None
+    kappa: AgreementEstimate | None
+    ac1: AgreementEstimate | None
+    alpha: AgreementEstimate | None
+
+
+class JudgeVsGold(Struct, kw_only=True, frozen=True):
+    """One judge: its confusion table on the labeled items (rows gold, columns its verdict), the labels-only figures
+    and the model-based ones (null where not used)."""
+
+    name: str
+    confusion: list[list[Count]]
+    labels: AgreementFigures
+    model: AgreementFigures | None
+
+
+class PanelAgreement(Struct, kw_only=True, frozen=True):
+    """The judges among themselves: Fleiss' kappa (items every judge judged), Krippendorff's alpha (items with two
+    verdicts or more), and the pairs that err together beyond their accuracies (Holm at 1 - confidence level)."""
+
+    items: Count
+    complete_items: Count
+    fleiss_kappa: AgreementEstimate | None
+    alpha: AgreementEstimate | None
+    dependent_pairs: list[list[str]]
+
+
+class AgreementRecord(Struct, kw_only=True, frozen=True):
+    """Agreement with the gold per judge and among the judges (judges/gold.py; docs/AGREEMENT.md)."""
+
+    classes: list[str]
+    positive: str | None
+    confidence_level: Level
+    methods: dict[str, str]
+    model_used: bool
+    model_note: str
+    judges: list[JudgeVsGold]
+    panel: PanelAgreement
+
+
 class JudgesDocument(Struct, kw_only=True, frozen=True):
     """One dataset's judges, their shared mistakes, the best ensemble of each size, and the model behind them."""
 
@@ -176,6 +243,7 @@ class JudgesDocument(Struct, kw_only=True, frozen=True):
     pairs_without_data: list[list[str]]
     top_pairs: list[list[str]]
     exchangeability: Exchangeability
+    agreement: AgreementRecord | None
     ensembles: list[Ensemble]
     ensemble: NamedEnsemble | None
     cost: Cost | None
@@ -189,8 +257,37 @@ def _unlabeled(r: JudgesResult) -> dict[str, Any]:
     return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": JudgesUnlabeled(**r.unlabeled)}
 
 
-def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, random_numbers: str) -> JudgesDocument:
-    """The document of one dataset: where it came from, the result, and how its random numbers were seeded."""
+def _estimate(x: Any) -> AgreementEstimate | None:
+    return None if x is None else AgreementEstimate(estimate=x.estimate, low=x.low, high=x.high)
+
+
+def _figures(f: Figures) -> AgreementFigures:
+    b = f.binary
+    binary = None if b is None else BinaryRates(
+        positive=b.positive, sensitivity=_estimate(b.sensitivity), specificity=_estimate(b.specificity),
+        false_pass_rate=_estimate(b.false_pass), false_fail_rate=_estimate(b.false_fail))
+    return AgreementFigures(items=f.items, accuracy=_estimate(f.accuracy), recall=[_estimate(x) for x in f.recall],
+                            binary=binary, kappa=_estimate(f.kappa), ac1=_estimate(f.ac1), alpha=_estimate(f.alpha))
+
+
+def agreement_record(a: Agreement | None) -> AgreementRecord | None:
+    """The "agreement" record of the document (None: the input carries no verdicts, only correctness)."""
+    if a is None:
+        return None
+    p = a.panel
+    return AgreementRecord(
+        classes=list(a.classes), positive=a.positive, confidence_level=a.confidence_level, methods=dict(METHODS),
+        model_used=a.model_used, model_note=a.model_note,
+        judges=[JudgeVsGold(name=j.name, confusion=[list(r) for r in j.confusion], labels=_figures(j.labels),
+                            model=None if j.model is None else _figures(j.model)) for j in a.judges],
+        panel=PanelAgreement(items=p.items, complete_items=p.complete_items, fleiss_kappa=_estimate(p.fleiss_kappa),
+                             alpha=_estimate(p.alpha), dependent_pairs=[list(x) for x in p.dependent_pairs]))
+
+
+def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, random_numbers: str,
+                    agreement: Agreement | None = None) -> JudgesDocument:
+    """The document of one dataset: where it came from, the result, how its random numbers were seeded, and the
+    agreement with the gold (judges/gold.py; None without verdicts)."""
     posterior = r.models.posterior.to_dict()
     settings = r.settings.to_dict()
     return JudgesDocument(
@@ -204,6 +301,7 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         judges=[Judge(**j.to_dict()) for j in r.judges], pairs=[Pair(**p.to_dict()) for p in r.pairs],
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
         top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=Exchangeability(**r.exchangeability.to_dict()),
+        agreement=agreement_record(agreement),
         ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
         ensemble=None if r.picks.named is None else NamedEnsemble(**r.picks.named.to_dict()),
         cost=None if r.picks.cost is None else Cost(**r.picks.cost.to_dict()),

@@ -11,7 +11,16 @@ from ..documents import check, plain, row_type
 from ..errors import quote_all
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
-from . import Verdict
+from . import Results, Verdict
+from .judges_agreement import (
+    AGREEMENT_CSV,
+    agreement_rows,
+    agreement_view,
+    chance_view,
+    confusion_view,
+    kappa_chart,
+    panel_view,
+)
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
@@ -203,11 +212,12 @@ ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k"
 
 
 @dataclass(frozen=True)
-class JudgesReport:
+class JudgesReport(Results):
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
     documents: tuple[JudgesDocument, ...]
     notes: tuple[str, ...] = ()
+    csv_table: str = "ensembles"  # -f csv: "ensembles" (each size's ensemble) or "agreement" (each judge vs the gold)
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []
@@ -215,7 +225,9 @@ class JudgesReport:
             count = f"{d.items} labeled" + (f" + {d.unlabeled_items} unlabeled" if d.unlabeled_items else "") + " items"
             head = f"{d.dataset}: {count}, {len(d.judge_names)} judges; {d.target}"
             tables = views(d)
-            out += [Lines((head,), heading=markdown), *tables[:2], shared_mistakes_chart(d), *tables[2:]]
+            out += [Lines((head,), heading=markdown), *tables[:1]]
+            out += [b for b in (agreement_view(d), chance_view(d), kappa_chart(d), confusion_view(d), panel_view(d)) if b is not None]
+            out += [*tables[1:2], shared_mistakes_chart(d), *tables[2:]]
             if d.exchangeability.note:
                 out.append(Lines((f"exchangeable? {d.exchangeability.note}",)))
             out.append(BLANK)
@@ -225,6 +237,8 @@ class JudgesReport:
         return to_json([plain(d) for d in self.documents])
 
     def csv(self) -> str:
+        if self.csv_table == "agreement":
+            return to_csv(AGREEMENT_CSV, (row for d in self.documents for row in agreement_rows(d)))
         rows = ([d.dataset, e.k, list(e.members), e.estimate, e.low, e.high, e.random_k,
                  e.all_judges, e.empirical, e.search] for d in self.documents for e in d.ensembles)
         return to_csv(ENSEMBLE_CSV, rows)

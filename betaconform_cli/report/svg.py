@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
 
-from .render import clean
+from ..escape import html as _t
 from .views import BEYOND, Chart
 
 W, H = 640, 340  # the drawing's size in px
@@ -21,10 +20,6 @@ COLOURS = ("#1f77b4", "#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#8c564b")
 MARKERS = ("circle", "square", "diamond", "triangle", "circle", "square")
 DASHES = ("", "6 3", "2 2", "8 3 2 3", "", "6 3")
 FONT = 'font-family="sans-serif" font-size="11"'
-
-
-def _t(text: str) -> str:
-    return escape(clean(str(text), keep_newlines=False))
 
 
 def nice_top(value: float) -> float:
@@ -257,36 +252,47 @@ def heatmap_svg(chart: Chart) -> str:
     return "\n".join(out)
 
 
+def _hbar_value(v: float, percent: bool) -> str:
+    return _value(v, percent) if percent else f"{v:.2f}"
+
+
 def hbars_svg(chart: Chart) -> str:
-    """One horizontal bar per row (series[0]), with its interval as a whisker: `score`'s judges-vs-corrected bar."""
+    """One horizontal bar per row (series[0]) from 0, with its interval as a whisker: `score`'s judges-vs-corrected
+    bar, `judges`' kappa per judge (a negative value's bar runs left of a zero line)."""
     s = chart.series[0] if chart.series else None
     label_w = min(220, 12 + 6.5 * max((len(r) for r in chart.rows), default=1))
     bar = 26
     height = int(TOP + 10 + bar * len(chart.rows) + 50)
-    top = nice_top(max(_values(chart), default=0.0))
+    values = _values(chart)
+    top = nice_top(max(values, default=0.0))
+    bottom = -nice_top(-min(values)) if values and min(values) < 0 else 0.0
     out = _frame(chart, height)
     span = W - label_w - RIGHT - 10
 
     def px(v: float) -> float:
-        return label_w + span * v / top
+        return label_w + span * (v - bottom) / (top - bottom)
 
+    zero = px(0.0)
     for i, label in enumerate(chart.rows):
         y = TOP + 10 + bar * i
         out.append(f'<text x="{label_w - 6:.1f}" y="{y + bar / 2 + 4:.1f}" text-anchor="end">{_t(label)}</text>')
         v = s.y[i] if s is not None and i < len(s.y) else None
         if v is None:
-            out.append(f'<text x="{label_w + 4:.1f}" y="{y + bar / 2 + 4:.1f}">—</text>')
+            out.append(f'<text x="{zero + 4:.1f}" y="{y + bar / 2 + 4:.1f}">—</text>')
             continue
         colour = COLOURS[i % len(COLOURS)]
-        out.append(f'<rect x="{label_w}" y="{y + 4:.1f}" width="{px(v) - label_w:.1f}" height="{bar - 8}" fill="{colour}" fill-opacity="0.8">'
-                   f"<title>{_t(label)}: {_value(v, chart.percent)}</title></rect>")
+        out.append(f'<rect x="{min(zero, px(v)):.1f}" y="{y + 4:.1f}" width="{abs(px(v) - zero):.1f}" height="{bar - 8}" fill="{colour}" fill-opacity="0.8">'
+                   f"<title>{_t(label)}: {_hbar_value(v, chart.percent)}</title></rect>")
         if s is not None and s.low and s.high and s.low[i] is not None and s.high[i] is not None:
             lo, hi = px(float(s.low[i])), px(float(s.high[i]))  # type: ignore[arg-type]
             out.append(f'<line x1="{lo:.1f}" x2="{hi:.1f}" y1="{y + bar / 2:.1f}" y2="{y + bar / 2:.1f}" stroke="#000" stroke-width="1.5"/>')
-        out.append(f'<text x="{px(v) + 4:.1f}" y="{y + bar / 2 + 4:.1f}">{_value(v, chart.percent)}</text>')
+        out.append(f'<text x="{max(px(v), zero) + 4:.1f}" y="{y + bar / 2 + 4:.1f}">{_hbar_value(v, chart.percent)}</text>')
     axis_y = TOP + 10 + bar * len(chart.rows)
-    for v in _ticks(top):
-        out.append(f'<text x="{px(v):.1f}" y="{axis_y + 14:.1f}" text-anchor="middle">{_label(v, chart.percent, top)}</text>')
+    ticks = _ticks(top) + ([-t for t in _ticks(-bottom) if t > 0] if bottom < 0 else [])
+    for v in ticks:
+        out.append(f'<text x="{px(v):.1f}" y="{axis_y + 14:.1f}" text-anchor="middle">{_label(v, chart.percent, max(top, -bottom))}</text>')
+    if bottom < 0:
+        out.append(f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="{TOP + 10}" y2="{axis_y:.1f}" stroke="#444"/>')
     out.append(f'<text x="{label_w + span / 2:.1f}" y="{axis_y + 34:.1f}" text-anchor="middle">{_t(chart.x_label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
