@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError, UsageError
 from ..inputs import InputOptions, Keep, read_inputs
@@ -51,18 +51,7 @@ def judges(
     notes: list[str] = []
     for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
         notes += skip_note(ds)
-        unchecked = unlabeled_only_judges(ds)
-        notes += [f"{ds.source}: judge {j!r} gave verdicts only on unlabeled items: kept in the votes, but no gold label "
-                  "checks it, so it has no accuracy here; label some of the items it judged" for j in unchecked]
-        named = [j for j in [*(ensemble or ()), *(costs or {})] if j in unchecked]
-        if named:
-            def braced(text: str) -> str:
-                return text.replace("{", "{{").replace("}", "}}")
-
-            raise ParameterError("ensemble" if named[0] in (ensemble or ()) else "costs",
-                                 braced(ds.source) + ": {0}: " + braced(f"judge {named[0]!r} gave verdicts only on unlabeled "
-                                                                       "items (no gold label checks it); label some of the "
-                                                                       "items it judged"))
+        notes += _unchecked_judges(ds, ensemble, costs)
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
@@ -90,3 +79,20 @@ def judges(
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
     return JudgesReport(tuple(docs), tuple(notes), csv_table)
 
+
+
+def _unchecked_judges(ds: Any, ensemble: Sequence[str] | None, costs: dict[str, float] | None) -> list[str]:
+    """Notes on judges seen only on unlabeled items (kept in the votes; no gold label checks them); naming one in
+    --ensemble or --cost is a ParameterError that says so, not "unknown judge"."""
+    unchecked = unlabeled_only_judges(ds)
+    named = [j for j in [*(ensemble or ()), *(costs or {})] if j in unchecked]
+    if named:
+        def braced(text: str) -> str:
+            return text.replace("{", "{{").replace("}", "}}")
+
+        raise ParameterError("ensemble" if named[0] in (ensemble or ()) else "costs",
+                             braced(ds.source) + ": {0}: " + braced(f"judge {named[0]!r} gave verdicts only on unlabeled "
+                                                                   "items (no gold label checks it); label some of the "
+                                                                   "items it judged"))
+    return [f"{ds.source}: judge {j!r} gave verdicts only on unlabeled items: kept in the votes, but no gold label "
+            "checks it, so it has no accuracy here; label some of the items it judged" for j in unchecked]
