@@ -153,7 +153,7 @@ def lines_svg(chart: Chart) -> str:
                            + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
         for i, v in enumerate(s.y):
             if v is not None and math.isfinite(v):
-                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i]}: {_value(v, chart.percent)}"))
+                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i].removesuffix(BEYOND)}: {_value(v, chart.percent)}"))
         legend.append((s.name, colour, marker, dash))
     _legend(out, legend)
     out.append("</svg>")
