@@ -222,7 +222,7 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
         fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=temp_suffix(how.kind))
         try:
             with os.fdopen(fd, "wb") as out:
-                _copy(fh, out, path, text=not is_binary_kind(how.kind))
+                copy_stream(fh, out, path, text=not is_binary_kind(how.kind))
             local = Path(tmp)
             again = how.reader == _JSON_DOCUMENT or (opts.source_format == "auto" and how.kind == "parquet" and how.kind in claimed_kinds())
             yield (plan(local, opts) if again else how), local, None
@@ -231,7 +231,7 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
                 os.unlink(tmp)
 
 
-def _copy(src: BinaryIO, out: BinaryIO, path: Path, text: bool) -> None:
+def copy_stream(src: BinaryIO, out: BinaryIO, path: Path, text: bool) -> None:
     """Copy a stream; text line by line with the line cap (InputError beyond it)."""
     if not text:
         shutil.copyfileobj(src, out, 1 << 20)

@@ -26,6 +26,7 @@ import orjson
 from ..errors import InputError
 from ..formats import MAX_JSON_DEPTH, is_gzip_name, load_json
 from . import records, values
+from .build import NO_VERDICT
 from .dataset import MAX_JUDGES, Dataset, Item, dataset_name
 from .detect import Source
 from .options import InputOptions, Keep
@@ -80,6 +81,9 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             line_shape = _line_shape(obj, shape, opts)
             p = records.parse(obj, line_shape, opts, keep is Keep.JUDGMENTS, raw)
             ident = _keep_item(out, obj, p, raw, lineno, opts) if keep_items else None
+        except records.NoVerdict:  # skipped and counted, as a table skips an item nobody judged
+            out.skip(NO_VERDICT, lineno)
+            continue
         except records.RecordError as err:
             if opts.handling.skip_invalid:
                 out.skip(err.message if err.field is None else f"field '{err.field}': {err.message}", lineno)

@@ -131,6 +131,24 @@ def as_dict(votes: Votes) -> dict[tuple[tuple[tuple[str, str], ...], str | None]
     return out
 
 
+def vocabularies(votes: Votes) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(the gold's classes, the classes of the verdicts on labeled items, of the verdicts on unlabeled items), each in
+    class order: what values.vocabulary_problem compares, and what doctor lists."""
+    p, g, c = votes.patterns, votes.gold, votes.counts
+    used = c > 0
+    lab, unl = used & (g >= 0), used & (g < 0)
+    gold = set(g[lab].tolist())
+
+    def seen(rows: np.ndarray) -> set[int]:
+        codes = p[rows]
+        return set(codes[codes >= 0].tolist())
+
+    def named(codes: set[int]) -> tuple[str, ...]:
+        return tuple(votes.classes[i] for i in sorted(codes))
+
+    return named(gold), named(seen(lab)), named(seen(unl))
+
+
 def vote_splits(votes: Votes) -> list[tuple[int, str, int]]:
     """(judges who gave a verdict, split, items) over every item, labeled or not: the split is how many judges gave
     each class, largest first ("6-1"; "3-2-2" with several classes), sorted by judges, then by the largest share."""

@@ -35,6 +35,11 @@ class RecordError(Exception):
         self.message = message
 
 
+class NoVerdict(RecordError):
+    """A record no judge gave a verdict on (empty, or every verdict null): skipped and counted, as tables skip such
+    an item, not an error."""
+
+
 @dataclass(frozen=True)
 class Parsed:
     """One record: its counts, how many items it stands for, and each judge's mark (names for dict shapes)."""
@@ -186,7 +191,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
         p = _judgments(obj, shape, opts, marks, raw)
         where = opts.record.judgments_field
     if p.judges == 0:
-        raise RecordError(where, "item has no judges (empty or all null)")
+        raise NoVerdict(where, "item has no judges (empty or all null)")
     if p.judges > MAX_JUDGES:
         raise RecordError(where, f"{p.judges} judges on one item; at most {MAX_JUDGES} are supported")
     return p

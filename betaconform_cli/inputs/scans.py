@@ -94,7 +94,7 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
             votes[vkey] = votes.get(vkey, 0) + n
     counts = _drop_repeats(scans[0], counts, votes, skips, _repeated_ids(id_hashes, scans[0].id_lines, read, shape), read)
     skipped = sum(n for n, _ in skips.values())
-    _check_labeled(counts, votes, skipped, read)
+    _check_labeled(counts, votes, skips, read)
     items, names = _aligned(scans[0].items, shape) if read.keep is not Keep.COUNTS else (None, ())
     reading = Reading(
         source_format=f"jsonl ({shape})",
@@ -166,17 +166,16 @@ def _drop_repeats(
     return {k: n for k, n in counts.items() if n}
 
 
-def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ...], int], skipped: int, read: FileRead) -> None:
+def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ...], int], skips: dict[str, list[int]],
+                   read: FileRead) -> None:
     """A file with no labeled item is an error that says why: unlabeled verdicts, invalid lines, or nothing."""
     if any(counts.values()):
         return
-    unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
-    if unlabeled:
-        raise InputError(read.src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
-                                   f"('{read.opts.record.label_field}'); label some, or give the gold in a separate file with "
-                                   "--labels")
-    if skipped:
-        raise InputError(read.src, f"no valid items ({skipped} invalid lines skipped)")
+    if any(n for (_, _, g), n in votes.items() if g is None):
+        return  # unlabeled items only: a pool (checks.labels_problem refuses it where labels are needed)
+    if skips:
+        why = "; ".join(f"{n} {'lines' if n > 1 else 'line'}: {r}" for r, (n, _) in skips.items())
+        raise InputError(read.src, f"no valid items ({why})", line=min((first for _, first in skips.values()), default=0) or None)
     raise InputError(read.src, "empty file: no items")
 
 

@@ -65,7 +65,7 @@ class Roles:
 
     def listing(self) -> tuple[tuple[str, str], ...]:
         pairs = [(r, getattr(self, r)) for r in ("item", "judge", "correct", "verdict", "gold", "text", "dataset")]
-        out = tuple((r, c) for r, c in pairs if c)
+        out = tuple((r, c) for r, c in pairs if c and not c.startswith("__"))  # "__gold": none (tables.NO_GOLD)
         return out + ((("judges", ", ".join(self.judge_cols)),) if self.judge_cols else ())
 
 
@@ -403,12 +403,13 @@ def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[lis
 
 
 def _partial_gold(rows: list[tuple[Any, ...]], roles: Roles) -> bool:
-    """Whether some item has gold on some rows and none on others (scored long tables only)."""
+    """Whether some item has gold on some rows and none on others, or two different golds (scored long tables only:
+    the rule the histogram query applies, so that judges and doctor refuse what fit and score refuse)."""
     if roles.shape != "long" or roles.gold is None or roles.correct is not None:
         return False
-    has: dict[tuple[Any, Any], set[bool]] = {}
+    has: dict[tuple[Any, Any], set[Any]] = {}
     for r in rows:
-        has.setdefault((r[0], r[1]), set()).add(r[4] is None)
+        has.setdefault((r[0], r[1]), set()).add(r[4])
     return any(len(v) > 1 for v in has.values())
 
 
@@ -418,7 +419,7 @@ def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tu
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
 
     def num(col: str) -> str:
-        return f"TRY_CAST(trim(CAST({col} AS VARCHAR)) AS DOUBLE)"
+        return values.sql_number(f"CAST({col} AS VARCHAR)")
 
     j, c, n = num("judges"), num("correct"), num(q("count")) if "count" in table.names else "1.0"
     ok = (f"{j} = floor({j}) AND {c} = floor({c}) AND {n} = floor({n}) AND {j} BETWEEN 1 AND {MAX_JUDGES} "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import fnmatch
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from .table_sql import (
     vote_patterns,
 )
 
-__all__ = ["ROLE_NAMES", "Roles", "Table", "connect", "lit", "open_table", "q", "read_table"]
+__all__ = ["ROLE_NAMES", "Roles", "Table", "check_cells", "connect", "lit", "open_table", "q", "read_table"]
 
 ROLE_NAMES = {
     "item": ("item_id", "id", "sample_id", "question_id", "item"),
@@ -93,6 +94,43 @@ def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
             if len(out) == len(rows):
                 break
     return out
+
+
+def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind: str) -> None:
+    """Each cell of `columns` is one value (text, a number or a boolean), as values.check_scalar says for JSON Lines:
+    a list or an object is an InputError naming the file, the row (a JSON Lines file's line) and the column, never
+    read as its text. Parquet and JSON columns of such a type are found by their type; a JSON Lines table read as
+    text is searched for cells that begin like a list or an object, and those lines are parsed to tell a JSON list
+    from text that begins with a bracket."""
+    cols = [c for c in dict.fromkeys(columns) if c in table.names]
+    for col in cols:
+        typ = table.type_of(col)
+        if _nested(typ) or typ.upper().startswith("JSON"):
+            row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
+            raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
+                             line=int(row[0]) if row else None, field=col, unit="row")
+    if kind != "jsonl" or path.is_dir() or not cols:
+        return
+    opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
+    rows = [int(r[0]) for r in con.execute(f"SELECT __row FROM {table.numbered} WHERE {opening} ORDER BY __row LIMIT 10000").fetchall()]
+    if not rows:
+        return
+    import orjson
+
+    from .paths import iter_lines
+
+    wanted = set(rows)
+    for k, (lineno, raw) in enumerate(iter_lines(path), start=1):
+        if k not in wanted:
+            continue
+        obj = orjson.loads(raw)
+        for col in cols:
+            value = obj.get(col) if isinstance(obj, dict) else None
+            if isinstance(value, (list, dict)):
+                raise InputError(table.where, f"must be one value (text, a number or a boolean), got {values.shown(value)}",
+                                 line=lineno, field=col)
+        if k >= rows[-1]:
+            return
 
 
 def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]]:
@@ -199,8 +237,37 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     return found[0] if found else None
 
 
-def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> Roles:
-    """Column roles from common names, overridden by the *_col options; InputError says which names were found."""
+_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index)")  # "" is read as column0 (_csv_header)
+
+
+def index_columns(con: Any, table: Table) -> tuple[str, ...]:
+    """The row index that pandas' DataFrame.to_csv() writes first (header "", or "Unnamed: 0" once read back and
+    written again; "index" after reset_index): a column so named among the first ones whose values are 0, 1, ...,
+    n - 1 in row order. Never a judge (a wide table's judges are its other columns): doctor notes it."""
+    out: list[str] = []
+    for name in table.names[:3]:
+        if not _INDEX_NAME.fullmatch(name):
+            continue
+        text = f"trim(CAST({q(name)} AS VARCHAR))"
+        got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
+        if got and got[0] and got[0] == got[1]:
+            out.append(name)
+    return tuple(out)
+
+
+NO_GOLD = "__gold"  # the gold column of a long table of verdicts that has none: no item has gold
+
+
+def _no_gold(table: Table) -> Table:
+    """The table with an empty gold column (NO_GOLD), for a long table of verdicts without gold: a pool."""
+    empty = f"CAST(NULL AS VARCHAR) AS {q(NO_GOLD)}"
+    return Table(table.where, f"(SELECT *, {empty} FROM {table.sql})", table.columns + ((NO_GOLD, "VARCHAR"),), table.row,
+                 f"(SELECT *, {empty} FROM {table.numbered})", table.rejected)
+
+
+def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
+    """Column roles from common names, overridden by the *_col options; InputError says which names were found.
+    `index`: columns that are a row index (index_columns), never judges."""
     names = {c.lower() for c in table.names}
     if shape is None:
         if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
@@ -236,13 +303,15 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         if correct is not None and verdict is not None and gold is not None and not (opts.table.correct_col or opts.table.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
+        if correct is None and verdict is not None and gold is None and opts.labels is None:
+            gold = NO_GOLD  # verdicts with no gold column: every item unlabeled (a pool), read as such (_no_gold)
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
                                           f"(columns: {quote_all(table.names)})")
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
-    taken = {c for c in (item, gold, text, dataset) if c}
+    taken = {c for c in (item, gold, text, dataset, *index) if c}
     cols = _judge_columns(table, opts.table.judge_cols, taken)
     if len(cols) > MAX_JUDGES:  # refused before any cell is read: every row would hold them all
         raise InputError(table.where, f"{len(cols)} judge columns in a wide table (a column per judge); at most {MAX_JUDGES} "
@@ -394,11 +463,20 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     con = connect()
     try:
         table = opener(con) if opener is not None else open_table(con, path, kind, where, opts.handling.skip_invalid)
+        own = table
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
-        roles = guess_roles(table, opts, shape)
+        index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()
+        roles = guess_roles(table, opts, shape, index)
+        if roles.gold == NO_GOLD:
+            table = _no_gold(table)
+        if roles.shape == "wide" and index:
+            notes += tuple(f"{'the unnamed first column' if c == 'column0' else f'column {c!r}'} skipped: the row index "
+                           "pandas writes (0, 1, 2, ...), not a judge" for c in index)
         check_types(table, roles)
+        check_cells(con, own, [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.dataset,
+                                           *roles.judge_cols) if c], path, kind)
         if opts.labels is not None and (roles.shape in ("counts", "patterns") or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
@@ -421,7 +499,8 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
-            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt)
+                    for ds, item, judge, mark, gold, text, rn, vt in got)
             datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:

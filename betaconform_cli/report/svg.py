@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from ..escape import html as _t
-from .views import Chart, Series
+from .views import BEYOND, Chart, Series
 
 W, H = 640, 340  # the drawing's size in px
 LEFT, RIGHT, TOP, BOTTOM = 62, 16, 34, 62
@@ -148,6 +148,12 @@ def lines_svg(chart: Chart) -> str:
     bottom = H - BOTTOM
     step = (W - LEFT - RIGHT) / n
     out = _frame(chart)
+    past = next((i for i, label in enumerate(chart.x) if label.endswith(BEYOND)), None)
+    if past is not None:  # k beyond the most judges any item has: extrapolated, shaded
+        x0 = LEFT + step * past
+        out.append(f'<rect class="extrapolated" x="{x0:.1f}" y="{TOP}" width="{W - RIGHT - x0:.1f}" height="{bottom - TOP}" '
+                   'fill="#888888" fill-opacity="0.12"><title>extrapolated: k beyond the most judges any item has</title></rect>')
+        out.append(f'<text x="{x0 + 4:.1f}" y="{TOP + 12}" font-size="11" fill="#555555">extrapolated</text>')
     _axes(out, top, chart.percent, chart.x_label, chart.y_label)
     for i, label in enumerate(chart.x):
         out.append(f'<text x="{LEFT + step * (i + 0.5):.1f}" y="{bottom + 15}" text-anchor="middle">{_t(label)}</text>')
@@ -187,7 +193,7 @@ def lines_svg(chart: Chart) -> str:
                            + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
         for i, v in enumerate(s.y):
             if v is not None and math.isfinite(v):
-                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i]}: {_value(v, chart.percent)}"))
+                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i].removesuffix(BEYOND)}: {_value(v, chart.percent)}"))
         legend.append((s.name, colour, marker, dash))
     _legend(out, legend)
     out.append("</svg>")
