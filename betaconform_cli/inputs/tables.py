@@ -18,17 +18,17 @@ from __future__ import annotations
 import csv
 import fnmatch
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, quote_all
-from ..formats import MAX_TABLE_COLUMNS, load_json
+from ..formats import MAX_TABLE_COLUMNS
 from . import values
 from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
 from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
+from .table_cells import _first_bad_json, _line_numbers, _nested, check_cells
 from .table_sql import (
     Roles,
     Table,
@@ -66,71 +66,6 @@ def _gzipped(path: Path) -> bool:
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False
-
-
-def _first_bad_json(path: Path, where: str) -> None:
-    """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
-    import orjson
-
-    from .paths import iter_lines
-
-    for lineno, raw in iter_lines(path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError(where, f"each line must be a JSON object, got {type(obj).__name__}", line=lineno)
-
-
-def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
-    """The line of each of some rows of a JSON Lines table (row k is the k-th non-blank line)."""
-    from .paths import iter_lines
-
-    out: dict[int, int] = {}
-    for k, (lineno, _) in enumerate(iter_lines(path), start=1):
-        if k in rows:
-            out[k] = lineno
-            if len(out) == len(rows):
-                break
-    return out
-
-
-def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind: str) -> None:
-    """Each cell of `columns` is one value (text, a number or a boolean), as values.check_scalar says for JSON Lines:
-    a list or an object is an InputError naming the file, the row (a JSON Lines file's line) and the column, never
-    read as its text. Parquet and JSON columns of such a type are found by their type; a JSON Lines table read as
-    text is searched for cells that begin like a list or an object, and those lines are parsed to tell a JSON list
-    from text that begins with a bracket."""
-    cols = [c for c in dict.fromkeys(columns) if c in table.names]
-    for col in cols:
-        typ = table.type_of(col)
-        if _nested(typ) or typ.upper().startswith("JSON"):
-            row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
-            raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
-                             line=int(row[0]) if row else None, field=col, unit="row")
-    if kind != "jsonl" or path.is_dir() or not cols:
-        return
-    opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
-    rows = [int(r[0]) for r in con.execute(f"SELECT __row FROM {table.numbered} WHERE {opening} ORDER BY __row LIMIT 10000").fetchall()]
-    if not rows:
-        return
-    import orjson
-
-    from .paths import iter_lines
-
-    wanted = set(rows)
-    for k, (lineno, raw) in enumerate(iter_lines(path), start=1):
-        if k not in wanted:
-            continue
-        obj = orjson.loads(raw)
-        for col in cols:
-            value = obj.get(col) if isinstance(obj, dict) else None
-            if isinstance(value, (list, dict)):
-                raise InputError(table.where, f"must be one value (text, a number or a boolean), got {values.shown(value)}",
-                                 line=lineno, field=col)
-        if k >= rows[-1]:
-            return
 
 
 def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]]:
@@ -323,13 +258,6 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
     return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols)
 
 
-def _nested(typ: str) -> bool:
-    """A DuckDB type holding several values per cell: a list (INTEGER[]), an array (INTEGER[3]), a struct, map or
-    union (Parquet and JSON carry them)."""
-    t = typ.upper()
-    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
-
-
 def check_types(table: Table, roles: Roles) -> None:
     """Each column that plays a role holds one value per cell: a Parquet list or struct column as correctness, a
     judge, an id or a count is an InputError naming the column, never a failed cast deep in a query."""
@@ -463,8 +391,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     con = connect()
     try:
         table = opener(con) if opener is not None else open_table(con, path, kind, where, opts.handling.skip_invalid)
-        own = table
-        notes: tuple[str, ...] = ()
+        own, notes = table, tuple[str, ...]()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
         index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()

@@ -1,0 +1,88 @@
+"""The cells of a table that a reader checks one by one, where DuckDB's aggregation cannot: a list or an object in
+a cell that must hold one value, and the line of a JSON Lines table that is not a JSON object (tables.py reads the
+rest)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..formats import load_json
+from . import values
+from .table_sql import Table, first_row, q
+
+__all__ = ["check_cells"]
+
+
+def _nested(typ: str) -> bool:
+    """A DuckDB type holding several values per cell: a list (INTEGER[]), an array (INTEGER[3]), a struct, map or
+    union (Parquet and JSON carry them)."""
+    t = typ.upper()
+    return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
+
+
+def _first_bad_json(path: Path, where: str) -> None:
+    """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
+    import orjson
+
+    from .paths import iter_lines
+
+    for lineno, raw in iter_lines(path):
+        try:
+            obj = load_json(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError(where, f"each line must be a JSON object, got {type(obj).__name__}", line=lineno)
+
+
+def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
+    """The line of each of some rows of a JSON Lines table (row k is the k-th non-blank line)."""
+    from .paths import iter_lines
+
+    out: dict[int, int] = {}
+    for k, (lineno, _) in enumerate(iter_lines(path), start=1):
+        if k in rows:
+            out[k] = lineno
+            if len(out) == len(rows):
+                break
+    return out
+
+
+def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind: str) -> None:
+    """Each cell of `columns` is one value (text, a number or a boolean), as values.check_scalar says for JSON Lines:
+    a list or an object is an InputError naming the file, the row (a JSON Lines file's line) and the column, never
+    read as its text. Parquet and JSON columns of such a type are found by their type; a JSON Lines table read as
+    text is searched for cells that begin like a list or an object, and those lines are parsed to tell a JSON list
+    from text that begins with a bracket."""
+    cols = [c for c in dict.fromkeys(columns) if c in table.names]
+    for col in cols:
+        typ = table.type_of(col)
+        if _nested(typ) or typ.upper().startswith("JSON"):
+            row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
+            raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
+                             line=int(row[0]) if row else None, field=col, unit="row")
+    if kind != "jsonl" or path.is_dir() or not cols:
+        return
+    opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
+    rows = [int(r[0]) for r in con.execute(f"SELECT __row FROM {table.numbered} WHERE {opening} ORDER BY __row LIMIT 10000").fetchall()]
+    if not rows:
+        return
+    import orjson
+
+    from .paths import iter_lines
+
+    wanted = set(rows)
+    for k, (lineno, raw) in enumerate(iter_lines(path), start=1):
+        if k not in wanted:
+            continue
+        obj = orjson.loads(raw)
+        for col in cols:
+            value = obj.get(col) if isinstance(obj, dict) else None
+            if isinstance(value, (list, dict)):
+                raise InputError(table.where, f"must be one value (text, a number or a boolean), got {values.shown(value)}",
+                                 line=lineno, field=col)
+        if k >= rows[-1]:
+            return
