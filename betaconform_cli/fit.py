@@ -424,8 +424,8 @@ def analyse(
     return replace(result, settings=settings, rows=beyond_rows(result.rows, most, settings.ks))
 
 
-def _analyse(table: CountTable, settings: FitSettings, rng: np.random.Generator | None, fit: MixtureFit | None,
-             clusters: ItemClusters | None) -> FitResult:
+def _analyse(table: CountTable, settings: FitSettings, rng: np.random.Generator | None, fit: MixtureFit | None = None,
+             clusters: ItemClusters | None = None) -> FitResult:
     rng = rng if rng is not None else np.random.default_rng(0)
     method = fit_method(settings.method)  # an unknown method is refused before anything is fitted
     ks = tuple(settings.ks)
