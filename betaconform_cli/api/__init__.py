@@ -8,6 +8,7 @@ judges, `_score`); the public names are this package's.
 """
 
 from ._common import Progress, SaveTo, skip_note
+from ._drift import drift
 from ._evaluate import evaluate
 from ._fit import fit, report
 from ._judges import doctor, judges
@@ -15,5 +16,5 @@ from ._sample import sample, sample_live, sample_replay
 from ._score import score, votes_clusters
 from ._transfer import transfer, transfer_settings
 
-__all__ = ["Progress", "SaveTo", "doctor", "evaluate", "fit", "judges", "report", "sample", "sample_live", "sample_replay",
+__all__ = ["Progress", "SaveTo", "doctor", "drift", "evaluate", "fit", "judges", "report", "sample", "sample_live", "sample_replay",
            "score", "skip_note", "transfer", "transfer_settings", "votes_clusters"]

@@ -61,6 +61,7 @@ OUTPUT_CSV_HEADERS = (
     "dataset,items,unlabeled_items,format,kind,judge,other,agreement,count",  # doctor (report/doctor.py CSV_COLUMNS)
     "dataset,judge,verdicts,items,format",  # doctor before unlabeled items
     "run,stopped,samples,margin",  # sample --replay
+    "old,new,name,kind,old_accuracy,old_items,new_accuracy,new_items,paired,pairs,change,low,high,labels_drifted",  # drift
     "dataset,items,r,runs,method,margin_mean,margin_sd,margin_se,coverage,width_mean",  # evaluate (then margin_k<k>, ...)
 )
 
