@@ -265,9 +265,9 @@ def pattern_tests(old: Run, new: Run, classes: int, permutations: int, rng: np.r
     return [(float(s), float((1 + e) / (1 + permutations)), items) for s, e in zip(stat, exceed, strict=True)]
 
 
-def holm(p: Sequence[float]) -> np.ndarray:
+def holm(values: Sequence[float]) -> np.ndarray:
     """Holm's step-down adjusted p-values."""
-    p = np.asarray(p, dtype=float)
+    p = np.asarray(values, dtype=float)
     order = np.argsort(p, kind="stable")
     m = len(p)
     adjusted = np.maximum.accumulate(np.minimum((m - np.arange(m)) * p[order], 1.0))

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from .. import __version__
-from ..documents import SCHEMA, Count, Fraction, Level
+from ..documents import Count, Fraction, Level
 from .drift import Accuracy, Change, DriftResult, DriftRow
 
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
@@ -129,6 +129,6 @@ def drift_document(runs: tuple[RunSummary, RunSummary], names: tuple[str, str], 
     rows = [_row(r, i == len(result.rows) - 1) for i, r in enumerate(result.rows)]
     drifted = [r.name for r in rows if r.drifted]
     verdict = DriftGateResult(max_change=settings.max_change, drifted=drifted, passed=not drifted) if gate else UNSET
-    return DriftDocument(schema=SCHEMA, command="drift", version=__version__, dataset=f"{names[0]} -> {names[1]}",
+    return DriftDocument(schema="betaconform/1", command="drift", version=__version__, dataset=f"{names[0]} -> {names[1]}",
                          runs=list(runs), shared_items=result.shared_items, shared_labeled=result.shared_labeled,
                          paired=result.paired, settings=settings, method=METHOD, rows=rows, gate=verdict)

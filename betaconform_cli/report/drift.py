@@ -45,7 +45,7 @@ def drift_view(d: DriftDocument) -> TableView:
         rows.append((r.name, f"{pct(lab.old.accuracy)} ({lab.old.items})", f"{pct(lab.new.accuracy)} ({lab.new.items})",
                      _points(lab.change), iv, f"{t.p_holm:.3f}", "DRIFT" if r.drifted else "ok"))
     how = (f"paired on {d.shared_labeled} items labeled alike in both runs" if d.paired
-           else "unpaired (the runs share too few labeled items)")
+           else "unpaired (fewer than half of the labeled items are in both runs with the same gold)")
     caption = (f"change new - old in points, {how}; {level}% intervals simultaneous over the judges and the panel; "
                f"p: the label-free permutation test on all items (Holm, {d.settings.permutations} permutations, seed "
                f"{d.settings.seed}); false-alarm rate at most {pct(d.settings.false_alarm)} each. panel: the plurality of "
