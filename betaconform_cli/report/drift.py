@@ -13,7 +13,7 @@ from ..documents import plain
 from ..judges.drift_document import DriftDocument, DriftGateResult, DriftRowResult
 from . import Verdict
 from .render import to_csv, to_json
-from .views import BLANK, Block, Lines, TableView, pct
+from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
 CSV_COLUMNS = ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired", "pairs",
                "change", "low", "high", "labels_drifted", "statistic", "p_value", "p_holm", "patterns_drifted", "drifted")
@@ -57,6 +57,16 @@ def drift_view(d: DriftDocument) -> TableView:
                      rows=tuple(rows), caption=caption, align="lrrrrrl")
 
 
+def drift_chart(d: DriftDocument) -> Chart:
+    """The change of accuracy per judge and the panel, with its interval (HTML; a row without labels: none)."""
+    rows = d.rows
+    return Chart(kind="hbars", title=f"{d.dataset}: change of accuracy (new - old)", rows=tuple(r.name for r in rows),
+                 series=(Series("change", tuple(r.labels.change for r in rows), tuple(r.labels.low for r in rows),
+                                tuple(r.labels.high for r in rows)),),
+                 x_label=f"change of accuracy, {round(100 * d.settings.confidence_level)}% simultaneous intervals",
+                 caption="the label-free test's p-values are in the table")
+
+
 def _gate_lines(d: DriftDocument) -> Lines | None:
     g = d.gate
     if not isinstance(g, DriftGateResult):
@@ -79,7 +89,7 @@ class DriftReport:
     notes: tuple[str, ...] = ()
 
     def blocks(self, markdown: bool = False) -> list[Block]:
-        out: list[Block] = [drift_view(self.document)]
+        out: list[Block] = [drift_view(self.document), drift_chart(self.document)]
         gate = _gate_lines(self.document)
         return out + ([gate] if gate is not None else []) + [BLANK]
 
