@@ -178,15 +178,23 @@ class TestAccuracy:
         right_old, right_new = (v_old[:, 0] == gold), (v_new[:, 0] == gold)
         assert r.paired and a.paired and a.pairs == 40
         assert a.estimate == pytest.approx(right_new.mean() - right_old.mean(), abs=1e-12)
-        expected = _paired_by_hand(right_new.astype(int), right_old.astype(int), 1 - 0.1 / 4)  # Bonferroni over 4
+        expected = _paired_by_hand(right_new.astype(int), right_old.astype(int), 1 - 0.05 / 4)  # half of 0.1, over 4 rows
         assert (a.low, a.high) == pytest.approx(expected, abs=1e-9)
         assert r.rows[1].change.estimate == 0.0 and not r.rows[1].drifted_labels
+        assert (r.interval_level, r.test_alpha) == pytest.approx((1 - 0.05 / 4, 0.05), abs=1e-12)
+
+    def test_without_labels_in_a_run_the_test_has_all_of_alpha(self) -> None:
+        rng = np.random.default_rng(8)
+        v = rng.integers(0, 2, (30, 3))
+        r = drift(Run(v, rng.integers(0, 2, 30)), Run(v, np.full(30, -1)), ["a", "b", "c"], 2, permutations=19)
+        assert r.test_alpha == pytest.approx(0.1, abs=1e-12)
+        assert all(row.change.estimate is None and not row.drifted_labels for row in r.rows)
 
 
 @pytest.mark.slow
 class TestFalseAlarm:
-    """Null (the same judges, two independent samples of items): the family-wise false-alarm rate of the
-    label-free test is at most 1 - level; 200 simulated pairs, the rate within 3 standard errors above 0.1."""
+    """Null (the same judges, two independent samples of items): the gate's false-alarm rate (either part) is at
+    most 1 - level = 0.1; 200 simulated pairs, the rate within 3 standard errors above 0.1."""
 
     def test_false_alarm_rate(self) -> None:
         rng = np.random.default_rng(27)
@@ -201,7 +209,7 @@ class TestFalseAlarm:
                 right = (rng.random((120, 5)) < acc) | easy[:, None]
                 runs.append(Run(np.where(right, gold[:, None], 1 - gold[:, None]), np.where(rng.random(120) < 0.2, gold, -1)))
             r = drift(runs[0], runs[1], list("abcde"), 2, permutations=199, rng=rng)
-            alarms += any(row.drifted_patterns for row in r.rows)
+            alarms += any(row.drifted for row in r.rows)
         assert alarms / sims <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / sims)
 
 
@@ -257,6 +265,28 @@ class TestCommand:
         r = invoke(runner, "drift", old, new)
         assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1
         assert "share 0 judge(s) by name" in r.stderr
+
+    def test_one_input_cut_in_time(self, runner: CliRunner, tmp_path: Path) -> None:
+        """--time-field/--split-at: the items before are the old run; numbers compare as numbers (9 < 10)."""
+        rows = [{"id": str(i), "t": i, "verdicts": {"a": "pass", "b": "pass" if i < 10 else "fail", "c": "pass"},
+                 "label": "pass"} for i in range(20)]
+        path = _write(tmp_path / "timed.jsonl", rows)
+        r = invoke(runner, "drift", path, "--time-field", "t", "--split-at", "10", "-f", "json", "--permutations", "99")
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.stdout)
+        assert [run["items"] for run in doc["runs"]] == [10, 10]
+        b = next(row for row in doc["rows"] if row["name"] == "b")
+        assert (b["labels"]["old"]["accuracy"], b["labels"]["new"]["accuracy"]) == (1.0, 0.0)
+
+    @pytest.mark.parametrize(("args", "says"), [
+        ([], "drift compares two inputs (OLD NEW), or one input cut in time"),
+        (["--time-field", "t"], "--time-field and --split-at go together"),
+        (["--time-field", "t", "--split-at", "99"], "every item's 't' is before --split-at 99"),
+    ])
+    def test_time_split_errors(self, runner: CliRunner, tmp_path: Path, args: list[str], says: str) -> None:
+        path = _write(tmp_path / "timed.jsonl", [{"id": str(i), "t": i, "verdicts": {"a": 1, "b": 0}} for i in range(4)])
+        r = invoke(runner, "drift", path, *args)
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1 and says in r.stderr
 
     @pytest.mark.parametrize(("flag", "value"), [("--permutations", "5"), ("--confidence-level", "1"), ("--seed", "-1")])
     def test_bad_option_names_itself(self, runner: CliRunner, tmp_path: Path, flag: str, value: str) -> None:

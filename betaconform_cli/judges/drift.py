@@ -9,9 +9,12 @@ interval. Paired when the runs share most of their labeled items (the same id wi
 PAIRED_SHARE of the smaller run's labeled items): Newcombe's (1998) hybrid score interval for paired proportions,
 his method 10 (Wilson intervals of each margin, combined with the phi correlation of the 2x2 table), on the shared
 items where the judge gave a verdict in both runs. Otherwise unpaired: Newcombe's (1998) hybrid score interval for
-two independent proportions (his method 10 too: statsmodels' confint_proportions_2indep(method='newcomb')). The
-intervals are simultaneous over the judges and the panel (Bonferroni: each at 1 - (1 - level) / (J + 1)), so that
-the gate's labels part false-alarms at most 1 - level in all.
+two independent proportions (his method 10 too: statsmodels' confint_proportions_2indep(method='newcomb')).
+
+The gate's false-alarm rate, alpha = 1 - level, is split between the two parts when both runs have labels: the
+intervals are simultaneous over the judges and the panel at 1 - alpha / 2 (Bonferroni: each at
+1 - alpha / (2 (J + 1))), and the label-free test is Holm's at alpha / 2; without labels in a run, the test has all
+of alpha. So the gate (either part) false-alarms at most alpha.
 
 Without labels (every item, gold or not): a permutation test per judge and for the panel of "the two runs' vote
 patterns come from the same distribution". Judge j's statistic: Pearson's chi-square of the 2 x K table run x
@@ -108,6 +111,8 @@ class DriftResult:
     shared_labeled: int  # of them, labeled in both with the same gold
     paired: bool
     permutations: int
+    interval_level: float  # each interval's own level (simultaneous over the rows)
+    test_alpha: float  # the label-free test's family-wise level (Holm)
 
 
 def newcombe_unpaired(x1: int, n1: int, x2: int, n2: int, level: float) -> tuple[float, float]:
@@ -295,16 +300,18 @@ def drift(old: Run, new: Run, names: Sequence[str], classes: int, confidence_lev
     ia, ib = _shared(old, new)
     same_gold = (old.gold[ia] >= 0) & (old.gold[ia] == new.gold[ib])
     paired = bool(same_gold.sum()) and same_gold.sum() >= PAIRED_SHARE * min(old.labeled, new.labeled)
-    simultaneous = 1 - (1 - confidence_level) / rows
+    alpha = 1 - confidence_level
+    labels_alpha = alpha / 2 if old.labeled and new.labeled else 0.0  # the gate's false alarm split between the parts
+    simultaneous = 1 - (labels_alpha or alpha) / rows
     co, cn = correctness(old, classes), correctness(new, classes)
     pairs = (ia[same_gold], ib[same_gold]) if paired else None
     changes = [_change(co[:, j], cn[:, j], pairs, simultaneous) for j in range(rows)]
     tests = pattern_tests(old, new, classes, permutations, rng, (ia, ib))
     adjusted = holm([t[1] for t in tests])
-    alpha = 1 - confidence_level
+    test_alpha = alpha - labels_alpha
     out = []
     for name, ch, (s, p, items), ph in zip([*names, PANEL], changes, tests, adjusted, strict=True):
         by_labels = ch.low is not None and ch.high is not None and (ch.low > max_change or ch.high < -max_change)
-        out.append(DriftRow(name, ch, PatternTest(s, p, float(ph), items), bool(by_labels), bool(ph <= alpha)))
-    return DriftResult(tuple(out), len(ia), int(same_gold.sum()), paired, permutations)
+        out.append(DriftRow(name, ch, PatternTest(s, p, float(ph), items), bool(by_labels), bool(ph <= test_alpha)))
+    return DriftResult(tuple(out), len(ia), int(same_gold.sum()), paired, permutations, simultaneous, test_alpha)
 

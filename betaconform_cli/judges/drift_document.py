@@ -21,7 +21,8 @@ METHOD = ("labels: accuracy on each run's labeled items; the change new - old wi
           "run's labeled items; else for independent samples), simultaneous over the judges and the panel (Bonferroni). "
           "Label-free: a permutation test per judge (its verdict and whether it agrees with the other judges' "
           "plurality) and for the panel (whole verdict patterns), Pearson's chi-square of run x category, items "
-          "permuted between the runs (shared items swapped with their twin), Holm over the judges and the panel.")
+          "permuted between the runs (shared items swapped with their twin), Holm over the judges and the panel. The "
+          "gate's false-alarm rate 1 - level is split in half between the two parts when both runs have labels.")
 
 
 class RunAccuracy(Struct, kw_only=True, frozen=True):
@@ -82,7 +83,9 @@ class RunSummary(Struct, kw_only=True, frozen=True):
 
 class DriftSettings(Struct, kw_only=True, frozen=True):
     confidence_level: Level
-    false_alarm: Annotated[float, Meta(gt=0, lt=1, description="1 - confidence level: each part's family-wise rate")]
+    false_alarm: Annotated[float, Meta(gt=0, lt=1, description="1 - confidence level: the gate's family-wise rate")]
+    interval_level: Level  # each interval's own level (Bonferroni over the judges and the panel)
+    test_alpha: Annotated[float, Meta(gt=0, lt=1, description="the label-free test's family-wise level (Holm)")]
     max_change: Annotated[float, Meta(ge=0, lt=1)]
     permutations: Count
     seed: Count

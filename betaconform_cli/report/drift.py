@@ -46,13 +46,14 @@ def drift_view(d: DriftDocument) -> TableView:
                      _points(lab.change), iv, f"{t.p_holm:.3f}", "DRIFT" if r.drifted else "ok"))
     how = (f"paired on {d.shared_labeled} items labeled alike in both runs" if d.paired
            else "unpaired (fewer than half of the labeled items are in both runs with the same gold)")
-    caption = (f"change new - old in points, {how}; {level}% intervals simultaneous over the judges and the panel; "
-               f"p: the label-free permutation test on all items (Holm, {d.settings.permutations} permutations, seed "
-               f"{d.settings.seed}); false-alarm rate at most {pct(d.settings.false_alarm)} each. panel: the plurality of "
-               "all judges (a tie is wrong)")
+    st = d.settings
+    caption = (f"change new - old in points, {how}; intervals simultaneous over the judges and the panel (each at "
+               f"{100 * st.interval_level:.2f}%); p: the label-free permutation test on all items, Holm-adjusted, drift "
+               f"when p <= {st.test_alpha:g} ({st.permutations} permutations, seed {st.seed}); the gate's false-alarm rate "
+               f"is at most {pct(st.false_alarm)} in all. panel: the plurality of all judges (a tie is wrong)")
     return TableView(title=f"drift {d.dataset}: {d.runs[0].items} items ({d.runs[0].labeled_items} labeled) -> "
                            f"{d.runs[1].items} items ({d.runs[1].labeled_items} labeled), {d.shared_items} shared",
-                     columns=("judge", "old accuracy (items)", "new accuracy (items)", "change", f"{level}% interval",
+                     columns=("judge", "old accuracy (items)", "new accuracy (items)", "change", f"{level}% interval (joint)",
                               "p (label-free)", ""),
                      rows=tuple(rows), caption=caption, align="lrrrrrl")
 
