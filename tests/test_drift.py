@@ -266,6 +266,13 @@ class TestCommand:
         assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1
         assert "share 0 judge(s) by name" in r.stderr
 
+    def test_too_few_permutations_say_so(self, runner: CliRunner, tmp_path: Path) -> None:
+        """4 judges and the panel at Holm level 0.05 need (4 + 1) / (B + 1) <= 0.05: B >= 99; 50 says so."""
+        old, new = self._runs(tmp_path, flip=False)
+        r = invoke(runner, "drift", old, new, "--permutations", "50")
+        assert r.exit_code == 0 and "cannot reject at level 0.05" in r.stderr and "use at least 99" in r.stderr
+        assert "cannot reject" not in invoke(runner, "drift", old, new, "--permutations", "99").stderr
+
     def test_one_input_cut_in_time(self, runner: CliRunner, tmp_path: Path) -> None:
         """--time-field/--split-at: the items before are the old run; numbers compare as numbers (9 < 10)."""
         rows = [{"id": str(i), "t": i, "verdicts": {"a": "pass", "b": "pass" if i < 10 else "fail", "c": "pass"},
@@ -284,7 +291,7 @@ class TestCommand:
         (["--time-field", "t", "--split-at", "99"], "every item's 't' is before --split-at 99"),
     ])
     def test_time_split_errors(self, runner: CliRunner, tmp_path: Path, args: list[str], says: str) -> None:
-        path = _write(tmp_path / "timed.jsonl", [{"id": str(i), "t": i, "verdicts": {"a": 1, "b": 0}} for i in range(4)])
+        path = _write(tmp_path / "timed.jsonl", [{"id": str(i), "t": i, "verdicts": {"a": 1, "b": 0}, "label": 1} for i in range(4)])
         r = invoke(runner, "drift", path, *args)
         assert r.exit_code == 2 and r.stderr.count("\n") == 1 and says in r.stderr
 

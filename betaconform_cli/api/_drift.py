@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -138,6 +139,11 @@ def drift(old: str, new: str | None = None, opts: InputOptions = InputOptions(),
         if r.ids is not None and len(set(r.ids)) != len(r.ids):
             raise InputError(source, f"repeats an item id ('{opts.record.id_field}'); drift pairs the runs' items by id")
     result = core(run_a, run_b, names, classes, confidence_level, max_change, permutations, np.random.default_rng(seed))
+    floor = (len(names) + 1) / (permutations + 1)  # the smallest Holm-adjusted p the permutations can give
+    if floor > result.test_alpha * (1 + 1e-9):
+        notes.append(f"--permutations {permutations}: the label-free test cannot reject at level {result.test_alpha:g} "
+                     f"with {len(names)} judges and the panel (its smallest Holm-adjusted p is {floor:.3g}); "
+                     f"use at least {math.ceil(round((len(names) + 1) / result.test_alpha, 9)) - 1}")
     settings = DriftSettings(confidence_level=confidence_level, false_alarm=round(1 - confidence_level, 12),
                              interval_level=round(result.interval_level, 12), test_alpha=round(result.test_alpha, 12),
                              max_change=max_change, permutations=permutations, seed=seed)
