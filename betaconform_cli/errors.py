@@ -46,16 +46,28 @@ class UsageError(BetaConformError):
     """An option value is out of its allowed range or options contradict each other."""
 
 
+def placeholder(index: int) -> str:
+    """The mark a ParameterError message puts where its `index`-th parameter's name goes. Not a format field: user
+    text (an option's value, a file or judge name) is part of the message, and is never read as a template. The mark
+    holds NUL, which no command-line argument and no file name can hold."""
+    return f"\x00{index}\x00"
+
+
+P0, P1, P2, P3 = (placeholder(i) for i in range(4))
+
+
 class ParameterError(UsageError):
     """A parameter is out of its allowed range, or parameters contradict each other. The core names parameters as
     the library spells them (`confidence_level`); the CLI shows the option that sets each (`--confidence-level`).
 
-    `message` names the parameters as {0}, {1}, ...; without any placeholder it follows the first one's name.
+    `message` names the parameters as P0, P1, ... (f"{P0}: cannot read {text!r}"); without P0 it follows the first
+    one's name. The names are put in by plain replacement, never by str.format: braces and percent signs in the
+    user's text stay what they are.
     """
 
     def __init__(self, params: str | tuple[str, ...], message: str):
         self.params = (params,) if isinstance(params, str) else tuple(params)
-        self.template = message if "{0}" in message else "{0} " + message.replace("{", "{{").replace("}", "}}")
+        self.template = message if P0 in message else f"{P0} {message}"
         super().__init__(self.render(str))
 
     @property
@@ -64,7 +76,10 @@ class ParameterError(UsageError):
 
     def render(self, name: Callable[[str], str]) -> str:
         """The message with each parameter called `name(parameter)` (an option flag, a config field)."""
-        return self.template.format(*(name(p) for p in self.params))
+        text = self.template
+        for i, p in enumerate(self.params):
+            text = text.replace(placeholder(i), name(p))
+        return text
 
 
 class OutputError(BetaConformError):

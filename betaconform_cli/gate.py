@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .errors import ParameterError
+from .errors import P0, P1, ParameterError
 
 GATE_ON = ("upper", "estimate")
 
@@ -64,7 +64,7 @@ class Gate:
         """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's documents.row_type())."""
         row = next((r for r in rows if r.k == self.at_k), None)
         if row is None:
-            raise ParameterError(("at_k", "ks"), f"{{0}} {self.at_k} is not among the computed ks; add it to {{1}}")
+            raise ParameterError(("at_k", "ks"), f"{P0} {self.at_k} is not among the computed ks; add it to {P1}")
         value = float(row.estimate if self.on == "estimate" else row.high)
         return GateCheck(dataset, self.at_k, self.max_error, self.on, value, value <= self.max_error)
 
@@ -74,7 +74,7 @@ def make_gate(max_error: float | None, at_k: int | None, on: str = "upper") -> G
     if max_error is None and at_k is None:
         return None
     if max_error is None or at_k is None:
-        raise ParameterError(("max_error", "at_k"), "the gate needs both {0} and {1}")
+        raise ParameterError(("max_error", "at_k"), f"the gate needs both {P0} and {P1}")
     return Gate(max_error, at_k, on)
 
 
@@ -128,6 +128,6 @@ def make_score_gate(min_score: float | None, on: str | None = None, difference: 
     """The score gate from its options: none without a minimum; `on` alone is an error (it would gate nothing)."""
     if min_score is None:
         if on is not None:
-            raise ParameterError(("on", "min_score"), "{0} says what {1} checks; add {1} X")
+            raise ParameterError(("on", "min_score"), f"{P0} says what {P1} checks; add {P1} X")
         return None
     return ScoreGate(min_score, on or "lower", difference)

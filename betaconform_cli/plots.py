@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError, UsageError
+from .errors import P0, ParameterError, UsageError
 from .estimators import REGISTRY
 from .evaluate import Cell, Evaluation
 
@@ -27,17 +27,21 @@ ACTUAL_COLOUR = "#000000"  # the estimators' colours, markers and dashes: estima
 
 
 def _plain(name: str) -> str:
-    """A dataset name drawn as written: '$' would start matplotlib's math mode (and a lone one fail to parse);
-    control characters as escapes, as in every other rendering."""
-    from .report.render import clean
+    """A dataset name drawn as written (escape.matplotlib)."""
+    from .escape import matplotlib
 
-    return clean(name, keep_newlines=False).replace("$", r"\$")
+    return matplotlib(name)
 
 
 def figure_format(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FIGURE_FORMATS:
-        raise ParameterError("plot", f"{{0}}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
+        raise ParameterError("plot", f"{P0}: cannot tell the figure format of {str(path)!r}; use a .png, .svg or .pdf name")
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:  # checked before the experiments run, not after them
+        raise ParameterError("plot", f"{P0} draws with matplotlib, which this install lacks: install the [plot] extra "
+                                     "(pip install '.[plot]' in the checkout; docs/INSTALL.md)")
     return FIGURE_FORMATS[suffix]
 
 

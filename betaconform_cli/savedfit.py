@@ -181,9 +181,9 @@ def check_fit_name(path: str | Path) -> None:
     """A saved fit is YAML: its name ends in .yaml or .yml (`report DIR` finds it; `--save out.csv` would leave YAML
     behind a CSV name)."""
     if not is_fit_name(path):
-        from .errors import ParameterError
+        from .errors import P0, ParameterError
 
-        raise ParameterError("save", f"{{0}} {path}: a saved fit is YAML; give it a .yaml or .yml name")
+        raise ParameterError("save", f"{P0} {path}: a saved fit is YAML; give it a .yaml or .yml name")
 
 
 def render_fit(path: str | Path, document: dict[str, Any]) -> str:

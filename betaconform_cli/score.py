@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from .dawid_skene import JudgeModel, fit_dawid_skene, majority
-from .errors import ParameterError
+from .errors import P0, P1, ParameterError
 from .inputs.dataset import Votes
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
 from .ppi import (
@@ -172,7 +172,7 @@ def binarize(verdicts: np.ndarray, gold: np.ndarray, positive: int) -> tuple[np.
     if v.ndim != 2 or g.ndim != 1 or v.shape[0] != g.shape[0]:
         raise ParameterError(
             ("verdicts", "gold"),
-            f"{{0}} must be items x judges and {{1}} one code per item; got shapes {v.shape} and {g.shape}",
+            f"{P0} must be items x judges and {P1} one code per item; got shapes {v.shape} and {g.shape}",
         )
     vb = np.where(v < 0, -1, (v == positive).astype(np.int8)).astype(np.int8)
     gb = np.where(g < 0, -1, (g == positive).astype(np.int8)).astype(np.int8)
@@ -187,7 +187,7 @@ def _check_counts(counts: np.ndarray | None, rows: int, clustered: bool) -> np.n
         raise ParameterError("counts", f"must give a whole number >= 0 of items per row ({rows} rows)")
     if clustered and (w != 1).any():
         raise ParameterError(
-            ("counts", "clusters"), "{0} and {1} cannot be combined: with clusters each row is one item"
+            ("counts", "clusters"), f"{P0} and {P1} cannot be combined: with clusters each row is one item"
         )
     return w
 
@@ -351,7 +351,7 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
             return folded.index(want)
         raise ParameterError(
             "positive",
-            "{0} "
+            f"{P0} "
             + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}".replace(
                 "{", "{{"
             ).replace("}", "}}"),
@@ -363,7 +363,7 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
         "positive",
         "cannot tell which class of the gold passes among "
         + (", ".join(map(str, classes)) or "no classes").replace("{", "{{").replace("}", "}}")
-        + "; name it with {0} (e.g. {0} "
+        + f"; name it with {P0} (e.g. {P0} "
         + (str(classes[0]) if classes else "pass").replace("{", "{{").replace("}", "}}")
         + ")",
     )
@@ -399,7 +399,7 @@ def align_items(ids_a: Sequence[Any], ids_b: Sequence[Any]) -> tuple[np.ndarray,
     where_b = {item: k for k, item in enumerate(ids_b)}
     pairs = [(k, where_b[item]) for k, item in enumerate(ids_a) if item in where_b]
     if not pairs:
-        raise ParameterError(("ids_a", "ids_b"), "{0} and {1} share no item id; a comparison needs shared items")
+        raise ParameterError(("ids_a", "ids_b"), f"{P0} and {P1} share no item id; a comparison needs shared items")
     ia, ib = zip(*pairs, strict=True)
     return np.asarray(ia, dtype=int), np.asarray(ib, dtype=int)
 
@@ -424,7 +424,7 @@ def compare_scores(
     va, ga = binarize(verdicts_a, gold_a, positive)
     vb, gb = binarize(verdicts_b, gold_b, positive)
     if ga.shape != gb.shape:
-        raise ParameterError(("verdicts_a", "verdicts_b"), "{0} and {1} must hold the same items (align_items)")
+        raise ParameterError(("verdicts_a", "verdicts_b"), f"{P0} and {P1} must hold the same items (align_items)")
     cluster = _cluster_codes(clusters, ga.shape[0])
     w = np.ones(ga.shape[0])
     pa = _estimate(va, ga, positive, cluster, w, confidence_level, target, None)

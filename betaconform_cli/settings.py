@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ParameterError, UsageError
+from .errors import P0, ParameterError, UsageError
 from .formats import MAX_K as MAX_K
 from .formats import MAX_SEED
 
@@ -23,6 +23,30 @@ TRANSFER_METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")  # eq. 14's size term
 JUDGES_CSV_TABLES = ("ensembles", "agreement")  # judges -f csv: the ensembles of each size, or each judge against the gold
 SIMILARITIES = ("cosine", "inverse-euclidean")
+
+
+def parse_ks(text: str) -> tuple[int, ...]:
+    """'1-11', '1,3,5', '1..21' or a mix; every k from 1 to MAX_K."""
+    ks: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
+        try:
+            if sep:
+                lo, hi = (int(x) for x in part.split(sep))
+            else:
+                lo = hi = int(part)
+        except ValueError:
+            raise ParameterError("ks", f"{P0}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
+        if lo > hi:
+            raise ParameterError("ks", f"{P0}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
+        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
+            raise ParameterError("ks", f"{P0}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
+        ks.extend(range(lo, hi + 1))
+    if not ks:
+        raise ParameterError("ks", f"{P0}: no ensemble size in {text!r}")
+    return tuple(sorted(set(ks)))
 
 
 def check_seed(seed: int) -> None:

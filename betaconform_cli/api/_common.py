@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import check_target, file_stem, file_stems
-from ..errors import OutputError, ParameterError
+from ..errors import P0, P1, OutputError, ParameterError
 from ..inputs import Dataset
+from ..protect import refuse_links
 
 Progress = Callable[[int, int, str], None]
 
@@ -23,7 +24,7 @@ class SaveTo:
 
     def __post_init__(self) -> None:
         if self.path is not None and self.directory is not None:
-            raise ParameterError(("save", "save_dir"), "use {0} or {1}, not both")
+            raise ParameterError(("save", "save_dir"), f"use {P0} or {P1}, not both")
         if self.directory is not None and self.directory.exists() and not self.directory.is_dir():
             raise OutputError(f"{self.directory}: cannot save fits there: not a directory")
         if self.path is not None:
@@ -40,7 +41,7 @@ class SaveTo:
         overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
-                raise ParameterError(("save", "save_dir"), f"{{0}} takes one input, got {len(names)}; use {{1}} for many")
+                raise ParameterError(("save", "save_dir"), f"{P0} takes one input, got {len(names)}; use {P1} for many")
             return [self.path]
         assert self.directory is not None
         seen: dict[str, int] = {}
@@ -50,8 +51,12 @@ class SaveTo:
         if dup is not None:
             raise OutputError(f"{self.directory}: two inputs are both named {dup!r}, so both would be saved as "
                               f"{file_stem(dup)}.yaml; rename one or save them separately")
-        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b")
-        return [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
+        # names come from data (a dataset column, an inspect task): never a path ("../x", "/etc/x", "a/b"), and never
+        # written through a link already there (one committed to the repository a CI job checks out)
+        targets = [self.directory / f"{stem}.yaml" for stem in file_stems(names)]
+        for target in targets:
+            refuse_links(self.directory, target, "saved fit")
+        return targets
 
 
 def skip_note(ds: Dataset) -> list[str]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import check_seed
 from ._common import Progress, skip_note
@@ -30,6 +30,10 @@ def evaluate(
 
     check_seed(seed)
     check_modes(rules is not None, transfer, settings.methods != ev.ESTIMATORS, embed is not None)
+    if transfer:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model if embed is not None else None)
     datasets = read_inputs(arguments, opts, Keep.ITEMS if transfer else Keep.COUNTS)
     notes = [line for ds in datasets for line in skip_note(ds)]
     named = [(ds.name, ds.table) for ds in datasets]
@@ -46,11 +50,11 @@ def evaluate(
 def check_modes(adaptive: bool, transfer: bool, methods: bool, embed: bool) -> None:
     """Options of one experiment given with another's (each flag: that option was given)."""
     if adaptive and transfer:
-        raise ParameterError(("rule", "transfer"), "{0} (adaptive mode) and {1} are separate modes: use one of them")
+        raise ParameterError(("rule", "transfer"), f"{P0} (adaptive mode) and {P1} are separate modes: use one of them")
     if transfer and methods:
-        raise ParameterError(("transfer", "methods"), "{0} always compares no transfer, transfer, paper transfer and empirical: drop {1}")
+        raise ParameterError(("transfer", "methods"), f"{P0} always compares no transfer, transfer, paper transfer and empirical: drop {P1}")
     if embed and not transfer:
-        raise ParameterError(("embedding_model", "transfer"), "{0} and the cache options need {1}")
+        raise ParameterError(("embedding_model", "transfer"), f"{P0} and the cache options need {P1}")
 
 
 def _group(ds: Dataset) -> str:

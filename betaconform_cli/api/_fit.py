@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FitWarning, ParameterError
+from ..errors import P0, P1, P2, FitWarning, ParameterError
 from ..gate import Gate
 from ..inputs import Dataset, InputOptions, Keep, begin_read
 from ..settings import FitSettings, check_seed, generator
@@ -48,7 +48,11 @@ def fit(
 
     check_seed(seed)
     if embed is not None and not save:
-        raise ParameterError(("embed", "save", "save_dir"), "{0} adds the mean embedding to a saved fit: add {1} FILE or {2} DIR")
+        raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
+    if embed is not None:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model)
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)

@@ -72,7 +72,7 @@ def judges(
                     agreement = votes_agreement(ds.votes, result.names, result.pairs, confidence_level,
                                                 np.random.default_rng(seed), positive, unlabeled)
         except ParameterError as exc:  # the option, and the file it was checked against
-            raise ParameterError(exc.params, ds.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+            raise ParameterError(exc.params, ds.source + ": " + exc.template) from None
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))

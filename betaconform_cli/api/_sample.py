@@ -6,7 +6,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FitWarning, InputError, ParameterError
+from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import FitSettings, check_seed, generator, generators
 from ._common import Progress
@@ -15,12 +15,17 @@ if TYPE_CHECKING:
     from ..report.sample import LiveReport, ReplayReport
 
 
+def _listed(source: Any) -> Any:
+    """One path as the list of paths the readers take; data in memory (the library's DataFrame, records) as it is."""
+    return [str(source)] if isinstance(source, (str, Path)) else source
+
+
 def _rule_doc(rule: Any) -> dict[str, Any]:
     return {"rule": rule.name, "rule_settings": rule.describe(), "theoretical_samples": rule.theoretical_samples()}
 
 
 def sample_replay(
-    pool: str, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, runs: int = 1,
+    pool: Any, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, runs: int = 1,
     opts: InputOptions = InputOptions(), progress: Progress | None = None,
 ) -> ReplayReport:
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
@@ -34,7 +39,7 @@ def sample_replay(
     check_seed(seed)
     if not 1 <= runs <= MAX_RUNS:
         raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
-    (ds,) = read_inputs([pool], opts, Keep.ITEMS)
+    (ds,) = read_inputs(_listed(pool), opts, Keep.ITEMS)
     items = ds.items or ()
     check_ids(items, ds.source, need_ids=True, id_field=opts.record.id_field)
     items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
@@ -53,7 +58,7 @@ def sample_replay(
 
 
 def sample(
-    labeled: str, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, opts: InputOptions = InputOptions(),
+    labeled: Any, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, opts: InputOptions = InputOptions(),
     replay: bool = False, runs: int = 1, pool: str | None = None, batch: int | None = None, show_next: bool = True,
     progress: Progress | None = None,
 ) -> ReplayReport | LiveReport:
@@ -61,15 +66,15 @@ def sample(
     live decision; an option of the other mode is refused, never dropped."""
     if replay:
         if pool is not None or batch is not None:
-            raise ParameterError(("replay", "pool", "batch"), "{0} takes the labeled pool as its argument: drop {1} and {2}")
+            raise ParameterError(("replay", "pool", "batch"), f"{P0} takes the labeled pool as its argument: drop {P1} and {P2}")
         return sample_replay(labeled, rule, settings, seed, runs, opts, progress)
     if runs != 1:
-        raise ParameterError(("runs", "replay"), "{0} needs {1}")
+        raise ParameterError(("runs", "replay"), f"{P0} needs {P1}")
     return sample_live(labeled, rule, pool, settings, seed, batch, opts, show_next)
 
 
 def sample_live(
-    labeled: str, rule: Any, pool: str | None = None, settings: FitSettings = FitSettings(), seed: int = 0,
+    labeled: Any, rule: Any, pool: str | None = None, settings: FitSettings = FitSettings(), seed: int = 0,
     batch: int | None = None, opts: InputOptions = InputOptions(), show_next: bool = True,
 ) -> LiveReport:
     """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order. The
@@ -84,10 +89,13 @@ def sample_live(
 
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be at least 1; got {batch}")
+    if pool is not None and not isinstance(labeled, (str, Path)):
+        raise ParameterError("pool", f"{P0} is read with the labeled items' file as its gold (by id): give the labeled items "
+                                     "as a file, not as data in memory")
     if pool is not None and labeled == "-" and pool == "-":
-        raise ParameterError("pool", "{0} and the labeled items cannot both be '-': standard input can be read only once")
+        raise ParameterError("pool", f"{P0} and the labeled items cannot both be '-': standard input can be read only once")
     fit_rng, decide_rng, next_rng = generators(seed, 3)  # the fit draws as `fit` does: its table is fit's
-    (ds,) = read_inputs([labeled], opts, Keep.ITEMS)
+    (ds,) = read_inputs(_listed(labeled), opts, Keep.ITEMS)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.record.id_field)
     pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..errors import InputError, ParameterError
+from ..errors import P0, P1, InputError, ParameterError
 from ..gate import ScoreGate
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ._common import skip_note
@@ -36,7 +37,7 @@ class _About:
             return
         if exc.param in _DATA_PARAMS:
             raise InputError(self.source, exc.render(lambda p: p)) from None
-        raise ParameterError(exc.params, self.source.replace("{", "{{").replace("}", "}}") + ": " + exc.template) from None
+        raise ParameterError(exc.params, self.source + ": " + exc.template) from None
 
 
 def _votes(ds: Dataset, opts: InputOptions) -> Any:
@@ -55,13 +56,13 @@ def score(
 ) -> ScoreReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id."""
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
     core.check_options(confidence_level, target)
     if gate is not None and gate.difference != compare:
-        raise ParameterError(("min_score", "compare"), "{0} gates a difference only with {1}, and a score only without it")
+        raise ParameterError(("min_score", "compare"), f"{P0} gates a difference only with {P1}, and a score only without it")
     clustered = opts.record.cluster_field is not None
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
@@ -102,7 +103,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
              target: str) -> CompareDocument:
     import numpy as np
 
-    from .. import score as core
+    core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..score_document import compare_document, score_document
 
     sides = []
@@ -123,7 +124,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     (da, va, pos_a, (vra, ga), ca), (db, vb, pos_b, (vrb, gb), cb) = sides
     if str(pos_a).strip().lower() != str(pos_b).strip().lower():
         raise ParameterError("positive", f"passes {pos_a!r} in {da.source} but {pos_b!r} in {db.source}; "
-                                         "name the class that passes in both with {0}")
+                                         f"name the class that passes in both with {P0}")
     if not set(va.ids) & set(vb.ids):
         raise InputError(f"{da.source} and {db.source}", f"share no item id ('{opts.record.id_field}'); --compare pairs the two "
                                                          "systems' answers to the same items by id")

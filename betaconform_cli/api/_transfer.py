@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import refuse_inputs
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from ..formats import is_fit_name
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import FitSettings, check_seed
@@ -32,10 +32,11 @@ def transfer(
     from ..savedfit import expand_fits, load_fit
 
     check_seed(seed)
-    fits = [t for t in targets if is_fit_name(t)]
+    embeddings.require_backend(embed.model if embed is not None else None)  # the light install: one line, before any reading
+    fits = [t for t in targets if isinstance(t, (str, Path)) and is_fit_name(t)]  # targets may be data in memory
     if fits:
         raise ParameterError("sources", f"{fits[0]}: a target must be judgment data; this looks like a saved fit. Give each "
-                                        "source its own {0}, or one quoted glob: {0} 'fits/*.yaml'")
+                                        f"source its own {P0}, or one quoted glob: {P0} 'fits/*.yaml'")
     source_paths = expand_fits(sources, what="source")
     srcs = [tr.Source.from_saved(load_fit(p), str(p)) for p in source_paths]
     datasets = read_inputs(targets, opts, Keep.ITEMS)

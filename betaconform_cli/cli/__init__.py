@@ -44,7 +44,7 @@ from typer._click import exceptions as usage  # noqa: E402
 from typer.core import TyperOption  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import BetaConformError, ParameterError, fault_text  # noqa: E402
+from ..errors import BetaConformError, InputError, ParameterError, fault_text  # noqa: E402
 from .emit import say  # noqa: E402
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)
@@ -61,6 +61,17 @@ def _flag(command: Any, param: str) -> str:
                 if p.name == name and isinstance(p, TyperOption):
                     return max(p.opts, key=len)
     return param
+
+
+def _options_named(command: Any, text: str) -> str:
+    """A core message names a parameter as `name`; the CLI shows the option that sets it. Only names that are this
+    command's options are replaced: text from the user (a file named "`ks`.jsonl") is shown as it is."""
+
+    def flag(m: re.Match[str]) -> str:
+        shown = _flag(command, m.group(1))
+        return shown if shown != m.group(1) else m.group()
+
+    return re.sub(r"`([a-z_]+)`", flag, text)
 
 
 _FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -95,7 +106,8 @@ class _Group(typer.core.TyperGroup):
         except BetaConformError as exc:
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
-            say("error: " + re.sub(r"`([a-z_]+)`", lambda m: _flag(command, m.group(1)), text))
+            head = text[: len(text) - len(exc.reason)] if isinstance(exc, InputError) and text.endswith(exc.reason) else ""
+            say("error: " + head + _options_named(command, text[len(head):]))  # the file's name is shown as it is
         except Exception as exc:  # the net: a fault of the environment that no reader or writer named (a bug re-raised)
             fault = _fault(exc)
             if fault is None:

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from .. import atomic
-from ..errors import BetaConformError, ParameterError, UsageError
+from .. import atomic, protect
+from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
+from ..escape import clean, markdown, rich_markup, terminal
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
 from ..report import Report, Verdict, verdicts
-from ..report.render import clean, to_markdown
+from ..report.render import to_markdown
 from ..report.views import Block, Chart, TableView
 from .options import OutputGroup
 
@@ -63,7 +63,7 @@ def stderr() -> Console:
 def say(message: str) -> None:
     """One message on stderr, on one line whatever names from the data it quotes: control characters, ANSI escapes
     and newlines escaped (\\x1b, \\n), ASCII where stderr cannot encode more."""
-    _print_text(sys.stderr, clean(message, keep_newlines=False))
+    _print_text(sys.stderr, terminal(message))
 
 
 def _print_text(stream: TextIO, text: str) -> None:
@@ -127,8 +127,8 @@ def resolve_format(out: OutputGroup) -> str:
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix]
     if not suffix:
-        raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: cannot tell the format without an extension; add {{1}}")
-    raise ParameterError(("output", "fmt"), f"{{0}} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {{1}}")
+        raise ParameterError(("output", "fmt"), f"{P0} {out.output}: cannot tell the format without an extension; add {P1}")
+    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
 
 
 def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8", widths: list[int] | None = None) -> Table:
@@ -137,9 +137,9 @@ def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8
     fit = _fitter(ascii_only, encoding)
 
     def text(s: str) -> str:
-        return escape(fit(clean(s, keep_newlines=False)))
+        return rich_markup(fit(clean(s, keep_newlines=False)))
 
-    caption = escape(fit(clean(view.caption))) if view.caption else None
+    caption = rich_markup(fit(clean(view.caption))) if view.caption else None
     t = Table(title=text(view.title) or None, caption=caption, title_justify="left", caption_justify="left")
     for i, (c, a) in enumerate(zip(view.columns, view.alignment())):
         t.add_column(text(c), justify="left" if a == "l" else "right", overflow="fold", width=widths[i] if widths else None)
@@ -244,7 +244,7 @@ def show(blocks: list[Block], console: Console) -> None:
                               width=max(console.width, table_width(widths)))
         else:
             for line in b.text if isinstance(b, Chart) else b.lines:
-                console.print(fit(clean(line, keep_newlines=False)), markup=False, highlight=False)
+                console.print(fit(terminal(line)), markup=False, highlight=False)
 
 
 def stdout_console() -> Console:
@@ -306,7 +306,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
     targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
-    atomic.refuse_same(targets + [("junit", out.junit)])  # --save-dir's names are known now
+    check_outputs(targets + [("JUnit file", out.junit)], out)  # --save-dir's names are known now
     for what, path in targets:
         if path is not None:
             atomic.check_writable(path, what)
@@ -373,47 +373,27 @@ def step_summary_text(report: Report) -> str:
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
     for v in failed:
-        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {clean(_verdict_line(v), keep_newlines=False)}")
+        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(_verdict_line(v))}")
         lines.append(">")
     if failed:
         lines[-1] = ""
     passed = [v for v in found if v.passed and v.gate]
-    lines += [f"- :white_check_mark: gate passed: {clean(_verdict_line(v), keep_newlines=False)}" for v in passed]
+    lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
     return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
 
 
 def append_step_summary(report: Report) -> None:
-    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set: one write
-    of the whole text, so that a failure leaves nothing half-appended; a failure is one line on stderr."""
+    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set, all or
+    nothing (atomic.append_bytes: a full disk appends nothing); a failure is one line on stderr."""
     target = os.environ.get(STEP_SUMMARY)
     if not target:
         return
-    data = step_summary_text(report).encode("utf-8", "backslashreplace")
     try:
-        # non-blocking open: a FIFO nobody reads is refused (ENXIO) instead of hanging the job; then blocking writes
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
-        try:
-            os.set_blocking(fd, True)
-            if os.fstat(fd).st_size and not _ends_with_newline(target):
-                data = b"\n" + data
-            written = os.write(fd, data)
-            while written < len(data):  # a short write (a full disk) goes on where it stopped or raises
-                written += os.write(fd, data[written:])
-        finally:
-            os.close(fd)
-    except OSError as exc:
+        atomic.append_bytes(target, step_summary_text(report).encode("utf-8", "backslashreplace"))
+    except (OSError, BetaConformError) as exc:
         say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
-
-
-def _ends_with_newline(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) == b"\n"
-    except OSError:
-        return True
 
 
 def _reason(exc: BaseException) -> str:
@@ -425,22 +405,31 @@ def _reason(exc: BaseException) -> str:
 def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
                       out: OutputGroup | None = None, **outputs: Path | None) -> None:
     """No output may be one of the inputs (`fit d.jsonl -o d.jsonl` would destroy the data): judgment files
-    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config);
-    nor may two outputs be one file (`-o x.json --save x.json`: the second would replace the first). `out`: the
-    output group's files (-o, --junit) and the job summary ($GITHUB_STEP_SUMMARY, appended to) when it is on."""
+    (`inputs`), saved fits (`fits`: report's arguments, transfer's sources) and other files read (a config) join
+    the protected inputs (protect.py; the CLI has protected every input option already); nor may two outputs be
+    one file (`-o x.json --save x.json`). `out`: the output group's files (-o, --junit) and the job summary."""
     from ..inputs import expand_paths
     from ..savedfit import expand_fits
 
     paths = _expanded(inputs, expand_paths) + _expanded(fits, expand_fits) + [p for p in others if p is not None]
+    protect.protect("input", paths)
     if out is not None:
-        outputs = {"output": out.output, "junit": out.junit, **outputs}
-    named = [(name.replace("_", " "), p) for name, p in outputs.items() if p is not None]
-    summary = os.environ.get(STEP_SUMMARY)
-    if out is not None and out.step_summary and summary and any(atomic.same_file(Path(summary), p) for p in paths):
-        raise UsageError(f"${STEP_SUMMARY} ({summary}) is one of the inputs, and the job summary is appended there: "
-                         "point it elsewhere, or add --no-step-summary")
-    atomic.refuse_inputs(named, paths)
-    atomic.refuse_same(named)
+        outputs = {"output": out.output, "JUnit file": out.junit, **outputs}
+    check_outputs([(name.replace("_", " "), p) for name, p in outputs.items() if p is not None], out)
+
+
+def check_outputs(named: Sequence[tuple[str, Path | None]], out: OutputGroup | None) -> None:
+    """Every output (and the job summary, appended to when it is on) against every protected input and every
+    other output, before anything is written."""
+    summary = os.environ.get(STEP_SUMMARY) if out is not None and out.step_summary else None
+    if summary:
+        hit = protect.protected(summary)
+        clash = f"the input {hit[1]}{protect.read_by(hit[0])}" if hit else next(
+            (f"the {w} {p}" for w, p in named if p is not None and atomic.clobbers(Path(summary), p)), None)
+        if clash is not None:
+            raise UsageError(f"${STEP_SUMMARY} ({summary}) is {clash}, and the job summary is appended "
+                             "there: point it elsewhere, or add --no-step-summary")
+    protect.refuse_overwrites(named)
 
 
 def output_format(out: OutputGroup, inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
@@ -474,7 +463,7 @@ def progress(what: str) -> Iterator[Callable[..., None]]:
                   console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task(what, total=None)
 
-        def update(done: int, total: int, label: str = what) -> None:
-            bar.update(task, completed=done, total=total, description=label)
+        def update(done: int, total: int, label: str = what) -> None:  # a label holds dataset names: never markup
+            bar.update(task, completed=done, total=total, description=rich_markup(terminal(label)))
 
         yield update

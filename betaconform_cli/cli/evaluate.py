@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import api
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 from ..estimators import ESTIMATORS
 from ..inputs import InputOptions
 from . import app
@@ -83,9 +83,9 @@ def check_modes(r: str | None, rule: Rule | None, xi: str | None, target: str | 
     """Options that only build the rule (or set fixed r) given without it: what reaches api.evaluate (the rules,
     transfer, the estimators, the embedding model) is checked there (api.check_modes)."""
     if rule is not None and r is not None:
-        raise ParameterError(("r", "rule"), "{0} sets fixed-r mode and {1} adaptive mode: use one of them")
+        raise ParameterError(("r", "rule"), f"{P0} sets fixed-r mode and {P1} adaptive mode: use one of them")
     if rule is None and (xi is not None or target is not None or any(v is not None for v in common.given().values())):
-        raise ParameterError("rule", "--xi, --target, --epsilon, --tau, --patience and --min-samples need {0}")
+        raise ParameterError("rule", f"--xi, --target, --epsilon, --tau, --patience and --min-samples need {P0}")
 
 
 def check_plot(plot: Path | None, plot_r: int | None, rule: Rule | None, sizes: tuple[int, ...]) -> None:
@@ -98,4 +98,4 @@ def check_plot(plot: Path | None, plot_r: int | None, rule: Rule | None, sizes: 
     if plot_r is not None and rule is not None:
         raise ParameterError("plot_r", "applies to fixed-r mode; adaptive figures use the setting with the most labels")
     if plot_r is not None and plot_r not in sizes:
-        raise ParameterError(("plot_r", "r"), f"{{0}} {plot_r} is not among {{1}} {','.join(map(str, sizes))}")
+        raise ParameterError(("plot_r", "r"), f"{P0} {plot_r} is not among {P1} {','.join(map(str, sizes))}")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from .. import api
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 from ..inputs import InputOptions
 from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
@@ -44,7 +44,7 @@ def fit(
     """Fit the judgment distribution; print the majority-vote error for k judges beside the baselines."""
     fmt = resolve_format(out)
     if emb.given and not embed:
-        raise ParameterError(("embedding_model", "embed"), "{0} and the cache options need {1}")
+        raise ParameterError(("embedding_model", "embed"), f"{P0} and the cache options need {P1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
     with progress("fit") as update:
         report = api.fit(data, inp, model.settings(est), est.seed, gate.build(), chart,

@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from .. import api
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from ..inputs import InputOptions
+from ..settings import parse_ks
 from . import app
 from .emit import emit, output_format, progress
-from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped, parse_ks
+from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped
 
 PICK = "Selection"
 AGREE = "Agreement"
@@ -55,5 +56,5 @@ def parse_costs(text: str | None) -> dict[str, float] | None:
                 raise ValueError
             out[name.strip()] = float(price)
         except ValueError:
-            raise ParameterError("cost", f"{{0}}: cannot read {part!r}; use judge=price pairs such as 'gpt-4o=5,llama=0.2'") from None
+            raise ParameterError("cost", f"{P0}: cannot read {part!r}; use judge=price pairs such as 'gpt-4o=5,llama=0.2'") from None
     return out

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 import typer
 
 from ..embeddings import EmbedOptions
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from ..estimators import METHODS
 from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
@@ -39,6 +39,7 @@ from ..settings import (
     SIZE_WEIGHTS,
     TRANSFER_METHODS,
     FitSettings,
+    parse_ks,
 )
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
@@ -258,16 +259,61 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         check_integers(kwargs)
+        protect_inputs(kwargs)
         for name, cls in groups.items():
             kwargs[name] = cls(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(cls)})
         if inputs is not None:
             kwargs[inputs] = input_options({k: kwargs.pop(k) for k in INPUT_OPTIONS})
-        return func(**kwargs)
+        try:
+            return func(**kwargs)
+        finally:
+            from .. import protect
+
+            protect.clear()  # this command's inputs: not a later caller's in the same process (a notebook, a test)
 
     wrapper.__signature__ = sig.replace(parameters=params, return_annotation=None)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__  # typer must see the expanded signature, not the original
     return wrapper
+
+
+# the options that name what a command writes; every other option or argument that names a file is an input, and
+# is protected (protect.py): an input option added later is protected without a line here
+OUTPUT_OPTIONS = frozenset({"output", "junit", "save", "save_dir", "plot", "cache_dir"})
+FIT_INPUTS = frozenset({"fits", "sources"})  # the arguments that read saved fits (a folder of them, a glob)
+
+
+def protect_inputs(values: dict[str, Any]) -> None:
+    """Protect every file a command reads (protect.py): each argument and option value that names a file, and
+    the files a folder or glob given as input expands to (as the readers expand it)."""
+    from .. import protect
+
+    protect.clear()
+    for name, value in values.items():
+        if name in OUTPUT_OPTIONS or isinstance(value, bool):
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
+                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')}",
+                                _read_paths(str(item), fits=name in FIT_INPUTS))
+
+
+def _read_paths(text: str, fits: bool) -> list[str | Path]:
+    """The files an input argument names: itself, or what its reader reads of a folder or a glob (saved fits for
+    report's arguments and transfer's sources, data files for the rest: `fit data/ --save-dir data/` may replace
+    the fits it saved there before)."""
+    import glob
+    import os
+
+    if os.path.isfile(text) or not (os.path.isdir(text) or glob.has_magic(text)):
+        return [text]
+    from ..inputs import expand_paths
+    from ..savedfit import expand_fits
+
+    try:
+        return list((expand_fits if fits else expand_paths)([text]))
+    except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
+        return []
 
 
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
@@ -288,31 +334,7 @@ def check_integers(values: dict[str, Any]) -> None:
         if name == "seed" and isinstance(v, int) and not isinstance(v, bool):
             check_seed(v)  # one seed range everywhere, whatever the size: the message names it
         elif isinstance(v, int) and not isinstance(v, bool) and not -MAX_INT <= v <= MAX_INT:
-            raise ParameterError(name, f"{{0}}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
-
-
-def parse_ks(text: str) -> tuple[int, ...]:
-    """'1-11', '1,3,5', '1..21' or a mix; every k from 1 to MAX_K."""
-    ks: list[int] = []
-    for part in text.replace(" ", "").split(","):
-        if not part:
-            continue
-        sep = ".." if ".." in part else ("-" if "-" in part[1:] else None)
-        try:
-            if sep:
-                lo, hi = (int(x) for x in part.split(sep))
-            else:
-                lo = hi = int(part)
-        except ValueError:
-            raise ParameterError("ks", f"{{0}}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
-        if lo > hi:
-            raise ParameterError("ks", f"{{0}}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
-        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
-            raise ParameterError("ks", f"{{0}}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
-        ks.extend(range(lo, hi + 1))
-    if not ks:
-        raise ParameterError("ks", f"{{0}}: no ensemble size in {text!r}")
-    return tuple(sorted(set(ks)))
+            raise ParameterError(name, f"{P0}: {v} is too large; at most {MAX_INT} (2^63 - 1)")
 
 
 def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:
@@ -321,9 +343,9 @@ def parse_numbers(text: str, param: str, kind: type = float) -> tuple[Any, ...]:
         values = tuple(kind(x) for x in text.replace(" ", "").split(",") if x)
     except ValueError:
         example = "0.06,0.03" if kind is float else "10,30,56"
-        raise ParameterError(param, f"{{0}}: cannot read {text!r}; use comma-separated numbers such as {example}") from None
+        raise ParameterError(param, f"{P0}: cannot read {text!r}; use comma-separated numbers such as {example}") from None
     if not values:
-        raise ParameterError(param, "{0}: give at least one value")
+        raise ParameterError(param, f"{P0}: give at least one value")
     return values
 
 

@@ -9,7 +9,7 @@ import typer
 
 from .. import api
 from ..atomic import check_target
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 from ..formats import OUTPUT_EXTENSIONS
 from ..inputs import InputOptions
 from ..report.sample import LiveReport
@@ -72,10 +72,10 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
     if next_file is not None and runs == 1:  # with --runs, api.sample says that it needs --replay
         check_target(next_file, "next items")
         if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
-            raise ParameterError(("output", "pool"), "{0} receives the next items to label, which come from {1}: add {1}, or drop "
-                                                     "{0} (the decision goes to standard output; --format sets its format)")
+            raise ParameterError(("output", "pool"), f"{P0} receives the next items to label, which come from {P1}: add {P1}, or drop "
+                                                     f"{P0} (the decision goes to standard output; --format sets its format)")
         if OUTPUT_EXTENSIONS.get(next_file.suffix.lower(), "json") != "json":
-            raise ParameterError("output", f"{{0}} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
+            raise ParameterError("output", f"{P0} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
     report = api.sample(labeled, the_rule, settings, seed, inp, False, runs, pool, batch, show_next=next_file is None)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..blas import one_thread
 from ..counts import CountTable
-from ..errors import ParameterError, UsageError
+from ..errors import P0, P1, P2, ParameterError, UsageError
 from ..settings import check_seed
 from .fixed_r import Draws
 from .results import Cell, Evaluation, RuleRuns, Skipped
@@ -50,7 +50,7 @@ def evaluate_adaptive(
                 cells.append(_rule_cell(name, table, label, rule, settings, seed, ticker))
     if not cells:
         small = "; ".join(sorted({f"{s.dataset} ({s.items} items)" for s in skipped}))
-        raise ParameterError("min_samples", f"{{0}}: every dataset has fewer items than the rule needs before it can stop "
+        raise ParameterError("min_samples", f"{P0}: every dataset has fewer items than the rule needs before it can stop "
                                             f"({max(s.size for s in skipped)}), nothing to evaluate: {small}")
     return Evaluation(
         settings=settings,
@@ -121,9 +121,9 @@ def rule_grid(
 
     param = "target" if rule == "precision" else "xi"
     if rule == "precision" and xi is not None:
-        raise ParameterError(("rule", "xi", "target"), "{0} precision takes {2}, not {1}")
+        raise ParameterError(("rule", "xi", "target"), f"{P0} precision takes {P2}, not {P1}")
     if rule != "precision" and target is not None:
-        raise ParameterError(("rule", "target", "xi"), "{0} " + rule + " takes {2}, not {1}")
+        raise ParameterError(("rule", "target", "xi"), f"{P0} " + rule + f" takes {P2}, not {P1}")
     given = target if param == "target" else xi
     values = tuple(given) if given is not None else DEFAULT_VALUES[param]
     if not values:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..blas import one_thread
 from ..counts import CountTable
-from ..errors import FitWarning, ParameterError
+from ..errors import P0, FitWarning, ParameterError
 from ..fit import analyse, empirical_errors, fit_paper_em
 from ..settings import check_seed
 from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
@@ -47,7 +47,7 @@ def check_transfer_cells(datasets: Sequence[tuple[str, str, int]], sizes: Sequen
         return
     alone = [name for name, g, _ in datasets if groups[g] == 1]
     if len(alone) == len(datasets):
-        raise ParameterError("transfer", f"{{0}} needs at least two datasets in one folder (each is the target once, the "
+        raise ParameterError("transfer", f"{P0} needs at least two datasets in one folder (each is the target once, the "
                                          f"others of its folder its sources); {', '.join(alone)} {'is' if len(alone) == 1 else 'are each'} alone in its folder")
     small = "; ".join(f"{name} ({n} items)" for name, g, n in datasets if groups[g] > 1)
     raise ParameterError("sizes", f"{','.join(map(str, sizes))}: every dataset with sources has fewer than r + 1 items, "

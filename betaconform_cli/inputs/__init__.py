@@ -23,17 +23,19 @@ from .options import InputOptions, Keep
 from .paths import expand_paths, is_regular, is_stdin, read_faults
 from .pool import PoolItem, read_pool
 
-__all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "Reading", "begin_read",
+__all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
            "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
 
 def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-              planned: Plan | None = None) -> list[Dataset]:
+              planned: Plan | None = None, name: str | None = None, where: str | None = None) -> list[Dataset]:
     """Every dataset in one path (a file, a hive-partitioned folder, or '-'), read by the registered format that
-    reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again)."""
+    reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again).
+    `name` and `where`: the dataset's name and the input's name in messages, when not the file's own (records
+    written to a temporary file: memory.py)."""
     from .detect import Source, prepared
 
-    where = "<stdin>" if is_stdin(path) else str(path)
-    name = "stdin" if is_stdin(path) else dataset_name(path)
+    where = where or ("<stdin>" if is_stdin(path) else str(path))
+    name = name or ("stdin" if is_stdin(path) else dataset_name(path))
     with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
         read = resolve(input_format(how.reader).reader)
         return list(read(Source(local, how, name, where, stream, is_stdin(path)), opts, keep))
@@ -114,18 +116,36 @@ def _refuse_saved_fits(paths: Sequence[Path]) -> None:
         raise InputError(str(saved), f"this looks like a saved fit, not judgment data; show it with `betaconform report {saved}`")
 
 
-def begin_read(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-               parent_share: float = 1.0) -> PendingInputs:
-    """Expand the arguments and start reading (see PendingInputs)."""
+class ReadInputs:
+    """Inputs already read (data in memory: memory.py), offered as PendingInputs offers files."""
+
+    def __init__(self, datasets: list[Dataset]):
+        self.datasets = datasets
+
+    def result(self) -> list[Dataset]:
+        return self.datasets
+
+
+def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+               parent_share: float = 1.0, name: str | None = None) -> PendingInputs | ReadInputs:
+    """Expand the arguments and start reading (see PendingInputs). `arguments`: paths (a str or Path, or a
+    sequence of them: files, folders, globs, '-'), or data in memory (a pandas or polars DataFrame, an Arrow table,
+    a list of dicts; memory.py), whose dataset is called `name` (default "data"; a file's dataset is its stem)."""
+    from .memory import as_arguments, in_memory, read_memory
+
+    if in_memory(arguments) is not None:
+        return ReadInputs(read_memory(arguments, opts, keep, name))
     left_out: list[str] = []
-    paths = expand_paths(list(arguments), left_out)
+    paths = expand_paths(as_arguments(arguments), left_out)
     _refuse_saved_fits(paths)
     return PendingInputs(paths, opts, keep, parent_share, left_out)
 
 
-def read_inputs(arguments: Sequence[str], opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> list[Dataset]:
-    """Every dataset the arguments name, validated; InputError names the file, the line or row, and the field."""
-    return begin_read(arguments, opts, keep).result()
+def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+                name: str | None = None) -> list[Dataset]:
+    """Every dataset the arguments name (paths, or data in memory: begin_read), validated; InputError names the
+    file, the line or row, and the field."""
+    return begin_read(arguments, opts, keep, name=name).result()
 
 
 def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> Dataset:

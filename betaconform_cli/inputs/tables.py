@@ -316,13 +316,46 @@ def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                                           exc.reason), line=line, field=exc.field) from None
 
 
+def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
+    """A pandas or polars DataFrame or an Arrow table, registered with DuckDB and copied into its own table `src`
+    (as a Parquet file's columns: each keeps its type; rows numbered from 1)."""
+    try:
+        con.register("__frame", frame)
+        con.execute("CREATE OR REPLACE TEMP TABLE src AS SELECT * FROM __frame")
+        con.unregister("__frame")
+        cols = con.execute("DESCRIBE SELECT * FROM src").fetchall()
+    except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the caller's frame
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = " (DuckDB reads a polars DataFrame through pyarrow: pip install pyarrow)" if library == "polars" else ""
+        raise InputError(where, f"cannot read this {library} table: {why}{hint}") from None
+    return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",
+                 "(SELECT *, rowid + 1 AS __row, NULL AS __file FROM src)")
+
+
+def read_frame(frame: Any, library: str, opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:
+    """Every dataset in a DataFrame or Arrow table (memory.py), read as a table file is: the same roles, options,
+    SQL and value rules; the shape is guessed from the columns unless `source_format` forces one."""
+    from ..formats import format_for
+
+    shape = None
+    if opts.source_format != "auto":
+        fmt = format_for(opts.source_format)
+        if fmt.name != "table":
+            raise InputError(where, f"a DataFrame is a table: source_format {opts.source_format!r} does not read one "
+                                    "(use long, wide, counts or auto)")
+        shape = opts.source_format if opts.source_format != fmt.name else None
+    return _read_table(Path(where), "frame", opts, keep, name, where, shape,
+                       opener=lambda con: open_frame(con, frame, library, where))
+
+
 def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
-                shape: str | None = None) -> list[Dataset]:
+                shape: str | None = None, opener: Any = None) -> list[Dataset]:
+    """`opener(con) -> Table`: a table that is not a file (read_frame); else the file `path` of `kind`."""
     from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
 
     con = connect()
     try:
-        table = open_table(con, path, kind, where, opts.handling.skip_invalid)
+        table = opener(con) if opener is not None else open_table(con, path, kind, where, opts.handling.skip_invalid)
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ParameterError, UsageError, quote, quote_all
+from ..errors import P0, P1, ParameterError, UsageError, quote, quote_all
 from ..fit import FitResult, analyse
 from ..settings import MAX_K, FitSettings
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
@@ -120,9 +120,9 @@ def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, po
 def _resolve(members: Sequence[str], names: Sequence[str], what: str) -> tuple[int, ...]:
     unknown = [m for m in members if m not in names]
     if unknown:
-        raise ParameterError(what, f"{{0}}: unknown judge {_braces(quote(unknown[0]))}; known judges: {_braces(quote_all(names))}")
+        raise ParameterError(what, f"{P0}: unknown judge {quote(unknown[0])}; known judges: {quote_all(names)}")
     if len(set(members)) != len(members):
-        raise ParameterError(what, f"{{0}}: a judge is named twice ({_braces(quote_all(members))})")
+        raise ParameterError(what, f"{P0}: a judge is named twice ({quote_all(members)})")
     return tuple(sorted(names.index(m) for m in members))
 
 
@@ -130,14 +130,9 @@ def _check_costs(costs: Mapping[str, float], names: Sequence[str], max_error: fl
     _resolve(list(costs), names, "costs")
     for n, price in costs.items():
         if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
-            raise ParameterError("costs", f"{{0}}: the price of {_braces(quote(n))} must be a finite number >= 0; got {price!r}")
+            raise ParameterError("costs", f"{P0}: the price of {quote(n)} must be a finite number >= 0; got {price!r}")
     if not 0.0 < max_error <= 1.0:
         raise ParameterError("max_error", f"must be in (0, 1]; got {max_error}")
-
-
-def _braces(text: str) -> str:
-    """Text inside a ParameterError template (names of judges may hold braces)."""
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 def default_ks(n_judges: int) -> tuple[int, ...]:
@@ -340,7 +335,7 @@ def _prepare(correct: np.ndarray, names: Sequence[str], req: JudgesRequest) -> _
     if named is not None and not named:
         raise ParameterError("ensemble", "must name at least one judge")
     if req.costs is not None and req.max_error is None:
-        raise ParameterError(("costs", "max_error"), "{0} needs {1}: the cheapest ensemble whose upper bound is at most {1}")
+        raise ParameterError(("costs", "max_error"), f"{P0} needs {P1}: the cheapest ensemble whose upper bound is at most {P1}")
     if req.max_error is not None:
         _check_costs(req.costs or {}, names, req.max_error)
     return _Prepared(names, arr, int((~answered).sum()), ks, named)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import P0, ParameterError
 from .descriptive import pair_table
 from .results import PairRow
 from .splits import combined_estimates, split_estimates
@@ -137,7 +137,7 @@ def every_item(names: Sequence[str], votes: Votes | None, n_labeled: int, req: J
         return Every(n_labeled, n_unl, False, f"labels only: judge {missing[0]!r} has no verdicts among the items read", None)
     whole = n_labeled + n_unl
     if req.population is not None and req.population != whole:
-        raise ParameterError("population", f"{{0}} is {req.population}, but the items read are the whole set with "
+        raise ParameterError("population", f"{P0} is {req.population}, but the items read are the whole set with "
                                            f"unlabeled items: {n_labeled} labeled + {n_unl} unlabeled = {whole} "
                                            "(leave it out, or pass --no-unlabeled)")
     v = from_votes(votes, names)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .results import Results as Results
 from .views import Block
 
 
@@ -77,7 +78,7 @@ def dataset_names(report: Any) -> list[str]:
     return names
 
 
-class Verdictless:
+class Verdictless(Results):
     """For results with no verdict to act on: no messages before or after, exit code 0."""
 
     @property
@@ -113,3 +114,4 @@ class Report(Protocol):
 
     # optional: `verdicts() -> tuple[Verdict, ...]`, one per dataset and gate, for a result with a gate (see
     # `verdicts` above); the JUnit file, the job summary and the HTML page read them
+

@@ -7,8 +7,8 @@ shows a saved fit exactly as `fit` showed it, and the JSON is the document encod
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from ..documents import plain
 from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
 from ..settings import TIE_RULE
-from . import Verdict, gate_failures, gate_verdicts
+from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
 
@@ -233,6 +233,20 @@ def histogram_chart(counts: FittedCounts) -> Chart:
     )
 
 
+def one_document(documents: Sequence[Doc], dataset: str | None) -> Doc:
+    """The document of `dataset`, or the only one (a ParameterError names the datasets otherwise)."""
+    from ..errors import P0, ParameterError, quote_all
+
+    names = [str(d.dataset) for d in documents]
+    if dataset is None and len(documents) == 1:
+        return documents[0]
+    if dataset is None:
+        raise ParameterError("dataset", f"this result holds {len(names)} datasets ({quote_all(names)}): name one with {P0}=")
+    if dataset not in names:
+        raise ParameterError("dataset", f"{dataset!r} is not one of this result's datasets ({quote_all(names)})")
+    return documents[names.index(dataset)]
+
+
 def fit_blocks(d: Doc, counts: FittedCounts | None = None) -> list[Block]:
     """One dataset in a terminal: its error table, a description, and (given its fitted `counts`) the charts and
     diagnostics. The error chart has no terminal text (the table is it); HTML draws it."""
@@ -251,7 +265,7 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
 
 
 @dataclass(frozen=True)
-class FitReport:
+class FitReport(Results):
     """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
     holds each document's observed and fitted counts (fit.fitted_counts, in the same order), which the chart draws."""
 
@@ -261,6 +275,8 @@ class FitReport:
     notes: tuple[str, ...] = ()
     saves: tuple[tuple[Path, dict[str, Any]], ...] = ()  # saved fits to write: (file, YAML body)
     counts: tuple[FittedCounts, ...] = ()
+    # the same fit at another confidence level (the library's fit() sets it: error(k, confidence_level=...))
+    refit: Callable[[float], FitReport] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.chart and len(self.counts) != len(self.documents):
@@ -298,6 +314,49 @@ class FitReport:
             for r in d.error_rates
         )
         return to_csv(("dataset", "k", *numbers, "items", "judges", "method"), rows)
+
+    def document(self, dataset: str | None = None) -> Doc:
+        """The one dataset's document, or the one named `dataset`."""
+        return one_document(self.documents, dataset)
+
+    def error(self, k: int, confidence_level: float | None = None, dataset: str | None = None,
+              alpha: float | None = None) -> tuple[float, float, float]:
+        """(estimate, low, high) of the majority-vote error of k judges, at the fit's confidence level or at
+        `confidence_level` (or 1 - `alpha`, as statsmodels' conf_int(alpha)); another level fits again with the
+        same data, options and seed (`refit`), which the library's fit() keeps; a saved fit has its level only."""
+        from ..errors import P0, ParameterError
+
+        d = self.document(dataset)
+        level = confidence_level if alpha is None else 1.0 - alpha
+        if level is not None and abs(level - confidence(d)) > 1e-12:
+            if self.refit is None:
+                raise ParameterError("confidence_level", f"this result holds its {confidence(d):g} interval only (a saved "
+                                                         f"fit, or a result not made by fit()): fit again with {P0}")
+            return self.refit(level).error(k, dataset=dataset)
+        row = next((r for r in d.error_rates if r.k == k), None)
+        if row is None:
+            raise ParameterError("ks", f"{k} is not among this fit's ensemble sizes ({', '.join(str(r.k) for r in d.error_rates)}); "
+                                       f"fit with {P0} including it")
+        return float(row.estimate), float(row.low), float(row.high)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The CSV table (`--format csv`) at full precision: one row per dataset and k."""
+        numbers = csv_columns()
+        return [{"dataset": d.dataset, "k": r.k, **{c: None if _value(r, c) is None else float(_value(r, c)) for c in numbers},
+                 "items": d.items, "judges": d.judges, "method": d.method} for d in self.documents for r in d.error_rates]
+
+    def save(self, path: str | Path, dataset: str | None = None) -> Path:
+        """Write the dataset's fit as the YAML that `fit --save` writes (for `report`, `transfer`, load_fit)."""
+        from ..atomic import check_target
+        from ..savedfit import check_fit_name, dump_fit
+
+        d = self.document(dataset)
+        target = Path(path)
+        check_target(target, "saved fit")
+        check_fit_name(target)
+        body = next((b for _, b in self.saves if b.get("dataset") == d.dataset), None) or saved_document(d)
+        dump_fit(target, body)
+        return target
 
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""

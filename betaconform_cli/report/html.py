@@ -9,10 +9,9 @@ with the others: nothing in this module is specific to a command.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 from .. import __version__
-from .render import clean
+from ..escape import html as _e
 from .svg import to_svg
 from .views import Block, Chart, TableView
 
@@ -31,10 +30,6 @@ svg { max-width: 100%; height: auto; }
 """
 
 
-def _e(text: str) -> str:
-    return escape(clean(str(text), keep_newlines=False))
-
-
 def table_html(view: TableView) -> str:
     align = view.alignment()
     out = ["<table>"]
@@ -46,7 +41,7 @@ def table_html(view: TableView) -> str:
         out.append("<tr>" + "".join(f'<td class="{a}">{_e(c)}</td>' for c, a in zip(row, align)) + "</tr>")
     out.append("</tbody></table>")
     if view.caption:
-        out.append(f'<p class="note">{escape(clean(view.caption))}</p>')
+        out.append(f'<p class="note">{_e(view.caption, keep_newlines=True)}</p>')
     return "\n".join(out)
 
 
@@ -68,15 +63,15 @@ def to_html(blocks: Sequence[Block], title: str, verdicts: Sequence[tuple[bool, 
         elif b.heading:
             body.append(f"<h2>{_e(' '.join(b.lines))}</h2>")
         else:
-            text = "\n".join(clean(x, keep_newlines=False) for x in b.lines).strip("\n")
+            text = "\n".join(_e(x) for x in b.lines).strip("\n")
             if text:
                 aligned = any("  " in x.strip() for x in b.lines)  # text laid out in columns keeps its spacing
-                body.append(f"<pre>{escape(text)}</pre>" if aligned else f"<p>{escape(text)}</p>".replace("\n", "<br>\n"))
+                body.append(f"<pre>{text}</pre>" if aligned else f"<p>{text}</p>".replace("\n", "<br>\n"))
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<meta name=\"generator\" content=\"betaconform {escape(__version__)}\">\n"
+        f"<meta name=\"generator\" content=\"betaconform {_e(__version__)}\">\n"
         f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
         + "\n".join(body)
-        + f"\n<footer><p class=\"note\">betaconform {escape(__version__)}</p></footer>\n</body>\n</html>\n"
+        + f"\n<footer><p class=\"note\">betaconform {_e(__version__)}</p></footer>\n</body>\n</html>\n"
     )

@@ -11,7 +11,7 @@ from ..documents import check, plain, row_type
 from ..errors import quote_all
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
-from . import Verdict
+from . import Results, Verdict
 from .judges_agreement import (
     AGREEMENT_CSV,
     agreement_rows,
@@ -212,7 +212,7 @@ ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k"
 
 
 @dataclass(frozen=True)
-class JudgesReport:
+class JudgesReport(Results):
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
     documents: tuple[JudgesDocument, ...]

@@ -4,20 +4,13 @@ message is the gate's reason. The shape CI systems read (Jenkins' junit.xsd, Git
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from xml.etree import ElementTree as ET
 
+from ..escape import xml as _x
 from . import Verdict
-
-# characters XML 1.0 cannot carry at all (escaping does not help): dropped as \xNN text instead
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
-def _x(text: str) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", str(text))
 
 
 def to_junit(command: str, found: Sequence[Verdict], now: datetime | None = None) -> str:
@@ -33,8 +26,8 @@ def to_junit(command: str, found: Sequence[Verdict], now: datetime | None = None
         case = ET.SubElement(suite, "testcase", name=_x(name), classname=_x(f"betaconform.{command}"), time="0")
         if not v.passed:
             failure = ET.SubElement(case, "failure", message=_x(v.reason or "failed"), type="gate" if v.gate else "failure")
-            failure.text = _x(v.reason or "failed")
+            failure.text = _x(v.reason or "failed", keep_newlines=True)
         elif v.reason:
-            ET.SubElement(case, "system-out").text = _x(v.reason)
+            ET.SubElement(case, "system-out").text = _x(v.reason, keep_newlines=True)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

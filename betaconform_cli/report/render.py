@@ -12,39 +12,21 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
 
+from ..escape import clean, csv_cell, has_surrogate, json_text, markdown, surrogates
 from .views import Block, Chart, TableView
 
-# C0 and C1 controls (not tab and newline), bidirectional embeddings, overrides and isolates, the line and
-# paragraph separators, and lone surrogates (undecodable bytes of a file name)
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _escape(m: re.Match[str]) -> str:
-    code = ord(m.group())
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by the surrogateescape error handler
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def clean(text: str, keep_newlines: bool = True) -> str:
-    """Control characters shown as escapes (ESC -> \\x1b, U+202E -> \\u202e); newlines kept unless
-    `keep_newlines` is False."""
-    out = _CONTROL.sub(_escape, str(text))
-    return out if keep_newlines else out.replace("\n", "\\n")
+__all__ = ["clean", "markdown_table", "to_csv", "to_json", "to_markdown"]
 
 
 def _valid_utf8(obj: Any) -> Any:
     """Strings with lone surrogates (undecodable file-name bytes) escaped, in nested documents."""
     if isinstance(obj, str):
-        return _SURROGATE.sub(_escape, obj)
+        return surrogates(obj)
     if isinstance(obj, dict):
         return {_valid_utf8(k): _valid_utf8(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -59,24 +41,24 @@ def _json_option(indent: bool) -> int:
 
 def _dumps(doc: dict[str, Any], indent: bool) -> str:
     try:
-        return orjson.dumps(doc, option=_json_option(indent)).decode()
+        return json_text(orjson.dumps(doc, option=_json_option(indent)).decode())
     except orjson.JSONEncodeError:
         if not _has_surrogate(doc):
             raise  # a value JSON cannot carry is a bug here: saved fits and inputs are checked on reading
-        return orjson.dumps(_valid_utf8(doc), option=_json_option(indent)).decode()
+        return json_text(orjson.dumps(_valid_utf8(doc), option=_json_option(indent)).decode())
 
 
 def _dumps_value(value: Any) -> str:
     """One JSON value on one line (control characters and newlines escaped by JSON itself)."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        return json_text(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode())
     except orjson.JSONEncodeError:
-        return orjson.dumps(_valid_utf8(value), option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        return json_text(orjson.dumps(_valid_utf8(value), option=orjson.OPT_SERIALIZE_NUMPY).decode())
 
 
 def _has_surrogate(obj: Any) -> bool:
     if isinstance(obj, str):
-        return _SURROGATE.search(obj) is not None
+        return has_surrogate(obj)
     if isinstance(obj, dict):
         return any(_has_surrogate(k) or _has_surrogate(v) for k, v in obj.items())
     if isinstance(obj, (list, tuple)):
@@ -99,44 +81,29 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return _dumps_value(list(value))
     if isinstance(value, str):
-        text = clean(value, keep_newlines=False)
-        if text.startswith(_FORMULA) and not _is_number(text):
-            return "'" + text
-        return text
+        return csv_cell(value)
     return value
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def to_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
+    w.writerow([csv_cell(str(c)) for c in columns])
     for row in rows:
         w.writerow([_csv_cell(v) for v in row])
     return buf.getvalue()
-
-
-def _md_cell(text: str) -> str:
-    return clean(text, keep_newlines=False).replace("|", "\\|")
 
 
 def markdown_table(view: TableView) -> str:
     align = view.alignment()
     lines = []
     if view.title:
-        lines += [f"**{_md_cell(view.title)}**", ""]
-    lines.append("| " + " | ".join(_md_cell(c) for c in view.columns) + " |")
+        lines += [f"**{markdown(view.title)}**", ""]
+    lines.append("| " + " | ".join(markdown(c) for c in view.columns) + " |")
     lines.append("|" + "|".join("---" if a == "l" else "---:" for a in align) + "|")
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
+    lines += ["| " + " | ".join(markdown(c) for c in row) + " |" for row in view.rows]
     if view.caption:
-        lines += ["", "_" + clean(view.caption, keep_newlines=False).replace("\\n", " ") + "_"]
+        lines += ["", "_" + markdown(view.caption.replace("\n", " ")) + "_"]
     return "\n".join(lines)
 
 
@@ -149,9 +116,38 @@ def to_markdown(blocks: Sequence[Block]) -> str:
         if isinstance(b, TableView):
             parts.append(markdown_table(b))
         elif b.heading:
-            parts.append("## " + clean(" ".join(b.lines), keep_newlines=False))
+            parts.append("## " + markdown(" ".join(b.lines)))
         else:
-            text = "\n".join(clean(x, keep_newlines=False) for x in b.lines).strip("\n")
+            text = "\n".join(markdown(x) for x in b.lines).strip("\n")
             if text:
                 parts.append(text)
     return "\n\n".join(parts) + "\n"
+
+
+def text_table(view: TableView) -> str:
+    """A table as plain text, as the terminal shows it without its box: the title, the header over a rule, the
+    rows (numbers right-aligned) and the caption."""
+    cells = [tuple(clean(c, keep_newlines=False) for c in view.columns)]
+    cells += [tuple(clean(c, keep_newlines=False) for c in row) for row in view.rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(view.columns))]
+    align = view.alignment()
+
+    def line(row: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(row, widths, align)).rstrip()
+
+    out = [clean(view.title, keep_newlines=False)] if view.title else []
+    out += [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
+    out += [clean(x, keep_newlines=False) for x in view.caption.split("\n")] if view.caption else []
+    return "\n".join(out)
+
+
+def to_text(blocks: Sequence[Block]) -> str:
+    """Blocks as plain text (the library's `summary()`): the terminal's tables, lines and text charts, without the
+    terminal (no colour, no box, no width limit)."""
+    parts: list[str] = []
+    for b in blocks:
+        if isinstance(b, TableView):
+            parts.append(text_table(b))
+        else:
+            parts.append("\n".join(clean(x, keep_newlines=False) for x in (b.text if isinstance(b, Chart) else b.lines)))
+    return "\n".join(p.rstrip() for p in parts).strip("\n") + "\n"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from ..documents import plain
-from . import Verdict, Verdictless
+from . import Results, Verdict, Verdictless
 from .fit import FitReport
 from .render import to_csv, to_json
 from .views import Block, Lines, TableView
@@ -26,32 +26,32 @@ class ReplayReport(Verdictless):
     (stopping/document.py builds them; the views read their attributes)."""
 
     runs: tuple[Struct, ...]  # stopping.document.run_type(): one per run
-    summary: ReplaySummary
+    overall: ReplaySummary  # the replays' summary document (summary() is the table as text, as every result's)
 
     @property
     def documents(self) -> list[Struct]:
-        return [*self.runs, self.summary]
+        return [*self.runs, self.overall]
 
     @property
     def rule(self) -> dict[str, Any]:
-        s = self.summary
+        s = self.overall
         return {"rule": s.rule, "rule_settings": s.rule_settings, "theoretical_samples": s.theoretical_samples}
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         runs: list[Any] = list(self.runs)  # stopping.document.run_type(): built from the registry's columns
         pool_items = runs[0].pool_items if runs else 0
         view = TableView(
-            title=f"{self.summary.dataset}: {len(runs)} replay(s) of the {self.summary.rule} rule ({pool_items} items in the pool)",
+            title=f"{self.overall.dataset}: {len(runs)} replay(s) of the {self.overall.rule} rule ({pool_items} items in the pool)",
             columns=("run", "stopped", "samples", "margin (pts)"),
             rows=tuple((str(r.run), "yes" if r.stopped else "pool exhausted", str(r.samples),
                         "—" if r.margin is None else f"{r.margin:.2f}") for r in runs),
         )
-        s = self.summary.summary
+        s = self.overall.summary
         lines = [f"samples: mean {s.samples.mean:.1f}, sd {s.samples.sd:.1f}"]
         if s.margin.mean is not None:
             lines.append(f"margin: mean {s.margin.mean:.2f} points, sd {s.margin.sd:.2f}")
-        if self.summary.theoretical_samples is not None:
-            lines.append(f"Proposition 4.1: {self.summary.theoretical_samples}")
+        if self.overall.theoretical_samples is not None:
+            lines.append(f"Proposition 4.1: {self.overall.theoretical_samples}")
         return [view, Lines(tuple(lines))]
 
     @property
@@ -75,7 +75,7 @@ def theory_note(rule: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class LiveReport:
+class LiveReport(Results):
     """A live decision: the fit on the labels so far, whether to stop (and why), and the next items to label."""
 
     document: Any  # stopping.document.live_document_type()

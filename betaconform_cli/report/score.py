@@ -14,7 +14,7 @@ from typing import Any
 from ..documents import plain
 from ..gate import ScoreCheck
 from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
-from . import Verdict, gate_failures, gate_verdicts
+from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -119,12 +119,21 @@ def _compare_row(d: CompareDocument) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class ScoreReport:
+class ScoreReport(Results):
     """One document per dataset (or one comparison); exit 1 when a --min-score gate fails."""
 
     documents: tuple[ScoreDocument | CompareDocument, ...]
     checks: tuple[ScoreCheck, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def interval(self, dataset: str | None = None) -> tuple[float, float, float]:
+        """(estimate, low, high): the judge-corrected pass rate of the one dataset (or `dataset`), or with
+        `compare` the difference a - b, at the level `score` was given (`confidence_level=`)."""
+        from .fit import one_document
+
+        d = one_document(self.documents, dataset)
+        e = d.difference if isinstance(d, CompareDocument) else d.score
+        return float(e.estimate), float(e.low), float(e.high)
 
     def blocks(self, markdown: bool = False) -> list[Block]:
         out: list[Block] = []

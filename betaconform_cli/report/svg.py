@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
 
-from .render import clean
+from ..escape import html as _t
 from .views import Chart
 
 W, H = 640, 340  # the drawing's size in px
@@ -21,10 +20,6 @@ COLOURS = ("#1f77b4", "#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#8c564b")
 MARKERS = ("circle", "square", "diamond", "triangle", "circle", "square")
 DASHES = ("", "6 3", "2 2", "8 3 2 3", "", "6 3")
 FONT = 'font-family="sans-serif" font-size="11"'
-
-
-def _t(text: str) -> str:
-    return escape(clean(str(text), keep_newlines=False))
 
 
 def nice_top(value: float) -> float:

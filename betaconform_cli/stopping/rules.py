@@ -23,7 +23,7 @@ import numpy as np
 
 from ..counts import CountTable
 from ..distributions import item_error_table
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError, placeholder
 from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
 from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
@@ -52,11 +52,11 @@ def _needed(n: int, ratio: float, slack: float = 1.0) -> int:
 def theoretical_samples(xi: float, tau: float = 25.0) -> int:
     """Smallest r >= 2 with tau (1/sqrt(r-1) - 1/sqrt(r)) <= xi (Proposition 4.1, eq. sample_number)."""
     if not (0 < xi < math.inf and 0 < tau < math.inf):
-        raise ParameterError(("xi", "tau"), f"Proposition 4.1 needs finite {{0}} > 0 and {{1}} > 0; got {xi} and {tau}")
+        raise ParameterError(("xi", "tau"), f"Proposition 4.1 needs finite {P0} > 0 and {P1} > 0; got {xi} and {tau}")
     # the left side ~ tau / (2 r^1.5): start just below the asymptotic root and walk up
     root = (tau / (2 * xi)) ** (2 / 3)
     if not root < MAX_THEORETICAL:  # beyond float precision the walk below never ends (xi = 1e-300)
-        raise ParameterError(("xi", "tau"), f"{{0}} {xi:g} is too small for {{1}} {tau:g}: Proposition 4.1 would ask for more than {MAX_THEORETICAL:.0e} labels")
+        raise ParameterError(("xi", "tau"), f"{P0} {xi:g} is too small for {P1} {tau:g}: Proposition 4.1 would ask for more than {MAX_THEORETICAL:.0e} labels")
     r = max(2, int(root) - 5)
     while tau * (1 / math.sqrt(r - 1) - 1 / math.sqrt(r)) > xi:
         r += 1
@@ -468,6 +468,6 @@ def make_rule(name: str, **options: Any) -> Rule:
     given = {("method" if k == "precision_method" and cls is PrecisionRule else k): v for k, v in options.items() if v is not None}
     extra = sorted(set(given) - (set(cls.__dataclass_fields__) - {"name", "method"}) - ({"method"} if cls is PrecisionRule else set()))
     if extra:
-        names = ", ".join("{" + str(i + 1) + "}" for i in range(len(extra)))
-        raise ParameterError(("rule", *extra), f"{{0}} {name} does not take {names}")
+        names = ", ".join(placeholder(i + 1) for i in range(len(extra)))
+        raise ParameterError(("rule", *extra), f"{P0} {name} does not take {names}")
     return cls(**given)

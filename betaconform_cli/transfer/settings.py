@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import ParameterError, ParamsError, quote_all
+from ..errors import P0, P1, ParameterError, ParamsError, quote_all
 from ..settings import SIMILARITIES as SIMILARITIES  # the choices live with the light settings (settings.py)
 from ..settings import SIZE_WEIGHTS as SIZE_WEIGHTS
 from ..settings import TRANSFER_METHODS
@@ -101,7 +101,7 @@ class OffersSettings:
         if not (_finite(self.pool_prior) and 0 <= self.pool_prior < 1):
             raise ParameterError("pool_prior", f"must be in [0, 1); got {self.pool_prior}")
         if not (_finite(self.pair_prior) and 0 <= self.pair_prior < 1 and self.pool_prior + self.pair_prior < 1):
-            raise ParameterError(("pair_prior", "pool_prior"), "{0} must be in [0, 1) with {1} + {0} < 1; "
+            raise ParameterError(("pair_prior", "pool_prior"), f"{P0} must be in [0, 1) with {P1} + {P0} < 1; "
                                  f"got {self.pair_prior}")
         if not all(_finite(t) and 0 < t < 1 for t in self.interpolation):
             raise ParameterError("interpolation", f"points must lie strictly between 0 and 1; got {list(self.interpolation)}")
@@ -112,10 +112,10 @@ class OffersSettings:
         if not (_finite(self.shift_prior) and 0 <= self.shift_prior < 1):
             raise ParameterError("shift_prior", f"must be in [0, 1); got {self.shift_prior}")
         if not (_finite(self.shift_max) and _finite(self.shift_step) and 0 < self.shift_step <= self.shift_max <= 10):
-            raise ParameterError(("shift_step", "shift_max"), "{0} and {1} must satisfy 0 < {0} <= {1} <= 10; "
+            raise ParameterError(("shift_step", "shift_max"), f"{P0} and {P1} must satisfy 0 < {P0} <= {P1} <= 10; "
                                  f"got {self.shift_step}, {self.shift_max}")
         if self.shift_max / self.shift_step > 200:
-            raise ParameterError(("shift_max", "shift_step"), "{0} / {1} must be at most 200 (grid points per side); "
+            raise ParameterError(("shift_max", "shift_step"), f"{P0} / {P1} must be at most 200 (grid points per side); "
                                  f"got {self.shift_max / self.shift_step:g}")
 
 

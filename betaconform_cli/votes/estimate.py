@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..counts import CountTable
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 from ..fit import FitResult, analyse
 from ..posterior import cell_errors
 from ..settings import FitSettings
@@ -94,14 +94,14 @@ def _labels_only_fit(items: _Items, ks: tuple[int, ...], confidence_level: float
     """The labels-only `fit.analyse` of the labeled items' histogram (or the one passed, checked against `ks`)."""
     if labels_only is not None:
         if tuple(labels_only.settings.ks) != ks:
-            raise ParameterError(("labels_only", "ks"), "{0} was computed for other ks than {1}")
+            raise ParameterError(("labels_only", "ks"), f"{P0} was computed for other ks than {P1}")
         return labels_only
     k_lab, s_lab = items.k_lab, items.s_lab
     cells = np.zeros((int(max(k_lab.max(), 1)) + 1,) * 2, dtype=np.int64)
     np.add.at(cells, (k_lab, s_lab), items.weight[items.labeled])
     fs = settings if settings is not None else FitSettings(ks=ks, confidence_level=confidence_level)
     if tuple(fs.ks) != ks or fs.confidence_level != confidence_level:
-        raise ParameterError(("settings", "ks"), "{0} must use the same ks and confidence_level as the call")
+        raise ParameterError(("settings", "ks"), f"{P0} must use the same ks and confidence_level as the call")
     return analyse(CountTable(cells), fs, rng)
 
 

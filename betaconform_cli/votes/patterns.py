@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..distributions import log_beta_binomial, logsumexp
-from ..errors import ParameterError
+from ..errors import P0, P1, ParameterError
 
 # --- input checks -------------------------------------------------------------------------------------
 
@@ -20,7 +20,7 @@ def _check(votes: Any, gold: Any, ks: tuple[int, ...], confidence_level: float, 
     if v.ndim != 2:
         raise ParameterError("votes", f"must be a 2-D array (items x judges); got {v.ndim} dimension(s)")
     if g.ndim != 1 or g.shape[0] != v.shape[0]:
-        raise ParameterError(("gold", "votes"), f"{{0}} must hold one entry per item of {{1}} ({v.shape[0]}); got shape {g.shape}")
+        raise ParameterError(("gold", "votes"), f"{P0} must hold one entry per item of {P1} ({v.shape[0]}); got shape {g.shape}")
     for name, a in (("votes", v), ("gold", g)):
         if a.size and not np.issubdtype(a.dtype, np.integer):
             if not (np.issubdtype(a.dtype, np.floating) and np.all(np.isfinite(a)) and np.all(a == np.round(a))):
@@ -45,7 +45,7 @@ def _check_counts(counts: Any, rows: int) -> np.ndarray:
         return np.ones(rows, dtype=np.int64)
     c = np.asarray(counts)
     if c.shape != (rows,):
-        raise ParameterError(("counts", "votes"), f"{{0}} must hold one entry per row of {{1}} ({rows}); got shape {c.shape}")
+        raise ParameterError(("counts", "votes"), f"{P0} must hold one entry per row of {P1} ({rows}); got shape {c.shape}")
     if c.size and (not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c != np.round(c))):
         raise ParameterError("counts", "must be non-negative whole numbers (items per row)")
     return c.astype(np.int64)

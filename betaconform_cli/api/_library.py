@@ -1,0 +1,175 @@
+"""The library's functions (`betaconform_cli.fit(source, **options)`, docs/API.md): each command's options by their
+Python names (`gold_col=`, `judge_cols=`, `confidence_level=`, `max_error=`), turned into the typed arguments of the
+api function the CLI calls (api.fit, api.score, ...), with the same constructors and checks (InputOptions,
+FitSettings, make_gate, make_rule): the computation is one path, and the CLI's one-line errors are raised here too.
+
+`source`: a path (str or Path), a list of paths, a pandas or polars DataFrame, a pyarrow Table, a list of dicts,
+or {name: DataFrame or list of dicts} (inputs/memory.py); `name=` names the one dataset of data in memory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ParameterError
+from ..inputs import InputOptions
+from ..settings import FitSettings, parse_ks
+
+if TYPE_CHECKING:
+    from ..report.doctor import DoctorReport
+    from ..report.fit import FitReport
+    from ..report.judges import JudgesReport
+    from ..report.sample import LiveReport, ReplayReport
+    from ..report.score import ScoreReport
+
+
+def input_options(options: dict[str, Any]) -> InputOptions:
+    """InputOptions from the CLI's input options by their Python names (`gold_col`, `judge_cols`, `labels`, ...);
+    `judge_cols` may be a list of names or globs, `labels` a Path. An unknown name is a TypeError, as Python's own."""
+    given = dict(options)
+    cols = given.get("judge_cols")
+    if cols is not None and not isinstance(cols, str):
+        given["judge_cols"] = ",".join(str(c) for c in cols)
+    if given.get("labels") is not None:
+        given["labels"] = str(given["labels"])
+    return InputOptions(**given)
+
+
+def _source(source: Any, name: str | None) -> Any:
+    """Data in memory under its dataset name; `name` with paths is refused (a file's dataset is its stem)."""
+    if name is None:
+        return source
+    from ..inputs.memory import in_memory
+
+    if in_memory(source) not in ("frame", "records"):
+        raise ParameterError("name", "names data in memory (a DataFrame, an Arrow table or records); a file's dataset "
+                                     "is named by the file")
+    return {str(name): source}
+
+
+def _ks(ks: str | Sequence[int] | None, default: str = "1-11") -> tuple[int, ...]:
+    """'1-11', '1,3,5', a list of ints, or None (the command's default)."""
+    if ks is None:
+        return parse_ks(default)
+    if isinstance(ks, str):
+        return parse_ks(ks)
+    return tuple(sorted({int(k) for k in ks}))
+
+
+def _settings(ks: Any, confidence_level: float, method: str, components: int | str) -> FitSettings:
+    return FitSettings(method=method, components=components, ks=_ks(ks), confidence_level=confidence_level)
+
+
+def _embed(embedding_model: str | Path | None, cache_dir: str | Path | None, use_cache: bool) -> Any:
+    from ..embeddings import EmbedOptions
+
+    return EmbedOptions(None if embedding_model is None else str(embedding_model),
+                        None if cache_dir is None else Path(cache_dir), use_cache)
+
+
+def fit(
+    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
+    seed: int = 0, method: str = "default", components: int | str = "auto", max_error: float | None = None,
+    at_k: int | None = None, on: str = "upper", save: str | Path | None = None, save_dir: str | Path | None = None,
+    embed: bool = False, embedding_model: str | Path | None = None, cache_dir: str | Path | None = None,
+    use_cache: bool = True, unlabeled: bool = True, chart: bool = True,
+    progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
+) -> FitReport:
+    """`betaconform fit`: the majority-vote error for k judges beside the baselines (api.fit). `save`/`save_dir`
+    write the saved fits as the CLI does; `result.error(k, confidence_level=...)` at another level fits again."""
+    from ..savedfit import dump_fit
+    from . import SaveTo
+    from . import fit as api_fit
+
+    opts = input_options(input_opts)
+    settings = _settings(ks, confidence_level, method, components)
+    from ..gate import make_gate
+
+    target = SaveTo(None if save is None else Path(save), None if save_dir is None else Path(save_dir))
+    report = api_fit(_source(source, name), opts, settings, seed, make_gate(max_error, at_k, on), chart, target,
+                     _embed(embedding_model, cache_dir, use_cache) if embed else None, progress, unlabeled)
+    for path, body in report.saves:
+        dump_fit(path, body)
+
+    def refit(level: float) -> FitReport:
+        return fit(source, name=name, ks=ks, confidence_level=level, seed=seed, method=method, components=components,
+                   max_error=max_error, at_k=at_k, on=on, embed=False, unlabeled=unlabeled, chart=chart, **input_opts)
+
+    return dataclasses.replace(report, refit=refit)
+
+
+def load_fit(path: str | Path | Sequence[str | Path], *, max_error: float | None = None, at_k: int | None = None,
+             on: str = "upper") -> FitReport:
+    """`betaconform report`: saved fits (a file, a folder, a glob, or a list of them) as `fit` showed them."""
+    from ..gate import make_gate
+    from . import report
+
+    paths = [str(path)] if isinstance(path, (str, Path)) else [str(p) for p in path]
+    return report(paths, make_gate(max_error, at_k, on))
+
+
+def score(
+    source: Any, *, name: str | None = None, positive: str | None = None, confidence_level: float = 0.9,
+    target: str = "set", cluster_field: str | None = None, compare: bool = False, min_score: float | None = None,
+    on: str | None = None, **input_opts: Any,
+) -> ScoreReport:
+    """`betaconform score`: the evaluated system's judge-corrected pass rate (api.score); `compare=True` with two
+    inputs: the difference a - b."""
+    from ..gate import make_score_gate
+    from . import score as api_score
+
+    opts = input_options({**input_opts, "cluster_field": cluster_field} if cluster_field is not None else input_opts)
+    return api_score(_source(source, name), opts, positive, confidence_level, target,
+                     make_score_gate(min_score, on, compare), compare)
+
+
+def judges(
+    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
+    seed: int = 0, ensemble: str | Sequence[str] | None = None, cost: dict[str, float] | None = None,
+    max_error: float | None = None, population: int | None = None, unlabeled: bool = True, positive: str | None = None,
+    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
+) -> JudgesReport:
+    """`betaconform judges`: per-judge accuracy, shared mistakes, the ensemble to run for each k (api.judges).
+    `ensemble`: 'a,b,c' or a list of judge names; `cost`: {judge: price}."""
+    from . import judges as api_judges
+
+    members = [m.strip() for m in ensemble.split(",") if m.strip()] if isinstance(ensemble, str) else \
+        (list(ensemble) if ensemble is not None else None)
+    return api_judges(_source(source, name), input_options(input_opts), _ks(ks) if ks is not None else None,
+                      confidence_level, seed, members, dict(cost) if cost is not None else None, max_error, population,
+                      progress, unlabeled, positive, csv_table)
+
+
+def doctor(source: Any, *, name: str | None = None, **input_opts: Any) -> DoctorReport:
+    """`betaconform doctor`: how each input is read (format, column roles, items, judges), without fitting."""
+    from . import doctor as api_doctor
+
+    return api_doctor(_source(source, name), input_options(input_opts))
+
+
+RULE_OPTIONS = ("xi", "epsilon", "tau", "patience", "min_samples", "score_scale", "centre", "xi_units", "reference_sd",
+                "target", "at_k", "precision_method")
+
+
+def sample(
+    source: Any, *, name: str | None = None, rule: str = "conformal", pool: str | Path | None = None,
+    batch: int | None = None, replay: bool = False, runs: int = 1, ks: str | Sequence[int] | None = None,
+    confidence_level: float = 0.9, seed: int = 0, method: str = "default", components: int | str = "auto",
+    **options: Any,
+) -> LiveReport | ReplayReport:
+    """`betaconform sample`: stop labeling or label more (and which pool items next), from the labeled items in
+    labeling order; `replay=True`: the rule replayed on a fully labeled pool. The rule's options (`xi`, `target`,
+    `precision_method`, ... as in the CLI) go with the input options."""
+    from ..stopping.rules import make_rule
+    from . import sample as api_sample
+
+    settings = _settings(ks, confidence_level, method, components)
+    given = {k: options.pop(k) for k in RULE_OPTIONS if k in options}
+    if rule == "precision":
+        given.update(ks=settings.ks, confidence_level=settings.confidence_level)
+    the_rule = make_rule(rule, **given)
+    return api_sample(_source(source, name), the_rule, settings, seed, input_options(options), replay, runs,
+                      None if pool is None else str(pool), batch)

@@ -1,0 +1,104 @@
+"""Data already in memory, for the library (`betaconform_cli.fit(df)`): a pandas or polars DataFrame, an Arrow
+table, or a list of dicts. Each goes through a reader the files use, so that the same rules check every value:
+
+- a DataFrame or Arrow table is registered with DuckDB and read by the table reader (tables.py: the same column
+  roles, `*_col` options, SQL and value rules as a CSV or Parquet file); rows are numbered from 1;
+- a list of dicts is written as JSON Lines to a private temporary file and read like a `.jsonl` file (records.py:
+  judgments, verdicts or a long table by its first record); line N is the N-th record.
+
+pandas, polars and pyarrow are never imported here: an object is known by the module its type comes from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, ParameterError
+
+FRAME_MODULES = ("pandas", "polars", "pyarrow")
+FRAME = "<DataFrame>"  # how messages name an in-memory table
+RECORDS = "<records>"  # how messages name a list of dicts
+DEFAULT_NAME = "data"  # the dataset's name when the caller gives none
+
+
+def frame_library(obj: Any) -> str | None:
+    """'pandas', 'polars' or 'pyarrow' for a DataFrame or Table of that library (by its type's module), else None."""
+    top = type(obj).__module__.split(".")[0]
+    if top in FRAME_MODULES and hasattr(obj, "columns" if top != "pyarrow" else "schema"):
+        return top
+    return None
+
+
+def in_memory(source: Any) -> str | None:
+    """'frame' or 'records' for data in memory, 'named' for {name: either}; None for paths (a str, a Path, or a
+    sequence of them)."""
+    if frame_library(source) is not None:
+        return "frame"
+    if isinstance(source, dict):
+        if source and all(isinstance(k, str) and in_memory(v) in ("frame", "records") for k, v in source.items()):
+            return "named"
+        raise ParameterError("source", "is a dict: pass a list of dicts (one record per item, as JSON Lines lines), or "
+                                       "{name: DataFrame or list of dicts} for named datasets")
+    if isinstance(source, (str, bytes, os.PathLike)) or not isinstance(source, Sequence):
+        return None
+    if source and all(isinstance(r, dict) for r in source):
+        return "records"
+    return None
+
+
+def as_arguments(source: Any) -> list[str]:
+    """Paths as the readers take them: one path (str or Path) or a sequence of them -> a list of str."""
+    if isinstance(source, (str, os.PathLike)):
+        return [os.fspath(source)]
+    if isinstance(source, bytes) or not isinstance(source, Sequence):
+        raise ParameterError("source", f"must be a path, a list of paths, a DataFrame, an Arrow table or a list of dicts; "
+                                       f"got {type(source).__name__}")
+    out = []
+    for i, s in enumerate(source):
+        if not isinstance(s, (str, os.PathLike)):
+            raise ParameterError("source", f"item {i + 1} is a {type(s).__name__}: a list holds paths, or dicts (records), "
+                                           "not both")
+        out.append(os.fspath(s))
+    if not out:
+        raise ParameterError("source", "is empty: give a path, a DataFrame or records")
+    return out
+
+
+def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> list[Any]:
+    """Every dataset in a DataFrame, Arrow table or list of dicts (`in_memory` says which), or in each value of
+    {name: one of those} (its datasets named by the key)."""
+    how = in_memory(source)
+    if how == "named":
+        return [ds for key, value in source.items() for ds in read_memory(value, opts, keep, key)]
+    label = name or DEFAULT_NAME
+    if how == "frame":
+        from .tables import read_frame
+
+        library = frame_library(source) or ""
+        if library == "pandas" and any(n is not None for n in source.index.names):
+            source = source.reset_index()  # a named index (df.set_index("item_id")) is a column, as it was before
+        return read_frame(source, library, opts, keep, label, FRAME)
+    return read_records(source, opts, keep, label)
+
+
+def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: str) -> list[Any]:
+    """A list of dicts, read as the JSON Lines file it would be (one record per line), from a temporary file that
+    only this process can read and that is removed afterwards."""
+    import tempfile
+
+    import orjson
+
+    from . import read_path
+
+    with tempfile.TemporaryDirectory(prefix="betaconform-records-") as tmp:
+        path = Path(tmp) / "records.jsonl"
+        with open(path, "wb") as fh:
+            for i, rec in enumerate(records, start=1):
+                try:
+                    fh.write(orjson.dumps(rec, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS) + b"\n")
+                except TypeError as exc:
+                    raise InputError(RECORDS, f"cannot be written as JSON ({exc})", line=i) from None
+        return read_path(path, opts, keep, name=name, where=RECORDS)
