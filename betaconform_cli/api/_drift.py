@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, ParameterError, UsageError
+from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import check_seed
 from ._common import skip_note
@@ -101,12 +101,12 @@ def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None,
         tuple[str, ...], int, Run, Run, list[str], tuple[str, str], tuple[str, str]]:
     """(judges, classes, old run, new run, notes, (names), (sources)) from two inputs or one cut in time."""
     if (time_field is None) != (split_at is None):
-        raise ParameterError(("time_field", "split_at"), "{0} and {1} go together: the field that says when each item "
+        raise ParameterError(("time_field", "split_at"), f"{P0} and {P1} go together: the field that says when each item "
                                                          "was judged, and the time that separates the runs")
     if new is None and time_field is None:
         raise UsageError("drift compares two inputs (OLD NEW), or one input cut in time (--time-field and --split-at)")
     if new is not None and time_field is not None:
-        raise ParameterError("time_field", "{0} cuts one input in two; with two inputs (OLD NEW) leave it out")
+        raise ParameterError("time_field", f"{P0} cuts one input in two; with two inputs (OLD NEW) leave it out")
     if new is not None:
         a, b = _one(old, opts, "old"), _one(new, opts, "new")
         names, classes, run_a, run_b, notes = _two_runs(a, b)
