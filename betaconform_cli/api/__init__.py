@@ -4,7 +4,7 @@ The CLI parses options into the arguments below, calls one of these, and emits w
 call them directly. Warnings and skipped lines become the result's `notes`; nothing here prints.
 
 Each command has its module (`_fit`: fit and report, `_sample`, `_transfer`, `_evaluate`, `_judges`: doctor and
-judges, `_score`); the public names are this package's.
+judges, `_score`, `_drift`); the public names are this package's.
 """
 
 from ._common import Progress, SaveTo, skip_note

@@ -1,4 +1,4 @@
-"""The typer app: a module per command (fit, report, sample, transfer, evaluate, judges, score, doctor), each parse ->
+"""The typer app: a module per command (fit, report, sample, transfer, evaluate, judges, score, drift, doctor), each parse ->
 one call into betaconform_cli.api -> emit. The only package that imports typer and rich.
 
 Every error a user can cause is one line on stderr and exit code 2: the core's BetaConformError (a parameter
