@@ -46,7 +46,8 @@ class Agreement(Struct, kw_only=True, frozen=True):
 
 
 class DoctorDocument(Struct, kw_only=True, frozen=True):
-    """One input as read: `items` the labeled count, `unlabeled_items` the items with verdicts and no gold."""
+    """One input as read: `items` the labeled count, `unlabeled_items` the items with verdicts and no gold,
+    `clusters` the labeled items' clusters where they are not independent (an inspect-ai log's epochs)."""
 
     schema: Literal["betaconform/1"]
     command: Literal["doctor"]
@@ -65,6 +66,7 @@ class DoctorDocument(Struct, kw_only=True, frozen=True):
     classes: list[str] | UnsetType = UNSET
     vote_splits: list[VoteSplit] | UnsetType = UNSET
     agreement: list[Agreement] | UnsetType = UNSET
+    clusters: Count | UnsetType = UNSET  # the labeled items' clusters, when they are not independent (epochs)
 
 
 def doctor_document(ds: Dataset) -> DoctorDocument:
@@ -77,6 +79,8 @@ def doctor_document(ds: Dataset) -> DoctorDocument:
         unlabeled_items=ds.unlabeled_items, most_judges=ds.table.max_judges, histogram=ds.table.histogram_by_judges(),
     )
     r, v = ds.reading, ds.votes
+    if ds.clusters is not None:
+        doc = replace(doc, clusters=ds.clusters.clusters)
     if r is not None:
         doc = replace(doc, format=r.source_format, roles=dict(r.roles),
                       judges=[JudgeVerdicts(name=n, verdicts=c) for n, c in r.judge_counts],

@@ -235,16 +235,17 @@ _REPORT = [("fitted_by", str | None | Opt, UNSET), ("saved_fit", str | None | Op
 @functools.cache
 def _document_type(row: type[Struct], kind: Literal["saved", "printed", "report"]) -> type[Struct]:
     """The fit document in its three key orders: a saved fit (YAML: schema first, the embedding last), the printed
-    document of `fit`, `transfer` and `sample` (schema first, the gate last), and `report`'s (the saved fit's keys in
-    this order, whatever order a hand-written file has; its embedding last and without the vector; then schema,
-    fitted_by, saved_fit and gate). One set of fields: only the order
+    document of `fit`, `transfer` and `sample` (schema first, the gate last), and `report`'s (schema first, as every
+    JSON document this tool writes, which is how a folder knows it for an output: inputs/paths.tool_output; then the
+    saved fit's keys in this order, whatever order a hand-written file has; its embedding last and without the
+    vector; then fitted_by, saved_fit and gate). One set of fields: only the order
     and the schema's name differ."""
     body = _fields(row)
     if kind == "saved":
         return msgspec.defstruct("SavedFit", [("schema", Literal["betaconform/fit/1"]), *body,
                                               ("embedding", Embedding | None | Opt, UNSET)], kw_only=True, module=__name__)
     if kind == "report":
-        return msgspec.defstruct("ReportDocument", [*body, ("embedding", EmbeddingShown | None | Opt, UNSET), _SCHEMA_FIELD,
+        return msgspec.defstruct("ReportDocument", [_SCHEMA_FIELD, *body, ("embedding", EmbeddingShown | None | Opt, UNSET),
                                                     *_REPORT], kw_only=True, module=__name__)
     return msgspec.defstruct("FitDocument", [_SCHEMA_FIELD, *body, ("embedding", Embedding | None | Opt, UNSET), *_REPORT],
                              kw_only=True, module=__name__)

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import betaln, digamma
 
-from .counts import CountTable
+from .counts import CountTable, ItemClusters
 from .distributions import (
     Binomial,
     Mixture,
@@ -33,7 +33,7 @@ from .distributions import (
 from .documents import Baselines, BinomialModel, Component, Interval, Model, Settings, row_type
 from .errors import FitWarning, UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
-from .posterior import cell_posterior, mixture_cells
+from .posterior import CellPosterior, cell_posterior, mixture_cells
 from .settings import INTERVAL_METHOD, TIE_RULE, FitSettings, Prior
 
 if TYPE_CHECKING:
@@ -406,8 +406,11 @@ def analyse(
     settings: FitSettings = FitSettings(),
     rng: np.random.Generator | None = None,
     fit: MixtureFit | None = None,
+    clusters: ItemClusters | None = None,
 ) -> FitResult:
-    """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks."""
+    """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks. `clusters`
+    (items that are not independent: an inspect-ai log's epochs) shrink the interval's items to their effective
+    number (`cluster_interval`); the estimate is unchanged."""
     rng = rng if rng is not None else np.random.default_rng(0)
     method = fit_method(settings.method)  # an unknown method is refused before anything is fitted
     ks = tuple(settings.ks)
@@ -422,14 +425,41 @@ def analyse(
     post = cell_posterior(table, fit.mixture, ks, settings.strength, settings.flat)
     if method.posterior:
         centre = post.mean()
-        low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws)
+        low, high = cluster_interval(post, rng, settings, table.items, clusters)
     else:  # a plug-in estimate: the mixture's own cells, and an interval around them (it belongs to the estimate)
         cells = mixture_cells(table, fit.mixture)
         centre = cells @ post.errors
-        low, high = post.interval_scaled(rng, settings.confidence_level, table.items + settings.flat, settings.n_draws, cells)
+        low, high = cluster_interval(post, rng, settings, table.items, clusters, cells)
     rows = tuple(
         ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])), high=float(max(high[i], centre[i])),
                  columns={name: errors[k] for name, errors in columns.items()})
         for i, k in enumerate(ks)
     )
     return FitResult(settings=settings, fit=fit, binomial=binomial, beta_binomial=bb, rows=rows)
+
+
+def cluster_interval(
+    post: CellPosterior, rng: np.random.Generator, settings: FitSettings, items: int, clusters: ItemClusters | None,
+    mean: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of each k's error: the posterior's Dirichlet with `items` in total (plus the flat prior), or, with
+    clusters, with the items' effective number at each k, items / deff_k, where deff_k is the design effect of the
+    mean of the items' majority errors at k (counts.ItemClusters.design_effects; Kish's effective sample size:
+    a Dirichlet's spread of a mean scales as 1 / its total). docs/FORMATS.md ("Epochs") and
+    benchmarks/epochs_coverage.py measure its coverage."""
+    level, flat, draws = settings.confidence_level, settings.flat, settings.n_draws
+    plain = post.interval_scaled(rng, level, items + flat, draws, mean)
+    if clusters is None:
+        return plain
+    # common random numbers: `rng` advanced as without clusters, the clustered draws from a child generator, so that
+    # whatever draws from `rng` next (judges' model) is the same as for independent items: clusters move intervals only
+    rng = rng.spawn(1)[0]
+    cell = {(int(k), int(s)): i for i, (k, s) in enumerate(zip(post.judges, post.correct))}
+    per_item = post.errors[[cell[(int(k), int(s))] for k, s in zip(clusters.judges, clusters.correct)]]
+    effective = items / clusters.design_effects(per_item)
+    low, high = np.empty(len(post.ks)), np.empty(len(post.ks))
+    for e in np.unique(effective):
+        lo, hi = post.interval_scaled(rng, level, float(e) + flat, draws, mean)
+        at = effective == e
+        low[at], high[at] = lo[at], hi[at]
+    return low, high

@@ -42,6 +42,8 @@ class InputFormat:
     that say it (compared without regard to case; ".gz": gzip, decompressed on the fly). `sniff(first bytes) ->
     one of its kinds or None` ("module:function" or the function): the kind of a file whose name says nothing
     (standard input, an unknown ending), tried in the registry's order before the last resort, a CSV or TSV table.
+    `claims`: for a format whose files are of a kind another format owns (a trace store's JSON Lines export), the
+    test of the first record that says a file is its own.
     """
 
     name: str
@@ -54,6 +56,10 @@ class InputFormat:
     as_kind: str | None = None  # asked for on a file of a kind it does not read: read it as this kind (None: as it is)
     streams: bool = False  # reads standard input or a pipe as it comes (else a stream is first copied to a file)
     folders: bool = False  # reads a folder as one input (a hive-partitioned table)
+    # kinds it shares with other formats (JSON Lines, JSON, Parquet), each with its test of a file's first record
+    # (a JSON Lines file's first object, a JSON document, a Parquet file's first row): "module:function" or the
+    # function. detect.py asks these, in the registry's order, before the built-in guesses.
+    claims: Mapping[str, str | Callable[[Any], bool]] = field(default_factory=dict)
 
     @property
     def from_choices(self) -> tuple[str, ...]:
@@ -75,6 +81,35 @@ def _sniff_jsonl(head: bytes) -> str | None:
 
 def _sniff_json(head: bytes) -> str | None:  # after _sniff_jsonl: an object whose first line is not one
     return "json" if head.lstrip(_BLANK).startswith(b"{") else None
+
+
+def record_has(*alternatives: str) -> Callable[[Any], bool]:
+    """A claim (InputFormat.claims) as keys: the record holds every key of one alternative, each "key", "a.b" (nested)
+    or "key=A|B" (with one of these values). `record_has("trace_id assessments", "info.trace_id info.assessments")`."""
+    specs = [[(k, v.split("|") if v else None) for k, _, v in (t.partition("=") for t in alt.split())] for alt in alternatives]
+
+    def get(record: Any, path: str) -> Any:
+        for part in path.split("."):
+            if not isinstance(record, dict) or part not in record:
+                return _ABSENT
+            record = record[part]
+        return record
+
+    def test(record: Any) -> bool:
+        return any(all((got := get(record, k)) is not _ABSENT and (allowed is None or got in allowed) for k, allowed in spec)
+                   for spec in specs)
+
+    return test
+
+
+_ABSENT = object()
+
+
+def _promptfoo_document(doc: Any) -> bool:
+    """A promptfoo results file: an eval id or a results object (an inspect-ai log, which has one too, has `eval`;
+    lm-evaluation-harness's aggregated results have `configs` and `versions` beside theirs: lm_eval claims them)."""
+    return isinstance(doc, dict) and "eval" not in doc and ("evalId" in doc or isinstance(doc.get("results"), dict)
+                                                           and not ("configs" in doc and "versions" in doc))
 
 
 _INPUTS: dict[str, InputFormat] = {}  # the registry: reader name -> entry, in the order of --from's choices
@@ -140,6 +175,19 @@ def data_suffixes() -> tuple[str, ...]:
     return tuple(s for suffixes in kind_suffixes().values() for s in suffixes)
 
 
+def claimant(kind: str, first: Any) -> str | None:
+    """The format whose claim on this kind accepts the file's first record (formats' order), else None."""
+    for f in _INPUTS.values():
+        test = f.claims.get(kind)
+        if test is not None and first is not None and resolve(test)(first):
+            return f.name
+    return None
+
+
+def claimed_kinds() -> set[str]:
+    return {kind for f in _INPUTS.values() for kind in f.claims}
+
+
 def is_binary_kind(kind: str) -> bool:
     return any(kind in f.binary for f in _INPUTS.values())
 
@@ -164,8 +212,9 @@ def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
-for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON kinds are shared: detect.py tells
-    # promptfoo and inspect-ai from the document, and judgments from promptfoo results and long tables by the first line
+for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON kinds are shared: each format that
+    # reads a kind another owns claims its files by their first record (a JSON document, a JSON Lines file's first line);
+    # detect.py then tells judgments from long tables by the first line
     InputFormat("jsonl", "betaconform_cli.inputs.jsonl:read_source", {"jsonl": (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")},
                 sniff=_sniff_jsonl, streams=True),
     InputFormat("table", "betaconform_cli.inputs.tables:read_table",
@@ -173,9 +222,29 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 choices=("long", "wide", "counts"), sniff=lambda head: "parquet" if head.startswith(b"PAR1") else None,
                 binary=("parquet",), reads=("jsonl",), as_kind="csv", folders=True),
     InputFormat("promptfoo", "betaconform_cli.inputs.promptfoo:read_promptfoo", {"json": (".json", ".json.gz")},
-                sniff=_sniff_json),
+                sniff=_sniff_json, claims={"json": _promptfoo_document,
+                                           "jsonl": record_has("gradingResult", "testCase", "testIdx")}),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
-                sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",)),
+                sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",),
+                claims={"json": record_has("eval samples", "eval version")}),
+    # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
+    # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims})
+      for name, claims in (
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),)),
+          ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",)))),
+          ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
+    # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
+      for name, kinds, keys in (
+          ("mlflow", ("jsonl", "json", "parquet"), ("trace_id assessments", "request_id assessments", "info.trace_id info.assessments")),
+          ("langfuse", ("jsonl", "json", "parquet"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
+                                                          ("traceId", "trace_id", "observationId", "observation_id"))),
+          ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
+          ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
+                                                       "annotator_kind annotation_name span_id")),
+          ("braintrust", ("jsonl", "json"), tuple(f"scores {s} {io}" for s in ("root_span_id", "span_id")
+                                                  for io in ("input", "output", "expected"))))),
 ):
     register_input_format(_fmt)
 
@@ -184,6 +253,81 @@ FIT_SUFFIXES = (".yaml", ".yml")
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "html")
 OUTPUT_EXTENSIONS = {".json": "json", ".jsonl": "json", ".ndjson": "json", ".csv": "csv", ".md": "markdown",
                      ".markdown": "markdown", ".txt": "table", ".html": "html", ".htm": "html"}
+
+
+
+# --- this tool's own outputs: what a folder's reading skips ------------------------------------------------
+# `fit batch/ -o batch/summary.csv` must not make the next `fit batch/` read its own output. A JSON document this
+# tool writes starts with "schema": "betaconform/..." (OUTPUT_SCHEMAS: the marker). A CSV report is known by its
+# header: every CSV this tool writes is built by report/render.to_csv, which refuses a header that is not one of
+# the tables registered here, so no command can write a CSV that a folder would read as data.
+OUTPUT_SCHEMAS = ("betaconform/", "betaconform-evaluate/")
+
+
+@dataclass(frozen=True)
+class OutputTable:
+    """One CSV report: the commands that write it, its columns (its whole header, or with `more` the leading
+    columns that other columns follow: fit's estimators, evaluate's margin_k<k>). The report module takes its
+    columns from here (`output_columns`)."""
+
+    name: str
+    columns: tuple[str, ...]
+    more: bool = False
+
+
+_OUTPUT_TABLES: dict[str, OutputTable] = {}
+
+
+def register_output_table(table: OutputTable) -> None:
+    """Add a CSV report (a new command's; a test's): render.to_csv then writes it and folders skip it."""
+    if table.name in _OUTPUT_TABLES:
+        raise ValueError(f"output table {table.name!r} already registered")
+    _OUTPUT_TABLES[table.name] = table
+
+
+def unregister_output_table(name: str) -> None:
+    del _OUTPUT_TABLES[name]
+
+
+def output_tables() -> tuple[OutputTable, ...]:
+    return tuple(_OUTPUT_TABLES.values())
+
+
+def output_columns(name: str) -> tuple[str, ...]:
+    """A registered CSV report's columns (its leading ones when `more`)."""
+    return _OUTPUT_TABLES[name].columns
+
+
+def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
+    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None."""
+    cols = tuple(header)
+    return next((t for t in _OUTPUT_TABLES.values()
+                 if cols == t.columns or (t.more and cols[:len(t.columns)] == t.columns)), None)
+
+
+for _table in (
+    OutputTable("fit", ("dataset", "k", "estimate", "low", "high"), more=True),  # fit, report, transfer, sample; then estimators.csv_columns()
+    OutputTable("judges", ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")),
+    OutputTable("judges --csv-table agreement", ("dataset", "judge", "basis", "items", "positive", *(
+        f"{name}{end}" for name in ("accuracy", "sensitivity", "specificity", "false_pass_rate", "false_fail_rate", "kappa",
+                                    "ac1", "alpha") for end in ("", "_low", "_high")))),
+    OutputTable("doctor", ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")),
+    OutputTable("doctor before unlabeled items", ("dataset", "judge", "verdicts", "items", "format")),  # files of older versions
+    OutputTable("sample --replay", ("run", "stopped", "samples", "margin")),
+    OutputTable("evaluate", ("dataset", "items", "r", "runs", "method", "margin_mean", "margin_sd", "margin_se", "coverage",
+                             "width_mean"), more=True),  # then margin_k<k>, condition, samples_mean, samples_sd
+    OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
+                          "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
+                          "target", "confidence_level", "method", "lambda")),
+    OutputTable("plan", ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
+                         "items", "labeled")),
+    OutputTable("drift", ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired",
+                          "pairs", "change", "low", "high", "labels_drifted", "statistic", "p_value", "p_holm",
+                          "patterns_drifted", "drifted")),
+    OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
+                                    "shared_items", "labeled_both", "target", "confidence_level")),
+):
+    register_output_table(_table)
 
 
 def kind_by_name(path: str | Path) -> str | None:

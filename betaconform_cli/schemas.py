@@ -18,6 +18,7 @@ from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
 from .score_document import CompareDocument, ScoreDocument, score_schema
 from .stopping.document import ReplaySummary, sample_schema, sample_type
+from .stopping.forecast import PlanDocument
 
 
 @dataclass(frozen=True)
@@ -53,4 +54,6 @@ def published() -> tuple[Published, ...]:
         Published("sample.json", ("sample",), ReplaySummary,
                   sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
                   sample_type),
+        Published("plan.json", ("plan",), PlanDocument,
+                  document_schema(PlanDocument, f"BetaConform plan document ({SCHEMA}): plan -f json", "stopping/forecast")),
     )

@@ -2,8 +2,8 @@
 
 `betaconform agree FILE` prints the judges' pairwise agreement, built exactly as the walkthrough says: (1) an api
 function that reads with `read_inputs(arguments, opts, Keep.JUDGMENTS)`, checks its options and returns a report,
-exported by `api`; (2) the report with `blocks()`, `json()` (a schema) and `csv()`, its CSV header added to
-`inputs/paths.OUTPUT_CSV_HEADERS`; (3) a typer command `@app.command() @grouped def agree(data, inp: InputOptions,
+exported by `api`; (2) the report with `blocks()`, `json()` (a schema) and `csv()`, its CSV header registered
+as a `formats.OutputTable` (render.to_csv writes no other; a folder skips it); (3) a typer command `@app.command() @grouped def agree(data, inp: InputOptions,
 out: OutputGroup)` that calls `output_format` (the format, and no output overwriting an input), the api function
 once and `emit`. Nothing else in the package changes, and the app is left as it was.
 """
@@ -24,11 +24,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from betaconform_cli import api
+from betaconform_cli import api, formats
 from betaconform_cli.cli.emit import emit, output_format
 from betaconform_cli.cli.options import OutputGroup, grouped
 from betaconform_cli.errors import ParameterError
-from betaconform_cli.inputs import Dataset, InputOptions, Keep, paths, read_inputs
+from betaconform_cli.inputs import Dataset, InputOptions, Keep, read_inputs
 from betaconform_cli.report import Verdictless
 from betaconform_cli.report.render import to_csv, to_json
 from betaconform_cli.report.views import Block, TableView
@@ -93,19 +93,20 @@ def register(app: typer.Typer) -> None:
 @contextmanager
 def agree_added() -> Iterator[None]:
     """The command's three places, as a module each would add them: `api.agree` (api/__init__.py's export), the
-    CSV header (inputs/paths.py) and the command on the app (cli/__init__.py's import of cli/agree.py). The
+    CSV header (an OutputTable in formats.py) and the command on the app (cli/__init__.py's import of cli/agree.py). The
     patches stand for those edits and are undone on leaving; the app's command list is put back as it was."""
     from betaconform_cli.cli import app
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(api, "agree", agree, raising=False)
-        mp.setattr(paths, "OUTPUT_CSV_HEADERS", (*paths.OUTPUT_CSV_HEADERS, ",".join(CSV_COLUMNS)))
+        formats.register_output_table(formats.OutputTable("agree", CSV_COLUMNS))
         before = list(app.registered_commands)
         register(app)
         try:
             yield
         finally:
             app.registered_commands[:] = before
+            formats.unregister_output_table("agree")
 
 
 @pytest.fixture
@@ -160,7 +161,7 @@ class TestCommandWalkthrough:
 
     def test_csv_written_into_the_data_folder_is_not_read_back(self, agree_command: None, runner: CliRunner,
                                                                  data: Path) -> None:
-        """The CSV header in OUTPUT_CSV_HEADERS: the report written beside the data is skipped when the folder is
+        """The CSV header registered (formats.OutputTable): the report written beside the data is skipped when the folder is
         read again (the walkthrough's step 2), and reading the folder gives the file's numbers."""
         out = data.parent / "agree.csv"
         assert invoke(runner, "agree", data, "-o", out).exit_code == 0
@@ -196,10 +197,10 @@ class TestAppLeftAsItWas:
     def test_left_as_it_was(self, runner: CliRunner, data: Path) -> None:
         from betaconform_cli.cli import app
 
-        commands, headers = list(app.registered_commands), paths.OUTPUT_CSV_HEADERS
+        commands, headers = list(app.registered_commands), formats.output_tables()
         with agree_added():
             assert invoke(runner, "agree", data).exit_code == 0
             assert len(app.registered_commands) == len(commands) + 1
-        assert app.registered_commands == commands and paths.OUTPUT_CSV_HEADERS == headers and not hasattr(api, "agree")
+        assert app.registered_commands == commands and formats.output_tables() == headers and not hasattr(api, "agree")
         r = invoke(runner, "agree", data)
         assert r.exit_code == 2 and "No such command 'agree'" in r.stderr

@@ -224,7 +224,7 @@ class TestFitDocumentsAreTheirTypes:
         assert not {"method_description", "baselines", "skipped_lines"} & set(shown)
         assert not {"family", "bic", "n_starts"} & set(shown["model"]) and "mixture" not in shown["error_rates"][0]
         assert (shown["source"], shown["seed"], shown["fitted_by"], shown["saved_fit"]) == (str(path), None, "fit", str(path))
-        assert list(shown)[-4:] == ["embedding", "schema", "fitted_by", "saved_fit"]
+        assert list(shown)[0] == "schema" and list(shown)[-3:] == ["embedding", "fitted_by", "saved_fit"]  # schema first: the output marker
         msgspec.json.decode(json.dumps(shown), type=SCHEMAS["report"].type_for(shown))
 
 

@@ -160,7 +160,13 @@ class TestTargets:
         assert buf.getvalue().rstrip() == line.rstrip()
 
     def test_csv(self, name: str) -> None:
-        text = to_csv([name, "n"], [[name, 1], [[name, "b"], 2]])
+        from betaconform_cli import formats
+
+        formats.register_output_table(formats.OutputTable("hostile-header", (name, "n")))  # to_csv writes registered tables only
+        try:
+            text = to_csv([name, "n"], [[name, 1], [[name, "b"], 2]])
+        finally:
+            formats.unregister_output_table("hostile-header")
         rows = list(csv.reader(io.StringIO(text)))
         assert len(rows) == 3 and all(len(r) == 2 for r in rows)
         assert not _invisible(text.replace("\n", ""))

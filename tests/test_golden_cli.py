@@ -150,6 +150,8 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "judges_agreement_csv": (["judges", S, "-f", "csv", "--csv-table", "agreement", "--ks", "1"], None),  # issue 27
     "judges_pairwise_markdown": (["judges", "sample_data/pairwise_verdicts.jsonl", "-f", "markdown", "--ks", "1,3"], None),
     # score
+    "plan_table": (["plan", S, "--label-cost", "0.8", "--draws", "50"], None),
+    "plan_json": (["plan", S, "--target", "0.08", "--ks", "1,3,5", "--draws", "50", "-f", "json"], None),
     "score_table": (["score", S], None),
     "score_json": (["score", S, "-f", "json"], None),
     "score_csv": (["score", S, SB, "-f", "csv"], None),

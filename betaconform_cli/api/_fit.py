@@ -23,9 +23,16 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
     from ..votes import analyse_with_votes
 
     notes += skip_note(ds)
+    if ds.clusters is not None:
+        notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): the interval "
+                     "counts the items' effective number, items / design effect")
+    if ds.clusters is not None and ds.unlabeled_items and unlabeled:  # the vote split takes items as independent
+        notes.append(f"{ds.source}: {ds.unlabeled_items} unlabeled item(s) not used: the items are clustered (epochs) "
+                     "and the estimate from unlabeled verdicts takes them as independent")
+        unlabeled = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled)
+        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
     est = result.unlabeled
     if est is not None and not est.used_unlabeled and unlabeled:

@@ -62,7 +62,11 @@ def judges(
             # the same ensembles, intervals and --max-error outcome for any line order and any --seed (data_seed)
             rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
             request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
-            result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step)
+            clusters = None if ds.clusters is None else ds.clusters.cluster  # epochs: one cluster a sample
+            if clusters is not None:
+                notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): "  # type: ignore[union-attr]
+                             "intervals count effective items; unlabeled items not used")
+            result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step, clusters=clusters)
             agreement = None
             if ds.votes is not None and set(result.names) <= set(ds.votes.judges):
                 if len(ds.votes.classes) > MAX_CLASSES:

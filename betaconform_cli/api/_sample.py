@@ -24,11 +24,27 @@ def _rule_doc(rule: Any) -> dict[str, Any]:
     return {"rule": rule.name, "rule_settings": rule.describe(), "theoretical_samples": rule.theoretical_samples()}
 
 
+def one_per_cluster(ds: Dataset, items: list[Any]) -> list[Any]:
+    """The items a stopping rule counts: every item, or where the items are clustered (an inspect-ai log's epochs)
+    the first item of each cluster, so that the rule's sequential statistic sees independent items (docs/FORMATS.md,
+    "Epochs": the rule then counts samples, not sample-epochs)."""
+    if ds.clusters is None:
+        return items
+    seen: set[int] = set()
+    out = []
+    for it, code in zip(items, ds.clusters.cluster.tolist()):
+        if code not in seen:
+            seen.add(code)
+            out.append(it)
+    return out
+
+
 def sample_replay(
     pool: Any, rule: Any, settings: FitSettings = FitSettings(), seed: int = 0, runs: int = 1,
     opts: InputOptions = InputOptions(), progress: Progress | None = None,
 ) -> ReplayReport:
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
+    from ..counts import CountTable
     from ..evaluate.settings import MAX_RUNS
     from ..fit import empirical_errors
     from ..report.sample import ReplayReport
@@ -40,17 +56,18 @@ def sample_replay(
     if not 1 <= runs <= MAX_RUNS:
         raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
     (ds,) = read_inputs(_listed(pool), opts, Keep.ITEMS)
-    items = ds.items or ()
+    items = tuple(one_per_cluster(ds, list(ds.items or ())))
     check_ids(items, ds.source, need_ids=True, id_field=opts.record.id_field)
     items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
-    actual = empirical_errors(ds.table, settings.ks)
+    table = ds.table if ds.clusters is None else CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
+    actual = empirical_errors(table, settings.ks)
     rng = generator(seed)
     arrays = pool_arrays(items)
     results = []
     for i in range(runs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitWarning)
-            results.append(replay_one(rule, items, settings, rng, i, ds.table, actual, arrays))
+            results.append(replay_one(rule, items, settings, rng, i, table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
     run_docs, last = replay_documents(ds.name, ds.source, len(items), seed, _rule_doc(rule), results, summarize(results))
@@ -101,11 +118,11 @@ def sample_live(
     pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)
     if pool_items is not None:
         check_labeled_in_pool(items, pool_items, ds.source, opts.record.id_field)
-    decision, check, why, joined = _live_decision(rule, items, ds, pool_ds, pool_items, decide_rng)
+    decision, check, why, joined = _live_decision(rule, one_per_cluster(ds, items), ds, pool_ds, pool_items, decide_rng)
     table = CountTable.from_pairs([it.judges for it in items], [it.correct for it in items])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitWarning)
-        result = analyse(table, settings, fit_rng)
+        result = analyse(table, settings, fit_rng, clusters=ds.clusters)
         if joined is not None:  # the items may have been chosen by split: the labels alone are no random sample
             result = pool_result(result, joined.verdicts, joined.gold, joined.n_classes, settings, generator(seed))
     nxt = []

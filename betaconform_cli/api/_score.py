@@ -88,11 +88,12 @@ def score(
 
 
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
-    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field), else None; an
-    error when it was asked for and the input's reader kept none (tables and tool logs keep no cluster ids)."""
-    if opts.record.cluster_field is None:
-        return None
+    """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field) or its reader
+    kept them (an inspect-ai log's epochs: a sample's epochs are one cluster), else None; an error when one was
+    asked for and the input's reader kept none (tables and most tool logs keep no cluster ids)."""
     clusters = getattr(ds.votes, "clusters", None)
+    if opts.record.cluster_field is None:
+        return clusters
     if clusters is None:
         raise InputError(ds.source, f"--cluster-field '{opts.record.cluster_field}': clusters are read from JSON Lines only "
                                     f"(this input is {ds.shape}); write one line per item with the cluster id in a field")

@@ -217,7 +217,7 @@ def _root(
     """
 
 
-from . import doctor, drift, evaluate, fit, judges, report, sample, score, transfer  # noqa: E402,F401  (each registers its command)
+from . import doctor, drift, evaluate, fit, judges, plan, report, sample, score, transfer  # noqa: E402,F401  (each registers its command)
 
 if _MAIN_THREAD and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on Ctrl-C is KeyboardInterrupt (see _Group)

@@ -7,6 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..counts import ItemClusters
 from ..errors import InputError
 from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table
 from .options import Keep
@@ -28,6 +31,7 @@ class Mark:
     no_gold: bool = False
     verdict: str | None = None  # the verdict's class (patterns.class_text), for Votes (from_marks(with_votes=True))
     gold: str | None = None  # the gold's class
+    cluster: str | None = None  # items that share it are not independent (an inspect-ai sample's epochs)
 
 
 @dataclass
@@ -41,6 +45,7 @@ class _Acc:
     no_gold: set[str] = field(default_factory=set)
     verdicts: dict[str, dict[str, str | None]] = field(default_factory=dict)
     gold: dict[str, str | None] = field(default_factory=dict)
+    cluster: dict[str, str] = field(default_factory=dict)
 
 
 def from_marks(
@@ -68,6 +73,8 @@ def from_marks(
         row[m.judge] = m.mark
         if m.no_gold:
             acc.no_gold.add(m.item)
+        if m.cluster is not None:
+            acc.cluster[m.item] = m.cluster
         if with_votes:
             acc.verdicts.setdefault(m.item, {})[m.judge] = m.verdict
             acc.gold[m.item] = m.gold
@@ -87,6 +94,7 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
     given = [0] * len(names)
     counts: dict[tuple[int, int], int] = {}
     items: list[Item] = []
+    cells: list[tuple[int, int, str]] = []  # each labeled item's cell and cluster, when its reader gave clusters
     skips: dict[str, list[int]] = {}
     for item, row in acc.items.items():
         vec = tuple(row.get(j) for j in names)
@@ -101,6 +109,8 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
                              line=acc.first_row[item] or None, unit=unit)
         correct = sum(v == 1 for v in vec)
         counts[(judges, correct)] = counts.get((judges, correct), 0) + 1
+        if acc.cluster:
+            cells.append((judges, correct, acc.cluster.get(item, item)))
         for j, v in enumerate(vec):
             given[j] += v is not None
         if keep is not Keep.COUNTS:
@@ -117,7 +127,15 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
     info = Reading(reading.source_format, reading.roles, tuple(zip(names, given)),
                    reading.skips + tuple(Skip(r, n, first) for r, (n, first) in skips.items()), unit, reading.notes)
     return Dataset(name, source, count_table(counts.items()), reading.source_format, sum(n for n, _ in skips.values()),
-                   tuple(items) if keep is not Keep.COUNTS else None, names if keep is Keep.JUDGMENTS else (), info)
+                   tuple(items) if keep is not Keep.COUNTS else None, names if keep is Keep.JUDGMENTS else (), info,
+                   clusters=item_clusters(cells) if cells else None)
+
+
+def item_clusters(cells: Sequence[tuple[int, int, str]]) -> ItemClusters:
+    """counts.ItemClusters from each labeled item's (judges, correct, cluster id)."""
+    codes: dict[str, int] = {}
+    return ItemClusters(np.array([c[0] for c in cells]), np.array([c[1] for c in cells]),
+                        np.array([codes.setdefault(c[2], len(codes)) for c in cells]))
 
 
 def _with_votes(d: Dataset, acc: _Acc, keep: Keep) -> Dataset:
@@ -129,7 +147,9 @@ def _with_votes(d: Dataset, acc: _Acc, keep: Keep) -> Dataset:
 
     judges = tuple(acc.judges)
     rows = [(tuple(acc.verdicts[i].get(j) for j in judges), acc.gold.get(i)) for i in acc.items]
-    if keep is Keep.COUNTS:
+    if acc.cluster:  # items are kept with their clusters (score's cluster variance), whatever was asked for
+        votes = build(judges, {}, rows, list(acc.items), [acc.cluster.get(i, i) for i in acc.items])
+    elif keep is Keep.COUNTS:
         tally: dict[tuple[tuple[str | None, ...], str | None], int] = {}
         for r in rows:
             tally[r] = tally.get(r, 0) + 1

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..counts import CountTable
+from ..counts import CountTable, ItemClusters
 from ..errors import InputError
 from ..formats import MAX_JUDGES as MAX_JUDGES  # the readers' one limit (formats.py)
 from ..formats import stem
@@ -126,6 +126,7 @@ class Dataset:
     reading: Reading | None = field(default=None, repr=False)
     votes: Votes | None = field(default=None, repr=False)
     left_out: tuple[str, ...] = ()  # files of the arguments that were not read (this tool's own outputs), for stderr
+    clusters: ItemClusters | None = field(default=None, repr=False)  # labeled items that are not independent (epochs)
 
     @property
     def unlabeled_items(self) -> int:

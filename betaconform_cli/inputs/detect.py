@@ -13,13 +13,15 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
 from ..errors import InputError
 from ..formats import (
     MAX_LINE_BYTES,
+    claimant,
+    claimed_kinds,
     format_for,
     input_format,
     is_binary_kind,
@@ -86,7 +88,8 @@ def _first_record(path: Path) -> dict[str, object] | None:
 
 
 def _json_document(path: Path) -> str:
-    """promptfoo or inspect, from a JSON document's top-level keys (read in full: these files are small)."""
+    """The format that claims a JSON document (promptfoo, inspect, a trace store's export: formats.InputFormat.claims,
+    asked with the document's first record), read in full (these files are small)."""
     import json
 
     try:
@@ -96,12 +99,43 @@ def _json_document(path: Path) -> str:
         raise InputError(str(path), f"not a JSON document ({str(exc).splitlines()[0]})") from None
     except RecursionError:  # the standard library's parser recurses: '[[[[...' a hundred thousand deep
         raise InputError(str(path), "not a JSON document (nested too deeply)") from None
-    if isinstance(doc, dict) and "eval" in doc and ("samples" in doc or "version" in doc):
-        return "inspect"
-    if isinstance(doc, dict) and ("evalId" in doc or isinstance(doc.get("results"), dict)):
-        return "promptfoo"
-    raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log; "
-                                "judgment data is JSON Lines (one item per line), a table, or one of those")
+    claimed = claimant("json", first_of(doc))
+    if claimed is not None:
+        return claimed
+    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect"))
+    raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log"
+                                f"{' nor an export of ' + others if others else ''}; judgment data is JSON Lines (one item "
+                                "per line), a table, or one of those")
+
+
+LIST_KEYS = ("data", "rows", "results", "records", "items", "events", "scores", "feedback", "annotations")
+
+
+def first_of(doc: Any) -> Any:
+    """A JSON document's first record: a list's first element, or the first element of the list an object holds
+    under one of LIST_KEYS (an API response: {"data": [...], "meta": ...}), else the document itself."""
+    if isinstance(doc, list):
+        return doc[0] if doc else None
+    if isinstance(doc, dict):
+        inner = next((doc[k] for k in LIST_KEYS if isinstance(doc.get(k), list) and doc[k]), None)
+        if inner is not None and isinstance(inner[0], dict):
+            return inner[0]
+    return doc
+
+
+def _first_row(path: Path) -> dict[str, Any] | None:
+    """A Parquet file's first row (None when unreadable: the table reader then says what is wrong)."""
+    from .tables import connect
+
+    con = connect()
+    try:
+        cur = con.execute("SELECT * FROM read_parquet(?) LIMIT 1", [str(path)])
+        row = cur.fetchone()
+        return None if row is None else dict(zip([d[0] for d in cur.description], row))
+    except Exception:  # noqa: BLE001 - a damaged file is reported by the reader that reads it
+        return None
+    finally:
+        con.close()
 
 
 def plan(path: Path, opts: InputOptions) -> Plan:
@@ -119,6 +153,10 @@ def plan(path: Path, opts: InputOptions) -> Plan:
         return Plan(_json_document(path), kind)
     if kind == "jsonl":
         return _plan_from_record(_first_record(path) or {}, kind, opts)
+    if kind == "parquet" and kind in claimed_kinds():
+        claimed = claimant(kind, _first_row(path))
+        if claimed is not None:
+            return Plan(claimed, kind)
     return Plan(kind_format(kind).name, kind)
 
 
@@ -131,9 +169,11 @@ def _folder(path: Path, forced: str) -> Plan:
 
 
 def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -> Plan:
-    """JSON Lines by their first record: promptfoo results, a long table (item and judge fields), or judgments."""
-    if "gradingResult" in first or "testCase" in first or "testIdx" in first:
-        return Plan("promptfoo", kind)
+    """JSON Lines by their first record: a format that claims it (formats.InputFormat.claims), promptfoo results, a
+    long table (item and judge fields), or judgments."""
+    claimed = claimant(kind, first)
+    if claimed is not None:
+        return Plan(claimed, kind)
     lower = {k.lower() for k in first}
     if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
             opts.record.judgments_field in first or opts.record.verdicts_field in first):
@@ -186,7 +226,8 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
             with os.fdopen(fd, "wb") as out:
                 _copy(fh, out, path, text=not is_binary_kind(how.kind))
             local = Path(tmp)
-            yield (plan(local, opts) if how.reader == _JSON_DOCUMENT else how), local, None
+            again = how.reader == _JSON_DOCUMENT or (opts.source_format == "auto" and how.kind == "parquet" and how.kind in claimed_kinds())
+            yield (plan(local, opts) if again else how), local, None
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

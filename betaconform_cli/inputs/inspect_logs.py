@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from .detect import Source
 from .options import InputOptions, Keep
 
 NOANSWER = "N"
+UNCHANGED = "UNCHANGED"  # a ScoreEdit field the edit left as it was
 
 
 def load_log(path: Path, where: str) -> dict[str, Any]:
@@ -125,6 +127,68 @@ def _text(sample: dict[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Judge:
+    """One judge of a log: a scorer, or one member of a panel inside a scorer (`member`: its index in the panel's
+    votes, `metadata.panel.votes` of inspect's `majority` reducer, or in a `collect` reducer's list value)."""
+
+    name: str
+    scorer: str
+    member: int | None = None
+
+
+def _original(score: Any) -> tuple[Any, Any]:
+    """(the scorer's own value, its metadata): `history[0]` once a human edited the score (inspect keeps the first
+    value there, with no provenance), else the score's. A score a human added (its first entry has provenance) has
+    no scorer's value: (None, None)."""
+    if not isinstance(score, dict):
+        return None, None
+    history = score.get("history") or []
+    if history and isinstance(history[0], dict):
+        first = history[0]
+        if first.get("provenance") is not None:
+            return None, None
+        return first.get("value"), first.get("metadata")
+    return score.get("value"), score.get("metadata")
+
+
+def _edited(score: Any) -> Any:
+    """The edited value (a human's: the gold) when an edit with provenance changed the value, else None."""
+    if not isinstance(score, dict):
+        return None
+    edits = [h for h in score.get("history") or [] if isinstance(h, dict) and h.get("provenance") is not None]
+    return score.get("value") if any(h.get("value", UNCHANGED) != UNCHANGED for h in edits) else None
+
+
+def _panel(meta: Any) -> list[Any] | None:
+    panel = meta.get("panel") if isinstance(meta, dict) else None
+    votes = panel.get("votes") if isinstance(panel, dict) else None
+    return votes if isinstance(votes, list) else None
+
+
+def _judges(samples: list[Any], scorers: list[str]) -> list[_Judge]:
+    """Every judge: a scorer is one judge, or as many as the longest panel in its scores: a collect list (every value
+    the scorer gave is a list) or majority's metadata.panel.votes (its values are not lists). A scorer mixing lists
+    and single values stays one judge, left out for its list values (_usable_judges)."""
+    out: list[_Judge] = []
+    for sc in scorers:
+        given = [_original((s.get("scores") or {}).get(sc)) for s in samples]
+        lists = [v for v, _ in given if isinstance(v, list)]
+        single = any(not isinstance(v, list) and not _missing(v) for v, _ in given)
+        panels = [] if lists else [p for _, m in given if (p := _panel(m)) is not None]
+        size = max(map(len, lists if not single else panels), default=0)
+        out += [_Judge(f"{sc}[{i}]", sc, i) for i in range(size)] if size else [_Judge(sc, sc)]
+    return out
+
+
+def _verdict(sample: dict[str, Any], judge: _Judge) -> Any:
+    value, meta = _original((sample.get("scores") or {}).get(judge.scorer))
+    if judge.member is None:
+        return value
+    votes = value if isinstance(value, list) else _panel(meta)
+    return votes[judge.member] if votes is not None and judge.member < len(votes) else None
+
+
 def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The inspect format's reader (formats.py): one log, named by its task (standard input: "stdin")."""
     path, name, where = src.path, src.name if src.stdin else None, src.where
@@ -146,28 +210,36 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
     gk = gold_kind.pop()
-    use, notes = _usable_scorers(samples, scorers, gk, field, opts)
+    judges = _judges(samples, scorers)
+    columns = {j.name: [_verdict(s, j) for s in samples] for j in judges}
+    use, notes = _usable_judges(columns, gk, field, opts)
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
     epochs = max(int(s.get("epoch") or 1) for s in samples)
+    ids = {str(s.get("id")) for s in samples}
+    if epochs > 1:
+        notes.append(f"{len(ids)} samples x {epochs} epochs = {len(ids)} clusters of {len(samples)} items: the epochs of "
+                     "a sample are one cluster in fit, judges, score and sample (docs/FORMATS.md)")
     marks = []
     for n, (s, gold) in enumerate(zip(samples, golds), start=1):
         ident = str(s.get("id")) + (f"#{s.get('epoch') or 1}" if epochs > 1 else "")
-        for sc in use:
-            score = (s.get("scores") or {}).get(sc)
-            value = score.get("value") if isinstance(score, dict) else None
-            marks.append(Mark(ident, sc, None if _missing(value) or gold is None else _agree(value, gold, opts.handling.tolerance),
+        for j in use:
+            value = columns[j][n - 1]
+            marks.append(Mark(ident, j, None if _missing(value) or gold is None else _agree(value, gold, opts.handling.tolerance),
                               n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
-                              None if gold is None else class_text(gold)))
-    reading = Reading("inspect", (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field)),
-                      unit="sample", notes=tuple(notes))
+                              None if gold is None else class_text(gold), str(s.get("id")) if epochs > 1 else None))
+    roles: tuple[tuple[str, str], ...] = (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field))
+    if any(_edited(sc) is not None for s in samples for sc in (s.get("scores") or {}).values()):
+        roles += (("edited gold", "samples[].scores.*.value (edited: history)"),)
+    reading = Reading("inspect", roles, unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
     return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
 
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:
-    """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file."""
+    """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file; a human's
+    edit of a score (score.history) is the gold of its sample-epoch, over both."""
     field = opts.record.label_field if opts.record.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
@@ -183,30 +255,34 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
         raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
+    for n, s in enumerate(samples, start=1):
+        edits = {sc: v for sc, score in (s.get("scores") or {}).items() if (v := _edited(score)) is not None and not _missing(v)}
+        if len({class_text(v) for v in edits.values()}) > 1:
+            shown = ", ".join(f"{sc}: {values.shown(v)}" for sc, v in edits.items())
+            raise InputError(where, f"human edits disagree on this sample's gold ({shown})", line=n, field="scores.*.history",
+                             unit="sample")
+        if edits:
+            golds[n - 1] = next(iter(edits.values()))
     return field, golds
 
 
-def _usable_scorers(
-    samples: list[Any], scorers: list[str], gold_kind: str, field: str, opts: InputOptions
-) -> tuple[list[str], list[str]]:
-    """(the scorers whose values compare with the gold, a note on each left out or compared with a caveat)."""
+def _usable_judges(columns: dict[str, list[Any]], gold_kind: str, field: str, opts: InputOptions) -> tuple[list[str], list[str]]:
+    """(the judges whose values compare with the gold, a note on each left out or compared with a caveat)."""
     gk = gold_kind
     use: list[str] = []
     notes: list[str] = []
-    for sc in scorers:
-        kinds = {_score_kind(s["scores"][sc]["value"]) for s in samples
-                 if isinstance((s.get("scores") or {}).get(sc), dict) and not _missing(s["scores"][sc].get("value"))}
+    for judge, col in columns.items():
+        given = [v for v in col if not _missing(v)]
+        kinds = {_score_kind(v) for v in given}
         if not kinds:
-            notes.append(f"{sc}: left out, it gave no verdict")
+            notes.append(f"{judge}: left out, it gave no verdict")
         elif kinds != {gk}:
-            notes.append(f"{sc}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
-        elif gk == "number" and opts.handling.tolerance is None and any(
-                not float(s["scores"][sc]["value"]).is_integer() for s in samples if sc in (s.get("scores") or {})
-                and not _missing(s["scores"][sc].get("value"))):
-            notes.append(f"{sc}: compared with {field} for equality; scores need a tolerance to be close enough")
-            use.append(sc)
+            notes.append(f"{judge}: left out, its {'/'.join(sorted(kinds))} values cannot be compared with {gk} gold in {field}")
+        elif gk == "number" and opts.handling.tolerance is None and any(not float(v).is_integer() for v in given):
+            notes.append(f"{judge}: compared with {field} for equality; scores need a tolerance to be close enough")
+            use.append(judge)
         else:
-            use.append(sc)
+            use.append(judge)
     return use, notes
 
 

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from ..errors import InputError, fault_text
 from ..formats import MAX_LINE_BYTES as MAX_LINE_BYTES  # the readers' one limit (formats.py)
-from ..formats import data_suffixes, is_data_name, is_gzip_name, kind_by_name
+from ..formats import OUTPUT_SCHEMAS, data_suffixes, is_data_name, is_gzip_name, kind_by_name, output_table_of
 
 STDIN = "-"
 
@@ -51,19 +51,12 @@ def is_hive_folder(path: Path) -> bool:
 
 
 # What this tool writes, so that `fit batch/ -o batch/summary.json` does not make the next `fit batch/` read its own
-# output: JSON documents carry "schema": "betaconform/..." (or "betaconform-evaluate/...") first; CSV reports start
-# with one of these headers (report/*.py; tests/hostile/test_round2_promises.py checks every command's CSV against
-# them). Saved fits (.yaml) and Markdown / text reports are not data files at all.
-_OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"(betaconform[-/][^"]{0,40})"')
-OUTPUT_CSV_HEADERS = (
-    "dataset,k,estimate,low,high,binomial,beta_binomial,empirical,mixture,items,judges,method",  # fit, report, transfer, sample
-    "dataset,k,members,estimate,low,high,random_k,all_judges,empirical,search",  # judges
-    "dataset,items,unlabeled_items,format,kind,judge,other,agreement,count",  # doctor (report/doctor.py CSV_COLUMNS)
-    "dataset,judge,verdicts,items,format",  # doctor before unlabeled items
-    "run,stopped,samples,margin",  # sample --replay
-    "old,new,name,kind,old_accuracy,old_items,new_accuracy,new_items,paired,pairs,change,low,high,labels_drifted",  # drift
-    "dataset,items,r,runs,method,margin_mean,margin_sd,margin_se,coverage,width_mean",  # evaluate (then margin_k<k>, ...)
-)
+# output: JSON documents carry "schema": "betaconform/..." first (formats.OUTPUT_SCHEMAS), CSV reports a registered
+# header (formats.output_table_of; render.to_csv writes no other). tests/test_tool_outputs.py runs every command of
+# the CLI with -f csv and -f json into a data folder and reads the folder. Saved fits (.yaml) and Markdown / text
+# reports are not data files at all.
+_OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"((?:' + b"|".join(re.escape(s.encode()) for s in OUTPUT_SCHEMAS)
+                            + rb')[^"]{0,40})"')
 
 
 def tool_output(path: Path) -> str | None:
@@ -78,7 +71,8 @@ def tool_output(path: Path) -> str | None:
         return None  # the read itself reports it
     if kind_by_name(name) == "csv":
         first = head.split(b"\n", 1)[0].rstrip(b"\r").lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
-        return "a CSV report written by betaconform" if any(first == h or first.startswith(h + ",") for h in OUTPUT_CSV_HEADERS) else None
+        table = output_table_of(tuple(first.split(",")))
+        return f"a CSV report written by betaconform ({table.name})" if table is not None else None
     m = _OUTPUT_SCHEMA.match(head)
     return f"a betaconform output (schema {m.group(1).decode('utf-8', 'replace')!r})" if m else None
 

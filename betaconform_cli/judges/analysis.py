@@ -28,6 +28,8 @@ import numpy as np
 from ..errors import P0, P1, ParameterError, UsageError, quote, quote_all
 from ..fit import FitResult, analyse
 from ..settings import MAX_K, FitSettings
+from .clustered import Clustered, clustered, clustered_items, widened, widened_search
+from .costs import cheapest as _cheapest
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
 from .every import Every, every_item
 from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
@@ -35,7 +37,6 @@ from .maxent import fit_maxent
 from .model import ClassPosterior, sample_posterior, subset_error_draws
 from .results import (
     INTERVAL_WIDENING,
-    CostChoice,
     EnsembleRow,
     JudgeRow,
     JudgesModels,
@@ -81,10 +82,14 @@ def canonical_order(correct: np.ndarray, names: Sequence[str]) -> tuple[tuple[st
     """Judges sorted by name, items sorted by their row of verdicts: the same data in any line or column order gives
     the same matrix, so the same random draws and the same tie-breaks (the analysis never uses item ids)."""
     col = sorted(range(len(names)), key=lambda j: names[j])
-    arr = correct[:, col]
+    return tuple(names[j] for j in col), correct[:, col][canonical_rows(correct, names)]
+
+
+def canonical_rows(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """canonical_order's order of the items (rows)."""
+    arr = correct[:, sorted(range(len(names)), key=lambda j: names[j])]
     code = np.where(np.isnan(arr), 2, arr).astype(np.int8)
-    rows = np.lexsort(code.T[::-1]) if arr.size else np.arange(len(arr))
-    return tuple(names[j] for j in col), arr[rows]
+    return np.lexsort(code.T[::-1]) if arr.size else np.arange(len(arr))
 
 
 DATA_SEEDED = "seeded by the data (common random numbers): the same labels give the same answer for any line order or --seed"
@@ -342,14 +347,17 @@ def _prepare(correct: np.ndarray, names: Sequence[str], req: JudgesRequest) -> _
 
 
 def _judge_rows(arr: np.ndarray, names: tuple[str, ...], pairs: Sequence[PairRow], confidence_level: float,
-                every: tuple[np.ndarray, np.ndarray] | None) -> tuple[JudgeRow, ...]:
+                every: tuple[np.ndarray, np.ndarray] | None, deff: np.ndarray | None = None) -> tuple[JudgeRow, ...]:
     """Accuracy (Wilson interval) per judge on its labeled items, or on every item (`every`: accuracy, items).
 
     With every item, the unlabeled items' gold is inferred, not observed: they move the accuracy but do not
     narrow its interval, which stays Wilson's at the judge's labeled count. An interval at the count of every item
-    treats inferred gold as observed: it covered 63.5% where judges err together (tests/test_judges_unlabeled.py)."""
+    treats inferred gold as observed: it covered 63.5% where judges err together (tests/test_judges_unlabeled.py).
+    `deff`: each judge's design effect where the items are clustered (judges/clustered.py): the interval is Wilson's
+    at the effective count."""
     seen = ~np.isnan(arr)
     n_seen = n_labeled = seen.sum(axis=0)
+    n_eff = n_labeled / (deff if deff is not None else 1.0)
     acc = np.nansum(arr, axis=0) / n_seen
     if every is not None:
         acc, n_seen = every
@@ -359,7 +367,8 @@ def _judge_rows(arr: np.ndarray, names: tuple[str, ...], pairs: Sequence[PairRow
             excess[names.index(p.a)].append(p.excess)
             excess[names.index(p.b)].append(p.excess)
     return tuple(
-        JudgeRow(name, float(acc[j]), *wilson_interval(int(round(acc[j] * n_labeled[j])), int(n_labeled[j]), confidence_level),
+        JudgeRow(name, float(acc[j]), *wilson_interval(acc[j] * n_eff[j] if deff is not None else int(round(acc[j] * n_labeled[j])),
+                                                       n_eff[j] if deff is not None else int(n_labeled[j]), confidence_level),
                  int(n_seen[j]), float(acc[j] - acc.mean()), float(np.mean(excess[j])) if excess[j] else None)
         for j, name in enumerate(names)
     )
@@ -381,7 +390,7 @@ def _ensemble_rows(prep: _Prepared, search: Search, baseline: FitResult) -> tupl
 
 
 def _named_ensemble(prep: _Prepared, posterior: ClassPosterior, req: JudgesRequest, population: int | None,
-                    every: Every | None, rng: np.random.Generator) -> NamedEnsemble | None:
+                    every: Every | None, rng: np.random.Generator, cl: Clustered | None = None) -> NamedEnsemble | None:
     idx = prep.named
     if idx is None:
         return None
@@ -392,7 +401,11 @@ def _named_ensemble(prep: _Prepared, posterior: ClassPosterior, req: JudgesReque
     tg = _target(one, n_items, population, req.settings.pseudo_items, req.confidence_level, rng, req.settings.interval_widening)
     if every is not None:
         tg = every.target(members, req.confidence_level, tg.score)
-    fit_row = analyse(count_table(arr, idx), FitSettings(ks=(len(idx),), confidence_level=req.confidence_level), rng).row(len(idx))
+    if cl is not None:
+        tg = widened(tg, cl.ensemble)
+    sub = None if cl is None else clustered(arr[:, idx], cl.cells.cluster).cells
+    fit_row = analyse(count_table(arr, idx), FitSettings(ks=(len(idx),), confidence_level=req.confidence_level), rng,
+                      clusters=sub).row(len(idx))
     return NamedEnsemble(members=tuple(prep.names[j] for j in idx), estimate=float(tg.estimate[0]), low=float(tg.low[0]),
                          high=float(tg.high[0]), empirical=None if np.isnan(emp[0]) else float(emp[0]),
                          items=int(items[0]), fit=fit_row.document())
@@ -405,6 +418,7 @@ def analyse_judges(
     rng: np.random.Generator | None = None,
     votes: Votes | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    clusters: np.ndarray | None = None,
     **options: Any,
 ) -> JudgesResult:
     """Per-judge accuracy, shared mistakes, exchangeability, the ensemble for each k, a named ensemble, costs.
@@ -415,17 +429,23 @@ def analyse_judges(
     labels vouch for the verdicts (judges/unlabeled.py), else the labels alone. `options` are the request's fields
     (ks=, max_error=, settings=, ...) for a request given field by field.
     progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
+    clusters: each labeled item's cluster code (rows of `correct`) where items are not independent (epochs): the
+    intervals count effective items (judges/clustered.py) and the unlabeled items are not used.
     """
     req = request if request is not None else JudgesRequest(**options)
     rng = rng if rng is not None else np.random.default_rng(0)
     prep = _prepare(correct, names, req)
     arr, n_judges = prep.correct, len(prep.names)
+    cl = None if clusters is None else clustered_items(correct, names, clusters, arr)
+    votes = votes if cl is None else None
     every = every_item(prep.names, votes, len(arr), req)
     population = req.population if every is None or every.population is None else every.population
     pairs = pair_table(arr, prep.names) if every is None or not every.used else every.pairs(prep.names, arr)
-    judge_rows = _judge_rows(arr, prep.names, pairs, req.confidence_level, None if every is None or not every.used else every.accuracy())
+    judge_rows = _judge_rows(arr, prep.names, pairs, req.confidence_level, None if every is None or not every.used else every.accuracy(),
+                             None if cl is None else cl.judges)
     fit_ks = tuple(sorted({*prep.ks, n_judges}))
-    baseline = analyse(count_table(arr), FitSettings(ks=fit_ks, confidence_level=req.confidence_level), rng)
+    baseline = analyse(count_table(arr), FitSettings(ks=fit_ks, confidence_level=req.confidence_level), rng,
+                       clusters=None if cl is None else cl.cells)
     sweeps = req.settings.model.sweeps
 
     def step(done: int, what: str) -> None:
@@ -437,56 +457,15 @@ def analyse_judges(
                               lambda k: step(sweeps + k, "judges: ensembles"))
     if every is not None and every.used:
         search = every.search(search, req.confidence_level)
+    if cl is not None:
+        search = widened_search(search, cl.ensemble)
     cost = None if req.max_error is None else _cheapest(search.tables, search.targets, prep.names, req.costs, req.max_error, search.exact)
     return JudgesResult(
         names=prep.names, scope=JudgesScope(len(arr), prep.dropped, population),
         confidence_level=req.confidence_level, ks=prep.ks, settings=req.settings, judges=judge_rows, pairs=pairs,
         exchangeability=cochran_q(arr), ensembles=_ensemble_rows(prep, search, baseline),
         picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None,
-                                    rng), cost),
+                                    rng, cl), cost),
         models=JudgesModels(posterior, baseline),
         unlabeled=None if every is None else every.record(),
-    )
-
-
-def _cheapest(
-    tables: Mapping[int, SubsetTable],
-    targets: Mapping[int, _Target],
-    names: Sequence[str],
-    costs: Mapping[str, float] | None,
-    max_error: float,
-    exact: bool,
-) -> CostChoice:
-    """Among candidates made only of priced judges: the cheapest with high <= max_error (ties: lower estimate,
-    then fewer judges, then lexicographic); if none, the candidate with the lowest upper bound."""
-    prices = {n: 1.0 for n in names} if not costs else {n: float(v) for n, v in costs.items()}
-    price = np.array([prices.get(n, np.nan) for n in names])
-    best: tuple[Any, ...] | None = None
-    lowest: tuple[Any, ...] | None = None
-    candidates = 0
-    for k, t in tables.items():
-        tg = targets[k]
-        total = price[t.members].sum(axis=1)
-        ok = ~np.isnan(total)
-        candidates += int(ok.sum())
-        for i in np.flatnonzero(ok):
-            row = (float(total[i]), float(tg.estimate[i]), k, tuple(t.members[i]), float(tg.low[i]), float(tg.high[i]))
-            if tg.high[i] <= max_error and (best is None or row[:4] < best[:4]):
-                best = row
-            key = (row[5], row[0], row[1], k, row[3])
-            if lowest is None or key < (lowest[5], lowest[0], lowest[1], lowest[2], lowest[3]):
-                lowest = row
-    chosen = best if best is not None else lowest
-    assert chosen is not None
-    return CostChoice(
-        max_error=max_error,
-        met=best is not None,
-        members=tuple(names[j] for j in chosen[3]),
-        cost=chosen[0],
-        estimate=chosen[1],
-        low=chosen[4],
-        high=chosen[5],
-        candidates=candidates,
-        search="exact" if exact else "beam",
-        prices={n: prices[n] for n in names if n in prices},
     )

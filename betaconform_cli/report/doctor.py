@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 import msgspec
 
 from ..doctor import DoctorDocument
+from ..formats import output_columns
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
-CSV_COLUMNS = ("dataset", "items", "unlabeled_items", "format", "kind", "judge", "other", "agreement", "count")  # inputs/paths.py knows it
+CSV_COLUMNS = output_columns("doctor")  # registered in formats.py, so that a folder skips the report
 TOP_PAIRS = 5  # judge pairs shown in the table (JSON and CSV hold every pair)
 T = TypeVar("T")
 
@@ -60,6 +61,8 @@ def _blocks(d: DoctorDocument, markdown: bool) -> list[Block]:
     unit = "row" if "table" in str(_given(d.format)) else "line"
     items = f"{d.items} items" if not d.unlabeled_items else f"{d.items} labeled + {d.unlabeled_items} unlabeled items"
     fmt = _given(d.format)
+    clusters = _given(d.clusters)
+    items += "" if clusters is None else f" in {clusters} clusters"
     head = f"{d.dataset} ({d.source}): {'?' if fmt is None else fmt}, {items}, up to {d.most_judges} judges"
     out: list[Block] = [Lines((head,), heading=markdown)]
     roles = _given(d.roles) or {}

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents import plain
+from ..formats import output_columns
 from ..judges.drift_document import DriftDocument, DriftGateResult, DriftRowResult
 from . import Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
-CSV_COLUMNS = ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired", "pairs",
-               "change", "low", "high", "labels_drifted", "statistic", "p_value", "p_holm", "patterns_drifted", "drifted")
+CSV_COLUMNS = output_columns("drift")
 
 
 def _points(x: float | None) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 from .. import __version__
 from ..estimators import REGISTRY
 from ..evaluate import MARGIN_DEFINITION, Cell, Evaluation
+from ..formats import output_columns
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
@@ -146,7 +147,7 @@ def skipped_note(ev: Evaluation) -> str:
     return ". ".join(f"skipped, {why}: " + "; ".join(parts) for why, parts in groups.items())
 
 
-CSV_COLUMNS = ("dataset", "items", "r", "runs", "method", "margin_mean", "margin_sd", "margin_se", "coverage", "width_mean")
+CSV_COLUMNS = output_columns("evaluate")  # registered in formats.py (then margin_k<k>, ...), so that a folder skips it
 
 
 def csv_rows(ev: Evaluation) -> tuple[tuple[str, ...], list[list[object]]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..documents import check, plain, row_type
 from ..errors import quote_all
+from ..formats import output_columns
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
 from . import Results, Verdict
@@ -208,7 +209,7 @@ def views(d: JudgesDocument) -> list[TableView]:
     return out
 
 
-ENSEMBLE_CSV = ("dataset", "k", "members", "estimate", "low", "high", "random_k", "all_judges", "empirical", "search")
+ENSEMBLE_CSV = output_columns("judges")  # registered in formats.py, so that a folder skips the report
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..formats import output_columns
 from ..judges.document import AgreementEstimate, AgreementFigures, AgreementRecord, JudgesDocument
 from .views import Chart, Series, TableView, pct
 
@@ -137,9 +138,7 @@ def kappa_chart(d: JudgesDocument) -> Chart | None:
     )
 
 
-AGREEMENT_CSV = ("dataset", "judge", "basis", "items", "positive", *(
-    f"{name}{end}" for name in ("accuracy", "sensitivity", "specificity", "false_pass_rate", "false_fail_rate", "kappa",
-                                "ac1", "alpha") for end in ("", "_low", "_high")))
+AGREEMENT_CSV = output_columns("judges --csv-table agreement")  # registered in formats.py, so that a folder skips it
 
 
 def _triple(x: AgreementEstimate | None) -> tuple[Any, Any, Any]:

@@ -86,6 +86,12 @@ def _csv_cell(value: Any) -> Any:
 
 
 def to_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Every CSV this tool writes. Its header must be a registered output table (formats.OutputTable), so that a
+    folder holding the report skips it (inputs/paths.tool_output): an unregistered header is a bug, refused here."""
+    from ..formats import output_table_of
+
+    if output_table_of(tuple(columns)) is None:
+        raise ValueError(f"CSV header {','.join(columns)!r} is not a registered output table (formats.register_output_table)")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([csv_cell(str(c)) for c in columns])

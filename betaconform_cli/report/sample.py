@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from ..documents import plain
+from ..formats import output_columns
 from . import Results, Verdict, Verdictless
 from .fit import FitReport
 from .render import to_csv, to_json
@@ -17,7 +18,7 @@ from .views import Block, Lines, TableView
 if TYPE_CHECKING:  # the stopping package imports the fit (scipy): not at the CLI's start
     from ..stopping.document import ReplaySummary
 
-REPLAY_COLUMNS = ("run", "stopped", "samples", "margin")
+REPLAY_COLUMNS = output_columns("sample --replay")  # registered in formats.py, so that a folder skips the report
 
 
 @dataclass(frozen=True)

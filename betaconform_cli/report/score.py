@@ -12,17 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents import plain
+from ..formats import output_columns
 from ..gate import ScoreCheck
 from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
 from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
-CSV_COLUMNS = ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
-               "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
-               "target", "confidence_level", "method", "lambda")
-COMPARE_CSV_COLUMNS = ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b", "shared_items",
-                       "labeled_both", "target", "confidence_level")
+CSV_COLUMNS = output_columns("score")  # registered in formats.py, so that a folder skips the report
+COMPARE_CSV_COLUMNS = output_columns("score --compare")
 
 
 def _level(d: ScoreDocument | CompareDocument) -> int:

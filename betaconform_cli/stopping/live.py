@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from ..inputs import Item, PoolItem
 from ..inputs.dataset import Votes
-from .rules import PrecisionRule, Rule, RulePath, _needed, rule_path
+from .rules import PrecisionRule, Rule, RulePath, rule_path
 
 if TYPE_CHECKING:
     from ..votes import VoteEstimate
@@ -198,7 +198,7 @@ def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, g
     if not check.estimate.used_unlabeled:
         if not by_split:
             return base, check
-        classes = n_classes or max(int(np.max(verdicts)) + 1, int(np.max(gold)) + 1, 2)
+        classes = classes_of(verdicts, gold, n_classes)
         strat = stratified_check(verdicts, gold, classes, check.estimate.ks, check.estimate.confidence_level)
         half = strat.half_width
     r = len(items)
@@ -209,10 +209,40 @@ def decide_with_votes(rule: Rule, items: Sequence[Item], verdicts: np.ndarray, g
         stopped_by = "pool exhausted"
     else:
         stopped_by = None
-    more = 0 if stopped_by else max(1, _needed(r, half / rule.target, 1.1) - r, rule.min_samples - r)
+    more = 0 if stopped_by else _forecast_more(rule, verdicts, gold, classes_of(verdicts, gold, n_classes), rng)
     if not stopped_by:
         more = min(more, pool_size - r)
     return Decision(stopped_by, r, r if fired else None, more, half, base.path), check
+
+
+FORECAST_DRAWS = 50  # draws of plan's forecast behind "label about N more" (stopping/forecast.py)
+
+
+def classes_of(verdicts: np.ndarray, gold: np.ndarray, n_classes: int | None) -> int:
+    return n_classes or max(int(np.max(verdicts)) + 1, int(np.max(gold)) + 1, 2)
+
+
+def _forecast_more(rule: PrecisionRule, verdicts: np.ndarray, gold: np.ndarray, classes: int,
+                   rng: np.random.Generator) -> int:
+    """"Label about N more" from plan's forecast (the judges' model of every pool item, sample's rule replayed
+    on pools drawn from it: stopping/forecast.py), so that the number moves with the evidence, not with the noise
+    of the running half-width; the labels-only rule's need, so an upper bound where the vote split stops sooner."""
+    from .forecast import forecast
+
+    r = int((gold >= 0).sum())
+    votes = Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), tuple(str(c) for c in range(classes)), verdicts,
+                  gold, np.ones(len(gold), dtype=np.int64))
+    ks = (rule.at_k,) if rule.at_k is not None else rule.ks
+    try:
+        plan = forecast(votes, rule.target, ks, rule.confidence_level, FORECAST_DRAWS,
+                        rng=np.random.default_rng(rng.integers(2**63)), rule=rule)
+    except ParameterError:  # no k every pool item's judges reach: the labels-only rule decides alone
+        return max(1, rule.min_samples - r)
+    rows = [f for f in plan.forecasts if f.what == "error"]
+    row = next((f for f in rows if f.k is None), rows[0] if rows else None)
+    if row is None or row.labels is None:
+        return len(gold) - r  # most draws never reach the target within the pool
+    return max(1, int(round(row.labels)) - r, rule.min_samples - r)
 
 
 @dataclass(frozen=True)

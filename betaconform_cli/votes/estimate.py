@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..counts import CountTable
+from ..counts import CountTable, ItemClusters
 from ..errors import P0, P1, ParameterError
 from ..fit import FitResult, analyse
 from ..posterior import cell_errors
@@ -348,13 +348,15 @@ def _guard(model: SplitModel) -> tuple[bool, str]:
 
 def analyse_with_votes(
     table: CountTable, votes: Votes | None, settings: FitSettings, rng: np.random.Generator, use_unlabeled: bool = True,
+    clusters: ItemClusters | None = None,
 ) -> FitResult:
     """`fit.analyse` of the labeled histogram `table`, then, when `votes` holds unlabeled items, the error table over
     every item from `estimate_from_votes`: the estimate and interval are the vote split's where the guard lets it
     use the unlabeled verdicts, the labels-only ones otherwise (and with `use_unlabeled=False`); either way each row
     keeps the labels-only estimate beside it and the result carries the `VoteEstimate` (method, reason, counts).
-    Without unlabeled items the result is `fit.analyse`'s, unchanged (same draws of `rng`)."""
-    result = analyse(table, settings, rng)
+    Without unlabeled items the result is `fit.analyse`'s, unchanged (same draws of `rng`); `clusters`: the labeled
+    items' clusters, for fit.analyse's interval."""
+    result = analyse(table, settings, rng, clusters=clusters)
     if votes is None or votes.unlabeled_items == 0 or votes.labeled_items == 0:
         return result
     est = estimate_from_votes(votes, tuple(settings.ks), settings.confidence_level, rng, labels_only=result,

@@ -1,0 +1,53 @@
+"""`plan`: the labels a target half-width needs, forecast from the judges' verdicts before labeling."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import BetaConformError, InputError, ParameterError
+from ..inputs import InputOptions, Keep, read_inputs
+from ._common import skip_note
+
+if TYPE_CHECKING:
+    from ..report.plan import PlanReport
+
+
+def plan(
+    arguments: Sequence[str], opts: InputOptions = InputOptions(), target: float = 0.05, ks: Sequence[int] = tuple(range(1, 12)),
+    confidence_level: float = 0.9, draws: int = 200, seed: int = 0, label_cost: float | None = None,
+    positive: str | None = None,
+) -> PlanReport:
+    """Per input: the labels `sample --rule precision --target TARGET` will need for the error at each k (and at
+    every k together), and the labels the score's interval needs, each with an interval (stopping/forecast.py)."""
+    import numpy as np
+
+    from .. import __version__
+    from ..report.plan import PlanReport
+    from ..score import resolve_positive
+    from ..settings import check_seed
+    from ..stopping.forecast import PlanDocument, forecast
+
+    check_seed(seed)
+    if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):
+        raise ParameterError("label_cost", f"must be a finite cost of at least 0 per label; got {label_cost}")
+    datasets = read_inputs(arguments, opts, Keep.COUNTS)
+    notes: list[str] = []
+    docs = []
+    for ds in datasets:
+        notes += skip_note(ds)
+        if ds.votes is None:
+            raise InputError(ds.source, "carries no verdicts: plan forecasts from what each judge said on every item "
+                                        "(JSON Lines verdicts with a label on some items or none; tables --verdict-col)")
+        try:
+            code: int | None = resolve_positive(ds.votes.classes, positive)
+        except BetaConformError:
+            if positive is not None:
+                raise
+            code = None
+            notes.append(f"{ds.name}: no score forecast: cannot tell which class passes (name it with --positive)")
+        result = forecast(ds.votes, target, ks, confidence_level, draws, code, np.random.default_rng(seed))
+        notes += [f"{ds.name}: {n}" for n in result.notes]
+        docs.append(PlanDocument(tool_version=__version__, dataset=ds.name, source=ds.source, label_cost=label_cost,
+                                 plan=result))
+    return PlanReport(tuple(docs), tuple(notes))

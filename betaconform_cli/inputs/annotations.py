@@ -1,0 +1,247 @@
+"""What the trace-store readers share (MLflow, Langfuse, LangSmith, Phoenix, Braintrust; docs/FORMATS.md): their
+exports' records, and the step from annotations to Datasets.
+
+A trace store keeps every verdict as one *annotation*: an item (a trace, a span, a run), a question (the
+annotation's name: the same name is one question), who gave it, and a value. A format's reader says, for each
+annotation, whether it is a judge's verdict or a human's label (the gold) and where its value is (`Note`);
+`datasets` does the rest the same way for every format: one dataset per question (the file's name when it holds
+one), an item's gold from its human labels (several must agree) or from `--labels` (joined on the item id), each
+judge's verdict scored against the gold by the one value rule (values.agree) and kept as its class for the vote
+patterns, through build.from_marks like every other reader.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from ..formats import kind_by_name
+from . import values
+from .build import Mark, from_marks, with_skips
+from .dataset import Dataset, Reading
+from .detect import LIST_KEYS, Source
+from .options import InputOptions, Keep
+from .paths import iter_lines, open_binary
+
+ONLY_GOLD = "a human label and no judge verdict"
+
+
+@dataclass(frozen=True)
+class Note:
+    """One annotation: `judge` is the judge's name, or None for a human's label (the gold); `field` is where its
+    value is in record `record` (for messages)."""
+
+    item: str
+    question: str
+    judge: str | None
+    value: Any
+    record: int
+    field: str
+    text: str | None = None
+
+
+def records(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(record number, record) of an export: JSON Lines (a record a line), a JSON document (a list of records, or
+    an object holding one under data, rows, results, ...), or a Parquet file (a record a row, read by DuckDB)."""
+    kind = src.plan.kind if src.plan.kind in ("parquet", "json", "jsonl") else kind_by_name(src.path) or "jsonl"
+    if kind == "parquet":
+        yield from _parquet(src)
+        return
+    with open_binary(src.path) as fh:
+        head = bytes(fh.peek(64)[:64]).lstrip(b"\xef\xbb\xbf \t\r\n")  # type: ignore[attr-defined]
+    if kind == "json" or head.startswith(b"["):
+        yield from _document(src)
+        return
+    for n, raw in iter_lines(src.path):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
+        if not isinstance(obj, dict):
+            raise InputError(src.where, f"each line must be an object, got {values.shown(obj)}", line=n)
+        yield n, obj
+
+
+def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open_binary(src.path) as fh:
+        raw = fh.read()
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(src.where, values.json_problem(raw[:4096], exc)) from None
+    rows = doc if isinstance(doc, list) else next((doc[k] for k in LIST_KEYS if isinstance(doc, dict) and isinstance(doc.get(k), list)), None)
+    if rows is None:
+        rows = [doc] if isinstance(doc, dict) else None
+    if rows is None:
+        raise InputError(src.where, f"must be a list of records or an object, got {values.shown(doc)}")
+    for n, obj in enumerate(rows, start=1):
+        if not isinstance(obj, dict):
+            raise InputError(src.where, f"each record must be an object, got {values.shown(obj)}", line=n, unit="record")
+        yield n, obj
+
+
+def _parquet(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    from .tables import connect
+
+    con = connect()
+    try:
+        cur = con.execute("SELECT * FROM read_parquet(?)", [str(src.path)])
+        names = [d[0] for d in cur.description]
+        for n, row in enumerate(cur.fetchall(), start=1):
+            yield n, dict(zip(names, row))
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - DuckDB's errors on a damaged file are about the user's file
+        raise InputError(src.where, f"not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    finally:
+        con.close()
+
+
+def decoded(value: Any, where: str, n: int, field: str, unit: str = "record") -> Any:
+    """A field that may hold JSON as text (a CSV or Parquet export of a nested column), decoded."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            raise InputError(where, "must be JSON (a list or an object), got malformed text", line=n, field=field, unit=unit) from None
+    return value
+
+
+def first_text(obj: Any, *paths: str) -> str | None:
+    """The first of these dotted paths that holds non-empty text (or a number), as text."""
+    from .records import get
+
+    for p in paths:
+        v = get(obj, p, None)
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip():
+            return str(v).strip()
+    return None
+
+
+def as_text(value: Any) -> str | None:
+    """A structured value (a request's inputs) as compact JSON text, for an item's text; None when empty."""
+    if value is None or value == {} or value == []:
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return str(value)
+
+
+def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
+             left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
+    """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
+    judge's second verdict on an item is an error (`judges_named`: how the format names judges, for the message),
+    unless `duplicates` keeps the first or the last."""
+    unit = reading.unit
+    by_q: dict[str, list[Note]] = {}
+    for note in _once(notes, src.where, opts.handling.duplicates, unit, judges_named):
+        by_q.setdefault(note.question, []).append(note)
+    if not any(n.judge is not None for ns in by_q.values() for n in ns):
+        found = ", ".join(f"{k} ({v})" for k, v in left_out.items()) or "none"
+        raise InputError(src.where, f"no judge verdicts: nothing plays a judge in this {reading.source_format} export "
+                                    f"(left out: {found}); docs/FORMATS.md says what each format's judges are")
+    several = len(by_q) > 1
+    labels_used: set[str] = set()
+    marks: list[Mark] = []
+    skipped: list[tuple[str | None, str, int]] = []
+    for question, ns in by_q.items():
+        ds = question if several else None
+        gold = _golds(ns, src.where, opts, unit, labels_used)
+        judged = {n.item for n in ns if n.judge is not None}
+        skipped += [(ds, ONLY_GOLD, row) for item, (_, row) in gold.items() if item not in judged]
+        for n in ns:
+            if n.judge is not None:
+                marks.append(_mark(n, gold.get(n.item, (None, 0))[0], ds, src.where, opts, unit))
+    notes_out = tuple(f"left out: {v} {k}" for k, v in left_out.items()) + _labels_note(opts, labels_used)
+    info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
+    out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
+    return with_skips(out, src.name, skipped)
+
+
+def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_named: str) -> list[Note]:
+    """Each judge's one verdict per item and question (human labels are all kept: several must agree)."""
+    kept: dict[tuple[str, str, str], int] = {}
+    out: list[Note] = []
+    for n in notes:
+        if n.judge is None:
+            out.append(n)
+            continue
+        key = (n.question, n.item, n.judge)
+        if key not in kept:
+            kept[key] = len(out)
+            out.append(n)
+        elif duplicates == "last":
+            out[kept[key]] = n
+        elif duplicates == "error":
+            first = out[kept[key]].record
+            raise InputError(where, f"judge {n.judge!r} gives item {n.item!r} a second verdict on {n.question!r} (first at "
+                                    f"{unit} {first}){'; ' + judges_named if judges_named else ''}; or keep the first or the "
+                                    "last with `duplicates`", line=n.record, field=n.field, unit=unit)
+    return out
+
+
+def _labels_note(opts: InputOptions, used: set[str]) -> tuple[str, ...]:
+    from .labels import load
+
+    lab = load(opts) if opts.labels is not None else None
+    return () if lab is None else (lab.note(len(used)),)
+
+
+def _golds(ns: list[Note], where: str, opts: InputOptions, unit: str, used: set[str]) -> dict[str, tuple[Any, int]]:
+    """item -> (its gold, the record it came from): the humans' labels (several on one item must agree), then the
+    labels file for items without one (and checked against those with one)."""
+    gold: dict[str, tuple[Any, int, str]] = {}
+    for n in ns:
+        if n.judge is not None:
+            continue
+        _scalar(n.value, where, n, unit)
+        if values.is_missing(n.value):
+            continue
+        seen = gold.get(n.item)
+        if seen is None:
+            gold[n.item] = (n.value, n.record, n.field)
+        elif not values.agree(seen[0], n.value):
+            raise InputError(where, f"two human labels of item {n.item!r} differ ({values.shown(seen[0])} at {unit} "
+                                    f"{seen[1]}, {values.shown(n.value)} here); keep one", line=n.record, field=n.field, unit=unit)
+    out = {item: (g[0], g[1]) for item, g in gold.items()}
+    if opts.labels is not None:
+        from .labels import load
+
+        lab = load(opts)
+        if lab is not None:
+            for item in dict.fromkeys(n.item for n in ns):
+                own = out.get(item, (None, 0))
+                used.update([item] if lab.get(item) is not None else [])
+                try:
+                    label = lab.gold(item, own[0])
+                except values.ValueProblem as exc:
+                    raise InputError(where, str(exc), line=own[1] or None, unit=unit) from None
+                if not values.is_missing(label):
+                    out[item] = (label, own[1])
+    return out
+
+
+def _scalar(value: Any, where: str, n: Note, unit: str) -> None:
+    try:
+        values.check_scalar(value, "a verdict" if n.judge is not None else "a human label")
+    except values.ValueProblem as exc:
+        raise InputError(where, str(exc), line=n.record, field=n.field, unit=unit) from None
+
+
+def _mark(n: Note, gold: Any, ds: str | None, where: str, opts: InputOptions, unit: str) -> Mark:
+    from .patterns import class_text
+
+    _scalar(n.value, where, n, unit)
+    no_gold = gold is None or values.is_missing(gold)
+    try:
+        mark = None if no_gold else values.agree(n.value, gold, opts.handling.tolerance)
+    except values.ValueProblem as exc:
+        raise InputError(where, str(exc), line=n.record, field=n.field, unit=unit) from None
+    return Mark(n.item, str(n.judge), mark, n.record, ds, n.text, no_gold, class_text(n.value),
+                None if no_gold else class_text(gold))

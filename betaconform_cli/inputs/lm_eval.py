@@ -1,0 +1,87 @@
+"""lm-evaluation-harness per-sample logs (docs/FORMATS.md#lm-evaluation-harness): `samples_<task>_<date>.jsonl`,
+written by `lm_eval ... --log_samples --output_path DIR` (one file per task and model run).
+
+A line is one doc under one filter pipeline. Items are the docs (`doc_id`); each binary per-sample metric under
+each filter is a judge, named as lm-eval names it in its results, `<metric>,<filter>` (`exact_match,strict`,
+`acc,none`); its mark is the metric's value for the doc (1/0, true/false), which lm-eval computed against the
+doc's `target`: the target is the gold, and the model run is the judge (a judging task: the model says whether an
+answer is right, the target holds the human's label). A metric with other values (a BLEU score, a perplexity) is
+left out, and the reading says so. Correctness only: the marks are lm-eval's, no verdict classes are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from . import values
+from .build import Mark, from_marks
+from .dataset import Dataset, Reading
+from .detect import Source
+from .options import InputOptions, Keep
+from .paths import iter_lines
+
+
+def _lines(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    for n, raw in iter_lines(src.path):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
+        if not isinstance(obj, dict):
+            raise InputError(src.where, f"each line must be an object, got {values.shown(obj)}", line=n)
+        yield n, obj
+
+
+def _task(src: Source) -> str:
+    """The task's name, from lm-eval's file name samples_<task>_<date>.jsonl (else the file's own name)."""
+    name = src.name
+    if name.startswith("samples_"):
+        task, _, date = name[len("samples_"):].rpartition("_")
+        return task if task and date[:4].isdigit() else name
+    return name
+
+
+def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The lm_eval format's reader (formats.py)."""
+    if src.plan.kind == "json":
+        raise InputError(src.where, "lm-evaluation-harness's aggregated results hold no per-sample marks: read its "
+                                    "samples_<task>_<date>.jsonl files (written with --log_samples)")
+    marks: list[Mark] = []
+    left: dict[str, str] = {}
+    for n, line in _lines(src):
+        doc_id = line.get("doc_id")
+        if not isinstance(doc_id, (int, str)) or isinstance(doc_id, bool):
+            raise InputError(src.where, f"must be a document id, got {values.shown(doc_id)}", line=n, field="doc_id")
+        names = line.get("metrics")
+        if not isinstance(names, list) or not all(isinstance(m, str) for m in names):
+            raise InputError(src.where, "must be a list of metric names", line=n, field="metrics")
+        filt = str(line.get("filter") or "none")
+        text = _text(line)
+        for metric in names:
+            judge = f"{metric},{filt}"
+            if judge in left:
+                continue
+            try:
+                mark = values.mark(line.get(metric))
+            except values.ValueProblem:
+                left[judge] = f"{judge}: left out, its values are not correctness (1/0), e.g. {values.shown(line.get(metric))}"
+                marks = [m for m in marks if m.judge != judge]
+                continue
+            marks.append(Mark(str(doc_id), judge, mark, n, None, text))
+    if not marks:
+        why = "; ".join(left.values()) or "no line names a metric"
+        raise InputError(src.where, f"no per-sample metric is a correctness mark: nothing plays a judge ({why})")
+    roles = (("item", "doc_id"), ("judges", "<metric>,<filter> (metrics, filter)"), ("gold", "target (lm-eval's metric)"))
+    reading = Reading("lm_eval", roles, unit="line", notes=tuple(left.values()))
+    return from_marks(marks, _task(src), src.where, reading, keep, "line")
+
+
+def _text(line: dict[str, Any]) -> str | None:
+    args = line.get("arguments")
+    first = args.get("gen_args_0") if isinstance(args, dict) else None
+    prompt = first.get("arg_0") if isinstance(first, dict) else None
+    return prompt if isinstance(prompt, str) else None

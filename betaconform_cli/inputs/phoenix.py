@@ -1,0 +1,61 @@
+"""Arize Phoenix span annotations, exported (docs/FORMATS.md#phoenix): the REST API's response (`GET
+/v1/projects/{id}/span_annotations`: {"data": [SpanAnnotation, ...]}; the client's `phoenix.client` types), JSON
+Lines of SpanAnnotation records, or the client's annotations data frame (`get_span_annotations_dataframe`:
+`annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`) written
+as JSON Lines or Parquet.
+
+The item is the span (`span_id`; a trace annotation's `trace_id`); an annotation's `name` is one question.
+`annotator_kind` LLM is a judge's verdict (the judge: `identifier` when set, else `metadata.judge` or
+`metadata.model`, else "LLM"); HUMAN is a human's label, the gold; CODE is left out and counted. The value is
+`result.label`, else `result.score`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..errors import InputError
+from .annotations import Note, datasets, first_text, records
+from .dataset import Dataset, Reading
+from .detect import Source
+from .options import InputOptions, Keep
+from .values import is_missing
+
+JUDGE_KEYS = ("identifier", "metadata.judge", "metadata.model")
+
+
+
+
+def _value(a: dict[str, Any]) -> tuple[Any, str]:
+    """The label, else the score: nested (`result`), or flat columns of a data frame (`result.label`, `label`)."""
+    result = a.get("result")
+    if isinstance(result, dict):
+        prefix, label, score = "result.", result.get("label"), result.get("score")
+    else:
+        prefix = "result." if "result.label" in a or "result.score" in a else ""
+        label, score = a.get(prefix + "label"), a.get(prefix + "score")
+    return (label, prefix + "label") if not is_missing(label) else (score, prefix + "score")
+
+
+def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
+    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name", "annotation_name")
+    if item is None or name is None:
+        raise InputError(where, "an annotation without a span or a name", line=n, field="span_id" if item is None else "name",
+                         unit="record")
+    kind = str(a.get("annotator_kind"))
+    if kind not in ("LLM", "HUMAN"):
+        left[f"{kind} annotation(s)"] += 1
+        return None
+    value, at = _value(a)
+    return Note(item, name, (first_text(a, *JUDGE_KEYS) or "LLM") if kind == "LLM" else None, value, n, at)
+
+
+def read_phoenix(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The phoenix format's reader (formats.py)."""
+    left: Counter[str] = Counter()
+    notes = [note for n, rec in records(src) if (note := _note(n, rec, src.where, left)) is not None]
+    reading = Reading("phoenix", (("item", "span_id"), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
+                                  ("gold", "annotator_kind HUMAN")), unit="record")
+    return datasets(notes, src, opts, keep, reading, left, "give each judge's annotations their own identifier "
+                                                           "(docs/FORMATS.md#phoenix)")
