@@ -12,9 +12,16 @@ Measures, each as the median of a few repeats on this machine:
 6. peak memory (max RSS) of the 10^6-item fit.
 
     .venv/bin/python benchmarks/speed.py --only-help [--against OTHER/.venv/bin/betaconform]
+    .venv/bin/python benchmarks/speed.py --targets [--baseline CHECKOUT] [--update-doc docs/SPEED.md]
 
 times only `betaconform --help` (10 runs; with --against, another checkout's, the two runs interleaved so that the
 machine's load falls on both alike), to check that a change did not slow the start-up.
+
+--targets measures issue 30's three targets side by side with their limits: `betaconform --help` <= 0.3 s, a
+100-item `fit` <= 0.5 s, a 1,000,000-item JSON Lines `fit` <= 1.3x a bare orjson parse of the same file (each a
+fresh process of this checkout, `python -m betaconform_cli`, start-up and exit included; wall time, median and
+fastest of --repeats runs, and the child's CPU time, which a busy machine inflates less). --baseline CHECKOUT runs
+another checkout's code (a `git worktree` of an older commit) interleaved with this one, run by run.
 """
 
 from __future__ import annotations
@@ -204,14 +211,113 @@ def help_section(against: Path | None, reps: int = 10) -> list[str]:
                   for b, t in times.items()]
 
 
+TARGETS_START, TARGETS_END = "<!-- speed-targets:start -->", "<!-- speed-targets:end -->"
+
+
+def timed_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one child process, which must succeed."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode() if proc.stderr else ''}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def checkout_cli(root: Path) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run `root`'s betaconform (not the installed one): `python -m` from a
+    neutral folder with `root` first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return [sys.executable, "-m", "betaconform_cli"], env
+
+
+def write_big_jsonl(path: Path, n: int) -> None:
+    """n items of 11 judges, the same lines as end_to_end_section's file."""
+    big_k, s = simulate(n, 2)
+    rng = np.random.default_rng(3)
+    with open(path, "wb") as fh:
+        for i in range(n):
+            judgments = [1] * int(s[i]) + [0] * int(11 - s[i])
+            rng.shuffle(judgments)
+            fh.write(orjson.dumps({"id": f"item-{i}", "text": "Which response follows the instruction better?", "judgments": judgments}) + b"\n")
+
+
+def targets_section(reps: int, baseline: Path | None, big_n: int = 1_000_000) -> list[str]:
+    """Issue 30's three targets: each measured (median and fastest wall time of `reps` runs, median CPU time) beside
+    its limit; with `baseline`, that checkout's figures too, its runs interleaved with this one's."""
+    roots = [("this checkout", ROOT)] + ([("baseline " + str(baseline), baseline)] if baseline is not None else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "items100.jsonl"
+        small.write_bytes(b"".join((ROOT / "sample_data" / "qa_judges.jsonl").read_bytes().splitlines(keepends=True)[:100]))
+        big = Path(tmp) / "items1m.jsonl"
+        write_big_jsonl(big, big_n)
+        parse = [sys.executable, "-c", f"import orjson\nwith open({str(big)!r}, 'rb') as f:\n    for line in f:\n        orjson.loads(line)\n"]
+        cases = [("`betaconform --help`", ["--help"]), ("`betaconform fit` of 100 items (`-f json`)", ["fit", str(small), "-f", "json"]),
+                 (f"`betaconform fit` of {big_n:,} JSON Lines items (`-f json`)", ["fit", str(big), "-f", "json"])]
+        got: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(reps):  # interleaved: the machine's load falls on every command alike
+            got.setdefault(("parse", ""), []).append(timed_child(parse))
+            for label, root in roots:
+                cmd, env = checkout_cli(root)
+                for what, args in cases:
+                    got.setdefault((label, what), []).append(timed_child(cmd + args, env))
+    t_parse = statistics.median(w for w, _ in got[("parse", "")])
+    limits = [0.3, 0.5, 1.3 * t_parse]
+    out = [f"Bare parse of the {big_n:,}-item file (`orjson.loads` over its lines in a fresh `python -c`): "
+           f"{t_parse:.2f} s median, CPU {statistics.median(c for _, c in got[('parse', '')]):.2f} s.", "",
+           "| target | limit | checkout | wall, median | wall, fastest | CPU, median | median / limit | met |",
+           "|---|---:|---|---:|---:|---:|---:|---|"]
+    for (what, _), limit in zip(cases, limits):
+        for label, _root in roots:
+            runs = got[(label, what)]
+            wall = statistics.median(w for w, _ in runs)
+            shown = f"1.3 x parse = {limit:.2f} s" if limit not in (0.3, 0.5) else f"{limit:.1f} s"
+            ratio = f"{wall / limit:.2f} ({wall / t_parse:.2f}x parse)" if limit not in (0.3, 0.5) else f"{wall / limit:.2f}"
+            out.append(f"| {what} | {shown} | {label} | {wall:.2f} s | {min(w for w, _ in runs):.2f} s | "
+                       f"{statistics.median(c for _, c in runs):.2f} s | {ratio} | {'yes' if wall <= limit else 'no'} |")
+    return out
+
+
+def update_doc(doc: Path, text: str) -> None:
+    """Replace the text between the speed-targets markers of `doc` (appended with the markers when absent)."""
+    body = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    block = f"{TARGETS_START}\n{text}\n{TARGETS_END}"
+    if TARGETS_START in body and TARGETS_END in body:
+        head, rest = body.split(TARGETS_START, 1)
+        body = head + block + rest.split(TARGETS_END, 1)[1]
+    else:
+        body = body.rstrip("\n") + ("\n\n" if body else "") + block + "\n"
+    doc.write_text(body, encoding="utf-8")
+
+
+def machine() -> str:
+    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()}, load average {load:.1f} at the start"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats, 10^5 instead of 10^6 items end to end")
     ap.add_argument("--only-transfer", action="store_true", help="only the transfer timing (100 ten-item targets)")
     ap.add_argument("--only-help", action="store_true", help="only `betaconform --help`, 10 runs")
     ap.add_argument("--against", type=Path, help="with --only-help: another checkout's betaconform, run interleaved")
+    ap.add_argument("--targets", action="store_true", help="only issue 30's three targets, beside their limits")
+    ap.add_argument("--baseline", type=Path, help="with --targets: another checkout's code, run interleaved")
+    ap.add_argument("--repeats", type=int, help="runs of each command (default 5, 2 with --quick)")
+    ap.add_argument("--update-doc", type=Path, help="with --targets: write the table into this Markdown file")
     args = ap.parse_args()
-    reps = 2 if args.quick else 5
+    reps = args.repeats or (2 if args.quick else 5)
+    if args.targets:
+        command = "python benchmarks/speed.py --targets" + (f" --baseline {args.baseline}" if args.baseline else "") + (
+            f" --repeats {args.repeats}" if args.repeats else "") + (" --quick" if args.quick else "")
+        text = "\n".join([f"`{command}` on {machine()}.", "",
+                          *targets_section(reps, args.baseline, 100_000 if args.quick else 1_000_000)])
+        print(text)
+        if args.update_doc:
+            update_doc(args.update_doc, text)
+        return
     if args.only_help:
         print("\n".join(help_section(args.against)))
         return

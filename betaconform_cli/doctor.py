@@ -17,8 +17,11 @@ from .inputs import Dataset
 
 
 class JudgeVerdicts(Struct, kw_only=True, frozen=True):
+    """A judge's verdicts on labeled items (`verdicts`) and, for inputs with unlabeled items, on those."""
+
     name: str
     verdicts: Count
+    unlabeled: Count | UnsetType = UNSET
 
 
 class Skipped(Struct, kw_only=True, frozen=True):
@@ -67,12 +70,24 @@ class DoctorDocument(Struct, kw_only=True, frozen=True):
     vote_splits: list[VoteSplit] | UnsetType = UNSET
     agreement: list[Agreement] | UnsetType = UNSET
     clusters: Count | UnsetType = UNSET  # the labeled items' clusters, when they are not independent (epochs)
+    vocabularies: Vocabularies | UnsetType = UNSET
+    problems: list[str] | UnsetType = UNSET
+
+
+class Vocabularies(Struct, kw_only=True, frozen=True):
+    """The classes the gold uses against those the verdicts use (on labeled items, on unlabeled ones)."""
+
+    gold: list[str]
+    verdicts: list[str]
+    unlabeled_verdicts: list[str]
 
 
 def doctor_document(ds: Dataset) -> DoctorDocument:
     """How `ds` was read; inputs that carry verdicts (not only correctness) add the vote splits and the judges'
-    pairwise agreement over all items."""
-    from .inputs.patterns import agreement, vote_splits
+    pairwise agreement over all items, each judge's verdicts on unlabeled items, the gold's classes against the
+    verdicts', and `problems`: what every other command refuses the input for (inputs/checks.py)."""
+    from .inputs.checks import labels_problem, vocabulary_problem
+    from .inputs.patterns import agreement, vocabularies, vote_splits
 
     doc = DoctorDocument(
         schema="betaconform/1", command="doctor", tool_version=__version__, dataset=ds.name, source=ds.source, items=ds.n_items,
@@ -87,7 +102,37 @@ def doctor_document(ds: Dataset) -> DoctorDocument:
                       skipped=[Skipped(reason=s.reason, count=s.count, first=s.first or None) for s in r.skips],
                       notes=list(r.notes))
     if v is not None:
-        doc = replace(doc, classes=list(v.classes),
+        gold, labeled, unlabeled = vocabularies(v)
+        most = int((v.patterns >= 0).sum(axis=1).max(initial=0))  # unlabeled items' judges too (a pool)
+        doc = replace(doc, most_judges=max(doc.most_judges, most), classes=list(v.classes),
                       vote_splits=[VoteSplit(judges=k, split=s, items=n) for k, s, n in vote_splits(v)],
-                      agreement=[Agreement(judges=[a, b], agreement=round(x, 4), items=n) for a, b, x, n in agreement(v)])
-    return doc
+                      agreement=[Agreement(judges=[a, b], agreement=round(x, 4), items=n) for a, b, x, n in agreement(v)],
+                      judges=_judges(ds, doc), vocabularies=Vocabularies(gold=list(gold), verdicts=list(labeled),
+                                                                         unlabeled_verdicts=list(unlabeled)))
+    if labels_problem(ds) is not None:  # read here only because it has unlabeled items (checks.check_datasets)
+        doc = replace(doc, notes=[*(doc.notes or []), f"no labeled items: {ds.unlabeled_items} unlabeled items, a pool "
+                                  "(`sample --pool` reads it); fit, judges and score need gold labels"])
+    problem = vocabulary_problem(ds)
+    return doc if problem is None else replace(doc, problems=[problem])
+
+
+def _judges(ds: Dataset, doc: DoctorDocument) -> list[JudgeVerdicts]:
+    """Every judge of the votes (one seen only on unlabeled items too), with its verdicts on labeled items and on
+    unlabeled ones; in the reading's order, then the others in the votes' order."""
+    import numpy as np
+
+    v = ds.votes
+    assert v is not None
+    given = v.patterns >= 0
+    weight = v.counts.astype(np.int64)
+    labeled = (weight * (v.gold >= 0)) @ given
+    unlabeled = (weight * (v.gold < 0)) @ given
+    at = {name: j for j, name in enumerate(v.judges)}
+    read = {j.name: j.verdicts for j in doc.judges} if isinstance(doc.judges, list) else {}
+    order = list(read) + [n for n in v.judges if n not in read]
+    out = []
+    for n in order:
+        on_labeled = read[n] if n in read else int(labeled[at[n]]) if n in at else 0
+        extra = {"unlabeled": int(unlabeled[at[n]]) if n in at else 0} if ds.unlabeled_items else {}
+        out.append(JudgeVerdicts(name=n, verdicts=on_labeled, **extra))
+    return out

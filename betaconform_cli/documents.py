@@ -181,13 +181,15 @@ class GateResult(Struct, kw_only=True):
     on: Literal["upper", "estimate"]
     value: float
     passed: bool
+    extrapolated: bool | Opt = UNSET  # k beyond the most judges any item has (gate.GateCheck.beyond)
 
 
 @functools.cache
 def _row_type(columns: tuple[tuple[str, bool], ...]) -> type[Struct]:
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [("k", K), ("estimate", Fraction), ("low", Fraction), ("high", Fraction)]
     fields += [(name, Fraction | None) if shown else (name, Fraction | None | Opt, UNSET) for name, shown in columns]
-    fields += [("extrapolated", bool | None | Opt, UNSET), ("labels_only", Fraction | None | Opt, UNSET),
+    fields += [("extrapolated", bool | None | Opt, UNSET), ("beyond_data", bool | None | Opt, UNSET),
+               ("labels_only", Fraction | None | Opt, UNSET),
                ("labels_only_low", Fraction | None | Opt, UNSET), ("labels_only_high", Fraction | None | Opt, UNSET)]
     return msgspec.defstruct("ErrorRate", fields, kw_only=True, module=__name__)
 

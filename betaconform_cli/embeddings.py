@@ -14,7 +14,6 @@ Embeddings are L2-normalised per text; a dataset's embedding is the mean over it
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -27,6 +26,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import EmbeddingError, InputError, OutputError
+from .formats import load_json
 from .protect import refuse_links
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -100,8 +100,11 @@ class EmbeddingCache:
 
     def get(self, text: str) -> np.ndarray | None:
         f = self._file(text_hash(text))
+        from .inputs.paths import open_raw
+
         try:
-            v: np.ndarray = np.load(f, allow_pickle=False)
+            with open_raw(f, regular=True) as fh:  # a FIFO planted in the cache is not waited on
+                v: np.ndarray = np.load(fh, allow_pickle=False)
         except (OSError, ValueError, EOFError):  # EOFError: an empty or cut entry (never Ctrl-C): recomputed
             return None
         if v.shape != (self.dimension,) or not np.all(np.isfinite(v)):
@@ -173,10 +176,10 @@ MAX_CONFIG_BYTES = 1 << 20  # modules.json and a module's config.json are a few 
 def _read_small(path: Path) -> bytes:
     """A model folder's small configuration file, refused beyond MAX_CONFIG_BYTES or when it is not a regular file
     (a link to /dev/zero or a FIFO must not hang or fill the memory)."""
+    from .inputs.paths import open_raw
+
     try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise EmbeddingError(f"embedding model {path.parent}: {path.name} is not a regular file")
+        with open_raw(path, regular=True) as fh:  # refused before it is opened: opening a FIFO blocks
             data: bytes = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise EmbeddingError(f"embedding model {path.parent}: cannot read {path.name}: {exc.strerror or exc}") from None
@@ -187,7 +190,7 @@ def _read_small(path: Path) -> bytes:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        obj = json.loads(_read_small(path).decode("utf-8"))
+        obj = load_json(_read_small(path).decode("utf-8"))
     except (EmbeddingError, ValueError, RecursionError):
         return {}
     return obj if isinstance(obj, dict) else {}
@@ -199,7 +202,7 @@ def _modules(path: Path) -> list[dict[str, Any]]:
     if not os.path.lexists(f):
         return []
     try:
-        modules = json.loads(_read_small(f).decode("utf-8"))
+        modules = load_json(_read_small(f).decode("utf-8"))
     except UnicodeDecodeError:
         raise EmbeddingError(f"embedding model {path}: modules.json is not UTF-8 text") from None
     except ValueError as exc:
@@ -218,6 +221,13 @@ def model_fingerprint(path: Path) -> str:
     """A content hash of a model folder's configuration (every *.json, in module folders too) and of its weights
     index (each weights file's name, size and first 64 KiB: a safetensors header lists every tensor)."""
     h = hashlib.sha256()
+    for q in path.rglob("*"):  # sentence-transformers opens the folder's files itself: a FIFO there would hang it
+        try:
+            mode = q.stat().st_mode
+        except OSError:
+            continue  # a broken link: the loader names what it misses
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise EmbeddingError(f"embedding model {path}: {q.relative_to(path)} is not a regular file (a FIFO, a device or a socket)")
     files = sorted(q for q in path.rglob("*") if q.is_file() and (q.suffix == ".json" or q.suffix in WEIGHT_SUFFIXES))
     for q in files:
         h.update(str(q.relative_to(path)).encode("utf-8") + b"\0")

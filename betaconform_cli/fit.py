@@ -340,6 +340,7 @@ class ErrorRow:
     # replaced, and whether some item, labeled or not, has fewer than k judges
     labels_only: tuple[float, float, float] | None = None
     extrapolated_all: bool | None = None
+    beyond_data: bool = False  # k above the most judges any item has: widened (extrapolation.py)
 
     def column(self, name: str) -> float | None:
         return self.columns[name]
@@ -352,7 +353,7 @@ class ErrorRow:
         extrapolated = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
         labels_only = {} if self.labels_only is None else dict(zip(("labels_only", "labels_only_low", "labels_only_high"), self.labels_only))
         return row_type()(k=self.k, estimate=self.estimate, low=self.low, high=self.high, **self.columns,
-                          extrapolated=extrapolated, **labels_only)
+                          extrapolated=extrapolated, beyond_data=self.beyond_data, **labels_only)
 
 
 @dataclass(frozen=True)
@@ -410,7 +411,21 @@ def analyse(
 ) -> FitResult:
     """Fit (unless `fit` is given), then every estimator's majority error for each k in settings.ks. `clusters`
     (items that are not independent: an inspect-ai log's epochs) shrink the interval's items to their effective
-    number (`cluster_interval`); the estimate is unchanged."""
+    number (`cluster_interval`); the estimate is unchanged. Rows beyond the most judges of an item are marked and
+    their intervals widened (extrapolation.py: the row at that many judges is computed as their reference, and left
+    out when not asked for; the draws are the same either way)."""
+    from dataclasses import replace
+
+    from .extrapolation import beyond_rows, reference_ks
+
+    most = table.max_judges
+    run = reference_ks(settings.ks, most)
+    result = _analyse(table, settings if run == tuple(settings.ks) else replace(settings, ks=run), rng, fit, clusters)
+    return replace(result, settings=settings, rows=beyond_rows(result.rows, most, settings.ks))
+
+
+def _analyse(table: CountTable, settings: FitSettings, rng: np.random.Generator | None, fit: MixtureFit | None,
+             clusters: ItemClusters | None) -> FitResult:
     rng = rng if rng is not None else np.random.default_rng(0)
     method = fit_method(settings.method)  # an unknown method is refused before anything is fitted
     ks = tuple(settings.ks)

@@ -12,6 +12,7 @@ glob. `input_formats()` are the `--from` choices (a reader or a table shape, not
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +21,77 @@ from typing import Any
 # --- limits -------------------------------------------------------------------------------------------------
 MAX_K = 201  # the largest ensemble size k
 MAX_JUDGES = 1000  # judges on one item: the (judges, correct) table is (K+1)^2 cells
+# columns of one table, checked on its header before DuckDB loads it (its load grows with the square of the columns:
+# 10^4 took 3 s for five rows): a wide table's judges and as many other columns
+MAX_TABLE_COLUMNS = 2 * MAX_JUDGES
 # the one seed range, for every command and the library: JSON readers (and saved fits) carry integers below 2^53
 # exactly, so a larger seed could not be written into the output and read back as the seed that was used
 MAX_SEED = 2**53 - 1
 MAX_LINE_BYTES = 16 << 20  # one line of a text input: a file without line ends (/dev/zero) stops with an error
 MAX_YAML_BYTES = 16 << 20  # a saved fit or a config: a real fit is a few KB (1000 judges: ~1 MB)
+# how deep a JSON text (a line, a document) may nest: DuckDB's limit too, so that JSON Lines read as records and as a
+# table refuse the same lines; far below the depth at which Python's own parser, repr or a writer would recurse
+MAX_JSON_DEPTH = 128
+
+
+def load_json(raw: bytes | str, stdlib: bool = False) -> Any:
+    """The one JSON parse of every JSON reader (JSON Lines, promptfoo, inspect, labels, a model's config): orjson, or
+    with `stdlib` the standard library (bare NaN, as inspect writes it; integers beyond 64 bits exact). A text nested
+    deeper than MAX_JSON_DEPTH raises `too_deep` (an orjson.JSONDecodeError, so a json.JSONDecodeError and a ValueError:
+    every reader's except clause for malformed JSON takes it), never RecursionError."""
+    import orjson
+
+    try:
+        value = __import__("json").loads(raw) if stdlib else orjson.loads(raw)
+    except RecursionError:  # the standard library recurses: '[[[[...' a thousand deep
+        raise too_deep(raw) from None
+    except orjson.JSONDecodeError as exc:
+        if "recursion" in str(exc) or "depth" in str(exc):  # orjson's own limit (1024)
+            raise too_deep(raw) from None
+        raise
+    opened = raw.count(b"[") + raw.count(b"{") if isinstance(raw, bytes) else raw.count("[") + raw.count("{")
+    if opened > MAX_JSON_DEPTH and json_depth(value) > MAX_JSON_DEPTH:  # fewer brackets cannot nest deeper
+        raise too_deep(raw)
+    return value
+
+
+def _too_deep() -> type[ValueError]:
+    import orjson
+
+    class TooDeepError(orjson.JSONDecodeError):
+        """JSON nested deeper than MAX_JSON_DEPTH; its text is the reason alone (no position: the whole text)."""
+
+        def __init__(self, raw: bytes | str):
+            super().__init__(f"nested deeper than {MAX_JSON_DEPTH} levels", str(raw[:80]), 0)
+
+        def __str__(self) -> str:
+            return f"nested deeper than {MAX_JSON_DEPTH} levels"
+
+    return TooDeepError
+
+
+@functools.cache
+def _too_deep_type() -> type[ValueError]:  # built on first use: the registry is imported without orjson
+    return _too_deep()
+
+
+def too_deep(raw: bytes | str) -> ValueError:
+    """The error for JSON nested deeper than MAX_JSON_DEPTH (an orjson.JSONDecodeError)."""
+    return _too_deep_type()(raw)
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deep lists and objects nest in a parsed JSON value (a scalar 0), without recursion; counting stops
+    just past `limit`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 # --- inputs -------------------------------------------------------------------------------------------------
 DUPLICATES = ("error", "first", "last")
@@ -73,7 +140,7 @@ def _sniff_jsonl(head: bytes) -> str | None:
     if not text.startswith(b"{"):
         return None
     try:
-        orjson.loads(text.split(b"\n", 1)[0])
+        load_json(text.split(b"\n", 1)[0])
     except orjson.JSONDecodeError:
         return None
     return "jsonl"

@@ -23,14 +23,19 @@ class GateCheck:
     on: str
     value: float
     passed: bool
+    beyond: int = 0  # k is beyond the data: the most judges any item has (0: k is within the data)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "max_error": self.max_error, "on": self.on, "value": self.value, "passed": self.passed}
+        return {"k": self.k, "max_error": self.max_error, "on": self.on, "value": self.value, "passed": self.passed,
+                "extrapolated": bool(self.beyond)}
 
     def line(self) -> str:
         what = "estimated error" if self.on == "estimate" else "upper interval bound of the error"
         status = "ok" if self.passed else "FAIL"
-        return f"{status} {self.dataset}: {what} at k={self.k} is {100 * self.value:.2f}% (limit {100 * self.max_error:.2f}%)"
+        past = (f"; extrapolated: no item has more than {self.beyond} judges, so this k is the model's extrapolation "
+                "(docs/EXTRAPOLATION.md)" if self.beyond else "")
+        return (f"{status} {self.dataset}: {what} at k={self.k} is {100 * self.value:.2f}% (limit {100 * self.max_error:.2f}%"
+                f"{past})")
 
 
 class ErrorRow(Protocol):
@@ -60,13 +65,19 @@ class Gate:
         if self.on not in GATE_ON:
             raise ParameterError("on", f"must be upper or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, rows: Sequence[ErrorRow]) -> GateCheck:
-        """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's documents.row_type())."""
+    def check(self, dataset: str, rows: Sequence[ErrorRow], most: int = 0) -> GateCheck:
+        """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's documents.row_type()); `most`: the
+        most judges any item has, beyond which a row is extrapolated (its `beyond_data`; a saved fit from before
+        the flag: k > most). The verdict is the row's, widened as every row beyond the data is (extrapolation.py);
+        the line, the JSON and the JUnit case say that it is extrapolated."""
         row = next((r for r in rows if r.k == self.at_k), None)
         if row is None:
             raise ParameterError(("at_k", "ks"), f"{P0} {self.at_k} is not among the computed ks; add it to {P1}")
         value = float(row.estimate if self.on == "estimate" else row.high)
-        return GateCheck(dataset, self.at_k, self.max_error, self.on, value, value <= self.max_error)
+        flag = getattr(row, "beyond_data", None)
+        beyond = flag is True or (not isinstance(flag, bool) and 0 < most < self.at_k)
+        past = (most if 0 < most < self.at_k else self.at_k - 1) if beyond else 0
+        return GateCheck(dataset, self.at_k, self.max_error, self.on, value, value <= self.max_error, past)
 
 
 def make_gate(max_error: float | None, at_k: int | None, on: str = "upper") -> Gate | None:

@@ -46,7 +46,7 @@ import yaml
 from .atomic import write_text
 from .documents import SAVED_SCHEMA, TypeProblem, check, fields, saved_fit_type
 from .errors import ParamsError
-from .formats import MAX_K, MAX_YAML_BYTES, is_data_name, is_fit_name
+from .formats import MAX_JSON_DEPTH, MAX_K, MAX_YAML_BYTES, is_data_name, is_fit_name, json_depth
 
 SCHEMA = SAVED_SCHEMA
 MAX_INT = 2**53  # counts and seeds beyond this are not exact as floats and cannot be real
@@ -96,15 +96,20 @@ def safe_load(text: str, where: str, what: str = "saved fit") -> Any:
         for event in yaml.parse(text, Loader=loader):
             if isinstance(event, yaml.AliasEvent):
                 raise ParamsError(f"{where}: refused: YAML aliases (*{event.anchor}) are not allowed in BetaConform files")
-        return yaml.load(text, Loader=loader)  # noqa: S506 - the safe loader (C or Python)
+        doc = yaml.load(text, Loader=loader)  # noqa: S506 - the safe loader (C or Python)
     except yaml.constructor.ConstructorError as exc:
         raise ParamsError(f"{where}: refused: the YAML carries a tag the safe loader does not allow ({exc.problem})") from None
     except yaml.YAMLError as exc:
+        if "nesting depth" in str(exc):  # the parser's own limit: the same words as MAX_JSON_DEPTH's
+            raise ParamsError(f"{where}: refused: nested deeper than {MAX_JSON_DEPTH} levels") from None
         mark = getattr(exc, "problem_mark", None)
         at = f"{where}:{mark.line + 1}" if mark is not None else where
         raise ParamsError(f"{at}: malformed YAML in the {what} ({getattr(exc, 'problem', None) or exc})") from None
     except RecursionError:
-        raise ParamsError(f"{where}: refused: nested too deeply") from None
+        raise ParamsError(f"{where}: refused: nested deeper than {MAX_JSON_DEPTH} levels") from None
+    if json_depth(doc) > MAX_JSON_DEPTH:  # JSON's rule (formats.load_json): no reader or writer recurses past it
+        raise ParamsError(f"{where}: refused: nested deeper than {MAX_JSON_DEPTH} levels")
+    return doc
 
 
 def read_yaml(path: str | Path, what: str = "saved fit") -> Any:
@@ -127,7 +132,9 @@ def _read_text(path: str | Path, what: str) -> str:
         if is_data_name(p) and not p.name.lower().endswith(".json"):  # a JSON document may be a transfer config
             raise ParamsError(f"{p}: this looks like judgment data, not a {what} (YAML); fit it with `betaconform fit {p}`")
         try:
-            with open(p, "rb") as fh:
+            from .inputs.paths import open_raw  # a FIFO nothing writes to is refused, never waited on forever
+
+            with open_raw(p) as fh:
                 data = _read_capped(fh, str(p), what)
         except FileNotFoundError:
             if p.is_symlink():

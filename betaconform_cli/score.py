@@ -342,31 +342,28 @@ def score(
 
 
 def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
-    """The class code that passes: `value` (the class as written, case-insensitive; --positive), else the one class
+    """The class code that passes: `value` (the class as written, case-insensitive; refused as ambiguous where two
+    classes differ only in case; --positive), else the one class
     named like a pass (true, pass, yes, 1, correct, ...); an error names the classes when it cannot tell."""
     folded = [str(c).strip().lower() for c in classes]
     if value is not None:
         want = str(value).strip().lower()
-        if want in folded:
-            return folded.index(want)
-        raise ParameterError(
-            "positive",
-            f"{P0} "
-            + f"{value!r} is not a class of the gold; the classes are {', '.join(map(str, classes))}".replace(
-                "{", "{{"
-            ).replace("}", "}}"),
-        )
+        same = [k for k, c in enumerate(folded) if c == want]
+        if len(same) > 1:  # "pass" and "Pass" are two classes: which one passes is not ours to pick (issue 25)
+            spelled = ", ".join(repr(classes[k]) for k in same)
+            text = (f"{value!r} is ambiguous: the classes {spelled} differ only in case, and each is a class of its own; "
+                    "write the gold and the verdicts one way")
+            raise ParameterError("positive", f"{P0} {text}")
+        if same:
+            return same[0]
+        raise ParameterError("positive", f"{P0} {value!r} is not a class of the gold; the classes are "
+                                         f"{', '.join(map(str, classes))}")
     found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES]
     if len(found) == 1:
         return found[0]
-    raise ParameterError(
-        "positive",
-        "cannot tell which class of the gold passes among "
-        + (", ".join(map(str, classes)) or "no classes").replace("{", "{{").replace("}", "}}")
-        + f"; name it with {P0} (e.g. {P0} "
-        + (str(classes[0]) if classes else "pass").replace("{", "{{").replace("}", "}}")
-        + ")",
-    )
+    raise ParameterError("positive", "cannot tell which class of the gold passes among "
+                                     f"{', '.join(map(str, classes)) or 'no classes'}; name it with {P0} (e.g. {P0} "
+                                     f"{str(classes[0]) if classes else 'pass'})")
 
 
 def score_votes(

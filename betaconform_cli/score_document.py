@@ -60,7 +60,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
 
     schema: Literal["betaconform/1"]
     command: Literal["score"]
-    version: str
+    tool_version: str
     dataset: str
     source: str
     score: Estimate
@@ -85,7 +85,7 @@ class CompareDocument(Struct, kw_only=True, frozen=True):
 
     schema: Literal["betaconform/1"]
     command: Literal["score"]
-    version: str
+    tool_version: str
     dataset: str  # "a - b"
     a: ScoreDocument
     b: ScoreDocument
@@ -112,7 +112,7 @@ def _gate(check: ScoreCheck | None) -> ScoreGateResult | UnsetType:
 def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | None = None) -> ScoreDocument:
     """The document of one dataset: the core's result with where it came from, and its gate check."""
     return ScoreDocument(
-        schema="betaconform/1", command="score", version=__version__, dataset=name, source=source, score=_estimate(r.score),
+        schema="betaconform/1", command="score", tool_version=__version__, dataset=name, source=source, score=_estimate(r.score),
         judges_say=JudgesSay(estimate=r.judges_say, bias=_difference(r.judges_bias)), labels_only=_estimate(r.labels_only),
         positive=r.positive, labeled_items=r.sizes.labeled_items, unlabeled_items=r.sizes.unlabeled_items,
         judges=r.sizes.judges, clusters=r.sizes.clusters, confidence_level=r.confidence_level, target=r.target,  # type: ignore[arg-type]
@@ -124,7 +124,7 @@ def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | N
 def compare_document(a: ScoreDocument, b: ScoreDocument, c: ComparisonResult) -> CompareDocument:
     """The document of a comparison: the difference a - b on shared items, and each system's own document there."""
     return CompareDocument(
-        schema="betaconform/1", command="score", version=__version__, dataset=f"{a.dataset} - {b.dataset}", a=a, b=b,
+        schema="betaconform/1", command="score", tool_version=__version__, dataset=f"{a.dataset} - {b.dataset}", a=a, b=b,
         difference=_difference(c.difference), shared_items=c.shared_items, labeled_both=c.labeled_both,
         confidence_level=c.confidence_level, target=c.target,  # type: ignore[arg-type]
     )

@@ -40,7 +40,8 @@ class TestShapes:
         assert read_dataset(p).table.counts[3, 2] == 1
         q = write_jsonl("b.jsonl", [{"verdicts": [3, 4.5, 7, 5], "label": 4}])
         assert read_dataset(q, InputSpec(tolerance=1.0)).table.counts[4, 3] == 1
-        assert read_dataset(q).table.counts[4, 0] == 1
+        with pytest.raises(InputError, match=r'share no class \(gold: "4"; verdicts: "3", "4.5", "5", "7"\).*--tolerance'):
+            read_dataset(q)  # scores compared as classes without a tolerance: never equal to the gold (issue 25)
 
     def test_renamed_fields(self, write_jsonl) -> None:
         p = write_jsonl("a.jsonl", [{"votes": [1, 0, 1], "uid": "x", "prompt": "hello"}])
@@ -70,8 +71,8 @@ class TestErrors:
             (['{"judgments": [1, 0]}', "{not json"], 2, None, "malformed JSON"),
             (['{"judgments": [1, 0]}', '{"judgments": [1, 2]}'], 2, "judgments[1]", "must be 1/0"),
             (['{"judgments": [1, 0]}', '{"judgments": "yes"}'], 2, "judgments", "must be a list"),
-            (['{"judgments": [null, null]}'], 1, "judgments", "no judges"),
-            (['{"judgments": []}'], 1, "judgments", "no judges"),
+            (['{"judgments": [null, null]}'], 1, None, "no valid items (1 line: no judge gave a verdict)"),
+            (['{"judgments": []}'], 1, None, "no valid items (1 line: no judge gave a verdict)"),
             (['{"correct": 12, "judges": 11}'], 1, "correct", "exceeds judges"),
             (['{"correct": -1, "judges": 11}'], 1, "correct", "negative"),
             (['{"correct": 1.5, "judges": 11}'], 1, "correct", "integer"),
@@ -236,7 +237,6 @@ class TestFastPath:
         "bad,field,words",
         [
             ('{"judgments": [1, 2]}', "judgments[1]", "must be 1/0"),
-            ('{"judgments": [null]}', "judgments", "no judges"),
             ('{"judgments": 1}', "judgments", "must be a list"),
             ('{"judgments": [1, 0], "text": "\\u00e9", oops}', None, "malformed JSON"),
             ('{"correct": 1, "judges": 2}', None, "mixed shapes"),
@@ -249,6 +249,15 @@ class TestFastPath:
         with pytest.raises(InputError, match=words) as info:
             read_dataset(p)
         assert info.value.line == 212 and info.value.field == field
+
+    def test_an_item_nobody_judged_is_skipped_and_counted(self, write_jsonl, block: int) -> None:
+        """Issue 25: a line with no verdict is skipped and counted (as a table skips such an item), at any block size."""
+        lines = ['{"text": "a longer text to fill blocks", "judgments": [1, 0, 1, 1]}'] * 300
+        lines[211] = '{"judgments": [null]}'
+        ds = read_dataset(write_jsonl("skip.jsonl", lines, raw=True))
+        assert ds.n_items == 299 and ds.skipped == 1
+        assert ds.reading is not None and [(s.reason, s.count, s.first) for s in ds.reading.skips] == [
+            ("no judge gave a verdict", 1, 212)]
 
     def test_invalid_utf8_in_an_unused_field_is_caught(self, tmp_path: Path, block: int) -> None:
         p = tmp_path / "u.jsonl"

@@ -100,7 +100,7 @@ class TestEverySchema:
         ("doctor", ("command",), "fit"), ("evaluate", ("cells", 0, "runs"), -2), ("evaluate", ("averages", 0, "margin_mean"), "x"),
         ("evaluate", ("interval", "confidence_level"), 1.0), ("evaluate", ("schema",), "betaconform/1"),
         ("score", ("score", "low"), 1.5), ("score", ("judges_say", "bias", "high"), -2.0), ("score", ("lambda",), "1"),
-        ("score", ("target",), "all"), ("score", ("labeled_items",), -1), ("score", ("version",), None),
+        ("score", ("target",), "all"), ("score", ("labeled_items",), -1), ("score", ("tool_version",), None),
         ("judges", ("judges", 0, "accuracy"), 1.5), ("judges", ("ensembles", 0, "k"), 0), ("judges", ("seed",), -1),
         ("judges", ("ensembles", 0, "search"), "greedy"), ("judges", ("model", "family"), "mixture"),
         ("judges", ("settings", "ks"), ["3"]), ("judges", ("pairs", 0, "note"), 3),
@@ -255,7 +255,7 @@ def test_a_compare_document_is_valid_and_a_broken_one_is_refused() -> None:
     from betaconform_cli.score_document import CompareDocument
 
     doc = msgspec.to_builtins(_compare_document())
-    assert list(doc) == ["schema", "command", "version", "dataset", "a", "b", "difference", "shared_items",
+    assert list(doc) == ["schema", "command", "tool_version", "dataset", "a", "b", "difference", "shared_items",
                          "labeled_both", "confidence_level", "target", "gate"]
     schema = SCHEMAS["score"].schema
     validator = jsonschema.validators.validator_for(schema)(schema)

@@ -100,7 +100,7 @@ class TestTargets:
                        verdicts=[(False, name), (True, name)])
         p = _parse(page)
         assert set(p.tags) <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "pre", "strong", "table",
-                               "caption", "thead", "tbody", "tr", "th", "td", "br", "footer"}, p.tags
+                               "caption", "thead", "tbody", "tr", "th", "td", "br", "footer", "div"}, p.tags
         assert {a for a, _ in p.attrs} <= {"lang", "charset", "name", "content", "class"}
         assert not p.comments
         assert not _invisible(page.replace("\n", ""))

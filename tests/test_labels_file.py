@@ -122,11 +122,14 @@ class TestErrors:
         assert ds.n_items == 2 and ds.unlabeled_items == 0
 
     def test_repeated_id_in_the_labels_file(self, tmp_path: Path) -> None:
+        """An id repeated with the same label is one label (a long table's rows); with another label, an error."""
         gold = tmp_path / "g.csv"
         gold.write_text("id,label\nq1,A\nq2,B\nq1,A\n")
         j = tmp_path / "d.jsonl"
         j.write_text('{"id": "q1", "verdicts": ["A", "B"]}\n')
-        with pytest.raises(InputError, match=r"g.csv: row 3: column 'id': id 'q1' appears again \(first at row 1\)"):
+        assert read_dataset(j, InputOptions(labels=str(gold))).table.items == 1
+        gold.write_text("id,label\nq1,A\nq2,B\nq1,B\n")
+        with pytest.raises(InputError, match=r"g.csv: row 3: column 'label': id 'q1' has two different labels \(\"A\" at row 1"):
             read_dataset(j, InputOptions(labels=str(gold)))
 
     def test_correctness_only_inputs_refuse_labels(self, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 # lower layers first; a module may import its own layer and any lower one, never a higher one
 LAYERS = [
     {"errors", "escape", "formats", "settings", "counts", "blas", "atomic", "protect"},
-    {"distributions", "em", "inputs", "gate", "dawid_skene", "latent_classes", "ppi"},
+    {"distributions", "em", "inputs", "gate", "dawid_skene", "latent_classes", "ppi", "extrapolation"},
     {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor"},
     {"stopping", "transfer", "judges", "score", "score_document"},
     {"evaluate", "schemas"},
@@ -95,4 +95,50 @@ class TestLayers:
         code = ("import sys, betaconform_cli.cli\n"
                 f"print(','.join(m for m in ('scipy', 'duckdb', 'torch', 'matplotlib', 'inspect_ai', *{readers!r}) if m in sys.modules))\n")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == ""
+
+
+HEAVY = ("scipy", "numpy", "duckdb", "betaconform_cli.report", "betaconform_cli.api._fit", "matplotlib", "torch", "pydantic",
+         "yaml", "rich.console")
+
+
+def _loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """The `heavy` modules (or their submodules) in sys.modules after `code` runs in a fresh interpreter."""
+    script = (f"import sys, io\n{code}\n"
+              f"print(','.join(h for h in {heavy!r} if any(m == h or m.startswith(h + '.') for m in sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return [m for m in out.stdout.strip().splitlines()[-1].split(",") if m] if out.stdout.strip() else []
+
+
+def _run_cli(*args: str) -> str:
+    return ("from betaconform_cli.cli import app\nsys.stdout = io.StringIO()\n"
+            f"try:\n    app({list(args)!r}, prog_name='betaconform')\nexcept SystemExit:\n    pass\n"
+            "sys.stdout = sys.__stdout__")
+
+
+class TestStartUp:
+    """No command imports what its options do not need (issue 30): start-up and `--help` load neither the numbers
+    (numpy, scipy), the readers (DuckDB), the output layer (report/, rich's console), the typer coercion's pydantic,
+    YAML, matplotlib nor torch; each is imported where it is used (benchmarks/speed.py times what this buys)."""
+
+    def test_importing_the_package_is_light(self) -> None:
+        assert _loaded_after("import betaconform_cli") == []
+
+    def test_importing_the_cli_is_light(self) -> None:
+        assert _loaded_after("import betaconform_cli.cli") == []
+
+    @pytest.mark.parametrize("args", [("--help",), ("fit", "--help"), ("judges", "--help"), ("fit", "--no-such-option")])
+    def test_help_and_usage_errors_are_light(self, args: tuple[str, ...]) -> None:
+        """(typer draws its help and usage errors with rich: its console is theirs to load)"""
+        assert _loaded_after(_run_cli(*args), tuple(h for h in HEAVY if h != "rich.console")) == []
+
+    def test_a_json_fit_of_correctness_loads_only_its_own(self) -> None:
+        """`fit FILE -f json` on correctness data: the fit's numbers and the JSON report, not DuckDB, the table's
+        console, YAML (saved fits), the vote patterns' model, scipy.stats, matplotlib or torch."""
+        data = Path(__file__).resolve().parent.parent / "sample_data" / "qa_judges.jsonl"
+        loaded = _loaded_after(_run_cli("fit", str(data), "-f", "json") + "\nimport betaconform_cli.report.fit")
+        assert set(loaded) == {"numpy", "scipy", "betaconform_cli.report", "betaconform_cli.api._fit"}
+        script = (_run_cli("fit", str(data), "-f", "json") + "\nprint(','.join(m for m in ('duckdb', 'yaml', 'rich.console', "
+                  "'scipy.stats', 'betaconform_cli.votes', 'pydantic', 'matplotlib', 'torch') if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", "import sys, io\n" + script], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == ""

@@ -457,7 +457,9 @@ class TestShrinkage:
     ) -> None:
         """The interval is theta's (eq. 6); eq. (4) moves the estimate toward the judges inside it, by at most half
         the t interval's standard error, and leaves the interval as it is."""
-        import betaconform_cli.score as score_module
+        import sys
+
+        score_module = sys.modules["betaconform_cli.score"]  # the module (the package's `score` is the library function)
 
         gold, verdicts, observed = data
         res = score(verdicts, observed, 1, confidence_level=LEVEL)

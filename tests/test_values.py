@@ -71,7 +71,49 @@ class TestAgree:
 
 
 TEXTS = ["1", "0", "1.0", "1.00", " 1 ", "yes", "No", "PASS", "incorrect", "t", "", " ", "NA", "n/a", "NaN", "null", "None",
-         "2", "-1", "0.5", "maybe", "A", "a", " A", "B", "3", "3.0", "2.6", "inf", "1e0", "true", "false"]
+         "2", "-1", "0.5", "maybe", "A", "a", " A", "B", "3", "3.0", "2.6", "inf", "1e0", "true", "false",
+         # issue 25: what Python's float() or DuckDB's cast would read as numbers, each its own way
+         "١", "١.٠", "１", "1_0", "1_000", "0x1", "+1", ".5", "5.", "1e400", "-1e400", "infinity", "-0", "1d", "٣"]
+
+
+class TestNumberRule:
+    """Text reads as a number only as ASCII decimal text: digits of other scripts, underscores, hexadecimal and
+    infinities are text (issue 25: one rule for JSON Lines and tables)."""
+
+    @pytest.mark.parametrize("text,want", [("1", 1.0), (" -0.5 ", -0.5), ("1e3", 1000.0), (".5", 0.5), ("5.", 5.0),
+                                           ("+1", 1.0), ("١", None), ("１", None), ("1_0", None), ("0x1", None),
+                                           ("inf", None), ("1e400", None), ("nan", None), ("", None)])
+    def test_number(self, text: str, want: float | None) -> None:
+        assert values.number(text) == want
+
+    def test_a_non_ascii_one_is_neither_a_number_nor_a_mark(self) -> None:
+        assert values.agree("١", "1") == 0 and values.agree("١", "١") == 1
+        with pytest.raises(values.ValueProblem):
+            values.mark("١")
+
+
+class TestVocabulary:
+    """Gold and verdicts that share no class are named, with how they would match; any shared class is enough."""
+
+    @pytest.mark.parametrize("gold,verdicts,hint", [
+        (["FAIL", "PASS"], ["fail", "pass"], "differ only in case"),
+        (["Yes"], ["no", "yes"], "differ only in case"),
+        (["false", "true"], ["0", "1"], "mean the same pass/fail"),
+        (["4"], ["3", "4.5"], "--tolerance"),
+        (["A", "B"], ["x", "y"], "one vocabulary"),
+    ])
+    def test_disjoint(self, gold: list[str], verdicts: list[str], hint: str) -> None:
+        message = values.vocabulary_problem(gold, verdicts)
+        assert message is not None and hint in message
+        assert all(f'"{c}"' in message for c in gold + verdicts)
+
+    @pytest.mark.parametrize("gold,verdicts", [(["pass"], ["fail", "pass"]), ([], ["a"]), (["a"], []), (["A", "b"], ["b"])])
+    def test_sharing_or_empty(self, gold: list[str], verdicts: list[str]) -> None:
+        assert values.vocabulary_problem(gold, verdicts) is None
+
+    def test_a_long_vocabulary_is_cut(self) -> None:
+        message = values.vocabulary_problem([f"g{i}" for i in range(20)], ["v"])
+        assert message is not None and "(20 classes)" in message
 
 
 class TestSqlMatchesPython:

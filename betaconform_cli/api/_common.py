@@ -64,8 +64,21 @@ def skip_note(ds: Dataset) -> list[str]:
     of a JSON Lines file, or items and why."""
     if not ds.skipped:
         return list(ds.left_out)
+    why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips) if ds.reading is not None else ""
     if ds.reading is None or ds.reading.unit == "line":
-        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} invalid line(s)"]
-    why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips)
+        unjudged = any(s.reason == "no judge gave a verdict" for s in (ds.reading.skips if ds.reading else ()))
+        what = "line(s)" if unjudged else "invalid line(s)"  # an item nobody judged is skipped, not invalid
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} {what}" + (f" ({why})" if why else "")]
     return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
 
+
+
+def unlabeled_only_judges(ds: Dataset) -> tuple[str, ...]:
+    """Judges that gave verdicts only on unlabeled items: read and kept in the votes (fit and score use them), but
+    with no verdict that a gold label checks."""
+    if ds.votes is None:
+        return ()
+    import numpy as np
+
+    labeled = ds.votes.gold >= 0
+    return tuple(j for i, j in enumerate(ds.votes.judges) if not np.any(ds.votes.patterns[labeled, i] >= 0))

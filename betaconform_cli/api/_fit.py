@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
-    from ..votes import analyse_with_votes
-
     notes += skip_note(ds)
     if ds.clusters is not None:
         notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): the interval "
@@ -32,7 +30,14 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
         unlabeled = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitWarning)
-        result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
+        if ds.votes is None:  # correctness only, no verdicts: analyse_with_votes would return analyse's result as is
+            from ..fit import analyse
+
+            result = analyse(ds.table, settings, generator(seed), clusters=ds.clusters)
+        else:
+            from ..votes import analyse_with_votes
+
+            result = analyse_with_votes(ds.table, ds.votes, settings, generator(seed), unlabeled, ds.clusters)
     notes += [f"warning: {ds.source}: {w.message}" for w in caught if issubclass(w.category, FitWarning)]
     est = result.unlabeled
     if est is not None and not est.used_unlabeled and unlabeled:
@@ -75,7 +80,10 @@ def fit(
     embedder = None
     for i, ds in enumerate(datasets):
         result = _fit_one(ds, settings, seed, notes, unlabeled)
-        check = gate.check(ds.name, result.rows) if gate is not None else None
+        check = gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None
+        if check is not None and check.beyond:  # said even when it passes: a gate on the model alone is never silent
+            notes.append(f"{ds.source}: the gate's k={check.k} is beyond the {check.beyond} judges any item has: "
+                         "extrapolated by the model (docs/EXTRAPOLATION.md)")
         doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)
         counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
@@ -107,7 +115,7 @@ def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -
     counts = []
     for p in expand_fits(paths):
         saved = typed(load_fit(p), saved_fit_type())  # load_fit checked it: the types hold
-        check = gate.check(saved.dataset, saved.error_rates) if gate is not None else None
+        check = gate.check(saved.dataset, saved.error_rates, saved.judges or 0) if gate is not None else None
         docs.append(report_document(saved, str(p), check))
         comps = saved.model.components
         mixture = Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))

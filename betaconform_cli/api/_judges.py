@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ParameterError, UsageError
+from ..errors import P0, ParameterError, UsageError, quote, quote_all
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import JUDGES_CSV_TABLES, check_seed
-from ._common import Progress, skip_note
+from ._common import Progress, skip_note, unlabeled_only_judges
 
 if TYPE_CHECKING:
     from ..report.doctor import DoctorReport
@@ -20,7 +20,7 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     from ..doctor import doctor_document
     from ..report.doctor import DoctorReport
 
-    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
     return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
 
 
@@ -51,9 +51,11 @@ def judges(
     notes: list[str] = []
     for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
         notes += skip_note(ds)
+        notes += _unchecked_judges(ds, ensemble, costs)
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
+        notes += _unpriced_note(ds.name, ds.judge_names, costs, max_error)
         matrix = ds.judgment_matrix()
         label = f"{ds.name}: "
         step = None if progress is None else (lambda done, total, what, _l=label: progress(done, total, _l + what))
@@ -82,3 +84,27 @@ def judges(
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
     return JudgesReport(tuple(docs), tuple(notes), csv_table)
 
+
+def _unpriced_note(name: str, judges: Sequence[str], costs: dict[str, float] | None, max_error: float | None) -> list[str]:
+    """Prices for some judges only: the cheapest ensemble is sought among the priced ones (docs/JUDGES.md, "Costs"),
+    and the others are named, never left out in silence (the cost table lists them too)."""
+    if not costs or max_error is None:
+        return []
+    unpriced = [j for j in judges if j not in costs]
+    if not unpriced:
+        return []
+    return [f"{quote(name)}: --cost prices {len(judges) - len(unpriced)} of {len(judges)} judges; the cheapest ensemble is "
+            f"chosen among those, leaving out {quote_all(unpriced)} (give a judge a price, 0 if free, to include it)"]
+
+
+def _unchecked_judges(ds: Any, ensemble: Sequence[str] | None, costs: dict[str, float] | None) -> list[str]:
+    """Notes on judges seen only on unlabeled items (kept in the votes; no gold label checks them); naming one in
+    --ensemble or --cost is a ParameterError that says so, not "unknown judge"."""
+    unchecked = unlabeled_only_judges(ds)
+    named = [j for j in [*(ensemble or ()), *(costs or {})] if j in unchecked]
+    if named:
+        raise ParameterError("ensemble" if named[0] in (ensemble or ()) else "costs",
+                             f"{ds.source}: {P0}: judge {named[0]!r} gave verdicts only on unlabeled items (no gold "
+                             "label checks it); label some of the items it judged")
+    return [f"{ds.source}: judge {j!r} gave verdicts only on unlabeled items: kept in the votes, but no gold label "
+            "checks it, so it has no accuracy here; label some of the items it judged" for j in unchecked]

@@ -167,7 +167,7 @@ def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> t
     path = Path(pool)
     jsonl = is_stdin(path) or not is_regular(path) or plan(path, opts).kind == "jsonl"
     ds = None
-    if not is_stdin(path) and uses_pool_votes(rule):
+    if not is_stdin(path) and (uses_pool_votes(rule) or not jsonl):  # a table's ids come with its verdicts
         try:
             with_gold = opts if opts.labels is not None or labeled == "-" else dataclasses.replace(opts, labels=labeled)
             found = read_inputs([pool], with_gold, Keep.ITEMS)
@@ -186,7 +186,7 @@ def _read_live_pool(pool: str, opts: InputOptions, rule: Any, labeled: str) -> t
                                "does not keep item ids with them; give the pool as JSON Lines (one item per line, with "
                                "its id)", field=opts.record.id_field)
     items = [PoolItem(i, orjson.dumps({opts.record.id_field: i}) + b"\n", n + 1) for n, i in enumerate(ds.votes.ids)]
-    return ds, items
+    return (ds if uses_pool_votes(rule) else None), items
 
 
 def _pool_votes_absent(rule: Any, pool_ds: Dataset | None) -> str:

@@ -32,6 +32,8 @@ pin_before_numpy()
 
 import re  # noqa: E402
 import sys  # noqa: E402
+import typing  # noqa: E402
+import warnings  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -41,7 +43,7 @@ import typer  # noqa: E402
 # errors, which main() must catch to print them as one line (standalone_mode=False). pyproject pins typer to
 # >=0.29,<0.31, where this module exists; the usage-error goldens (tests/golden/cli/bad_*.txt) fail if it moves.
 from typer._click import exceptions as usage  # noqa: E402
-from typer.core import TyperOption  # noqa: E402
+from typer.core import TyperOption, _TyperParameter  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..errors import BetaConformError, InputError, ParameterError, fault_text  # noqa: E402
@@ -97,12 +99,32 @@ def _fault(exc: BaseException) -> str | None:
     return fault
 
 
+_WARNED: set[str] = set()
+
+
+def _note_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """The one place a warning reaches the user: a line on stderr without the source path and line that Python's
+    display adds (`.../distributions.py:35: RuntimeWarning: ...` means nothing to a user), each text once. A
+    numeric warning (numpy's RuntimeWarning: a division by zero, an overflow) says what it means for the output."""
+    text = " ".join(str(message).split())
+    if text in _WARNED:
+        return
+    _WARNED.add(text)
+    if issubclass(category, RuntimeWarning):
+        say(f"note: a computation met a numeric edge case ({text}); numbers it affected may show as - or be less precise")
+    else:
+        say(f"warning: {text}")
+
+
 class _Group(typer.core.TyperGroup):
     """One line on stderr and exit code 2 for every usage and input error, whoever raises it."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # the command's warnings as notes; restored after (CliRunner, a library caller)
+                warnings.showwarning = _note_warning
+                return super().invoke(ctx)
         except BetaConformError as exc:
             command = self.get_command(ctx, ctx.invoked_subcommand or "")
             text = exc.render(lambda p: _flag(command, p)) if isinstance(exc, ParameterError) else str(exc)
@@ -189,6 +211,60 @@ def _fold_help_tables() -> None:
     shown_type = TyperOption.display_type_rich
     TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)  # type: ignore[method-assign]
 
+
+class _AsGiven:
+    """typer's coercion of a value that needs none (see _plain_values)."""
+
+    @staticmethod
+    def coerce(value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:
+            return () if param.multiple or param.nargs == -1 else None
+        if isinstance(value, tuple) and typing.get_origin(param.type_descriptor.annotation) is list:
+            return list(value)  # as typer's adapter for a list gives it
+        return value
+
+
+def _needs_no_coercion(param: Any, value: Any) -> bool:
+    """None, the option's own default, or text where text is asked for: a str, a choice written exactly as it is
+    offered, a list of str (typer's adapter returns each as it is, or the tuple as a list)."""
+    if value is None or value is param.default:
+        return True
+    info = param.type_descriptor.parameter_info
+    ann = param.type_descriptor.annotation
+    if info.parser is not None or getattr(info, "click_type", None) is not None:
+        return False
+    if ann is str:
+        return type(value) is str
+    if typing.get_origin(ann) is typing.Literal:
+        choices = typing.get_args(ann)
+        return type(value) is str and all(type(c) is str for c in choices) and value in choices
+    if typing.get_origin(ann) is list and typing.get_args(ann) == (str,):
+        return type(value) in (tuple, list) and all(type(v) is str for v in value)
+    return False
+
+
+def _plain_values() -> None:
+    """typer (>= 0.29, as pinned) coerces every option's value through a pydantic TypeAdapter that it builds on first
+    use -- the first one imports and warms up pydantic (~50 ms), then ~1 ms each, 41 for `fit` -- for options the
+    command line does not give too. Values that need no coercion go through as given: None, the default this package
+    declared, and text where text is asked for, which the adapter returns unchanged (_AsGiven gives what it gives).
+    Any other value (a number, a path, a choice not written as offered) takes typer's own coercion, and its errors."""
+    original = _TyperParameter.process_value
+
+    def process_value(self: Any, ctx: Any, value: Any) -> Any:
+        if self._runtime_param is None and _needs_no_coercion(self, value):
+            self._runtime_param = _AsGiven
+            try:
+                return original(self, ctx, value)
+            finally:
+                self._runtime_param = None
+        return original(self, ctx, value)
+
+    # A monkeypatch, like --help's below: typer offers no hook for its coercion. Limited to values that need none.
+    _TyperParameter.process_value = process_value  # type: ignore[method-assign]
+
+
+_plain_values()
 
 app = typer.Typer(
     cls=_Group,

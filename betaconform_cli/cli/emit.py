@@ -14,36 +14,28 @@ import contextlib
 import io
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, TextIO
 
 from .. import atomic, protect
 from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
 from ..escape import clean, markdown, rich_markup, terminal
 from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
-from ..report import Report, Verdict, verdicts
-from ..report.render import to_markdown
-from ..report.views import Block, Chart, TableView
-from .options import OutputGroup
+
+if TYPE_CHECKING:
+    from ..report import Report, Verdict
+    from .options import OutputGroup
+
+# The report layer and rich are imported where a report is written (terminal.py holds the rich side), not when
+# this module is: the CLI imports it at start for `say`, and `--help` or a usage error needs neither.
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 WIDE = 1000  # "no limit": a pipe or a file gets each table at its natural width
 ASCII = str.maketrans({"█": "#", "┃": "|", "—": "-", "–": "-", "±": "+/-", "†": "+", "…": "...", "’": "'", "×": "x"})
-
-
-class _Console(Console):
-    """A console whose reader may leave (`| head`): the rest of the output is dropped, the command goes on (its
-    files are written, its exit code is the verdict's), instead of rich's exit code 1 ("gate failed")."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        discard(sys.stderr if self.stderr else sys.stdout)
 
 
 def discard(stream: TextIO) -> None:
@@ -54,10 +46,6 @@ def discard(stream: TextIO) -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
-
-
-def stderr() -> Console:
-    return _Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else WIDE)
 
 
 def say(message: str) -> None:
@@ -79,7 +67,7 @@ def _print_text(stream: TextIO, text: str) -> None:
 
 def encodable(text: str, encoding: str) -> str:
     """`text` as the stream's encoding can write it: box and block characters as ASCII, the rest as escapes."""
-    if _can_encode(encoding, text):
+    if can_encode(encoding, text):
         return text
     text = text.translate(ASCII)
     try:
@@ -91,12 +79,12 @@ def encodable(text: str, encoding: str) -> str:
 def json_encodable(text: str, encoding: str) -> str:
     """JSON text as the stream's encoding can write it: characters it cannot encode as \\uXXXX escapes (outside
     strings JSON is ASCII, so the result is the same JSON)."""
-    if _can_encode(encoding, text):
+    if can_encode(encoding, text):
         return text
 
     def escape_char(m: re.Match[str]) -> str:
         c = m.group()
-        if _can_encode(encoding, c):
+        if can_encode(encoding, c):
             return c
         code = ord(c)
         if code > 0xFFFF:
@@ -107,7 +95,7 @@ def json_encodable(text: str, encoding: str) -> str:
     return _NON_ASCII.sub(escape_char, text)
 
 
-def _can_encode(encoding: str, text: str) -> bool:
+def can_encode(encoding: str, text: str) -> bool:
     try:
         text.encode(encoding)
     except (UnicodeEncodeError, LookupError):
@@ -131,140 +119,30 @@ def resolve_format(out: OutputGroup) -> str:
     raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
 
 
-def rich_table(view: TableView, ascii_only: bool = False, encoding: str = "utf-8", widths: list[int] | None = None) -> Table:
-    """A rich Table of a view: every string is escaped (no markup, no control characters, no line breaks but the
-    caption's); no cell is cut: cells fold, at `widths` (column_widths) when given."""
-    fit = _fitter(ascii_only, encoding)
-
-    def text(s: str) -> str:
-        return rich_markup(fit(clean(s, keep_newlines=False)))
-
-    caption = rich_markup(fit(clean(view.caption))) if view.caption else None
-    t = Table(title=text(view.title) or None, caption=caption, title_justify="left", caption_justify="left")
-    for i, (c, a) in enumerate(zip(view.columns, view.alignment())):
-        t.add_column(text(c), justify="left" if a == "l" else "right", overflow="fold", width=widths[i] if widths else None)
-    for row in view.rows:
-        t.add_row(*(text(cell) for cell in row))
-    return t
-
-
-def _fitter(ascii_only: bool, encoding: str) -> Callable[[str], str]:
-    if not ascii_only:
-        return lambda s: s
-    return lambda s: encodable(s.translate(ASCII), encoding)
-
-
-FIRST_COLUMN_MIN = 24  # a first-column label (a dataset name) up to this long stays on one line; longer ones fold
-
-
-def _longest_word(text: str) -> int:
-    return max((len(w) for w in text.split()), default=1)
-
-
-def min_widths(view: TableView, fit: Callable[[str], str] = lambda s: s) -> list[int]:
-    """Each column's narrowest width: its longest word (header or cell), so that a number is never broken. The
-    first column keeps whole labels up to FIRST_COLUMN_MIN characters on one line; longer ones fold."""
-    out = []
-    for i, c in enumerate(view.columns):
-        cells = [fit(clean(row[i], keep_newlines=False)) for row in view.rows if i < len(row)]
-        head = _longest_word(fit(clean(c, keep_newlines=False)))
-        if i == 0:
-            out.append(max(head, min(max((len(x) for x in cells), default=1), FIRST_COLUMN_MIN)))
-        else:
-            out.append(max(head, max((_longest_word(x) for x in cells), default=1)))
-    return out
-
-
-def table_width(widths: list[int]) -> int:
-    """A rich table's width for these column widths: one space either side of each cell, a border between and
-    around them."""
-    return sum(widths) + 3 * len(widths) + 1
-
-
-def column_widths(view: TableView, width: int, fit: Callable[[str], str] = lambda s: s) -> list[int]:
-    """Each column's width in a table at most `width` wide: its natural width (its longest cell) when the table
-    fits; else its narrowest (min_widths) plus a share of what is left, in proportion to what it lacks. Never
-    below the narrowest: a table that cannot fit is wider than `width` (the terminal wraps it, nothing is cut)."""
-    least = min_widths(view, fit)
-    natural = [max([len(fit(clean(c, keep_newlines=False)))] + [len(fit(clean(row[i], keep_newlines=False)))
-                                                               for row in view.rows if i < len(row)])
-               for i, c in enumerate(view.columns)]
-    natural = [max(n, m) for n, m in zip(natural, least)]
-    if table_width(natural) <= width:
-        return natural
-    spare = width - table_width(least)
-    lack = [n - m for n, m in zip(natural, least)]
-    if spare <= 0 or not sum(lack):
-        return least
-    shares = [spare * x / sum(lack) for x in lack]
-    out = [m + int(x) for m, x in zip(least, shares)]
-    for i in sorted(range(len(out)), key=lambda j: int(shares[j]) - shares[j])[: spare - sum(int(x) for x in shares)]:
-        out[i] += 1
-    return out
-
-
-def split_columns(view: TableView, width: int, fit: Callable[[str], str] = lambda s: s) -> list[TableView]:
-    """The view as one table if its columns fit `width` at their narrowest, else as several tables, each with the
-    first column and as many of the others as fit (at least one); later parts say "(continued)"."""
-    least = min_widths(view, fit)
-    if len(view.columns) < 3 or table_width(least) <= width:
-        return [view]
-    groups: list[list[int]] = [[]]
-    for i in range(1, len(view.columns)):
-        if groups[-1] and table_width([least[0]] + [least[j] for j in groups[-1] + [i]]) > width:
-            groups.append([])
-        groups[-1].append(i)
-    if len(groups) == 1:
-        return [view]
-    align = view.alignment()
-    parts = []
-    for n, g in enumerate(groups):
-        keep = [0, *g]
-        title = view.title if n == 0 else (f"{view.title} (continued)" if view.title else "(continued)")
-        parts.append(TableView(
-            title=title, columns=tuple(view.columns[j] for j in keep),
-            rows=tuple(tuple(row[j] for j in keep) for row in view.rows),
-            caption=view.caption if n == len(groups) - 1 else "", align="".join(align[j] for j in keep),
-            terminal_only=view.terminal_only,
-        ))
-    return parts
-
-
-def show(blocks: list[Block], console: Console) -> None:
-    """Blocks on a console: tables that never cut a number (split when too wide), lines as plain text."""
-    encoding = console.encoding
-    ascii_only = not _can_encode(encoding, "█┃—±†┏")
-    fit = _fitter(ascii_only, encoding)
-    for b in blocks:
-        if isinstance(b, TableView):
-            for part in split_columns(b, console.width, fit):
-                widths = column_widths(part, console.width, fit)
-                # our widths, not rich's: rich squeezes columns below their longest word when a table is too wide
-                console.print(rich_table(part, ascii_only, encoding, widths), crop=False,
-                              width=max(console.width, table_width(widths)))
-        else:
-            for line in b.text if isinstance(b, Chart) else b.lines:
-                console.print(fit(terminal(line)), markup=False, highlight=False)
-
-
-def stdout_console() -> Console:
-    tty = sys.stdout.isatty()
-    width = None if tty or os.environ.get("COLUMNS") else WIDE
-    return _Console(highlight=False, soft_wrap=False, width=width)
-
-
-def text_of(report: Report, fmt: str) -> str:
-    """The report in a data format, or its tables as plain text (for a .txt file)."""
+def text_of(report: Report, fmt: str, path: Path | None = None) -> str:
+    """The report in a data format, or its tables as plain text (for a .txt file); JSON written to `path` takes
+    the layout its name asks for (render.json_for_file: an array in a .json file, JSON Lines in .jsonl)."""
     if fmt == "json":
-        return report.json()
+        if path is None:
+            return report.json()
+        from ..report.render import json_for_file
+
+        return json_for_file(report.json(), path.name)
     if fmt == "csv":
         return report.csv()
     if fmt == "markdown":
+        from ..report.render import to_markdown
+
         return to_markdown(report.blocks(markdown=True))
     if fmt == "html":
+        from ..report import verdicts
         from ..report.html import to_html
 
         return to_html(report.blocks(), f"betaconform {command_name()}", [(v.passed, _verdict_line(v)) for v in verdicts(report) if v.gate])
+    from rich.console import Console
+
+    from .terminal import show
+
     buf = io.StringIO()
     show(report.blocks(), Console(file=buf, width=WIDE, highlight=False, soft_wrap=False, color_system=None,
                                   force_terminal=False, legacy_windows=False))
@@ -301,8 +179,6 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     back) and written before anything is printed, so a failing output is the only line shown, never a table
     followed by an error; then notes, the data, what was written, and a failed gate. The JUnit file and the job
     summary come last: a failure to write them is a warning."""
-    from ..savedfit import render_fit
-
     fmt = fmt or resolve_format(out)
     saves = list(getattr(report, "saves", ()))
     targets = [("output", out.output)] + [("saved fit", p) for p, _ in saves] + [(f.what, f.path) for f in files]
@@ -312,8 +188,11 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
             atomic.check_writable(path, what)
     texts: list[tuple[Path, str, str]] = []  # (path, text, message): rendered (and a saved fit validated) first
     if out.output is not None:
-        texts.append((out.output, text_of(report, fmt), f"wrote {out.output}"))
-    texts += [(path, render_fit(path, body), f"saved {path}") for path, body in saves]
+        texts.append((out.output, text_of(report, fmt, out.output), f"wrote {out.output}"))
+    if saves:
+        from ..savedfit import render_fit  # YAML: only when fits are saved
+
+        texts += [(path, render_fit(path, body), f"saved {path}") for path, body in saves]
     for path, text, _ in texts:
         atomic.write_text(path, text)
     for f in files:
@@ -323,6 +202,8 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     if out.output is None and fmt != "table":
         write_stdout(text_of(report, fmt), fmt)
     else:
+        from .terminal import show, stdout_console
+
         show(report.blocks(), stdout_console())
     for message in [m for _, _, m in texts] + [f.message for f in files]:
         say(message)
@@ -354,6 +235,7 @@ def _verdict_line(v: Verdict) -> str:
 def write_junit(report: Report, path: Path) -> None:
     """One JUnit test case per dataset and gate, atomically; a file that cannot be written is one line on
     stderr, and the exit code stays the verdict's."""
+    from ..report import verdicts
     from ..report.junit import to_junit
 
     try:
@@ -367,8 +249,17 @@ def write_junit(report: Report, path: Path) -> None:
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def step_summary_text(report: Report) -> str:
-    """The job summary's Markdown: the command, each failed gate first with its reason, then the report."""
+SUMMARY_LIMIT = (1 << 20) - 1024  # GitHub drops a job summary over 1 MiB (the whole step's, gates included): 1 KiB spare
+SUMMARY_CUT = ("the rest of this report is left out: GitHub shows at most 1 MiB of a job summary; write the whole "
+               "report with -o report.md")
+
+
+def step_summary_text(report: Report, room: int | None = None) -> str:
+    """The job summary's Markdown: the command, each failed gate first with its reason, then the report; within
+    `room` bytes when given (the report cut first, with a note: render.cap_markdown)."""
+    from ..report import verdicts
+    from ..report.render import cap_markdown, to_markdown
+
     lines = [f"## betaconform {command_name()}", ""]
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
@@ -381,7 +272,17 @@ def step_summary_text(report: Report) -> str:
     lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
-    return "\n".join(lines) + "\n" + to_markdown(report.blocks(markdown=True)) + "\n"
+    parts = ["\n".join(lines) + "\n", to_markdown(report.blocks(markdown=True)) + "\n"]
+    return "".join(parts) if room is None else cap_markdown(parts, room, SUMMARY_CUT)
+
+
+def _size(path: str) -> int:
+    """A file's size now (0 when it does not exist yet, or is no regular file); stat never blocks on a FIFO."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
 def append_step_summary(report: Report) -> None:
@@ -391,7 +292,15 @@ def append_step_summary(report: Report) -> None:
     if not target:
         return
     try:
-        atomic.append_bytes(target, step_summary_text(report).encode("utf-8", "backslashreplace"))
+        size = _size(target)
+        # the file's whole content counts toward GitHub's limit (what earlier steps and commands wrote too), and a
+        # newline append_bytes may put first
+        data = step_summary_text(report, SUMMARY_LIMIT - size - 1).encode("utf-8", "backslashreplace")
+        if not data:
+            say(f"warning: the job summary ${STEP_SUMMARY} ({target}) is full ({size} bytes; GitHub shows at most "
+                "1 MiB): nothing appended")
+            return
+        atomic.append_bytes(target, data)
     except (OSError, BetaConformError) as exc:
         say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
 
@@ -409,9 +318,13 @@ def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: S
     the protected inputs (protect.py; the CLI has protected every input option already); nor may two outputs be
     one file (`-o x.json --save x.json`). `out`: the output group's files (-o, --junit) and the job summary."""
     from ..inputs import expand_paths
-    from ..savedfit import expand_fits
 
-    paths = _expanded(inputs, expand_paths) + _expanded(fits, expand_fits) + [p for p in others if p is not None]
+    fit_paths: list[Path] = []
+    if fits:
+        from ..savedfit import expand_fits  # YAML: only where saved fits are read
+
+        fit_paths = _expanded(fits, expand_fits)
+    paths = _expanded(inputs, expand_paths) + fit_paths + [p for p in others if p is not None]
     protect.protect("input", paths)
     if out is not None:
         outputs = {"output": out.output, "JUnit file": out.junit, **outputs}
@@ -452,11 +365,26 @@ def write_lines(path: Path, lines: tuple[bytes, ...]) -> None:
     atomic.write_bytes(path, b"".join(lines))
 
 
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+_TERMINAL_ENV = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")  # what makes rich take a pipe for a terminal
+
+
 @contextlib.contextmanager
 def progress(what: str) -> Iterator[Callable[..., None]]:
     """A transient progress bar on stderr, only when stderr is a terminal (a log gets no stray lines); yields
     update(done, total, label=what)."""
+    if not _isatty(sys.stderr) and not any(os.environ.get(v) for v in _TERMINAL_ENV):
+        yield lambda done, total, label=what: None  # no terminal, as rich would find: no bar, nothing imported
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .terminal import stderr
 
     console = stderr()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

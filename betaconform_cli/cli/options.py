@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import typer
 
-from ..embeddings import EmbedOptions
 from ..errors import P0, ParameterError
 from ..estimators import METHODS
 from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
@@ -39,11 +38,16 @@ from ..settings import (
     SIZE_WEIGHTS,
     TRANSFER_METHODS,
     FitSettings,
-    parse_ks,
+)
+from ..settings import (
+    parse_ks as parse_ks,  # cli/plan.py takes it from here
 )
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 
+
+if TYPE_CHECKING:
+    from ..embeddings import EmbedOptions  # numpy: imported by EmbedGroup.build, when --embed is given
 
 if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple known only at run time is not a type
     Format: TypeAlias = str
@@ -110,10 +114,21 @@ def input_parameters() -> list[inspect.Parameter]:
     for name, (flags, text) in INPUT_OPTIONS.items():
         group = input_group(name)
         default = next(f.default for f in dataclasses.fields(group) if f.name == name)
-        typ = INPUT_CHOICES.get(name, typing.get_type_hints(group)[name])
+        typ = INPUT_CHOICES.get(name, _hints(group)[name])
         option = _opt(*flags, help=text, panel=INPUT)
         out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[typ, option]))
     return out
+
+
+_HINTS: dict[tuple[type[Any], bool], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any], extras: bool = False) -> dict[str, Any]:
+    """A class's evaluated annotations, once per class (every command takes the same groups; evaluating the string
+    annotations again for each option and command was a third of `--help`'s own time)."""
+    if (cls, extras) not in _HINTS:
+        _HINTS[cls, extras] = typing.get_type_hints(cls, include_extras=extras)
+    return _HINTS[cls, extras]
 
 
 def input_group(name: str) -> type[Any]:
@@ -196,6 +211,8 @@ class EmbedGroup:
     no_cache: Annotated[bool, _opt("--no-cache", help="neither read nor write the embedding cache", panel=EMBED)] = False
 
     def build(self) -> EmbedOptions:
+        from ..embeddings import EmbedOptions
+
         return EmbedOptions(self.embedding_model, self.cache_dir, not self.no_cache)
 
     @property
@@ -250,7 +267,7 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
             params.extend(input_parameters())
         elif ann in GROUPS:
             groups[p.name] = ann
-            field_hints = typing.get_type_hints(ann, include_extras=True)
+            field_hints = _hints(ann, True)
             for f in dataclasses.fields(ann):
                 params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=field_hints[f.name]))
         else:

@@ -12,7 +12,6 @@ from ..atomic import check_target
 from ..errors import P0, P1, ParameterError
 from ..formats import OUTPUT_EXTENSIONS
 from ..inputs import InputOptions
-from ..report.sample import LiveReport
 from ..settings import FitSettings
 from . import app
 from .emit import FileOut, emit, output_format, progress, refuse_overwrites, write_lines
@@ -79,6 +78,8 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)
     report = api.sample(labeled, the_rule, settings, seed, inp, False, runs, pool, batch, show_next=next_file is None)
+    from ..report.sample import LiveReport
+
     assert isinstance(report, LiveReport)
     files = [] if next_file is None else [FileOut("next items", next_file, lambda p: write_lines(p, report.next_lines),
                                                   f"wrote {len(report.next_lines)} next item(s) to {next_file}")]

@@ -11,17 +11,34 @@ Datasets the same way.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..formats import input_format, is_fit_name, resolve
-from .dataset import Dataset, Item, Reading, dataset_name
-from .detect import Plan
 from .options import InputOptions, Keep
 from .paths import expand_paths, is_regular, is_stdin, read_faults
-from .pool import PoolItem, read_pool
+
+if TYPE_CHECKING:
+    from .dataset import Dataset, Item, Reading, dataset_name
+    from .detect import Plan
+    from .pool import PoolItem, read_pool
+
+# Imported when first used (PEP 562): the CLI builds its options from InputOptions at start, and the datasets
+# (numpy), the detection and the pool reader are only needed once a file is read.
+_HOME = {"Dataset": "dataset", "Item": "dataset", "Reading": "dataset", "dataset_name": "dataset", "PoolItem": "pool",
+         "read_pool": "pool"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
            "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
@@ -32,6 +49,7 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
     reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again).
     `name` and `where`: the dataset's name and the input's name in messages, when not the file's own (records
     written to a temporary file: memory.py)."""
+    from .dataset import dataset_name
     from .detect import Source, prepared
 
     where = where or ("<stdin>" if is_stdin(path) else str(path))
@@ -47,9 +65,10 @@ class PendingInputs:
     other format is read by read_path in turn. `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
-                 left_out: Sequence[str] = ()):
+                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True):
         from .jsonl import PendingRead
 
+        self.checks = (need_labels, vocabulary)  # checks.check_datasets' switches
         self.paths = list(paths)
         self.left_out = tuple(left_out)
         self.opts = opts
@@ -90,13 +109,15 @@ class PendingInputs:
         return list(got)
 
     def result(self) -> list[Dataset]:
+        from .checks import check_datasets
+
         out: list[Dataset] = []
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
             out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
-        return _distinct_logs(out)
+        return check_datasets(_distinct_logs(out), *self.checks)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -104,6 +125,8 @@ def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
     named by their files instead (distinct within a folder), so that no two of them pass for one dataset."""
     from collections import Counter
     from dataclasses import replace
+
+    from .dataset import dataset_name
 
     taken = Counter(ds.name for ds in datasets)
     return [replace(ds, name=dataset_name(ds.source)) if ds.shape == "inspect" and taken[ds.name] > 1
@@ -127,30 +150,37 @@ class ReadInputs:
 
 
 def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-               parent_share: float = 1.0, name: str | None = None) -> PendingInputs | ReadInputs:
+               parent_share: float = 1.0, name: str | None = None, need_labels: bool = True,
+               vocabulary: bool = True) -> PendingInputs | ReadInputs:
     """Expand the arguments and start reading (see PendingInputs). `arguments`: paths (a str or Path, or a
     sequence of them: files, folders, globs, '-'), or data in memory (a pandas or polars DataFrame, an Arrow table,
-    a list of dicts; memory.py), whose dataset is called `name` (default "data"; a file's dataset is its stem)."""
+    a list of dicts; memory.py), whose dataset is called `name` (default "data"; a file's dataset is its stem).
+    `need_labels`, `vocabulary`: the checks every dataset passes (checks.py), for files and data in memory alike."""
+    from .checks import check_datasets
     from .memory import as_arguments, in_memory, read_memory
 
     if in_memory(arguments) is not None:
-        return ReadInputs(read_memory(arguments, opts, keep, name))
+        return ReadInputs(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary))
     left_out: list[str] = []
     paths = expand_paths(as_arguments(arguments), left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share, left_out)
+    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary)
 
 
 def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-                name: str | None = None) -> list[Dataset]:
-    """Every dataset the arguments name (paths, or data in memory: begin_read), validated; InputError names the
-    file, the line or row, and the field."""
-    return begin_read(arguments, opts, keep, name=name).result()
+                name: str | None = None, need_labels: bool = True, vocabulary: bool = True) -> list[Dataset]:
+    """Every dataset the arguments name (paths, or data in memory: begin_read), validated (checks.py: `need_labels`
+    False reads a file of unlabeled items only; `vocabulary` False leaves gold and verdicts that share no class to
+    the caller); InputError names the file, the line or row, and the field."""
+    return begin_read(arguments, opts, keep, name=name, need_labels=need_labels, vocabulary=vocabulary).result()
 
 
-def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS) -> Dataset:
+def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
+                 need_labels: bool = True) -> Dataset:
     """The one dataset of one input file (or '-'); InputError when it holds several."""
+    from .checks import check_datasets
+
     found = read_path(Path(path), opts, keep)
     if len(found) != 1:
         raise InputError(str(path), f"holds {len(found)} datasets; read it with read_inputs")
-    return found[0]
+    return check_datasets(found, need_labels)[0]

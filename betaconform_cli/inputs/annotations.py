@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..formats import kind_by_name
+from ..formats import kind_by_name, load_json
 from . import values
 from .build import Mark, from_marks, with_skips
 from .dataset import Dataset, Reading
@@ -59,7 +59,7 @@ def records(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
         return
     for n, raw in iter_lines(src.path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
         if not isinstance(obj, dict):
@@ -71,7 +71,7 @@ def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
     with open_binary(src.path) as fh:
         raw = fh.read()
     try:
-        doc = orjson.loads(raw)
+        doc = load_json(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError(src.where, values.json_problem(raw[:4096], exc)) from None
     rows = doc if isinstance(doc, list) else next((doc[k] for k in LIST_KEYS if isinstance(doc, dict) and isinstance(doc.get(k), list)), None)
@@ -106,7 +106,7 @@ def decoded(value: Any, where: str, n: int, field: str, unit: str = "record") ->
     """A field that may hold JSON as text (a CSV or Parquet export of a nested column), decoded."""
     if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
         try:
-            return orjson.loads(value)
+            return load_json(value)
         except orjson.JSONDecodeError:
             raise InputError(where, "must be JSON (a list or an object), got malformed text", line=n, field=field, unit=unit) from None
     return value

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..counts import ItemClusters
 from ..errors import InputError
-from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, count_table
+from .dataset import MAX_JUDGES, Dataset, Item, Reading, Skip, Votes, count_table
 from .options import Keep
 
 NO_GOLD = "no gold label"
@@ -46,6 +46,7 @@ class _Acc:
     verdicts: dict[str, dict[str, str | None]] = field(default_factory=dict)
     gold: dict[str, str | None] = field(default_factory=dict)
     cluster: dict[str, str] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)  # judges with a verdict on some item, labeled or not
 
 
 def from_marks(
@@ -71,6 +72,8 @@ def from_marks(
                              line=m.row or None, unit=unit)
         acc.judges.setdefault(m.judge, len(acc.judges))
         row[m.judge] = m.mark
+        if m.mark is not None or m.verdict is not None:
+            acc.answered.add(m.judge)
         if m.no_gold:
             acc.no_gold.add(m.item)
         if m.cluster is not None:
@@ -118,12 +121,12 @@ def _dataset(acc: _Acc, name: str, source: str, reading: Reading, keep: Keep, un
                               vec if keep is Keep.JUDGMENTS else None))
     if empty_judge is not None:
         for judge, n in zip(names, given):
-            if n == 0:
+            if n == 0 and judge not in acc.answered:  # a verdict on an unlabeled item is a verdict
                 raise InputError(source, f"judge {judge!r} gave no verdict on any item", field=judge if unit == "row" else empty_judge,
                                  unit="row" if unit == "row" else "")
-    if not counts:
-        why = "; ".join(f"{n} item(s): {r}" for r, (n, _) in skips.items())
-        raise InputError(source, f"no usable items in {name!r} ({why})" if why else f"no items in {name!r}")
+    if not counts and not skips:
+        raise InputError(source, f"no items in {name!r}")  # with skips: checks.labels_problem says why, or the
+        # items without gold are unlabeled items (a pool; doctor reads it)
     info = Reading(reading.source_format, reading.roles, tuple(zip(names, given)),
                    reading.skips + tuple(Skip(r, n, first) for r, (n, first) in skips.items()), unit, reading.notes)
     return Dataset(name, source, count_table(counts.items()), reading.source_format, sum(n for n, _ in skips.values()),
@@ -181,15 +184,15 @@ def from_histograms(rows: Sequence[tuple[str | None, int, int, int, int]], name:
     out = []
     for ds in sorted(dict.fromkeys([r[0] for r in rows]), key=lambda d: (d is not None, str(d))):
         sk = skipped.get(ds, {})
-        if ds not in by:
-            why = "; ".join(f"{n} item(s): {r}" for r, n in sk.items()) or "every count is 0"
-            raise InputError(source, f"no usable items in {name if ds is None else ds!r} ({why})")
+        if ds not in by and not sk:
+            raise InputError(source, f"no usable items in {name if ds is None else ds!r} (every count is 0)")
+        cells = by.get(ds, {})  # none: checks.labels_problem says why, unless they are unlabeled items
         items: tuple[Item, ...] | None = None
         if keep is not Keep.COUNTS:
-            items = tuple(Item(k, s) for (k, s), n in by[ds].items() for _ in range(n))
+            items = tuple(Item(k, s) for (k, s), n in cells.items() for _ in range(n))
         info = Reading(reading.source_format, reading.roles, (), reading.skips + tuple(Skip(r, n) for r, n in sk.items()),
                        reading.unit, reading.notes)
-        out.append(Dataset(name if ds is None else str(ds), source, count_table(by[ds].items()), reading.source_format,
+        out.append(Dataset(name if ds is None else str(ds), source, count_table(cells.items()), reading.source_format,
                            sum(sk.values()), items, (), info))
     if not out:
         raise InputError(source, "no items")
@@ -222,8 +225,8 @@ def with_skips(datasets: list[Dataset], name: str, skipped: Sequence[tuple[str |
     return out
 
 
-def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...]], source: str) -> list[Dataset]:
-    """Datasets with their Votes (`found`: dataset name -> (judges, {(classes, gold): items}[, items, ids]),
+def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...] | Votes], source: str) -> list[Dataset]:
+    """Datasets with their Votes (`found`: dataset name -> its Votes, or (judges, {(classes, gold): items}[, items, ids]),
     patterns.build's arguments). Items without gold but with verdicts are unlabeled items now, not skipped: the readers' "no gold label"
     skips shrink by them (what remains had no verdict either: counted as such)."""
     from dataclasses import replace
@@ -236,7 +239,7 @@ def attach_votes(datasets: list[Dataset], found: dict[str, tuple[Any, ...]], sou
         if got is None:
             out.append(d)
             continue
-        votes = build(*got)
+        votes = got if isinstance(got, Votes) else build(*got)  # table_patterns hands over Votes laid out as build does
         out.append(without_gold_skips(replace(d, votes=votes), votes.unlabeled_items))
     return out
 

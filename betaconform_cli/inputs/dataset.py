@@ -136,6 +136,14 @@ class Dataset:
     def n_items(self) -> int:
         return self.table.items
 
+    @property
+    def most_judges(self) -> int:
+        """The most judges on one item, labeled or not: beyond it a row is extrapolated (extrapolation.py)."""
+        most = self.table.max_judges if self.table.items else 0
+        if self.votes is not None and len(self.votes.patterns):
+            most = max(most, int((self.votes.patterns >= 0).sum(axis=1).max()))
+        return most
+
     def judgment_matrix(self) -> np.ndarray:
         """(items, judges) array: 1.0 correct, 0.0 not, NaN no verdict; needs items read with Keep.JUDGMENTS."""
         if self.items is None or any(it.marks is None for it in self.items):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from ..formats import load_json
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
@@ -32,17 +33,14 @@ def _run(doc: Any) -> Any:
 
 
 def _load(src: Source) -> dict[str, Any]:
-    import json
 
     from .paths import open_binary
 
     try:
         with open_binary(src.path) as fh:
-            doc = json.loads(fh.read())
+            doc = load_json(fh.read(), stdlib=True)
     except (ValueError, UnicodeDecodeError, OSError) as exc:
         raise InputError(src.where, f"not a DeepEval test run ({str(exc).splitlines()[0]})") from None
-    except RecursionError:
-        raise InputError(src.where, "not a DeepEval test run (nested too deeply)") from None
     doc = _run(doc)
     if not isinstance(doc, dict) or not any(isinstance(doc.get(k), list) for k in CASE_LISTS):
         raise InputError(src.where, "not a DeepEval test run (no testCases list)")

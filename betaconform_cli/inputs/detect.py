@@ -28,6 +28,7 @@ from ..formats import (
     kind_by_content,
     kind_by_name,
     kind_format,
+    load_json,
     registered,
     temp_suffix,
 )
@@ -80,7 +81,7 @@ def _first_record(path: Path) -> dict[str, object] | None:
                 if not line:
                     return None
                 if line.strip():
-                    obj = orjson.loads(line.lstrip(b"\xef\xbb\xbf"))
+                    obj = load_json(line.lstrip(b"\xef\xbb\xbf"))
                     return obj if isinstance(obj, dict) else None
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError):
         return None
@@ -90,15 +91,12 @@ def _first_record(path: Path) -> dict[str, object] | None:
 def _json_document(path: Path) -> str:
     """The format that claims a JSON document (promptfoo, inspect, a trace store's export: formats.InputFormat.claims,
     asked with the document's first record), read in full (these files are small)."""
-    import json
 
     try:
         with open_binary(path) as fh:
-            doc = json.loads(fh.read())  # the standard library: inspect writes bare NaN, which orjson refuses
+            doc = load_json(fh.read(), stdlib=True)  # the standard library: inspect writes bare NaN, which orjson refuses
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), f"not a JSON document ({str(exc).splitlines()[0]})") from None
-    except RecursionError:  # the standard library's parser recurses: '[[[[...' a hundred thousand deep
-        raise InputError(str(path), "not a JSON document (nested too deeply)") from None
     claimed = claimant("json", first_of(doc))
     if claimed is not None:
         return claimed
@@ -196,7 +194,7 @@ def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:
         return Plan(kind_format(kind).name, kind)
     first: dict[str, object] = {}
     try:
-        obj = orjson.loads(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
+        obj = load_json(head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
         first = obj if isinstance(obj, dict) else {}
     except orjson.JSONDecodeError:
         pass
@@ -224,7 +222,7 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
         fd, tmp = tempfile.mkstemp(prefix="betaconform-stream-", suffix=temp_suffix(how.kind))
         try:
             with os.fdopen(fd, "wb") as out:
-                _copy(fh, out, path, text=not is_binary_kind(how.kind))
+                copy_stream(fh, out, path, text=not is_binary_kind(how.kind))
             local = Path(tmp)
             again = how.reader == _JSON_DOCUMENT or (opts.source_format == "auto" and how.kind == "parquet" and how.kind in claimed_kinds())
             yield (plan(local, opts) if again else how), local, None
@@ -233,7 +231,7 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
                 os.unlink(tmp)
 
 
-def _copy(src: BinaryIO, out: BinaryIO, path: Path, text: bool) -> None:
+def copy_stream(src: BinaryIO, out: BinaryIO, path: Path, text: bool) -> None:
     """Copy a stream; text line by line with the line cap (InputError beyond it)."""
     if not text:
         shutil.copyfileobj(src, out, 1 << 20)

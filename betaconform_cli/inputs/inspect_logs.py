@@ -13,13 +13,13 @@ archive (inspect-ai 0.3.2xx writes them) is an error that says what to install.
 
 from __future__ import annotations
 
-import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..formats import MAX_JSON_DEPTH, json_depth, load_json
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
@@ -41,6 +41,8 @@ def load_log(path: Path, where: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - inspect's reader raises many kinds; each is about the user's file
         raise InputError(where, f"not an inspect-ai log ({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})") from None
     doc: dict[str, Any] = log.model_dump(mode="python", exclude={"samples": {"__all__": {"events", "messages", "attachments", "store"}}})
+    if json_depth(doc) > MAX_JSON_DEPTH:  # the rule load_json applies to the plain reader
+        raise InputError(where, f"not an inspect-ai log (nested deeper than {MAX_JSON_DEPTH} levels)")
     return doc
 
 
@@ -48,9 +50,9 @@ def _load_plain(path: Path, where: str) -> dict[str, Any]:
     if zipfile.is_zipfile(path):
         try:
             with zipfile.ZipFile(path) as z:
-                header = json.loads(z.read("header.json"))
+                header = load_json(z.read("header.json"), stdlib=True)
                 names = [n for n in z.namelist() if n.startswith("samples/") and n.endswith(".json")]
-                samples = [json.loads(z.read(n)) for n in names]
+                samples = [load_json(z.read(n), stdlib=True) for n in names]
                 order = {str(i): k for k, i in enumerate(((header.get("eval") or {}).get("dataset") or {}).get("sample_ids") or [])}
                 header["samples"] = sorted(samples, key=lambda s: (s.get("epoch") or 1, order.get(str(s.get("id")), len(order)), str(s.get("id"))))
         except NotImplementedError:
@@ -58,15 +60,11 @@ def _load_plain(path: Path, where: str) -> dict[str, Any]:
                                     "pip install 'betaconform-cli[inspect]' (or inspect-ai)") from None
         except (KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
             raise InputError(where, f"not a readable inspect-ai .eval archive ({exc})") from None
-        except RecursionError:
-            raise InputError(where, "not a readable inspect-ai .eval archive (JSON nested too deeply)") from None
         return dict(header)
     try:
-        doc = json.loads(path.read_bytes())
+        doc = load_json(path.read_bytes(), stdlib=True)
     except (ValueError, OSError) as exc:
         raise InputError(where, f"not an inspect-ai log ({exc})") from None
-    except RecursionError:
-        raise InputError(where, "not an inspect-ai log (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or "eval" not in doc:
         raise InputError(where, "not an inspect-ai log (no 'eval')")
     return doc

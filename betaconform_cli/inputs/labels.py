@@ -12,7 +12,9 @@ inspect) where it knows an item's gold:
   one id), else none (an unlabeled item);
 - a labels file that contradicts gold in the data (both given, `values.agree` says they differ) is an error
   naming the labels file's row and the data's line or row;
-- an id twice in the labels file is an error naming both rows;
+- an id twice in the labels file with the same label is one label (a long table repeats an item's gold on each of
+  its rows: the pool's own long table can be the labels file); with two different labels it is an error naming both
+  rows; a label that is a list or an object (JSON Lines, Parquet) is an error naming its row and column;
 - ids that match no item are not an error (the labels may cover several inputs, or items left out of this run):
   each input's reading notes how many of the file's labels it used, and doctor shows it.
 
@@ -77,17 +79,47 @@ def load(opts: InputOptions) -> Labels | None:
         st = path.stat()
     except OSError as exc:
         raise InputError(opts.labels, f"cannot open the labels file: {exc.strerror or exc}") from None
-    key = (str(path.resolve()), st.st_mtime, st.st_size, opts.table.item_col, opts.table.gold_col, opts.record.id_field, opts.record.label_field)
+    import stat
+
+    regular = stat.S_ISREG(st.st_mode)
+    # a stream (--labels <(...), a pipe) can be read once: it is known by its name alone, and read on first use
+    key = (str(path.resolve()) if regular else str(path), st.st_mtime if regular else 0.0, st.st_size if regular else -1,
+           opts.table.item_col, opts.table.gold_col, opts.record.id_field, opts.record.label_field)
     if key not in _CACHE:
-        _CACHE[key] = _read(path, opts)
+        _CACHE[key] = _read(path, opts) if regular else _read_stream(path, opts)
     return _CACHE[key]
 
 
-def _read(path: Path, opts: InputOptions) -> Labels:
-    from .tables import ROLE_NAMES, connect, open_table, q
+def _read_stream(path: Path, opts: InputOptions) -> Labels:
+    """A labels file given as a stream (a process substitution, a pipe, a device): copied once to a temporary file
+    of its kind (by its name, else by its first bytes), which DuckDB reads like any file; errors name the stream."""
+    import contextlib
+    import os
+    import tempfile
+
+    from ..formats import kind_by_content, temp_suffix
+    from .detect import copy_stream
+    from .paths import open_binary, read_faults
 
     where = str(path)
-    kind = {"parquet": "parquet", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl"}.get(kind_by_name(path) or "", "csv")
+    with read_faults(where), open_binary(path) as fh:
+        head = bytes(fh.peek(1 << 16)[: 1 << 16])  # type: ignore[attr-defined]
+        kind = kind_by_name(path) or kind_by_content(head)
+        fd, tmp = tempfile.mkstemp(prefix="betaconform-labels-", suffix=temp_suffix(kind))
+        try:
+            with os.fdopen(fd, "wb") as out:
+                copy_stream(fh, out, path, text=kind != "parquet")
+            return _read(Path(tmp), opts, where, kind)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _read(path: Path, opts: InputOptions, where: str | None = None, kind_of: str | None = None) -> Labels:
+    from .tables import ROLE_NAMES, check_cells, connect, open_table, q
+
+    where = where or str(path)
+    kind = {"parquet": "parquet", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl"}.get(kind_of or kind_by_name(path) or "", "csv")
     con = connect()
     try:
         table = open_table(con, path, kind, where)
@@ -111,6 +143,7 @@ def _read(path: Path, opts: InputOptions) -> Labels:
 
         id_col = column(opts.table.item_col, opts.record.id_field, "id")
         label_col = column(opts.table.gold_col, opts.record.label_field, "label")
+        check_cells(con, table, (id_col, label_col), path, kind)
         rows = con.execute(f"SELECT trim(CAST({q(id_col)} AS VARCHAR)), CAST({q(label_col)} AS VARCHAR), __row FROM "
                            f"{table.numbered} ORDER BY __row").fetchall()
     finally:
@@ -121,9 +154,20 @@ def _read(path: Path, opts: InputOptions) -> Labels:
             if not values.is_missing(label):
                 raise InputError(where, "a label without an id", line=int(row), field=id_col, unit="row")
             continue
-        if ident in by_id:
-            raise InputError(where, f"id {ident!r} appears again (first at row {by_id[ident][1]})", line=int(row),
-                             field=id_col, unit="row")
-        if not values.is_missing(label):
-            by_id[ident] = (label.strip(), int(row))
+        if values.is_missing(label):
+            continue
+        if ident in by_id:  # a long table repeats an item's gold on each of its rows: the same label is one label
+            first, at = by_id[ident]
+            if not _same(first, label):
+                raise InputError(where, f"id {ident!r} has two different labels ({values.shown(first)} at row {at}, "
+                                        f"{values.shown(label.strip())} here)", line=int(row), field=label_col, unit="row")
+            continue
+        by_id[ident] = (label.strip(), int(row))
     return Labels(where, id_col, label_col, by_id)
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return bool(values.agree(a, b))
+    except values.ValueProblem:
+        return False

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
+from ..formats import load_json
 from . import values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
@@ -28,7 +29,7 @@ from .paths import iter_lines
 def _lines(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, raw in iter_lines(src.path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
         if not isinstance(obj, dict):

@@ -55,7 +55,7 @@ def is_hive_folder(path: Path) -> bool:
 # header (formats.output_table_of; render.to_csv writes no other). tests/test_tool_outputs.py runs every command of
 # the CLI with -f csv and -f json into a data folder and reads the folder. Saved fits (.yaml) and Markdown / text
 # reports are not data files at all.
-_OUTPUT_SCHEMA = re.compile(rb'\A\s*\{\s*"schema"\s*:\s*"((?:' + b"|".join(re.escape(s.encode()) for s in OUTPUT_SCHEMAS)
+_OUTPUT_SCHEMA = re.compile(rb'\A\s*\[?\s*\{\s*"schema"\s*:\s*"((?:' + b"|".join(re.escape(s.encode()) for s in OUTPUT_SCHEMAS)
                             + rb')[^"]{0,40})"')
 
 
@@ -171,13 +171,78 @@ def is_regular(path: Path) -> bool:
         return False
 
 
+FIFO_WAIT_S = 2.0  # how long a FIFO that no program has opened for writing is waited for
+
+
+def open_raw(path: Path, regular: bool = False) -> BinaryIO:
+    """The one way a named input file is opened, as bytes. Opening a FIFO blocks until some program opens it for
+    writing, forever when none does, so a path is looked at first (stat never blocks): `regular` (a saved fit's
+    model file, a cache entry: read in place) refuses anything but a regular file before opening it; otherwise a
+    FIFO is opened without blocking and waited for FIFO_WAIT_S, and refused when nothing writes to it by then. A
+    pipe that has a writer (`<(cmd)`, /dev/stdin) is read as it comes. OSError for what cannot be opened."""
+    st = os.stat(path)
+    if regular and not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, f"{_kind(st.st_mode)}, not a regular file", str(path))
+    if not stat.S_ISFIFO(st.st_mode):
+        return open(path, "rb")
+    import fcntl
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        if not poll.poll(int(FIFO_WAIT_S * 1000)):  # no data and no hang-up yet: is anyone there?
+            try:
+                first = os.read(fd, 1 << 16)
+            except BlockingIOError:  # a writer holds it open and has not written yet: wait for it as for any pipe
+                first = None
+            if first == b"":
+                raise OSError(errno.EPIPE, f"a FIFO that nothing wrote to within {FIFO_WAIT_S:g} s (no program has it "
+                                           "open for writing)", str(path))
+            if first:  # written between the poll and the read: kept
+                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+                return io.BufferedReader(_Prefixed(first, io.FileIO(fd, "rb")))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return io.BufferedReader(io.FileIO(fd, "rb"))
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind(mode: int) -> str:
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file")
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream that gives `head` first, then the rest of `raw`."""
+
+    def __init__(self, head: bytes, raw: io.FileIO):
+        self._head, self._raw = head, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n], self._head = self._head[:n], self._head[n:]
+            return n
+        return self._raw.readinto(b) or 0
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 def open_binary(path: Path) -> BinaryIO:
-    """The file, standard input, or a gzip stream (by the .gz name or by its magic bytes), as bytes."""
+    """The file (open_raw), standard input, or a gzip stream (by the .gz name or by its magic bytes), as bytes."""
     try:
         if is_stdin(path):
             raw: BinaryIO = sys.stdin.buffer
         else:
-            raw = open(path, "rb")
+            raw = open_raw(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError(str(path), "symbolic link loop (the link points back to itself)") from None

@@ -51,7 +51,8 @@ def _number_text(x: float) -> str:
     return repr(x)
 
 
-def _order(text: str) -> tuple[int, float, str]:
+def class_order(text: str) -> tuple[int, float, str]:
+    """The order of classes in Votes: numbers by value first, then texts."""
     x = values.number(text)
     return (0, x, "") if x is not None and math.isfinite(x) else (1, 0.0, text)
 
@@ -75,7 +76,7 @@ def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, i
             if n:
                 tally[r] = tally.get(r, 0) + int(n)
     tally = {r: n for r, n in tally.items() if any(v is not None for v in r[0])}
-    classes = sorted({v for (vs, g) in tally for v in (*vs, g) if v is not None}, key=_order)
+    classes = sorted({v for (vs, g) in tally for v in (*vs, g) if v is not None}, key=class_order)
     code = {c: i for i, c in enumerate(classes)}
     def coded(r: Row) -> tuple[tuple[int, ...], int]:
         vs, g = r
@@ -128,6 +129,24 @@ def as_dict(votes: Votes) -> dict[tuple[tuple[tuple[str, str], ...], str | None]
                None if g < 0 else votes.classes[g])
         out[key] = out.get(key, 0) + int(n)
     return out
+
+
+def vocabularies(votes: Votes) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(the gold's classes, the classes of the verdicts on labeled items, of the verdicts on unlabeled items), each in
+    class order: what values.vocabulary_problem compares, and what doctor lists."""
+    p, g, c = votes.patterns, votes.gold, votes.counts
+    used = c > 0
+    lab, unl = used & (g >= 0), used & (g < 0)
+    gold = set(g[lab].tolist())
+
+    def seen(rows: np.ndarray) -> set[int]:
+        codes = p[rows]
+        return set(codes[codes >= 0].tolist())
+
+    def named(codes: set[int]) -> tuple[str, ...]:
+        return tuple(votes.classes[i] for i in sorted(codes))
+
+    return named(gold), named(seen(lab)), named(seen(unl))
 
 
 def vote_splits(votes: Votes) -> list[tuple[int, str, int]]:

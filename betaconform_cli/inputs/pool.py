@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import InputError
+from ..formats import load_json
 from . import records, values
 from .paths import as_path, is_stdin, iter_lines
 
@@ -30,7 +31,7 @@ def read_pool(path: str | Path, id_field: str = "id", duplicates: str = "error")
     seen: dict[str, int] = {}
     for lineno, raw in iter_lines(p):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         ident = records.exact_id(records.get(obj, id_field, None), raw, id_field) if isinstance(obj, dict) else None

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..formats import kind_by_name
+from ..formats import kind_by_name, load_json
 from . import records, values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
@@ -41,7 +41,7 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     if head.startswith(b"{") and kind_by_name(path) != "jsonl":
         try:
             with open_binary(path) as fh:
-                doc = orjson.loads(fh.read())
+                doc = load_json(fh.read())
         except orjson.JSONDecodeError as exc:
             raise InputError(where, f"not a promptfoo results file: malformed JSON ({exc})") from None
         if isinstance(doc, dict) and "results" in doc and isinstance(doc["results"], dict):
@@ -62,7 +62,7 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(where, "not a promptfoo results file (no 'results')")
     for lineno, raw in iter_lines(path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         if not isinstance(obj, dict):

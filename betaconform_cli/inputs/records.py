@@ -13,13 +13,13 @@ Field names are dotted paths into nested objects ("vars.gold").
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from ..formats import load_json
 from . import values
 from .dataset import MAX_JUDGES
 from .options import InputOptions
@@ -33,6 +33,11 @@ class RecordError(Exception):
     def __init__(self, field: str | None, message: str):
         self.field = field
         self.message = message
+
+
+class NoVerdict(RecordError):
+    """A record no judge gave a verdict on (empty, or every verdict null): skipped and counted, as tables skip such
+    an item, not an error."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def show(value: Any, raw: bytes | None = None) -> str:
 def _exact_number(raw: bytes, value: float) -> str:
     """orjson reads integers beyond 64 bits as floats; the standard library keeps them exact."""
     try:
-        exact = json.loads(raw)
+        exact = load_json(raw, stdlib=True)
     except ValueError:
         return orjson.dumps(value).decode()
     found = _find_int(exact, value)
@@ -111,7 +116,7 @@ def exact_id(value: Any, raw: bytes, path: str) -> str | None:
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) >= 2**53:
         try:
-            value = get(json.loads(raw), path, value)
+            value = get(load_json(raw, stdlib=True), path, value)
         except ValueError:
             pass
     return str(value)
@@ -186,7 +191,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
         p = _judgments(obj, shape, opts, marks, raw)
         where = opts.record.judgments_field
     if p.judges == 0:
-        raise RecordError(where, "item has no judges (empty or all null)")
+        raise NoVerdict(where, "item has no judges (empty or all null)")
     if p.judges > MAX_JUDGES:
         raise RecordError(where, f"{p.judges} judges on one item; at most {MAX_JUDGES} are supported")
     return p

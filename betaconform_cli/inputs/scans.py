@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
+from ..formats import load_json
 from . import records
 from .dataset import Dataset, Item, Reading, Skip, Votes, count_table
 from .options import InputOptions, Keep
@@ -30,9 +31,16 @@ class ScanVotes:
     """The verdicts as class patterns that a pass found (inputs with verdicts)."""
 
     patterns: dict[tuple[Any, ...], int] = field(default_factory=dict)  # (judge names or None, classes, gold) -> items
-    unlabeled_lines: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # line -> its votes key (for repeats)
     items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
     clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
+    keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)  # each distinct key, kept once
+
+    def add(self, key: tuple[Any, ...], weight: int) -> tuple[Any, ...]:
+        """Count a line's votes key; returns the one copy of that key, so that what a line keeps (items kept)
+        shares it. Nothing is kept per line otherwise: memory grows with distinct patterns, not items (README)."""
+        key = self.keys.setdefault(key, key)
+        self.patterns[key] = self.patterns.get(key, 0) + weight
+        return key
 
 
 @dataclass
@@ -86,7 +94,7 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
             votes[vkey] = votes.get(vkey, 0) + n
     counts = _drop_repeats(scans[0], counts, votes, skips, _repeated_ids(id_hashes, scans[0].id_lines, read, shape), read)
     skipped = sum(n for n, _ in skips.values())
-    _check_labeled(counts, votes, skipped, read)
+    _check_labeled(counts, votes, skips, read)
     items, names = _aligned(scans[0].items, shape) if read.keep is not Keep.COUNTS else (None, ())
     reading = Reading(
         source_format=f"jsonl ({shape})",
@@ -158,17 +166,16 @@ def _drop_repeats(
     return {k: n for k, n in counts.items() if n}
 
 
-def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ...], int], skipped: int, read: FileRead) -> None:
+def _check_labeled(counts: dict[tuple[int, int], int], votes: dict[tuple[Any, ...], int], skips: dict[str, list[int]],
+                   read: FileRead) -> None:
     """A file with no labeled item is an error that says why: unlabeled verdicts, invalid lines, or nothing."""
     if any(counts.values()):
         return
-    unlabeled = sum(n for (_, _, g), n in votes.items() if g is None)
-    if unlabeled:
-        raise InputError(read.src, f"no labeled items: {unlabeled} items have verdicts but no gold label "
-                                   f"('{read.opts.record.label_field}'); label some, or give the gold in a separate file with "
-                                   "--labels")
-    if skipped:
-        raise InputError(read.src, f"no valid items ({skipped} invalid lines skipped)")
+    if any(n for (_, _, g), n in votes.items() if g is None):
+        return  # unlabeled items only: a pool (checks.labels_problem refuses it where labels are needed)
+    if skips:
+        why = "; ".join(f"{n} {'lines' if n > 1 else 'line'}: {r}" for r, (n, _) in skips.items())
+        raise InputError(read.src, f"no valid items ({why})", line=min((first for _, first in skips.values()), default=0) or None)
     raise InputError(read.src, "empty file: no items")
 
 
@@ -249,7 +256,7 @@ def _repeated_ids(hashes: array[int], lines: array[int] | None, read: FileRead, 
     seen: dict[str, list[tuple[int, records.Parsed]]] = {}
     for lineno, raw in iter_lines(read.path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError:
             continue  # skipped (skip_invalid)
         value = records.get(obj, opts.record.id_field, None) if isinstance(obj, dict) else None

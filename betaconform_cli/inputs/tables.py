@@ -18,15 +18,17 @@ from __future__ import annotations
 import csv
 import fnmatch
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, quote_all
+from ..formats import MAX_TABLE_COLUMNS, load_json
 from . import values
-from .dataset import Dataset, Reading
+from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
-from .paths import MAX_LINE_BYTES, open_binary, verify_gzip
+from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
 from .table_sql import (
     Roles,
     Table,
@@ -41,7 +43,7 @@ from .table_sql import (
     vote_patterns,
 )
 
-__all__ = ["ROLE_NAMES", "Roles", "Table", "connect", "lit", "open_table", "q", "read_table"]
+__all__ = ["ROLE_NAMES", "Roles", "Table", "check_cells", "connect", "lit", "open_table", "q", "read_table"]
 
 ROLE_NAMES = {
     "item": ("item_id", "id", "sample_id", "question_id", "item"),
@@ -60,7 +62,7 @@ def _gzipped(path: Path) -> bool:
     if path.name.lower().endswith(".gz"):
         return True
     try:
-        with open(path, "rb") as fh:
+        with open_raw(path, regular=True) as fh:  # DuckDB reads a table in place: a regular file (streams are copied first)
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False
@@ -74,7 +76,7 @@ def _first_bad_json(path: Path, where: str) -> None:
 
     for lineno, raw in iter_lines(path):
         try:
-            obj = orjson.loads(raw)
+            obj = load_json(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
         if not isinstance(obj, dict):
@@ -92,6 +94,43 @@ def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
             if len(out) == len(rows):
                 break
     return out
+
+
+def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind: str) -> None:
+    """Each cell of `columns` is one value (text, a number or a boolean), as values.check_scalar says for JSON Lines:
+    a list or an object is an InputError naming the file, the row (a JSON Lines file's line) and the column, never
+    read as its text. Parquet and JSON columns of such a type are found by their type; a JSON Lines table read as
+    text is searched for cells that begin like a list or an object, and those lines are parsed to tell a JSON list
+    from text that begins with a bracket."""
+    cols = [c for c in dict.fromkeys(columns) if c in table.names]
+    for col in cols:
+        typ = table.type_of(col)
+        if _nested(typ) or typ.upper().startswith("JSON"):
+            row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
+            raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
+                             line=int(row[0]) if row else None, field=col, unit="row")
+    if kind != "jsonl" or path.is_dir() or not cols:
+        return
+    opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
+    rows = [int(r[0]) for r in con.execute(f"SELECT __row FROM {table.numbered} WHERE {opening} ORDER BY __row LIMIT 10000").fetchall()]
+    if not rows:
+        return
+    import orjson
+
+    from .paths import iter_lines
+
+    wanted = set(rows)
+    for k, (lineno, raw) in enumerate(iter_lines(path), start=1):
+        if k not in wanted:
+            continue
+        obj = orjson.loads(raw)
+        for col in cols:
+            value = obj.get(col) if isinstance(obj, dict) else None
+            if isinstance(value, (list, dict)):
+                raise InputError(table.where, f"must be one value (text, a number or a boolean), got {values.shown(value)}",
+                                 line=lineno, field=col)
+        if k >= rows[-1]:
+            return
 
 
 def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]]:
@@ -127,10 +166,19 @@ def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]
     return delim, tuple(names)
 
 
+def _check_width(columns: int, where: str) -> None:
+    """A table's columns, refused beyond MAX_TABLE_COLUMNS from its header alone: loading is quadratic in them."""
+    if columns > MAX_TABLE_COLUMNS:
+        raise InputError(where, f"{columns} columns; a table may have at most {MAX_TABLE_COLUMNS} (a wide table's at most "
+                                f"{MAX_JUDGES} judges and its other columns): write a long table (item, judge, verdict) instead")
+
+
 def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) -> Table:
     """kind: parquet, csv, tsv or jsonl; a folder is read whole (hive partitions become columns). A gzipped file is
     verified whole first (DuckDB's reader does not check the CRC). `skip`: malformed CSV rows are dropped and
     counted (Table.rejected) instead of stopping."""
+    if not path.is_dir() and not is_regular(path):  # DuckDB would open a FIFO and wait for a writer forever
+        raise InputError(where, "not a regular file (a FIFO, a device or a pipe): a table is read in place; save it to a file first")
     for gz in sorted(path.rglob("*.gz")) if path.is_dir() else [path] if _gzipped(path) else []:
         verify_gzip(gz, where if gz == path else str(gz))
     rejected = (0, 0)
@@ -141,18 +189,21 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
         if kind == "parquet":
             base = f"read_parquet({lit(target)}{hive}, union_by_name = true"
             cols = con.execute(f"DESCRIBE SELECT * FROM {base})").fetchall()
+            _check_width(len(cols), where)
             numbered = (f"(SELECT *, file_row_number + 1 AS __row, filename AS __file FROM "
                         f"{base}, file_row_number = true, filename = true))")
             return Table(where, base + ")", tuple((str(c[0]), str(c[1])) for c in cols), "__row", numbered)
         if kind == "jsonl":
             # every column read as text too (a JSON string unquoted, a number or boolean as written), as in CSV
             found = con.execute(f"DESCRIBE SELECT * FROM read_json({lit(target)}, format = 'newline_delimited'{packed})").fetchall()
+            _check_width(len(found), where)
             columns = "{" + ", ".join(f"{lit(str(c[0]))}: 'VARCHAR'" for c in found) + "}"
             reader = f"read_json({lit(target)}, format = 'newline_delimited', columns = {columns}{packed})"
         else:
             # the dialect is fixed and every column read as text: DuckDB's sniffer would otherwise turn a ragged row
             # into one column, read past an unclosed quote, or guess a type from the first rows that a later row breaks
             delim, names = _csv_header(path, kind, where)
+            _check_width(len(names), where)
             columns = "{" + ", ".join(f"{lit(n)}: 'VARCHAR'" for n in names) + "}"
             reader = (f"read_csv({lit(target)}, header = true, auto_detect = false, columns = {columns}, delim = {lit(delim)}{packed}, "
                       f"quote = '\"', escape = '\"', strict_mode = true{', ignore_errors = true, store_rejects = true' if skip else ''}"
@@ -186,8 +237,37 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     return found[0] if found else None
 
 
-def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> Roles:
-    """Column roles from common names, overridden by the *_col options; InputError says which names were found."""
+_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index)")  # "" is read as column0 (_csv_header)
+
+
+def index_columns(con: Any, table: Table) -> tuple[str, ...]:
+    """The row index that pandas' DataFrame.to_csv() writes first (header "", or "Unnamed: 0" once read back and
+    written again; "index" after reset_index): a column so named among the first ones whose values are 0, 1, ...,
+    n - 1 in row order. Never a judge (a wide table's judges are its other columns): doctor notes it."""
+    out: list[str] = []
+    for name in table.names[:3]:
+        if not _INDEX_NAME.fullmatch(name):
+            continue
+        text = f"trim(CAST({q(name)} AS VARCHAR))"
+        got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
+        if got and got[0] and got[0] == got[1]:
+            out.append(name)
+    return tuple(out)
+
+
+NO_GOLD = "__gold"  # the gold column of a long table of verdicts that has none: no item has gold
+
+
+def _no_gold(table: Table) -> Table:
+    """The table with an empty gold column (NO_GOLD), for a long table of verdicts without gold: a pool."""
+    empty = f"CAST(NULL AS VARCHAR) AS {q(NO_GOLD)}"
+    return Table(table.where, f"(SELECT *, {empty} FROM {table.sql})", table.columns + ((NO_GOLD, "VARCHAR"),), table.row,
+                 f"(SELECT *, {empty} FROM {table.numbered})", table.rejected)
+
+
+def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
+    """Column roles from common names, overridden by the *_col options; InputError says which names were found.
+    `index`: columns that are a row index (index_columns), never judges."""
     names = {c.lower() for c in table.names}
     if shape is None:
         if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
@@ -196,9 +276,13 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
             shape = "counts"
         elif any(n in names for n in ROLE_NAMES["judge"]) and not opts.table.judge_cols:
             shape = "long"
+        elif {"pattern", "items"} <= names and not opts.table.judge_cols:
+            shape = "patterns"  # sql/vote_patterns.sql's output (pattern_table.py)
         else:
             shape = "wide"
     dataset = _find(table, "dataset", opts.table.dataset_col)
+    if shape == "patterns":
+        return Roles("patterns")
     if shape == "counts":
         for col in ("judges", "correct"):
             if col not in table.names:
@@ -219,14 +303,20 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None) -> R
         if correct is not None and verdict is not None and gold is not None and not (opts.table.correct_col or opts.table.verdict_col):
             raise InputError(table.where, f"both {correct!r} (correctness) and {verdict!r} with {gold!r} (verdict and gold) "
                                           "could score the judges; name one with `correct_col` or `verdict_col`")
+        if correct is None and verdict is not None and gold is None and opts.labels is None:
+            gold = NO_GOLD  # verdicts with no gold column: every item unlabeled (a pool), read as such (_no_gold)
         if correct is None and (verdict is None or gold is None):
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
                                           f"(columns: {quote_all(table.names)})")
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset)
-    taken = {c for c in (item, gold, text, dataset) if c}
+    taken = {c for c in (item, gold, text, dataset, *index) if c}
     cols = _judge_columns(table, opts.table.judge_cols, taken)
+    if len(cols) > MAX_JUDGES:  # refused before any cell is read: every row would hold them all
+        raise InputError(table.where, f"{len(cols)} judge columns in a wide table (a column per judge); at most {MAX_JUDGES} "
+                                      "judges on one item are supported: name fewer with `judge_cols`, or write a long "
+                                      "table (item, judge, verdict)")
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
                                       f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
@@ -257,12 +347,12 @@ def check_types(table: Table, roles: Roles) -> None:
 def _judge_columns(table: Table, patterns: str | None, taken: set[str]) -> tuple[str, ...]:
     if patterns is None:
         return tuple(c for c in table.names if c not in taken)
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered and with a constant-time test: a list's `in` made 10^4 columns quadratic
     for pat in (p.strip() for p in patterns.split(",") if p.strip()):
         hits = [c for c in table.names if fnmatch.fnmatchcase(c, pat)]
         if not hits:
             raise InputError(table.where, f"judge columns: {pat!r} matches no column (columns: {quote_all(table.names)})")
-        out += [c for c in hits if c not in out]
+        out.update(dict.fromkeys(hits))
     return tuple(out)
 
 
@@ -299,6 +389,22 @@ def _join_labels(con: Any, table: Table, opts: InputOptions) -> tuple[Table, tup
     columns = tuple((str(c[0]), str(c[1])) for c in con.execute("DESCRIBE SELECT * FROM __joined").fetchall())
     joined = Table(table.where, "__joined", columns, "__row", "__joined", table.rejected)
     return joined, (lab.note(int(used[0]) if used else 0),)
+
+
+def _read_patterns(con: Any, table: Table, name: str, where: str, reading: Reading, keep: Keep) -> list[Dataset]:
+    """A vote-pattern table (sql/vote_patterns.sql's output, from Spark or any engine): its histogram and Votes."""
+    from .build import attach_votes, from_histograms
+    from .pattern_table import COLUMNS, read_rows
+
+    cols = {c.lower(): c for c in table.names}
+    missing = [c for c in COLUMNS if c not in cols]
+    if missing:
+        raise InputError(where, f"a vote-pattern table needs columns {quote_all(COLUMNS)}; missing {quote_all(missing)}")
+    pattern, gold, items = (q(cols[c]) for c in COLUMNS)
+    rows = con.execute(f"SELECT CAST({pattern} AS VARCHAR), CASE WHEN {values.sql_missing(f'CAST({gold} AS VARCHAR)')} THEN NULL "
+                       f"ELSE trim(CAST({gold} AS VARCHAR)) END, {items}, __row FROM {table.numbered} ORDER BY __row").fetchall()
+    cells, found = read_rows(rows, where)
+    return attach_votes(from_histograms(cells, name, where, reading, keep), {name: found}, where)
 
 
 def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
@@ -352,21 +458,33 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                 shape: str | None = None, opener: Any = None) -> list[Dataset]:
     """`opener(con) -> Table`: a table that is not a file (read_frame); else the file `path` of `kind`."""
     from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
+    from .table_patterns import counts_and_patterns
 
     con = connect()
     try:
         table = opener(con) if opener is not None else open_table(con, path, kind, where, opts.handling.skip_invalid)
+        own = table
         notes: tuple[str, ...] = ()
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
-        roles = guess_roles(table, opts, shape)
+        index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()
+        roles = guess_roles(table, opts, shape, index)
+        if roles.gold == NO_GOLD:
+            table = _no_gold(table)
+        if roles.shape == "wide" and index:
+            notes += tuple(f"{'the unnamed first column' if c == 'column0' else f'column {c!r}'} skipped: the row index "
+                           "pandas writes (0, 1, 2, ...), not a judge" for c in index)
         check_types(table, roles)
-        if opts.labels is not None and (roles.shape == "counts" or roles.correct is not None):
+        check_cells(con, own, [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.dataset,
+                                           *roles.judge_cols) if c], path, kind)
+        if opts.labels is not None and (roles.shape in ("counts", "patterns") or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
         skipped: list[tuple[Any, str, int]] = []
         if table.rejected[0]:
             skipped += [(None, "malformed row", table.rejected[1])] + [(None, "malformed row", 0)] * (table.rejected[0] - 1)
+        if roles.shape == "patterns":
+            return _read_patterns(con, table, name, where, reading, keep)
         if roles.shape == "counts":
             got, bad = counts_table(con, table, roles, opts.handling.skip_invalid)
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
@@ -374,10 +492,15 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         scored = roles.gold is not None and roles.correct is None
         with_votes = scored and opts.handling.tolerance is None  # a numeric score within a tolerance is not a class
         if keep is Keep.COUNTS and roles.shape == "long" and opts.handling.duplicates == "error" and not opts.handling.skip_invalid:
+            one = counts_and_patterns(con, table, roles, opts) if with_votes else None
+            if one is not None:  # the histogram, the checks and the vote patterns in one pass over the rows
+                datasets = from_histograms(one[0], name, where, reading, keep)
+                return attach_votes(datasets, {name if ds is None else str(ds): v for ds, v in one[1].items()}, where)
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
-            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None) for ds, item, judge, mark, gold, text, rn, _ in got)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt)
+                    for ds, item, judge, mark, gold, text, rn, vt in got)
             datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:

@@ -8,6 +8,12 @@
 - A **verdict is scored against gold** by `agree`: both missing-free; numbers (or text that reads as a number)
   compare as numbers (1 = 1.0; within the tolerance when one is given); anything else compares as text with
   surrounding spaces trimmed (case kept). Lists and objects are neither: an error.
+- **Text reads as a number** when it is a decimal number written in ASCII (NUMBER: "1", "-0.5", "1e3", ".5"):
+  digits of other scripts ("١", fullwidth "１"), "1_000", "inf" and hexadecimal are text, in JSON Lines exactly as in
+  tables (Python's float() and DuckDB's cast would each accept some of them, differently).
+- **Gold and verdicts share a vocabulary**: where no verdict on a labeled item is of any class the gold labels use
+  (PASS/FAIL against pass/fail, Yes against yes, 1/0 against true/false), every verdict would count as wrong;
+  `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2).
 
 Anything else is an error that names the value; the reader adds the file, line or row, and field. tables.py builds
 the same rules in SQL from these word lists (`sql_mark`, `sql_missing`, `sql_agree`), so that DuckDB reads a table
@@ -17,6 +23,8 @@ exactly as Python reads a JSON line.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from typing import Any
 
 TRUE = ("1", "1.0", "true", "t", "yes", "y", "pass", "passed", "correct")
@@ -24,6 +32,8 @@ FALSE = ("0", "0.0", "false", "f", "no", "n", "fail", "failed", "incorrect")
 MISSING = ("", "na", "n/a", "nan", "null", "none")
 MARK_WORDS = "1/0, true/false, yes/no, pass/fail or correct/incorrect"
 MISSING_WORDS = "empty, null, NA, N/A, NaN or None"
+NUMBER = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"  # ASCII decimal text (regexp_full_match in SQL too)
+_NUMBER = re.compile(NUMBER)
 
 
 class ValueProblem(ValueError):
@@ -84,10 +94,10 @@ def number(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
-        try:
-            x = float(value.strip())
-        except ValueError:
+        text = value.strip()
+        if not _NUMBER.fullmatch(text):
             return None
+        x = float(text)
         return x if math.isfinite(x) else None
     return None
 
@@ -123,6 +133,34 @@ def agree(verdict: Any, gold: Any, tolerance: float | None = None) -> int | None
     return int(_text(verdict) == _text(gold))
 
 
+def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | None:
+    """Why verdicts cannot be scored against gold when the two share no class (None when some verdict class is a
+    gold class, or either list is empty): both vocabularies named, and how they would match."""
+    if not gold or not verdicts or set(gold) & set(verdicts):
+        return None
+    folded = {g.lower() for g in gold} & {v.lower() for v in verdicts}
+    marks = {_mark_or_none(g) for g in gold} & {_mark_or_none(v) for v in verdicts} - {None}
+    numeric = all(number(c) is not None for c in (*gold, *verdicts))
+    hint = ("they differ only in case: write them alike" if folded else
+            "numeric scores are compared within a tolerance: give --tolerance" if numeric else
+            "they mean the same pass/fail by values.py's words but are written differently: write them alike"
+            if marks else "write them in one vocabulary")
+    return (f"the gold labels and the verdicts share no class (gold: {_listing(gold)}; verdicts: {_listing(verdicts)}), "
+            f"so every verdict would count as wrong; {hint}")
+
+
+def _listing(classes: Sequence[str], most: int = 8) -> str:
+    shown_ = ", ".join(shown(c) for c in list(classes)[:most])
+    return shown_ + (f", ... ({len(classes)} classes)" if len(classes) > most else "")
+
+
+def _mark_or_none(value: str) -> int | None:
+    try:
+        return mark(value)
+    except ValueProblem:
+        return None
+
+
 # The same rules in SQL (DuckDB), for the table reader.
 
 def _lit(text: str) -> str:
@@ -134,18 +172,24 @@ def sql_missing(text: str) -> str:
     return f"({text} IS NULL OR lower(trim({text})) IN ({', '.join(map(_lit, MISSING))}))"
 
 
+def sql_number(text: str) -> str:
+    """SQL: a VARCHAR expression as a DOUBLE when it is NUMBER's text (trimmed), else NULL: `number`'s rule."""
+    t = f"trim({text})"
+    return f"(CASE WHEN regexp_full_match({t}, {_lit(NUMBER)}) THEN CAST({t} AS DOUBLE) END)"
+
+
 def sql_mark(text: str, bad: int) -> str:
     """SQL: a VARCHAR expression as 1, 0, NULL (missing) or `bad`."""
     s = f"lower(trim({text}))"
     yes, no = ", ".join(map(_lit, TRUE)), ", ".join(map(_lit, FALSE))
-    x = f"TRY_CAST({s} AS DOUBLE)"
+    x = sql_number(text)
     return (f"CASE WHEN {sql_missing(text)} THEN NULL WHEN {s} IN ({yes}) THEN 1 WHEN {s} IN ({no}) THEN 0 "
             f"WHEN {x} = 1 THEN 1 WHEN {x} = 0 THEN 0 ELSE {bad} END")
 
 
 def sql_agree(verdict: str, gold: str, tolerance: float | None, bad: int) -> str:
     """SQL: two VARCHAR expressions scored as `agree` scores them: 1, 0, NULL (either missing) or `bad`."""
-    vn, gn = f"TRY_CAST(trim({verdict}) AS DOUBLE)", f"TRY_CAST(trim({gold}) AS DOUBLE)"
+    vn, gn = sql_number(verdict), sql_number(gold)
     finite = f"{vn} IS NOT NULL AND isfinite({vn}) AND {gn} IS NOT NULL AND isfinite({gn})"
     if tolerance is not None:
         return (f"CASE WHEN {sql_missing(verdict)} OR {sql_missing(gold)} THEN NULL WHEN NOT coalesce({finite}, false) THEN {bad} "

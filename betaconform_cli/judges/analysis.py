@@ -334,6 +334,9 @@ def _prepare(correct: np.ndarray, names: Sequence[str], req: JudgesRequest) -> _
     n_items, n_judges = arr.shape
     if n_items == 0:
         raise UsageError("correct has no item with a verdict")
+    if n_judges > MAX_K:  # the ensemble of every judge is one of the sizes compared, and a size is at most MAX_K
+        raise UsageError(f"{n_judges} judges: judges compares at most {MAX_K} (every ensemble, the one of all judges "
+                         f"too, is a size k of at most {MAX_K}); keep at most {MAX_K} judges in the input")
     ks = tuple(int(k) for k in (default_ks(n_judges) if req.ks is None else req.ks))
     _check_options(n_judges, ks, req.confidence_level, req.population, n_items)
     named = None if req.ensemble is None else _resolve(list(req.ensemble), names, "ensemble")

@@ -20,7 +20,7 @@ from ..gate import GateCheck
 from ..settings import TIE_RULE
 from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
-from .views import BLANK, Block, Chart, Lines, Series, TableView, caption_of, k_label, pct, tie_note
+from .views import BLANK, Block, Chart, Lines, Series, TableView, beyond_note, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
     from ..fit import FittedCounts
@@ -87,6 +87,19 @@ def _extrapolated(r: Any) -> bool:
     return bool(r.empirical is None if r.extrapolated is UNSET else r.extrapolated)
 
 
+def beyond(r: Any, d: Doc) -> bool:
+    """k is beyond the most judges any item has: the row's flag (a saved fit from before it: k > the document's
+    most judges)."""
+    flag = _value(r, "beyond_data")
+    return bool(flag) if isinstance(flag, bool) else bool(d.judges) and r.k > d.judges
+
+
+def _most_observed(d: Doc) -> int:
+    """The largest k within the data (the most judges on an item, labeled or not)."""
+    inside = [r.k for r in d.error_rates if not beyond(r, d)]
+    return int(max([d.judges or 0, *inside]))
+
+
 def _votes_used(d: Doc) -> bool:
     return bool(d.unlabeled_items) and bool(d.unlabeled) and d.unlabeled.method == "vote_split"
 
@@ -99,16 +112,17 @@ def _headed() -> tuple[Estimator, ...]:
 def error_view(d: Doc, title: bool = True) -> TableView:
     used = _votes_used(d)  # the labels-only estimate it replaced, beside it
     rows = tuple(
-        (k_label(r.k, _extrapolated(r)), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
+        (k_label(r.k, _extrapolated(r), beyond(r, d)), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
          *((pct(_value(r, "labels_only")),) if used else ()),
          *(pct(_value(r, str(e.column))) for e in _headed()))
         for r in d.error_rates
     )
     note = unlabeled_note(d) or (
         f"{d.items} labeled items, {d.unlabeled_items} unlabeled items (verdicts without gold)" if d.unlabeled_items else "")
-    extrapolated = any(_extrapolated(r) for r in d.error_rates)
+    extrapolated = any(_extrapolated(r) and not beyond(r, d) for r in d.error_rates)
     caption = caption_of(note, tie_note(r.k for r in d.error_rates), "† more judges than some items have: the mixture "
-                         "extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "")
+                         "extrapolates; the interval omits the mixture's own uncertainty" if extrapolated else "",
+                         beyond_note(_most_observed(d)) if any(beyond(r, d) for r in d.error_rates) else "")
     return TableView(
         title=f"{d.dataset}: majority-vote error by number of judges k" if title else "",
         columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
@@ -148,13 +162,15 @@ def summary_view(docs: Sequence[Doc], ks: tuple[int, ...] = (1, 3, 5, 11)) -> Ta
     rows = []
     for d in docs:
         by_k = {r.k: r for r in d.error_rates}
-        cells = [pct(by_k[k].estimate) if k in by_k else "—" for k in shown]
+        cells = [pct(by_k[k].estimate) + ("‡" if beyond(by_k[k], d) else "") if k in by_k else "—" for k in shown]
         rows.append((d.dataset, str(d.items), str(d.judges), *cells))
     return TableView(
         title="summary: estimated majority-vote error",
-        caption="intervals: in each dataset's table",
+        caption="intervals: in each dataset's table" + ("; ‡ extrapolated: k beyond the most judges any item has"
+                                                         if any(beyond(r, d) for d in docs for r in d.error_rates) else ""),
         columns=("dataset", "items", "judges", *[f"k={k}" for k in shown]),
         rows=tuple(rows),
+        summary=True,
     )
 
 
@@ -164,13 +180,15 @@ def side_by_side_view(docs: Sequence[Doc]) -> TableView:
     by = [{r.k: r for r in d.error_rates} for d in docs]
     rows = []
     for k in ks:
-        cells = [f"{pct(b[k].estimate)} [{pct(b[k].low)}, {pct(b[k].high)}]" if k in b else "—" for b in by]
+        cells = [f"{pct(b[k].estimate)} [{pct(b[k].low)}, {pct(b[k].high)}]" + ("‡" if beyond(b[k], d) else "") if k in b else "—"
+                 for b, d in zip(by, docs)]
         rows.append((k_label(k), *cells))
+    past = any(beyond(r, d) for d in docs for r in d.error_rates)
     return TableView(
         title="side by side: estimated majority-vote error [interval] by k",
         columns=("k", *[d.dataset for d in docs]),
         rows=tuple(rows),
-        caption=tie_note(ks),
+        caption=caption_of(tie_note(ks), "‡ extrapolated: k beyond the most judges any item has" if past else ""),
     )
 
 
@@ -206,15 +224,17 @@ def error_chart(d: Doc) -> Chart:
     return Chart(
         kind="lines",
         title=f"{d.dataset}: majority-vote error against k",
-        x=tuple(str(r.k) for r in rows),
+        x=tuple(f"{r.k}‡" if beyond(r, d) else str(r.k) for r in rows),  # shaded from the first ‡ (svg.lines_svg)
         series=(
-            Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high")),
-            *((Series("labels only", col("labels_only")),) if _votes_used(d) else ()),
-            *(Series(str(e.heading), col(str(e.column))) for e in _headed()),
+            Series(f"estimate, {round(100 * confidence(d))}% interval", col("estimate"), col("low"), col("high"), key="default"),
+            *((Series("labels only", col("labels_only"), key="labels_only"),) if _votes_used(d) else ()),
+            *(Series(str(e.heading), col(str(e.column)), key=e.name) for e in _headed()),
         ),
         x_label="number of judges k (even k: ties count half)",
         y_label="majority-vote error",
-        caption="empirical is not drawn where an item has fewer than k judges" if any(_extrapolated(r) for r in rows) else "",
+        caption=caption_of("empirical is not drawn where an item has fewer than k judges" if any(_extrapolated(r) for r in rows) else "",
+                           "shaded: k beyond the most judges any item has (extrapolated)" if any(beyond(r, d) for r in rows) else "",
+                           sep="; "),
     )
 
 
@@ -225,7 +245,8 @@ def histogram_chart(counts: FittedCounts) -> Chart:
         kind="bars",
         title=title.replace(" (█)", "").replace(" (┃)", ""),
         x=tuple(str(s) for s, _, _ in bars),
-        series=(Series("observed", tuple(float(o) for _, o, _ in bars)), Series("fitted mixture", tuple(f for _, _, f in bars))),
+        series=(Series("observed", tuple(float(o) for _, o, _ in bars)),
+                Series("fitted mixture", tuple(f for _, _, f in bars), key="plugin")),  # the MAP mixture's style
         x_label="correct judges",
         y_label="items",
         percent=False,
@@ -260,7 +281,8 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
     """One dataset in a job summary: a heading, the description, the table and its notes."""
     table = error_view(d, title=False)
     tie = (_value(d, "tie_rule") or TIE_RULE) if tie_note(r.k for r in d.error_rates) else ""
-    note = caption_of(unlabeled_note(d), tie, interval_note(d), sep="; ")
+    past = beyond_note(_most_observed(d)) if any(beyond(r, d) for r in d.error_rates) else ""
+    note = caption_of(unlabeled_note(d), tie, interval_note(d), past, sep="; ")
     return [Lines((str(d.dataset),), heading=True), Lines((describe(d),)), TableView("", table.columns, table.rows, note)]
 
 
@@ -309,11 +331,11 @@ class FitReport(Results):
         rows = (
             [d.dataset, r.k]
             + [None if _value(r, c) is None else repr(round(float(_value(r, c)), 6)) for c in numbers]
-            + [d.items, d.judges, d.method]
+            + [d.items, d.judges, d.method, str(beyond(r, d)).lower()]
             for d in self.documents
             for r in d.error_rates
         )
-        return to_csv(("dataset", "k", *numbers, "items", "judges", "method"), rows)
+        return to_csv(("dataset", "k", *numbers, "items", "judges", "method", "beyond_data"), rows)
 
     def document(self, dataset: str | None = None) -> Doc:
         """The one dataset's document, or the one named `dataset`."""
@@ -361,7 +383,8 @@ class FitReport(Results):
     def verdicts(self) -> tuple[Verdict, ...]:
         """One per dataset: its gate check (--max-error), or a passing case when there is no gate."""
         return gate_verdicts([d.dataset for d in self.documents], self.checks,
-                             lambda c: f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else ""))
+                             lambda c: f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else "")
+                             + (" (extrapolated)" if c.beyond else ""))
 
     @property
     def failures(self) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 70em; color: #222; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+.wide { overflow-x: auto; max-width: 100%; } /* a table wider than the page scrolls in its box, never cut */
+td.l { white-space: normal; overflow-wrap: break-word; } /* long text (an ensemble's members) wraps; numbers never */
 caption { caption-side: top; text-align: left; font-weight: bold; padding-bottom: 0.3em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; white-space: nowrap; }
 th { background: #f3f3f3; } td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
@@ -31,15 +33,16 @@ svg { max-width: 100%; height: auto; }
 
 
 def table_html(view: TableView) -> str:
+    """A table in a box that scrolls sideways when the table is wider than the page (many judges, long names)."""
     align = view.alignment()
-    out = ["<table>"]
+    out = ['<div class="wide"><table>']
     if view.title:
         out.append(f"<caption>{_e(view.title)}</caption>")
     out.append("<thead><tr>" + "".join(f'<th class="{a}">{_e(c)}</th>' for c, a in zip(view.columns, align)) + "</tr></thead>")
     out.append("<tbody>")
     for row in view.rows:
         out.append("<tr>" + "".join(f'<td class="{a}">{_e(c)}</td>' for c, a in zip(row, align)) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     if view.caption:
         out.append(f'<p class="note">{_e(view.caption, keep_newlines=True)}</p>')
     return "\n".join(out)
@@ -51,11 +54,13 @@ def chart_html(chart: Chart) -> str:
 
 
 def to_html(blocks: Sequence[Block], title: str, verdicts: Sequence[tuple[bool, str]] = ()) -> str:
-    """A whole page: the title, each gate's verdict at the top (failures first), then every block in order."""
+    """A whole page: the title, each gate's verdict at the top (failures first), the summary of several datasets
+    (views.TableView.summary: last in a terminal, first here), then every other block in order."""
     body: list[str] = [f"<h1>{_e(title)}</h1>"]
     for passed, line in sorted(verdicts, key=lambda v: v[0]):
         body.append(f'<p class="{"gate-passed" if passed else "gate-failed"}"><strong>{"gate passed" if passed else "gate failed"}:</strong> {_e(line)}</p>')
-    for b in blocks:
+    first = [b for b in blocks if isinstance(b, TableView) and b.summary]
+    for b in first + [b for b in blocks if not (isinstance(b, TableView) and b.summary)]:
         if isinstance(b, TableView):
             body.append(table_html(b))
         elif isinstance(b, Chart):

@@ -192,13 +192,16 @@ def cost_view(d: JudgesDocument) -> TableView | None:
     if c is None:
         return None
     status = "met" if c.met else "NOT met by any ensemble with these labels"
-    rows = (
+    rows: tuple[tuple[str, str], ...] = (
         ("max error", f"{pct(c.max_error)}: {status}"),
         ("ensemble" if c.met else "lowest upper bound", ", ".join(c.members)),
         ("cost", f"{c.cost:g}"),
         (f"estimate [{_level(d)}% interval]", f"{pct(c.estimate)} [{pct(c.low)}, {pct(c.high)}]"),
         ("candidates", f"{c.candidates} ({c.search} search)"),
     )
+    unpriced = [j for j in d.judge_names if j not in c.prices]
+    if unpriced:  # prices for some judges only: the others are not candidates, and the table says so
+        rows += (("left out (no price)", ", ".join(unpriced)),)
     return TableView(title="cheapest ensemble meeting the error limit", columns=("", ""), rows=rows, align="ll")
 
 

@@ -73,6 +73,25 @@ def to_json(docs: Sequence[dict[str, Any]], lines: bool | None = None) -> str:
     return "".join(_dumps(d, False) + "\n" for d in docs)
 
 
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def json_for_file(text: str, name: str) -> str:
+    """A report's JSON (to_json's: one indented document, or JSON Lines for several) in the layout a file's name
+    asks for, the one rule for every command's `-o`: JSON Lines (one document a line) for .jsonl and .ndjson; any
+    other name one JSON text, so several documents are one JSON array (a .json file that `json.load` reads)."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    try:
+        docs: list[Any] = [orjson.loads(stripped)]
+    except orjson.JSONDecodeError:  # several documents, one a line
+        docs = [orjson.loads(line) for line in stripped.splitlines() if line.strip()]
+    if name.lower().endswith(JSON_LINES_SUFFIXES):
+        return "".join(_dumps(d, False) + "\n" for d in docs)
+    return text if len(docs) == 1 else _dumps(docs, True) + "\n"  # type: ignore[arg-type]
+
+
 def _csv_cell(value: Any) -> Any:
     """A CSV cell: a list (an ensemble's members) as a JSON list, so that names with spaces, commas, quotes or
     newlines come back as they were (`json.loads(cell)`); strings cleaned; empty for None."""
@@ -111,6 +130,33 @@ def markdown_table(view: TableView) -> str:
     if view.caption:
         lines += ["", "_" + markdown(view.caption.replace("\n", " ")) + "_"]
     return "\n".join(lines)
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of `text` as a file gets it (undecodable file-name bytes written as backslash escapes)."""
+    return len(text.encode("utf-8", "backslashreplace"))
+
+
+def cap_markdown(parts: Sequence[str], room: int, note: str) -> str:
+    """The parts in order within `room` bytes (utf8_size): the first part that does not fit is cut at a line end,
+    followed by `note` (in italics, after a blank line, so that it never lands inside a table), and nothing after
+    it; "" when not even the note fits. The job summary puts the gates first, so they are the last thing cut."""
+    out: list[str] = []
+    used = 0
+    for part in parts:
+        size = utf8_size(part)
+        if used + size <= room:
+            out.append(part)
+            used += size
+            continue
+        tail = f"\n\n_{note}_\n"
+        budget = room - used - utf8_size(tail)
+        if budget < 0:
+            return "".join(out) if out else ""
+        cut = part.encode("utf-8", "backslashreplace")[:budget].decode("utf-8", "ignore")
+        cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else ""
+        return "".join(out) + cut.rstrip("\n") + tail
+    return "".join(out)
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:

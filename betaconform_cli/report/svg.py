@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from ..escape import html as _t
-from .views import Chart
+from .views import BEYOND, Chart, Series
 
 W, H = 640, 340  # the drawing's size in px
 LEFT, RIGHT, TOP, BOTTOM = 62, 16, 34, 62
@@ -20,6 +20,36 @@ COLOURS = ("#1f77b4", "#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#8c564b")
 MARKERS = ("circle", "square", "diamond", "triangle", "circle", "square")
 DASHES = ("", "6 3", "2 2", "8 3 2 3", "", "6 3")
 FONT = 'font-family="sans-serif" font-size="11"'
+
+
+_SHAPES = {"o": "circle", "s": "square", "^": "triangle", "v": "triangle", "D": "diamond"}
+_DASHES = {"-": "", "--": "6 3", ":": "2 2", "-.": "8 3 2 3"}
+KEYED = {"labels_only": ("#7f7f7f", "diamond", "4 2")}  # series that are no estimator but recur across charts
+
+
+def style(key: str) -> tuple[str, str, str] | None:
+    """(colour, marker, dash) of a series key: an estimator's own (estimators.REGISTRY: the paper figures'
+    colours), or KEYED's; None for a key neither knows."""
+    from ..estimators import REGISTRY
+
+    if key in KEYED:
+        return KEYED[key]
+    e = REGISTRY.get(key)
+    if e is None:
+        return None
+    dash = e.style.dash
+    svg_dash = _DASHES.get(dash, "") if isinstance(dash, str) else " ".join(str(n) for n in dash[1])
+    return e.style.colour, _SHAPES.get(e.style.marker, "circle"), svg_dash
+
+
+def styles(series: Sequence[Series]) -> list[tuple[str, str, str]]:
+    """Each series' (colour, marker, dash), the one rule of every chart: a series with a key is drawn by it, alike
+    in every chart of the page (an estimator is the same colour in each dataset's chart, whichever others are
+    there); one without takes the first palette colour not yet used in this chart."""
+    keyed = [style(s.key) if s.key else None for s in series]
+    taken = {k[0] for k in keyed if k is not None}
+    free = iter([(c, m, d) for c, m, d in zip(COLOURS, MARKERS, DASHES) if c not in taken] + list(zip(COLOURS, MARKERS, DASHES)))
+    return [k if k is not None else next(free) for k in keyed]
 
 
 def nice_top(value: float) -> float:
@@ -61,6 +91,15 @@ def _marker(shape: str, x: float, y: float, colour: str, tip: str = "", r: float
     else:
         tag, attrs = "circle", f'cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}"'
     return f'<{tag} {attrs} fill="{colour}"><title>{_t(tip)}</title></{tag}>' if tip else f'<{tag} {attrs} fill="{colour}"/>'
+
+
+def _row_label(label: str, x: float, y: float, width: float) -> str:
+    """A row's label ending at x, cut with "…" to the `width` it has (about 6 px a character at 11 px), the
+    whole label its tooltip: a long judge name never runs off the drawing's left edge."""
+    room = max(4, int(width / 6.0))
+    shown = label if len(label) <= room else label[: room - 1] + "…"
+    tip = f"<title>{_t(label)}</title>" if shown != label else ""
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end">{_t(shown)}{tip}</text>'
 
 
 def _frame(chart: Chart, height: int = H) -> list[str]:
@@ -109,14 +148,21 @@ def lines_svg(chart: Chart) -> str:
     bottom = H - BOTTOM
     step = (W - LEFT - RIGHT) / n
     out = _frame(chart)
+    past = next((i for i, label in enumerate(chart.x) if label.endswith(BEYOND)), None)
+    if past is not None:  # k beyond the most judges any item has: extrapolated, shaded
+        x0 = LEFT + step * past
+        out.append(f'<rect class="extrapolated" x="{x0:.1f}" y="{TOP}" width="{W - RIGHT - x0:.1f}" height="{bottom - TOP}" '
+                   'fill="#888888" fill-opacity="0.12"><title>extrapolated: k beyond the most judges any item has</title></rect>')
+        out.append(f'<text x="{x0 + 4:.1f}" y="{TOP + 12}" font-size="11" fill="#555555">extrapolated</text>')
     _axes(out, top, chart.percent, chart.x_label, chart.y_label)
     for i, label in enumerate(chart.x):
         out.append(f'<text x="{LEFT + step * (i + 0.5):.1f}" y="{bottom + 15}" text-anchor="middle">{_t(label)}</text>')
     k = len(chart.series)
     width = min(step * 0.5, 6.0 * k)
     legend = []
+    drawn = styles(chart.series)
     for j, s in enumerate(chart.series):
-        colour, marker, dash = COLOURS[j % len(COLOURS)], MARKERS[j % len(MARKERS)], DASHES[j % len(DASHES)]
+        colour, marker, dash = drawn[j]
         offset = (j - (k - 1) / 2) * (width / max(k - 1, 1)) if k > 1 else 0.0
 
         def px(i: int, off: float = offset) -> float:
@@ -147,7 +193,7 @@ def lines_svg(chart: Chart) -> str:
                            + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
         for i, v in enumerate(s.y):
             if v is not None and math.isfinite(v):
-                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i]}: {_value(v, chart.percent)}"))
+                out.append(_marker(marker, px(i), py(v), colour, f"{s.name} at {chart.x[i].removesuffix(BEYOND)}: {_value(v, chart.percent)}"))
         legend.append((s.name, colour, marker, dash))
     _legend(out, legend)
     out.append("</svg>")
@@ -189,8 +235,9 @@ def bars_svg(chart: Chart) -> str:
                 out.append(f'<rect x="{x:.1f}" y="{py(v):.1f}" width="{step * 0.7:.1f}" height="{bottom - py(v):.1f}" '
                            f'fill="#bbbbbb" stroke="#777"><title>{_t(bars.name)}, {_t(chart.x[i])}: {_value(v, chart.percent)}</title></rect>')
         legend.append((bars.name, "#999999", "square", ""))
+    drawn = styles(chart.series[1:])
     for j, s in enumerate(chart.series[1:]):
-        colour, marker = COLOURS[(j + 1) % len(COLOURS)], MARKERS[j % len(MARKERS)]
+        colour, marker, _ = drawn[j]
         for run in _defined_runs(list(s.y)):
             pts = " ".join(f"{LEFT + step * (i + 0.5):.1f},{py(float(s.y[i])):.1f}" for i in run)  # type: ignore[arg-type]
             out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
@@ -227,7 +274,7 @@ def heatmap_svg(chart: Chart) -> str:
         out.append(f'<text x="{label_w + cell * (c + 0.5):.1f}" y="{y0 - 6}" text-anchor="middle">{_t(label)}</text>')
     for r, label in enumerate(chart.rows):
         y = y0 + cell * r
-        out.append(f'<text x="{label_w - 6:.1f}" y="{y + cell / 2 + 4:.1f}" text-anchor="end">{_t(label)}</text>')
+        out.append(_row_label(label, label_w - 6, y + cell / 2 + 4, label_w - 12))
         for c in range(n_cols):
             v = chart.cells[r][c] if r < len(chart.cells) and c < len(chart.cells[r]) else None
             x = label_w + cell * c
@@ -261,7 +308,7 @@ def hbars_svg(chart: Chart) -> str:
     top = nice_top(max(values, default=0.0))
     bottom = -nice_top(-min(values)) if values and min(values) < 0 else 0.0
     out = _frame(chart, height)
-    span = W - label_w - RIGHT - 10
+    span = W - label_w - RIGHT - 52  # room for the value written past the longest whisker
 
     def px(v: float) -> float:
         return label_w + span * (v - bottom) / (top - bottom)
@@ -269,7 +316,7 @@ def hbars_svg(chart: Chart) -> str:
     zero = px(0.0)
     for i, label in enumerate(chart.rows):
         y = TOP + 10 + bar * i
-        out.append(f'<text x="{label_w - 6:.1f}" y="{y + bar / 2 + 4:.1f}" text-anchor="end">{_t(label)}</text>')
+        out.append(_row_label(label, label_w - 6, y + bar / 2 + 4, label_w - 12))
         v = s.y[i] if s is not None and i < len(s.y) else None
         if v is None:
             out.append(f'<text x="{zero + 4:.1f}" y="{y + bar / 2 + 4:.1f}">—</text>')
@@ -277,10 +324,16 @@ def hbars_svg(chart: Chart) -> str:
         colour = COLOURS[i % len(COLOURS)]
         out.append(f'<rect x="{min(zero, px(v)):.1f}" y="{y + 4:.1f}" width="{abs(px(v) - zero):.1f}" height="{bar - 8}" fill="{colour}" fill-opacity="0.8">'
                    f"<title>{_t(label)}: {_hbar_value(v, chart.percent)}</title></rect>")
+        end = max(px(v), zero)
         if s is not None and s.low and s.high and s.low[i] is not None and s.high[i] is not None:
             lo, hi = px(float(s.low[i])), px(float(s.high[i]))  # type: ignore[arg-type]
             out.append(f'<line x1="{lo:.1f}" x2="{hi:.1f}" y1="{y + bar / 2:.1f}" y2="{y + bar / 2:.1f}" stroke="#000" stroke-width="1.5"/>')
-        out.append(f'<text x="{max(px(v), zero) + 4:.1f}" y="{y + bar / 2 + 4:.1f}">{_hbar_value(v, chart.percent)}</text>')
+            for cap in (lo, hi):  # the whisker's ends, so that its extent reads without the bar
+                out.append(f'<line x1="{cap:.1f}" x2="{cap:.1f}" y1="{y + bar / 2 - 5:.1f}" y2="{y + bar / 2 + 5:.1f}" stroke="#000" stroke-width="1.5"/>')
+            end = max(end, hi)
+        # the value past the bar and the whisker, on a white halo: never struck through by a line
+        out.append(f'<text x="{end + 5:.1f}" y="{y + bar / 2 + 4:.1f}" paint-order="stroke" stroke="#fff" stroke-width="3">'
+                   f"{_hbar_value(v, chart.percent)}</text>")
     axis_y = TOP + 10 + bar * len(chart.rows)
     ticks = _ticks(top) + ([-t for t in _ticks(-bottom) if t > 0] if bottom < 0 else [])
     for v in ticks:

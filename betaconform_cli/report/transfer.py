@@ -9,8 +9,8 @@ from typing import Any
 
 from msgspec import UNSET
 
-from .fit import Doc, FitReport, confidence, describe
-from .views import BLANK, Block, Lines, TableView, caption_of, k_label, pct, tie_note
+from .fit import Doc, FitReport, beyond, confidence, describe
+from .views import BLANK, Block, Lines, TableView, beyond_note, caption_of, k_label, pct, tie_note
 
 
 def _judges(ks: Any) -> str:
@@ -79,14 +79,16 @@ def errors_view(d: Doc) -> TableView:
     rows = []
     for r in d.error_rates:
         w = without[r.k]
-        rows.append((k_label(r.k), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
+        rows.append((k_label(r.k, beyond=beyond(r, d)), f"{pct(r.estimate)} [{pct(r.low)}, {pct(r.high)}]",
                      f"{pct(w.estimate)} [{pct(w.low)}, {pct(w.high)}]", pct(r.empirical)))
+    past = [r.k for r in d.error_rates if not beyond(r, d)]
     return TableView(
         title=f"{d.dataset}: majority-vote error by number of judges k",
         columns=("k", f"with transfer [{cl}%]", f"without transfer [{cl}%]", "empirical"),
         rows=tuple(rows),
         caption=caption_of(tie_note(r.k for r in d.error_rates),
-                           "WARNING: prior conflict (see stderr)" if d.transfer.prior_conflict else "", sep="; "),
+                           "WARNING: prior conflict (see stderr)" if d.transfer.prior_conflict else "",
+                           beyond_note(max([d.judges or 0, *past])) if any(beyond(r, d) for r in d.error_rates) else "", sep="; "),
     )
 
 

@@ -28,7 +28,9 @@ class TableView:
     """A table: a title, column headers and rows of already formatted cells, a caption under it.
 
     align: one of l/r per column (default: first left, the rest right). `terminal_only`: a block that the
-    Markdown rendering leaves out (a chart or a diagnostics table that a job summary does not need).
+    Markdown rendering leaves out (a chart or a diagnostics table that a job summary does not need). `summary`:
+    the overview of several datasets, last in a terminal (seen when the output stops) and first on the HTML page
+    (under the gates: a long page is read from the top).
     """
 
     title: str
@@ -37,6 +39,7 @@ class TableView:
     caption: str = ""
     align: str = ""
     terminal_only: bool = False
+    summary: bool = False
 
     def alignment(self) -> str:
         return self.align or "l" + "r" * (len(self.columns) - 1)
@@ -60,6 +63,7 @@ class Series:
     y: tuple[float | None, ...]
     low: tuple[float | None, ...] = ()
     high: tuple[float | None, ...] = ()
+    key: str = ""  # what it is (an estimator's name: estimators.REGISTRY): drawn alike in every chart (svg.style)
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,8 @@ class Chart:
     """A figure, format-neutral: HTML draws it as inline SVG (report/svg.py); a terminal prints `text` (the
     text chart, or nothing); Markdown leaves it out.
 
-    kind "lines": `x` numbers, `series` lines (the first one's interval drawn as a band, the others' as bars);
+    kind "lines": `x` numbers, `series` lines (the first one's interval drawn as a band, the others' as bars); an x
+    ending in BEYOND ("9‡": k beyond the most judges any item has) and every x after it are shaded (extrapolated);
     kind "bars": `x` categories, `series[0]` bars (observed), `series[1:]` markers (fitted);
     kind "heatmap": `x` column labels, `rows` row labels, `cells[row][col]` a value (None: no number);
     kind "hbars": `rows` labels, `series[0]` one value per row, with its interval when given (`score`'s
@@ -97,6 +102,17 @@ def pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 
 
-def k_label(k: int, extrapolated: bool = False) -> str:
-    """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges."""
-    return f"{k}{'*' if k % 2 == 0 else ''}{'†' if extrapolated else ''}"
+def k_label(k: int, extrapolated: bool = False, beyond: bool = False) -> str:
+    """'4*' for an even k (ties count half), '†' where the mixture extrapolates missing judges, '‡' where k is
+    beyond the most judges any item has (the whole row is the model's extrapolation: BEYOND_NOTE)."""
+    return f"{k}{'*' if k % 2 == 0 else ''}{'‡' if beyond else '†' if extrapolated else ''}"
+
+
+BEYOND = "‡"
+
+
+def beyond_note(most: int | None) -> str:
+    """The footnote of rows beyond the data (k_label's '‡')."""
+    items = f"any item has ({most})" if most else "any item has"
+    return (f"‡ extrapolated: more judges than {items}; no item was judged by k, the row is the model's alone, and its "
+            "interval is widened to at least the width at the most judges observed (docs/EXTRAPOLATION.md)")

@@ -113,4 +113,7 @@ def error_rows(ks: tuple[int, ...], centre: np.ndarray, low: np.ndarray, high: n
         b = base.row(k)
         out.append(ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])),
                             high=float(max(high[i], centre[i])), columns={**b.columns, "mixture": mix_err[k]}))
-    return tuple(out)
+    from ..extrapolation import beyond_rows  # rows beyond the target's judges: marked and widened as fit's are
+
+    most = max((r.k for r in base.rows if not r.beyond_data), default=0)
+    return beyond_rows(out, most, ks) if any(r.beyond_data for r in base.rows) else tuple(out)

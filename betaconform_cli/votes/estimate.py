@@ -356,10 +356,14 @@ def analyse_with_votes(
     keeps the labels-only estimate beside it and the result carries the `VoteEstimate` (method, reason, counts).
     Without unlabeled items the result is `fit.analyse`'s, unchanged (same draws of `rng`); `clusters`: the labeled
     items' clusters, for fit.analyse's interval."""
-    result = analyse(table, settings, rng, clusters=clusters)
     if votes is None or votes.unlabeled_items == 0 or votes.labeled_items == 0:
-        return result
-    est = estimate_from_votes(votes, tuple(settings.ks), settings.confidence_level, rng, labels_only=result,
+        return analyse(table, settings, rng, clusters=clusters)
+    from ..extrapolation import beyond_rows, reference_ks
+
+    most = max(table.max_judges, int((votes.patterns >= 0).sum(axis=1).max(initial=0)))  # any item, labeled or not
+    run = reference_ks(settings.ks, most)
+    result = analyse(table, settings if run == tuple(settings.ks) else replace(settings, ks=run), rng, clusters=clusters)
+    est = estimate_from_votes(votes, tuple(run), settings.confidence_level, rng, labels_only=result,
                               use_unlabeled=use_unlabeled)
     rows = []
     for r in result.rows:
@@ -369,4 +373,4 @@ def analyse_with_votes(
             rows.append(replace(r, estimate=v.estimate, low=v.low, high=v.high, labels_only=lo, extrapolated_all=v.extrapolated))
         else:
             rows.append(replace(r, labels_only=lo))
-    return replace(result, rows=tuple(rows), unlabeled=est)
+    return replace(result, settings=settings, rows=beyond_rows(rows, most, settings.ks), unlabeled=est)

@@ -156,7 +156,7 @@ class TestModelFolder:
 
     @pytest.mark.parametrize("content,words", [
         (b"{bad", "not valid JSON"), (b"[1, 2]", "got a int in it"), (b'{"a": 1}', "got dict"),
-        (b"\xff\xfe[", "not UTF-8"), (None, "not a regular file"), (b"[" * 100000, "nested too deeply"),
+        (b"\xff\xfe[", "not UTF-8"), (None, "not a regular file"), (b"[" * 100000, "nested deeper than 128 levels"),
     ])
     def test_broken_modules_json(self, tmp_path: Path, content: bytes | None, words: str) -> None:
         folder = _FolderModel.make(tmp_path / "model", content)

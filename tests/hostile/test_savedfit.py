@@ -69,7 +69,7 @@ class TestValuesJsonCannotCarry:
         ("  flat: 1.0", "  flat: 1.0\n  huge: 340282366920938463463374607431768211456"),  # a new key under settings
         ("n_starts: 3", "n_starts: 99999999999999999999999"),  # baselines
         ("  n_starts: 6\n", "  n_starts: 6\n  extra: -99999999999999999999999\n"),  # model
-        ("extrapolated: false}\n- {k: 2", "extrapolated: false, z: 99999999999999999999999}\n- {k: 2"),  # a row
+        ("beyond_data: false}\n- {k: 2", "beyond_data: false, z: 99999999999999999999999}\n- {k: 2"),  # a row
         ("embedding: null", "embedding: {model: m, dimension: 2, texts: 99999999999999999999999, mean: [0.1, 0.2]}"),
         ("embedding: null", "embedding: {model: m, dimension: 1, mean: [0.1], z: !!binary aGVsbG8=}"),
         ("tool_version: 0.1.0", "tool_version: 99999999999999999999999"),

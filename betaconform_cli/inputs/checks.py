@@ -1,0 +1,53 @@
+"""The refusals every dataset passes, whatever format it was read from and whichever command reads it: checked once,
+here, after the reader (read_inputs, read_dataset), so that JSON Lines, tables, promptfoo and inspect logs, with or
+without --labels, give one answer.
+
+- **Gold and verdicts share a vocabulary** (values.vocabulary_problem): an input whose labeled items' verdicts
+  never use a class of the gold (PASS/FAIL labels against pass/fail verdicts) is refused, both vocabularies named.
+- **Labeled items** are needed by every command that estimates from labels; a file of unlabeled items only (the
+  pool of `sample --pool`) is read by `doctor` and as a pool, and refused elsewhere with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import InputError
+from . import values
+from .dataset import Dataset
+
+
+def vocabulary_problem(ds: Dataset) -> str | None:
+    """Why `ds`'s verdicts cannot be scored against its gold (None: they can, or it carries no verdicts)."""
+    if ds.votes is None:
+        return None
+    from .patterns import vocabularies
+
+    gold, labeled, _ = vocabularies(ds.votes)
+    return values.vocabulary_problem(gold, labeled)
+
+
+def labels_problem(ds: Dataset) -> str | None:
+    """Why `ds` cannot be estimated from labels: it has no labeled item (None when it has one)."""
+    if ds.table.items > 0:
+        return None
+    unlabeled = ds.unlabeled_items
+    if unlabeled:
+        label = next((f"'{f}'" for r, f in (ds.reading.roles if ds.reading else ()) if r == "gold"), "no gold column")
+        return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label}); label some, or give "
+                "the gold in a separate file with --labels")
+    why = "; ".join(f"{s.count} item(s): {s.reason}" for s in (ds.reading.skips if ds.reading else ()))
+    return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
+
+
+def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True) -> list[Dataset]:
+    """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
+    False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
+    `vocabulary` False: the caller shows the vocabularies itself (doctor)."""
+    for ds in datasets:
+        problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
+        if problem is None and vocabulary:
+            problem = vocabulary_problem(ds)
+        if problem is not None:
+            raise InputError(ds.source, problem)
+    return list(datasets)

@@ -1,0 +1,90 @@
+"""The one-pass read of a long table of verdicts (inputs/table_patterns.py: histogram, checks and vote patterns from
+one GROUP BY) gives exactly what the two-pass read gives (table_sql.histograms, then table_sql.vote_patterns), which
+is the reference here: same histogram, same Votes, same errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from betaconform_cli.errors import InputError
+from betaconform_cli.inputs import InputOptions, read_inputs, table_patterns
+
+
+def _two_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: None)
+
+
+def _rows(seed: int, n: int = 150, datasets: bool = False) -> list[str]:
+    """item, judge, verdict, gold (and dataset): classes written several ways (1, 1.0, ' 1 '), missing words (NA, empty),
+    unlabeled items, items without any verdict, judges that skip items."""
+    rng = np.random.default_rng(seed)
+    head = "item_id,judge,verdict,gold" + (",dataset" if datasets else "")
+    out = [head]
+    forms = {"1": ["1", "1.0", " 1 "], "A": ["A", "A "], "B": ["B"]}
+    for i in range(n):
+        gold = str(rng.choice(["1", "A", "B"]))
+        g = "" if i % 4 == 0 else ("NA" if i % 7 == 0 else rng.choice(forms[gold]))
+        if i % 4 == 0 or i % 7 == 0:
+            gold = str(rng.choice(["1", "A", "B"]))
+        for j in range(5):
+            if rng.random() < 0.15:
+                continue
+            v = gold if rng.random() < 0.7 else str(rng.choice(["1", "A", "B"]))
+            text = "" if rng.random() < 0.05 or i % 50 == 3 else str(rng.choice(forms[v]))
+            out.append(f"it{i},judge-{j},{text},{g}" + (f",d{i % 2}" if datasets else ""))
+    return out
+
+
+def _same(a: list, b: list) -> None:
+    assert [d.name for d in a] == [d.name for d in b]
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x.table.counts, y.table.counts)
+        assert (x.n_items, x.unlabeled_items, x.skipped) == (y.n_items, y.unlabeled_items, y.skipped)
+        assert x.reading == y.reading
+        assert (x.votes is None) == (y.votes is None)
+        if x.votes is not None and y.votes is not None:
+            assert (x.votes.judges, x.votes.classes) == (y.votes.judges, y.votes.classes)
+            np.testing.assert_array_equal(x.votes.patterns, y.votes.patterns)
+            np.testing.assert_array_equal(x.votes.gold, y.votes.gold)
+            np.testing.assert_array_equal(x.votes.counts, y.votes.counts)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("datasets", [False, True])
+def test_one_pass_equals_two_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, datasets: bool) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(_rows(seed, datasets=datasets)) + "\n", encoding="utf-8")
+    calls = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: calls.append(1) or real(*a))
+    one = read_inputs([str(path)])
+    assert calls and all(d.votes is not None for d in one)
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))
+
+
+@pytest.mark.parametrize("bad", ["repeat", "two golds", "partial gold", "empty judge"])
+def test_the_same_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    rows = ["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", "b,j1,A,", "b,j2,A,", "c,j1,B,B", "c,j2,B,B"]
+    rows += {"repeat": ["c,j1,A,B"], "two golds": ["d,j1,A,A", "d,j2,A,B"], "partial gold": ["d,j1,A,A", "d,j2,A,"],
+             "empty judge": ["d,,A,A"]}[bad]
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as one:
+        read_inputs([str(path)])
+    _two_pass(monkeypatch)
+    with pytest.raises(InputError) as two:
+        read_inputs([str(path)])
+    assert str(one.value) == str(two.value)
+
+
+def test_many_classes_take_the_second_pass(tmp_path: Path) -> None:
+    """More verdict texts than a key codes: None, and the reader's two passes (same result as ever)."""
+    rows = ["item_id,judge,verdict,gold"] + [f"i{i},j{j},v{(i * 7 + j) % 300},v{i % 300}" for i in range(300) for j in range(3)]
+    path = tmp_path / "many.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (ds,) = read_inputs([str(path)], InputOptions())
+    assert ds.votes is not None and len(ds.votes.classes) == 300
