@@ -388,6 +388,9 @@ for _table in (
                           "target", "confidence_level", "method", "lambda")),
     OutputTable("plan", ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
                          "items", "labeled")),
+    OutputTable("drift", ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired",
+                          "pairs", "change", "low", "high", "labels_drifted", "statistic", "p_value", "p_holm",
+                          "patterns_drifted", "drifted")),
     OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
                                     "shared_items", "labeled_both", "target", "confidence_level")),
 ):

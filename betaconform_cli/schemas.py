@@ -15,6 +15,7 @@ from .documents import SCHEMA, document_schema, fit_document_type, json_schema, 
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .judges.document import JudgesDocument
+from .judges.drift_document import DriftDocument
 from .score_document import CompareDocument, ScoreDocument, score_schema
 from .stopping.document import ReplaySummary, sample_schema, sample_type
 from .stopping.forecast import PlanDocument
@@ -48,6 +49,8 @@ def published() -> tuple[Published, ...]:
                   lambda d: CompareDocument if "difference" in d else ScoreDocument),
         Published("judges.json", ("judges",), JudgesDocument,
                   document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")),
+        Published("drift.json", ("drift",), DriftDocument,
+                  document_schema(DriftDocument, f"BetaConform drift document ({SCHEMA}): drift -f json", "judges/drift_document")),
         Published("sample.json", ("sample",), ReplaySummary,
                   sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
                   sample_type),

@@ -89,6 +89,23 @@ def _sources(root: Path) -> None:
     assert res.exit_code == 0, res.output
 
 
+def _rerun(root: Path) -> None:
+    """rerun.jsonl: system_verdicts.jsonl judged again, the same items and gold, with command-r degraded (30% of
+    its verdicts flipped, a fixed draw) and gpt-4o answering nothing on 10 items (issue 27's drift)."""
+    import random
+
+    draw = random.Random(27)
+    out = []
+    for i, line in enumerate((root / S).read_text(encoding="utf-8").splitlines()):
+        rec = json.loads(line)
+        if draw.random() < 0.3:
+            rec["verdicts"]["command-r"] = "fail" if rec["verdicts"]["command-r"] == "pass" else "pass"
+        if i % 15 == 0:
+            del rec["verdicts"]["gpt-4o"]
+        out.append(json.dumps(rec))
+    (root / "rerun.jsonl").write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
 Setup = Callable[[Path], None] | None
 
 CASES: dict[str, tuple[list[str], Setup]] = {
@@ -145,6 +162,14 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "bad_score_positive": (["score", "sample_data/pairwise_verdicts.jsonl"], None),
     "bad_score_correctness": (["score", Q], None),
     "bad_score_compare": (["score", S, "--compare"], None),
+    # drift (issue 27)
+    "drift_table": (["drift", S, SB, "--permutations", "199"], None),
+    "drift_rerun_gate_fail": (["drift", S, "rerun.jsonl", "--fail-on-drift"], _rerun),
+    "drift_json": (["drift", S, "rerun.jsonl", "-f", "json", "--fail-on-drift", "--max-change", "0.05", "--seed", "3"], _rerun),
+    "drift_csv": (["drift", S, "rerun.jsonl", "-f", "csv", "--permutations", "199"], _rerun),
+    "drift_markdown": (["drift", S, SB, "-f", "markdown", "--permutations", "199", "--confidence-level", "0.95"], None),
+    "bad_drift_correctness": (["drift", Q, S], None),
+    "bad_drift_max_change": (["drift", S, SB, "--max-change", "1.5"], None),
     # doctor
     "doctor_table": (["doctor", C, Q], None),
     "doctor_unlabeled_table": (["doctor", "unlabeled.jsonl"], _unlabeled),

@@ -29,6 +29,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     "judges": [["judges", str(C)], ["judges", str(S), "--csv-table", "agreement", "--ks", "1"]],
     "score": [["score", str(S)], ["score", str(S), str(SB), "--compare"]],
     "doctor": [["doctor", str(Q)], ["doctor", str(S)]],
+    "drift": [["drift", str(S), str(SB), "--permutations", "99"]],
     "plan": [["plan", str(S), "--ks", "1", "--draws", "20", "--label-cost", "2"]],
     "transfer": [["transfer", str(SAMPLE / "counts_only.jsonl"), "--sources", "configs/priors/"]],
 }

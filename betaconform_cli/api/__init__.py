@@ -4,7 +4,7 @@ The CLI parses options into the arguments below, calls one of these, and emits w
 call them directly. Warnings and skipped lines become the result's `notes`; nothing here prints.
 
 Each command has its module (`_fit`: fit and report, `_sample`, `_transfer`, `_evaluate`, `_judges`: doctor and
-judges, `_score`, `_plan`); the public names are this package's. Each is imported when it is first used (PEP 562), so that
+judges, `_score`, `_drift`, `_plan`); the public names are this package's. Each is imported when it is first used (PEP 562), so that
 a command loads its own module only: `betaconform --help` and a parse error load none of them.
 """
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._common import Progress, SaveTo, skip_note
+    from ._drift import drift
     from ._evaluate import evaluate
     from ._fit import fit, report
     from ._judges import doctor, judges
@@ -23,12 +24,12 @@ if TYPE_CHECKING:
     from ._score import score, votes_clusters
     from ._transfer import transfer, transfer_settings
 
-_HOME = {"Progress": "_common", "SaveTo": "_common", "skip_note": "_common", "evaluate": "_evaluate", "fit": "_fit",
+_HOME = {"Progress": "_common", "SaveTo": "_common", "skip_note": "_common", "drift": "_drift", "evaluate": "_evaluate", "fit": "_fit",
          "report": "_fit", "doctor": "_judges", "judges": "_judges", "plan": "_plan", "sample": "_sample", "sample_live": "_sample",
          "sample_replay": "_sample", "score": "_score", "votes_clusters": "_score", "transfer": "_transfer",
          "transfer_settings": "_transfer"}
 
-__all__ = ["Progress", "SaveTo", "doctor", "evaluate", "fit", "judges", "plan", "report", "sample", "sample_live", "sample_replay",
+__all__ = ["Progress", "SaveTo", "doctor", "drift", "evaluate", "fit", "judges", "plan", "report", "sample", "sample_live", "sample_replay",
            "score", "skip_note", "transfer", "transfer_settings", "votes_clusters"]
 
 

@@ -1,4 +1,4 @@
-"""The typer app: a module per command (fit, report, sample, transfer, evaluate, judges, score, doctor), each parse ->
+"""The typer app: a module per command (fit, report, sample, transfer, evaluate, judges, score, drift, doctor), each parse ->
 one call into betaconform_cli.api -> emit. The only package that imports typer and rich.
 
 Every error a user can cause is one line on stderr and exit code 2: the core's BetaConformError (a parameter
@@ -293,7 +293,7 @@ def _root(
     """
 
 
-from . import doctor, evaluate, fit, judges, plan, report, sample, score, transfer  # noqa: E402,F401  (each registers its command)
+from . import doctor, drift, evaluate, fit, judges, plan, report, sample, score, transfer  # noqa: E402,F401  (each registers its command)
 
 if _MAIN_THREAD and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on Ctrl-C is KeyboardInterrupt (see _Group)

@@ -301,7 +301,8 @@ def cluster_id(obj: dict[str, Any], field: str) -> str:
         raise RecordError(field, f"must be one cluster id (text or a number), got {show(value)}")
     text = class_text(value)
     if text is None:
-        raise RecordError(field, "missing (--cluster-field: every item needs its cluster id, e.g. the prompt it answers)")
+        raise RecordError(field, "missing (every item needs this field: --cluster-field's cluster id, e.g. the prompt it answers, "
+                                 "or drift's --time-field)")
     return text
 
 
