@@ -59,15 +59,12 @@ def clear() -> None:
 
 
 def refuse_overwrites(outputs: Iterable[tuple[str, Path | None]]) -> None:
-    """Every output against every protected input, then against every other output (atomic.refuse_same)."""
-    from .atomic import refuse_same
-
-    given = [(what, p) for what, p in outputs if p is not None]
-    for what, p in given:
+    """Every output against every protected input (the caller checks them against each other next:
+    atomic.refuse_same, which writes; this module stays below it, so the two import no cycle)."""
+    for what, p in ((what, p) for what, p in outputs if p is not None):
         hit = protected(p)
         if hit is not None:
             raise OutputError(f"{p}: the {what} would overwrite the input {hit[1]}{read_by(hit[0])}; write it elsewhere")
-    refuse_same(given)
 
 
 def refuse_links(base: Path, target: Path, what: str) -> None:

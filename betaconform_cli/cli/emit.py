@@ -343,6 +343,7 @@ def check_outputs(named: Sequence[tuple[str, Path | None]], out: OutputGroup | N
             raise UsageError(f"${STEP_SUMMARY} ({summary}) is {clash}, and the job summary is appended "
                              "there: point it elsewhere, or add --no-step-summary")
     protect.refuse_overwrites(named)
+    atomic.refuse_same(named)
 
 
 def output_format(out: OutputGroup, inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),
