@@ -26,7 +26,7 @@ from .build import Mark, from_marks, with_skips
 from .dataset import Dataset, Reading
 from .detect import LIST_KEYS, Source
 from .options import InputOptions, Keep
-from .paths import iter_lines, open_binary
+from .paths import iter_objects, open_binary
 
 ONLY_GOLD = "a human label and no judge verdict"
 
@@ -57,14 +57,7 @@ def records(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
     if kind == "json" or head.startswith(b"["):
         yield from _document(src)
         return
-    for n, raw in iter_lines(src.path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
-        if not isinstance(obj, dict):
-            raise InputError(src.where, f"each line must be an object, got {values.shown(obj)}", line=n)
-        yield n, obj
+    yield from iter_objects(src.path, src.where)
 
 
 def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -11,30 +11,15 @@ left out, and the reading says so. Correctness only: the marks are lm-eval's, no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..errors import InputError
-from ..formats import load_json
 from . import values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
-from .paths import iter_lines
-
-
-def _lines(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
-    for n, raw in iter_lines(src.path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(src.where, values.json_problem(raw, exc), line=n) from None
-        if not isinstance(obj, dict):
-            raise InputError(src.where, f"each line must be an object, got {values.shown(obj)}", line=n)
-        yield n, obj
+from .paths import iter_objects
 
 
 def _task(src: Source) -> str:
@@ -53,7 +38,7 @@ def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                                     "samples_<task>_<date>.jsonl files (written with --log_samples)")
     marks: list[Mark] = []
     left: dict[str, str] = {}
-    for n, line in _lines(src):
+    for n, line in iter_objects(src.path, src.where):
         doc_id = line.get("doc_id")
         if not isinstance(doc_id, (int, str)) or isinstance(doc_id, bool):
             raise InputError(src.where, f"must be a document id, got {values.shown(doc_id)}", line=n, field="doc_id")

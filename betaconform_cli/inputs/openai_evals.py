@@ -21,8 +21,8 @@ from . import values
 from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .detect import Source
-from .lm_eval import _lines
 from .options import InputOptions, Keep
+from .paths import iter_objects
 
 SUFFIX = "_metascore"
 
@@ -44,7 +44,7 @@ def read_openai_evals(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     """The openai_evals format's reader (formats.py)."""
     spec: dict[str, Any] = {}
     marks: list[Mark] = []
-    for n, rec in _lines(src):
+    for n, rec in iter_objects(src.path, src.where):
         if "spec" in rec:
             spec = rec["spec"] if isinstance(rec["spec"], dict) else {}
             continue

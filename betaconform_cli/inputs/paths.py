@@ -299,6 +299,24 @@ def read_line(fh: BinaryIO, path: Path, lineno: int) -> bytes:
     return line
 
 
+def iter_objects(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines file whose every line must be a JSON object:
+    a line that is not JSON, or not an object, is an InputError naming the file and the line."""
+    import orjson
+
+    from ..formats import load_json
+    from . import values
+
+    for n, raw in iter_lines(path):
+        try:
+            obj = load_json(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(where, values.json_problem(raw, exc), line=n) from None
+        if not isinstance(obj, dict):
+            raise InputError(where, f"each line must be an object, got {values.shown(obj)}", line=n)
+        yield n, obj
+
+
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line) for each non-blank line; read errors become InputError."""
     lineno = 0
