@@ -90,21 +90,29 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, in
             cell[1] += r[3] if g is None else 0
         voted = given > 0
         if voted.any():
+            unjudged: dict[str | None, int] = {}
+            for r, g, v in zip(got, golds, voted.tolist()):
+                if not v:
+                    unjudged[g] = unjudged.get(g, 0) + int(r[3])
             out[ds] = _votes(codes[voted], [g for g, v in zip(golds, voted) if v],
-                             np.array([r[3] for r in got], dtype=np.int64)[voted], classes, names)
+                             np.array([r[3] for r in got], dtype=np.int64)[voted], classes, names, unjudged)
     return [(ds, j, c, n, nogold) for (ds, j, c), (n, nogold) in cells.items()], out
 
 
-def _votes(codes: np.ndarray, golds: list[str | None], counts: np.ndarray, classes: list[str], names: list[str]) -> Votes:
+def _votes(codes: np.ndarray, golds: list[str | None], counts: np.ndarray, classes: list[str], names: list[str],
+           unjudged: dict[str | None, int]) -> Votes:
     """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none), exactly as patterns.build makes them
-    from the same rows: the judges who gave a verdict, the classes seen sorted its way, patterns sorted and merged."""
+    from the same rows: the judges who gave a verdict, the classes seen sorted its way, patterns sorted and merged;
+    `unjudged` the items with no verdict by gold (Votes.no_verdict)."""
     used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
     codes = codes[:, used]
     seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()} | {g for g in golds if g is not None}
+    seen |= {g for g, n in unjudged.items() if g is not None and n}
     ordered = sorted(seen, key=class_order)
     remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int32)
     table = np.column_stack([remap[codes], [-1 if g is None else ordered.index(g) for g in golds]]).astype(np.int32)
     unique, inverse = np.unique(table, axis=0, return_inverse=True)
     merged = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(unique)).astype(np.int64)
     judges = tuple(j for j, u in zip(names, used.tolist()) if u)
-    return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged)
+    none = tuple(sorted((-1 if g is None else ordered.index(g), n) for g, n in unjudged.items() if n))
+    return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged, no_verdict=none)
