@@ -385,7 +385,11 @@ for _table in (
                              "width_mean"), more=True),  # then margin_k<k>, condition, samples_mean, samples_sd
     OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
                           "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
-                          "target", "confidence_level", "method", "lambda")),
+                          "target", "confidence_level", "method", "lambda", "no_verdict_items", "no_verdict_labeled")),
+    OutputTable("score before no_verdict", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low",
+                                            "bias_high", "labels_only", "labels_low", "labels_high", "labeled_items",
+                                            "unlabeled_items", "judges", "clusters", "target", "confidence_level", "method",
+                                            "lambda")),  # files of older versions
     OutputTable("plan", ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
                          "items", "labeled")),
     OutputTable("drift", ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired",

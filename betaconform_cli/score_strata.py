@@ -23,8 +23,10 @@ With w1 = N1 / N and w0 = N0 / N (known: counts, not estimates):
   assumption with more variance.)
 
 The interval is score.py's eq. (6) on the mixture: the residuals' variance V, and the model's variance at the
-hypothesis theta0 with every stratum's Bernoulli variance read at theta0 -- (a, b) = (w1^2 a1 + w0^2 fpc0 / n0,
-w1^2 b1), plus eq. (9)'s coefficient in a. The reported estimate is the mixture of the judged stratum's moved
+hypothesis theta0, the judged stratum's read at theta0 and the other's V0 as it is -- (a, b) = (w1^2 a1,
+w1^2 b1 - w0^2 V0); with no label among the unjudged items, eq. (9)'s coefficient joins a (one pass rate for both
+strata is the assumption there). The judged stratum's score form is what keeps its far end honest near 0 or 1
+(score.py); the unjudged stratum's labels-only variance carries Wilson's pseudo-items instead. The reported estimate is the mixture of the judged stratum's moved
 estimate (eq. 4) and theta0; the judges' majority and its bias stay the judged items' own (the judges say nothing
 about the others).
 """
@@ -90,10 +92,9 @@ def mix(judged: Judged, unjudged: Unjudged, target: str) -> Mixture:
         return Mixture(judged.theta, judged.estimate, judged.variance + extra * judged.v0, (a1 + extra, b1), judged.dof)
     n0 = unjudged.labeled
     p0 = unjudged.passes / n0
-    fpc0 = 1.0 - n0 / unjudged.items if target == "set" else 1.0
     u1, u0 = w1 * w1 * judged.variance, w0 * w0 * stratum_variance(n0, unjudged.passes, unjudged.items, target)
-    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * p0, u1 + u0,
-                   (w1 * w1 * a1 + w0 * w0 * fpc0 / n0, w1 * w1 * b1), satterthwaite(u1, judged.dof, u0, max(n0 - 1.0, 1.0)))
+    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * p0, u1 + u0, (w1 * w1 * a1, w1 * w1 * b1 - u0),
+                   satterthwaite(u1, judged.dof, u0, max(n0 - 1.0, 1.0)))
 
 
 def satterthwaite(u1: float, d1: float, u0: float, d0: float) -> int:
@@ -103,3 +104,12 @@ def satterthwaite(u1: float, d1: float, u0: float, d0: float) -> int:
     denominator = u1 * u1 / d1 + u0 * u0 / d0
     dof = (u1 + u0) ** 2 / denominator if denominator > 0 else d1 + d0
     return max(1, min(int(d1 + d0), int(dof)))
+
+
+def note(items: int, labeled: int) -> str:
+    """What the output says of the items without a verdict: how many, and how their pass rate was estimated."""
+    if labeled:
+        return (f"{items} items had no verdict: estimated from their own {labeled} label{'s' if labeled > 1 else ''} "
+                "(labels only), mixed by count with the judged items")
+    return (f"{items} items had no verdict: predicted from the labels (at the judged items' corrected pass rate, "
+            "assuming verdicts are missing at random), their uncertainty in the interval")

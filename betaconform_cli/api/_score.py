@@ -66,8 +66,8 @@ def score(
     clustered = opts.record.cluster_field is not None
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
-    for ds in datasets:
-        notes += skip_note(ds)
+    for ds in datasets:  # the items without a verdict are part of score's population (score_strata.py), not skipped
+        notes += skip_note(ds, 0 if compare or ds.votes is None else ds.votes.no_verdict_items)
     if compare:
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
