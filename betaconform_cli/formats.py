@@ -366,8 +366,11 @@ def output_columns(name: str) -> tuple[str, ...]:
 
 
 def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
-    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None."""
+    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None; a
+    last column `error` is a batch's (report/failed.py: the inputs that failed)."""
     cols = tuple(header)
+    if len(cols) > 1 and cols[-1] == "error":
+        cols = cols[:-1]
     return next((t for t in _OUTPUT_TABLES.values()
                  if cols == t.columns or (t.more and cols[:len(t.columns)] == t.columns)), None)
 

@@ -16,8 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 LAYERS = [
     {"errors", "escape", "formats", "settings", "counts", "blas", "atomic", "protect"},
     {"distributions", "em", "inputs", "gate", "dawid_skene", "latent_classes", "ppi", "extrapolation"},
-    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor"},
-    {"stopping", "transfer", "judges", "score", "score_document"},
+    {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor", "failed_inputs"},
+    {"stopping", "transfer", "judges", "score", "score_document", "score_strata"},
     {"evaluate", "schemas"},
     {"report", "plots"},
     {"api"},

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import P0, P1, P2, FitWarning, ParameterError
+from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..gate import Gate
 from ..inputs import Dataset, InputOptions, Keep, begin_read
 from ..settings import FitSettings, check_seed, generator
@@ -56,6 +56,8 @@ def fit(
 
     progress(done, total, what): after each dataset (a folder of many files can take a while)."""
     from ..documents import fit_document
+    from ..failed_inputs import failure_documents
+    from ..report.failed import with_failures
     from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
@@ -67,11 +69,13 @@ def fit(
         require_backend(embed.model)
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
     from ..fit import fitted_counts
 
     datasets = pending.result()
-    targets = save.targets([ds.name for ds in datasets]) if save else []
+    failed = list(pending.failed)  # bad inputs among several fail alone (failed_inputs.py)
+    # the failed inputs' names count too: --save FILE takes one input, and --save-dir refuses two of one name
+    targets = save.targets([ds.name for ds in datasets] + [name for name, _ in failed])[:len(datasets)] if save else []
     notes: list[str] = []
     docs = []
     checks = []
@@ -79,7 +83,13 @@ def fit(
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
-        result = _fit_one(ds, settings, seed, notes, unlabeled)
+        try:
+            result = _fit_one(ds, settings, seed, notes, unlabeled)
+        except InputError as exc:
+            if len(datasets) + len(failed) < 2:
+                raise
+            failed.append((ds.name, exc))
+            continue
         check = gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None
         if check is not None and check.beyond:  # said even when it passes: a gate on the model alone is never silent
             notes.append(f"{ds.source}: the gate's k={check.k} is beyond the {check.beyond} judges any item has: "
@@ -98,7 +108,10 @@ def fit(
                 embedder = embedder or embeddings.embedder_for(embed)
                 vector = embeddings.dataset_embedding(embedder, ds)
             saves.append((targets[i], saved_document(doc, vector)))
-    return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
+    if failed and not docs:
+        raise failed[0][1]
+    report = FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
+    return with_failures(report, failure_documents("fit", failed))
 
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, ParameterError, UsageError, quote, quote_all
-from ..inputs import InputOptions, Keep, read_inputs
+from ..failed_inputs import failure_documents
+from ..inputs import InputOptions, Keep, read_batch
 from ..settings import JUDGES_CSV_TABLES, check_seed
 from ._common import Progress, skip_note, unlabeled_only_judges
 
@@ -19,9 +20,11 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
     from ..doctor import doctor_document
     from ..report.doctor import DoctorReport
+    from ..report.failed import with_failures
 
-    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
-    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
+    datasets, failed = read_batch(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
+    report = DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
+    return with_failures(report, failure_documents("doctor", failed))
 
 
 def judges(
@@ -49,7 +52,8 @@ def judges(
         raise ParameterError("csv_table", f"must be one of {', '.join(JUDGES_CSV_TABLES)}; got {csv_table!r}")
     docs = []
     notes: list[str] = []
-    for ds in read_inputs(arguments, opts, Keep.JUDGMENTS):
+    datasets, failed = read_batch(arguments, opts, Keep.JUDGMENTS)  # a bad input among several fails alone
+    for ds in datasets:
         notes += skip_note(ds)
         notes += _unchecked_judges(ds, ensemble, costs)
         if len(ds.judge_names) < 2:
@@ -82,7 +86,9 @@ def judges(
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
-    return JudgesReport(tuple(docs), tuple(notes), csv_table)
+    from ..report.failed import with_failures
+
+    return with_failures(JudgesReport(tuple(docs), tuple(notes), csv_table), failure_documents("judges", failed))
 
 
 def _unpriced_note(name: str, judges: Sequence[str], costs: dict[str, float] | None, max_error: float | None) -> list[str]:

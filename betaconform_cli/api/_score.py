@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..errors import P0, P1, InputError, ParameterError
+from ..failed_inputs import failure_documents
 from ..gate import ScoreGate
-from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..inputs import Dataset, InputOptions, Keep, read_batch, read_inputs
 from ._common import skip_note
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ def score(
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id."""
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
+    from ..report.failed import with_failures
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
@@ -64,7 +66,9 @@ def score(
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), f"{P0} gates a difference only with {P1}, and a score only without it")
     clustered = opts.record.cluster_field is not None
-    datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
+    keep = Keep.ITEMS if compare or clustered else Keep.COUNTS
+    datasets, read_failed = (read_inputs(arguments, opts, keep), ()) if compare else read_batch(arguments, opts, keep)
+    failed = list(read_failed)
     notes: list[str] = []
     for ds in datasets:  # the items without a verdict are part of score's population (score_strata.py), not skipped
         notes += skip_note(ds, 0 if compare or ds.votes is None else ds.votes.no_verdict_items)
@@ -77,14 +81,22 @@ def score(
     docs = []
     checks = []
     for ds in datasets:
-        votes = _votes(ds, opts)
-        with _About(ds.source):
-            result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=confidence_level,
-                                      target=target)
+        try:
+            votes = _votes(ds, opts)
+            with _About(ds.source):
+                result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts),
+                                          confidence_level=confidence_level, target=target)
+        except InputError as exc:  # this input fails alone (failed_inputs.py); alone, or all of them, it is the error
+            if len(datasets) + len(read_failed) < 2:
+                raise
+            failed.append((ds.name, exc))
+            continue
         check = gate.check(ds.name, result.score.to_dict()) if gate is not None else None
         docs.append(score_document(ds.name, ds.source, result, check))
         checks += [check] if check is not None else []
-    return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
+    if failed and not docs:
+        raise failed[0][1]
+    return with_failures(ScoreReport(tuple(docs), tuple(checks), tuple(notes)), failure_documents("score", failed))
 
 
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:

@@ -41,7 +41,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
-           "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
+           "dataset_name", "expand_paths", "read_batch", "read_dataset", "read_inputs", "read_pool"]
 
 def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
               planned: Plan | None = None, name: str | None = None, where: str | None = None) -> list[Dataset]:
@@ -65,10 +65,12 @@ class PendingInputs:
     other format is read by read_path in turn. `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
-                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True):
+                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True, batch: bool = False):
         from .jsonl import PendingRead
 
         self.checks = (need_labels, vocabulary)  # checks.check_datasets' switches
+        self.batch = batch  # a bad input among several fails alone (`failed`); else it stops the read
+        self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
         self.paths = list(paths)
         self.left_out = tuple(left_out)
         self.opts = opts
@@ -112,12 +114,23 @@ class PendingInputs:
         from .checks import check_datasets
 
         out: list[Dataset] = []
+        batch = self.batch and len(self.paths) > 1
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
-            out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
+            try:
+                out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
+            except InputError as exc:
+                if not batch:
+                    raise
+                from .dataset import dataset_name
+
+                self.failed.append(("stdin" if is_stdin(p) else dataset_name(p), exc))
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
-        return check_datasets(_distinct_logs(out), *self.checks)
+        checked = check_datasets(_distinct_logs(out), *self.checks, failed=self.failed if batch else None)
+        if self.failed and not checked:  # nothing was read: the first bad input's error, as with one input
+            raise self.failed[0][1]
+        return checked
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -144,6 +157,7 @@ class ReadInputs:
 
     def __init__(self, datasets: list[Dataset]):
         self.datasets = datasets
+        self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
 
     def result(self) -> list[Dataset]:
         return self.datasets
@@ -151,11 +165,13 @@ class ReadInputs:
 
 def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
                parent_share: float = 1.0, name: str | None = None, need_labels: bool = True,
-               vocabulary: bool = True) -> PendingInputs | ReadInputs:
+               vocabulary: bool = True, batch: bool = False) -> PendingInputs | ReadInputs:
     """Expand the arguments and start reading (see PendingInputs). `arguments`: paths (a str or Path, or a
     sequence of them: files, folders, globs, '-'), or data in memory (a pandas or polars DataFrame, an Arrow table,
     a list of dicts; memory.py), whose dataset is called `name` (default "data"; a file's dataset is its stem).
-    `need_labels`, `vocabulary`: the checks every dataset passes (checks.py), for files and data in memory alike."""
+    `need_labels`, `vocabulary`: the checks every dataset passes (checks.py), for files and data in memory alike.
+    `batch`: with several inputs, one that is bad input (InputError) fails alone: the others are read and the
+    errors kept in the result's `failed` (every input bad: the first one's error is raised)."""
     from .checks import check_datasets
     from .memory import as_arguments, in_memory, read_memory
 
@@ -164,7 +180,7 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     left_out: list[str] = []
     paths = expand_paths(as_arguments(arguments), left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary)
+    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary, batch)
 
 
 def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
@@ -173,6 +189,16 @@ def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep 
     False reads a file of unlabeled items only; `vocabulary` False leaves gold and verdicts that share no class to
     the caller); InputError names the file, the line or row, and the field."""
     return begin_read(arguments, opts, keep, name=name, need_labels=need_labels, vocabulary=vocabulary).result()
+
+
+def read_batch(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS, need_labels: bool = True,
+               vocabulary: bool = True) -> tuple[list[Dataset], tuple[tuple[str, InputError], ...]]:
+    """read_inputs for the commands that report each input on its own (score, fit, judges, doctor): the datasets
+    read, and (dataset name, InputError) of each input that is bad (begin_read's `batch`; every input bad raises
+    the first's error)."""
+    pending = begin_read(arguments, opts, keep, need_labels=need_labels, vocabulary=vocabulary, batch=True)
+    datasets = pending.result()
+    return datasets, tuple(pending.failed)
 
 
 def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,

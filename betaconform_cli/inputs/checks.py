@@ -40,14 +40,21 @@ def labels_problem(ds: Dataset) -> str | None:
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 
 
-def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True) -> list[Dataset]:
+def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True,
+                   failed: list[tuple[str, InputError]] | None = None) -> list[Dataset]:
     """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
-    `vocabulary` False: the caller shows the vocabularies itself (doctor)."""
+    `vocabulary` False: the caller shows the vocabularies itself (doctor). `failed` (a batch): each (dataset name,
+    error) is added there and its dataset left out, instead of raised."""
+    out = []
     for ds in datasets:
         problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
-        if problem is not None:
+        if problem is None:
+            out.append(ds)
+        elif failed is None:
             raise InputError(ds.source, problem)
-    return list(datasets)
+        else:
+            failed.append((ds.name, InputError(ds.source, problem)))
+    return out
