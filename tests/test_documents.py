@@ -62,7 +62,7 @@ class TestPublishedSchema:
 
     def test_is_the_fit_document(self) -> None:
         schema = json_schema()
-        assert [r["$ref"].rsplit("/", 1)[1] for r in schema["anyOf"]] == ["FitDocument", "ReportDocument"]
+        assert [r["$ref"].rsplit("/", 1)[1] for r in schema["anyOf"]] == ["FitDocument", "ReportDocument", "InputFailure"]
         assert "mean" in schema["$defs"]["Embedding"]["required"] and "mean" not in schema["$defs"]["EmbeddingShown"]["properties"]
         doc = schema["$defs"]["FitDocument"]
         assert doc["properties"]["schema"] == {"enum": [SCHEMA]}

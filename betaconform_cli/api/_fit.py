@@ -45,6 +45,19 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
     return result
 
 
+def _fit_or_fail(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool,
+                 failed: list[tuple[str, InputError]], read: int) -> FitResult | None:
+    """_fit_one, or None with the input's InputError added to `failed` when it is one of several (`read` datasets
+    read, besides those failed already); alone, the error is raised."""
+    try:
+        return _fit_one(ds, settings, seed, notes, unlabeled)
+    except InputError as exc:
+        if read + len(failed) < 2:
+            raise
+        failed.append((ds.name, exc))
+        return None
+
+
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
@@ -73,22 +86,15 @@ def fit(
     from ..fit import fitted_counts
 
     datasets = pending.result()
-    failed = list(pending.failed)  # bad inputs among several fail alone (failed_inputs.py)
-    # the failed inputs' names count too: --save FILE takes one input, and --save-dir refuses two of one name
+    failed = list(pending.failed)  # bad inputs fail alone (failed_inputs.py); --save FILE still takes one input
     targets = save.targets([ds.name for ds in datasets] + [name for name, _ in failed])[:len(datasets)] if save else []
     notes: list[str] = []
-    docs = []
-    checks = []
-    counts = []
+    docs, checks, counts = [], [], []
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
-        try:
-            result = _fit_one(ds, settings, seed, notes, unlabeled)
-        except InputError as exc:
-            if len(datasets) + len(failed) < 2:
-                raise
-            failed.append((ds.name, exc))
+        result = _fit_or_fail(ds, settings, seed, notes, unlabeled, failed, len(datasets))
+        if result is None:
             continue
         check = gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None
         if check is not None and check.beyond:  # said even when it passes: a gate on the model alone is never silent
@@ -110,8 +116,8 @@ def fit(
             saves.append((targets[i], saved_document(doc, vector)))
     if failed and not docs:
         raise failed[0][1]
-    report = FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
-    return with_failures(report, failure_documents("fit", failed))
+    return with_failures(FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts)),
+                         failure_documents("fit", failed))
 
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:

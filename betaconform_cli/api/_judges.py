@@ -45,13 +45,13 @@ def judges(
     from ..judges.analysis import DATA_SEEDED, JudgesRequest, data_seed
     from ..judges.document import judges_document
     from ..judges.gold import MAX_CLASSES, votes_agreement
+    from ..report.failed import with_failures
     from ..report.judges import JudgesReport
 
     check_seed(seed)
     if csv_table not in JUDGES_CSV_TABLES:
         raise ParameterError("csv_table", f"must be one of {', '.join(JUDGES_CSV_TABLES)}; got {csv_table!r}")
-    docs = []
-    notes: list[str] = []
+    docs, notes = [], list[str]()
     datasets, failed = read_batch(arguments, opts, Keep.JUDGMENTS)  # a bad input among several fails alone
     for ds in datasets:
         notes += skip_note(ds)
@@ -86,8 +86,6 @@ def judges(
         except UsageError as exc:
             raise UsageError(f"{ds.source}: {exc}") from None
         docs.append(judges_document(ds.name, ds.source, seed, result, DATA_SEEDED, agreement))
-    from ..report.failed import with_failures
-
     return with_failures(JudgesReport(tuple(docs), tuple(notes), csv_table), failure_documents("judges", failed))
 
 

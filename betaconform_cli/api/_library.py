@@ -98,6 +98,11 @@ def fit(
         return fit(source, name=name, ks=ks, confidence_level=level, seed=seed, method=method, components=components,
                    max_error=max_error, at_k=at_k, on=on, embed=False, unlabeled=unlabeled, chart=chart, **input_opts)
 
+    from ..report.failed import WithFailures, with_failures
+
+    if isinstance(report, WithFailures):  # some inputs failed (failed_inputs.py): the good ones' result refits
+        inner: FitReport = report.inner
+        return with_failures(dataclasses.replace(inner, refit=refit), report.failed_inputs)
     return dataclasses.replace(report, refit=refit)
 
 
