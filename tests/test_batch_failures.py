@@ -87,10 +87,18 @@ class TestOtherCommands:
 
     @pytest.mark.parametrize("command", ["doctor", "judges"])
     def test_doctor_and_judges(self, runner, bad: Path, command: str) -> None:
-        res = invoke(runner, command, QA, bad, "-f", "json")
+        res = invoke(runner, command, QA, bad, "-f", "json", *(["--ks", "3"] if command == "judges" else []))
         assert res.exit_code == 2 and f"error: {bad}:2: {WHY}" in res.stderr
         docs = _docs(res.stdout)
         assert docs[0]["dataset"] == "qa_judges" and _failure(docs[1], command).line == 2
+
+    def test_a_missing_file_is_one_input_too(self, runner, tmp_path: Path) -> None:
+        gone = tmp_path / "gone.jsonl"
+        res = invoke(runner, "doctor", QA, gone, QA, "-f", "json")  # QA named twice is read once, as before
+        assert res.exit_code == 2 and res.stderr.splitlines()[-1] == f"error: {gone}: no such file or directory"
+        assert [d["dataset"] for d in _docs(res.stdout)] == ["qa_judges", "gone"]  # the failures after the good ones
+        alone = invoke(runner, "doctor", gone)
+        assert (alone.exit_code, alone.stderr) == (2, f"error: {gone}: no such file or directory\n")
 
     def test_a_check_failure_is_one_input_too(self, runner, tmp_path: Path) -> None:
         """Not only a line that cannot be read: a file the checks refuse (gold and verdicts share no class)."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError
 from ..formats import input_format, is_fit_name, resolve
 from .options import InputOptions, Keep
-from .paths import expand_paths, is_regular, is_stdin, read_faults
+from .paths import expand_paths, is_regular, is_stdin, read_faults, unique_paths
 
 if TYPE_CHECKING:
     from .dataset import Dataset, Item, Reading, dataset_name
@@ -114,7 +114,7 @@ class PendingInputs:
         from .checks import check_datasets
 
         out: list[Dataset] = []
-        batch = self.batch and len(self.paths) > 1
+        batch = self.batch and len(self.paths) + len(self.failed) > 1
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
             try:
@@ -178,9 +178,26 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     if in_memory(arguments) is not None:
         return ReadInputs(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary))
     left_out: list[str] = []
-    paths = expand_paths(as_arguments(arguments), left_out)
+    args = as_arguments(arguments)
+    missing: list[tuple[str, InputError]] = []
+    if batch and len(args) > 1:  # an argument that names nothing readable (no such file) is one bad input too
+        paths = []
+        for arg in args:
+            try:
+                paths += expand_paths([arg], left_out)
+            except InputError as exc:
+                from .dataset import dataset_name
+
+                missing.append((dataset_name(arg), exc))
+        if not paths:
+            raise missing[0][1]
+        paths = unique_paths(paths)  # as expand_paths does over all the arguments at once
+    else:
+        paths = expand_paths(args, left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary, batch)
+    pending = PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary, batch or bool(missing))
+    pending.failed += missing
+    return pending
 
 
 def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
