@@ -25,10 +25,16 @@ With w1 = N1 / N and w0 = N0 / N (known: counts, not estimates):
 The interval is score.py's eq. (6) on the mixture: the residuals' variance V, and the model's variance at the
 hypothesis theta0, the judged stratum's read at theta0 and the other's V0 as it is -- (a, b) = (w1^2 a1,
 w1^2 b1 - w0^2 V0); with no label among the unjudged items, eq. (9)'s coefficient joins a (one pass rate for both
-strata is the assumption there). The judged stratum's score form is what keeps its far end honest near 0 or 1
-(score.py); the unjudged stratum's labels-only variance carries Wilson's pseudo-items instead. The reported estimate is the mixture of the judged stratum's moved
-estimate (eq. 4) and theta0; the judges' majority and its bias stay the judged items' own (the judges say nothing
-about the others).
+strata is the assumption there). The judged stratum's score form keeps its far end honest near 0 or 1 (score.py);
+the unjudged stratum's labels-only variance carries Wilson's pseudo-items instead.
+
+The reported estimate is w1 times the judged stratum's moved estimate (eq. 4) plus w0 times the unjudged items'
+own rate s0 / n0 moved toward the judged estimate as eq. (4) moves theta toward the judges (ppi.shrink_toward: by
+min(|D|, V0 / |D|, 0.5 sqrt(V0)), D their difference), clipped into the interval:                      eq. (10)
+a few labels there are noisy, and under missing at random the judged rate estimates the same number; a difference
+the labels show (verdicts missing NOT at random: the items a judge balks at fail more often) leaves their rate
+nearly alone, and the move is never more than half a standard error. The judges' majority and its bias stay the
+judged items' own (the judges say nothing about the others).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .ppi import PSEUDO_ITEMS
+from .ppi import PSEUDO_ITEMS, shrink_toward
 
 
 @dataclass(frozen=True)
@@ -92,8 +98,10 @@ def mix(judged: Judged, unjudged: Unjudged, target: str) -> Mixture:
         return Mixture(judged.theta, judged.estimate, judged.variance + extra * judged.v0, (a1 + extra, b1), judged.dof)
     n0 = unjudged.labeled
     p0 = unjudged.passes / n0
-    u1, u0 = w1 * w1 * judged.variance, w0 * w0 * stratum_variance(n0, unjudged.passes, unjudged.items, target)
-    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * p0, u1 + u0, (w1 * w1 * a1, w1 * w1 * b1 - u0),
+    v0 = stratum_variance(n0, unjudged.passes, unjudged.items, target)
+    moved = shrink_toward(p0, math.sqrt(v0), judged.estimate)  # eq. (10): toward the judged rate, <= 0.5 sd
+    u1, u0 = w1 * w1 * judged.variance, w0 * w0 * v0
+    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * moved, u1 + u0, (w1 * w1 * a1, w1 * w1 * b1 - u0),
                    satterthwaite(u1, judged.dof, u0, max(n0 - 1.0, 1.0)))
 
 

@@ -38,14 +38,23 @@ def _label(y: np.ndarray, picks: np.ndarray) -> np.ndarray:
 
 class TestEstimate:
     def test_labeled_unjudged_items_mix_by_count(self) -> None:
-        """Some of the unjudged items labeled: estimate = w1 * (the estimator on the judged items alone) + w0 * the
-        unjudged labels' pass rate, w the strata's item counts (exact, to 1e-12)."""
+        """Some of the unjudged items labeled: the interval's centre is w1 * (eq. 1 on the judged items alone) + w0 *
+        the unjudged labels' pass rate p0, w the strata's item counts (exact, to 1e-12); the estimate is w1 * (the
+        judged items' estimate) + w0 * p0 moved toward it by min(|D|, V0/|D|, sqrt(V0)/2) (eq. 10), V0 written out
+        here: (1 - n0/N0) (s0 (1 - p0) + 3 q (1 - q)) / (n0 + 2) / n0, q = (s0 + 1) / (n0 + 2)."""
         y, v = _population(3, 200, 40, (0.7, 0.4))
         g = _label(y, np.r_[0:60, 200:212])
         both = score(v, g, 1, confidence_level=LEVEL)
         judged = score(v[:200], g[:200], 1, confidence_level=LEVEL)
         w1, w0 = 200 / 240, 40 / 240
-        assert both.score.estimate == pytest.approx(w1 * judged.score.estimate + w0 * y[200:212].mean(), abs=1e-12)
+        n0, s0 = 12, float(y[200:212].sum())
+        p0, q = s0 / n0, (s0 + 1) / (n0 + 2)
+        v0 = (1 - n0 / 40) * (s0 * (1 - p0) + 3 * q * (1 - q)) / (n0 + 2) / n0
+        d = judged.score.estimate - p0
+        moved = p0 + math.copysign(min(abs(d), v0 / abs(d), 0.5 * math.sqrt(v0)), d)
+        assert both.ppi_estimate == pytest.approx(w1 * judged.ppi_estimate + w0 * p0, abs=1e-12)
+        assert both.score.estimate == pytest.approx(w1 * judged.score.estimate + w0 * moved, abs=1e-12)
+        assert moved != p0
         assert both.judges_say == judged.judges_say  # the judges' majority is the judged items' own
         assert (both.sizes.labeled_items, both.sizes.unlabeled_items) == (72, 168)
         assert (both.sizes.no_verdict, both.sizes.no_verdict_labeled) == (40, 12)
@@ -62,7 +71,7 @@ class TestEstimate:
         assert (both.sizes.no_verdict, both.sizes.no_verdict_labeled) == (40, 0)
 
     def test_labels_only_is_the_textbook_stratified_interval(self) -> None:
-        """lambda = 0 (labels only in each stratum): the estimate is sum_h w_h ybar_h exactly, and the interval is
+        """lambda = 0 (labels only in each stratum): the interval's centre is sum_h w_h ybar_h exactly, and it is
         sum_h w_h ybar_h +- t * sqrt(sum_h w_h^2 (1 - n_h/N_h) s_h^2 / n_h) (Cochran 5.6) within 0.4 points at
         these sizes (the three pseudo-items and Welch's degrees of freedom are the difference)."""
         y, v = _population(5, 600, 300, (0.6, 0.3))
@@ -73,7 +82,7 @@ class TestEstimate:
         est = sum(N / 900 * s.mean() for s, N in strata)
         var = sum((N / 900) ** 2 * (1 - len(s) / N) * s.var(ddof=1) / len(s) for s, N in strata)
         half = stats.t.ppf(0.5 + LEVEL / 2, 418) * math.sqrt(var)
-        assert r.score.estimate == pytest.approx(est, abs=1e-12)
+        assert r.ppi_estimate == pytest.approx(est, abs=1e-12)  # the interval's centre (eq. 10 moves the estimate)
         assert r.score.low == pytest.approx(est - half, abs=0.004)
         assert r.score.high == pytest.approx(est + half, abs=0.004)
 
