@@ -99,6 +99,10 @@ class TestOtherCommands:
         assert [d["dataset"] for d in _docs(res.stdout)] == ["qa_judges", "gone"]  # the failures after the good ones
         alone = invoke(runner, "doctor", gone)
         assert (alone.exit_code, alone.stderr) == (2, f"error: {gone}: no such file or directory\n")
+        binary = tmp_path / "binary.jsonl"  # first: its format is sniffed before the read starts
+        binary.write_bytes(b"hello\x00world\n")
+        res = invoke(runner, "doctor", binary, QA, "-f", "json")
+        assert res.exit_code == 2 and [d["dataset"] for d in _docs(res.stdout)] == ["qa_judges", "binary"]
 
     def test_a_check_failure_is_one_input_too(self, runner, tmp_path: Path) -> None:
         """Not only a line that cannot be read: a file the checks refuse (gold and verdicts share no class)."""

@@ -24,6 +24,7 @@ from .paths import expand_paths, is_regular, is_stdin, read_faults, unique_paths
 if TYPE_CHECKING:
     from .dataset import Dataset, Item, Reading, dataset_name
     from .detect import Plan
+    from .jsonl import PendingRead
     from .pool import PoolItem, read_pool
 
 # Imported when first used (PEP 562): the CLI builds its options from InputOptions at start, and the datasets
@@ -66,8 +67,6 @@ class PendingInputs:
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
                  left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True, batch: bool = False):
-        from .jsonl import PendingRead
-
         self.checks = (need_labels, vocabulary)  # checks.check_datasets' switches
         self.batch = batch  # a bad input among several fails alone (`failed`); else it stops the read
         self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
@@ -81,19 +80,28 @@ class PendingInputs:
         self._planned: Plan | None = None  # the first path's reader, chosen once
         first = self.paths[0] if self.paths else None
         if first is not None and (is_regular(first) or first.is_dir()):
-            from .detect import plan
+            try:
+                self._start(first, parent_share)
+            except InputError:
+                if not (batch and len(self.paths) > 1):
+                    raise  # in a batch, result() reads it again, and there it fails alone
 
-            with read_faults(str(first)):
-                how = plan(first, opts)
-            if how.reader == "jsonl":
-                self._first = PendingRead(first, opts, keep, parent_share=parent_share)
-            elif how.reader == "table":
-                import threading
+    def _start(self, first: Path, parent_share: float) -> None:
+        """Start reading the first path (a big JSON Lines file by forked workers, a table on a thread)."""
+        from .detect import plan
+        from .jsonl import PendingRead
 
-                self._thread = threading.Thread(target=self._read_first, args=(first, how), daemon=True)
-                self._thread.start()
-            else:
-                self._planned = how
+        with read_faults(str(first)):
+            how = plan(first, self.opts)
+        if how.reader == "jsonl":
+            self._first = PendingRead(first, self.opts, self.keep, parent_share=parent_share)
+        elif how.reader == "table":
+            import threading
+
+            self._thread = threading.Thread(target=self._read_first, args=(first, how), daemon=True)
+            self._thread.start()
+        else:
+            self._planned = how
 
     def _read_first(self, path: Path, how: Plan) -> None:
         try:
