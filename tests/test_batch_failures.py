@@ -63,7 +63,7 @@ class TestScore:
         assert res.exit_code == 2
         assert "gate failed: system_verdicts" in res.stderr and f"error: {bad}:2:" in res.stderr
         xml = junit.read_text()
-        assert xml.count("<failure") == 2 and 'name="bad: input"' in xml
+        assert xml.count("<failure") == 2 and 'name="bad: input"' in xml and 'type="input"' in xml
 
     def test_csv_and_a_json_file_carry_the_error_row(self, runner, bad: Path, tmp_path: Path) -> None:
         rows = list(csv.DictReader(io.StringIO(invoke(runner, "score", SYSTEM, bad, "-f", "csv").stdout)))
