@@ -458,7 +458,7 @@ def analyse_judges(
     posterior = sample_posterior(arr, rng, req.settings.model, lambda i: step(i, "judges: model"))
     search = search_ensembles(arr, posterior, len(arr), population, req.confidence_level, rng, req.settings,
                               lambda k: step(sweeps + k, "judges: ensembles"))
-    if every is not None and every.used:
+    if every is not None and every.reports:
         search = every.search(search, req.confidence_level)
     if cl is not None:
         search = widened_search(search, cl.ensemble)
@@ -467,7 +467,7 @@ def analyse_judges(
         names=prep.names, scope=JudgesScope(len(arr), prep.dropped, population),
         confidence_level=req.confidence_level, ks=prep.ks, settings=req.settings, judges=judge_rows, pairs=pairs,
         exchangeability=cochran_q(arr), ensembles=_ensemble_rows(prep, search, baseline),
-        picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None,
+        picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.reports else None,
                                     rng, cl), cost),
         models=JudgesModels(posterior, baseline),
         unlabeled=None if every is None else every.record(),

@@ -149,7 +149,9 @@ class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
     labeled_items: Count
     unlabeled_items: Count
     model: dict[str, Json] | None
-    choice: str
+    choice: str  # which rule picked each size's ensemble (every.Every.choice)
+    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
+    report: str  # how the ensembles' errors were estimated (every.Every.report)
 
 
 class AgreementEstimate(Struct, kw_only=True, frozen=True):
