@@ -125,7 +125,7 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
                  "labels-only rule (told the set's size)": search.pick(k), "Dawid-Skene estimate, always": pick_lowest(ds.estimate)}
         for pname, i in picks.items():
             out[(f"{pname} / {SHIPPED}", k)] = _rec(truth, i, tg.estimate[i], tg.low[i], tg.high[i])
-        est = _estimates(v, model, t.members, ds, before.targets[k], use)
+        est = _estimates(v, model, t.members, ds, before.targets[k], use, search.targets[k])
         le = labeled_errors(v, model, t.members)
         for pname in (TIES, PICK):
             i = picks[pname]
@@ -144,7 +144,8 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
 Triple = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _estimates(v: Verdicts, model: Any, members: np.ndarray, ds: Any, before: Any, use: bool) -> dict[str, Triple]:
+def _estimates(v: Verdicts, model: Any, members: np.ndarray, ds: Any, before: Any, use: bool,
+               search: Any) -> dict[str, Triple]:
     """The model-based alternatives for every candidate: (estimate, low, high)."""
     def tri(x: Any) -> Triple:
         return (x.estimate, x.low, x.high)
@@ -156,6 +157,9 @@ def _estimates(v: Verdicts, model: Any, members: np.ndarray, ds: Any, before: An
     for wt in (0.25, 0.75):
         out[f"{wt:g} Dawid-Skene + {1 - wt:g} vote split"] = tuple(  # type: ignore[assignment]
             wt * a + (1 - wt) * b for a, b in zip(tri(ds), tri(sp), strict=True))
+    latent = tri(search)
+    out["mean of the all-items and the labels-only latent-class estimates"] = tuple(  # type: ignore[assignment]
+        0.5 * (a + b) for a, b in zip(tri(combined_estimates(ds, sp)), latent, strict=True))
     for a_name, a in (("80", 80.0), ("infinite (the pool alone)", 1e12)):
         out[f"Dawid-Skene + vote split with a = {a_name}"] = tri(combined_estimates(ds, split_estimates(v, model, members, 0.9, a)))
     return out
