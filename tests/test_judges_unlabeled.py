@@ -11,6 +11,7 @@ import pytest
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges
+from betaconform_cli.judges.splits import split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import (
     Verdicts,
@@ -141,9 +142,15 @@ class TestModel:
         assert [e.members for e in res.ensembles] == [e.members for e in alone.ensembles]
         assert [j.to_dict() for j in res.judges] == [j.to_dict() for j in alone.judges]
         truth = (votes == gold[:, None]).astype(float)
+        v = per_item(votes, shown)
+        model = fit_classes(v)
         for e, a in zip(res.ensembles, alone.ensembles, strict=True):
-            t = empirical_subset_errors(truth, np.array([[names.index(m) for m in e.members]]))[0][0]
-            assert e.estimate != a.estimate and e.low <= t <= e.high, (e.k, t, e.low, e.high)
+            members = np.array(list(itertools.combinations(range(5), e.k)))
+            i = [tuple(names[j] for j in m) for m in members].index(tuple(e.members))
+            both = (subset_estimates(v, model, members, 0.9).estimate[i] + split_estimates(v, model, members, 0.9).estimate[i]) / 2
+            t = empirical_subset_errors(truth, members[i : i + 1])[0][0]
+            assert e.estimate == pytest.approx(both, abs=1e-9) and e.estimate != a.estimate
+            assert e.low <= t <= e.high, (e.k, t, e.low, e.high)
 
     def test_same_data_in_another_order_same_answer(self) -> None:
         rng = np.random.default_rng(7)
