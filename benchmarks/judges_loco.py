@@ -49,6 +49,7 @@ from judges_rectified import (  # noqa: E402
     cross_fit,
     labeled_errors,
     optimism,
+    outside_split,
     pick_order,
     pooled,
     rectified,
@@ -160,6 +161,11 @@ def _estimates(v: Verdicts, model: Any, members: np.ndarray, ds: Any, before: An
     latent = tri(search)
     out["mean of the all-items and the labels-only latent-class estimates"] = tuple(  # type: ignore[assignment]
         0.5 * (a + b) for a, b in zip(tri(combined_estimates(ds, sp)), latent, strict=True))
+    osp = outside_split(v, model, members, 0.9)
+    out["vote split by the outside judges too, alone"] = osp
+    ds_t = tri(ds)
+    out["Dawid-Skene + vote split by the outside judges too"] = tuple(  # type: ignore[assignment]
+        np.clip(0.5 * (x + y), ds.floor, ds.ceiling) for x, y in zip(ds_t, osp, strict=True))
     for a_name, a in (("80", 80.0), ("infinite (the pool alone)", 1e12)):
         out[f"Dawid-Skene + vote split with a = {a_name}"] = tri(combined_estimates(ds, split_estimates(v, model, members, 0.9, a)))
     return out

@@ -158,3 +158,51 @@ def rectified(le: LabeledErrors, i: int, confidence_level: float, correction: tu
     ceiling = floor + n_u / n
     estimate = min(max(estimate, floor), ceiling)
     return Rectified(estimate, max(estimate - half, floor), min(estimate + half, ceiling), correction[0], floor, ceiling)
+
+
+def outside_split(v: Verdicts, model: ClassModel, members: np.ndarray, confidence_level: float,
+                  pseudo_items: float = 20.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """splits.split_estimates with each stratum (members giving the lone plurality class) split three ways by the
+    judges OUTSIDE the candidate: their plurality agrees with the candidate's, disagrees, or is tied / absent
+    (binary verdicts). (estimate, low, high) per candidate; the same pool over candidates and pseudo-items."""
+    from betaconform_cli.judges.splits import _by_stratum, _strata
+
+    members = np.asarray(members, dtype=np.int64)
+    k = members.shape[1]
+    pe = pattern_errors(v, model, members)
+    st = _strata(v, model, members)
+    said = v.patterns >= 0
+    ones = (v.patterns == 1) & said
+    n_j = said.sum(axis=1)[None, :] - said[:, members].sum(axis=2).T  # outside judges with a verdict (n, m)
+    n1 = ones.sum(axis=1)[None, :] - ones[:, members].sum(axis=2).T
+    top_in = ((v.patterns[:, members] == 1).sum(axis=2).T * 2 > (said[:, members].sum(axis=2).T)).astype(int)
+    out_top = np.where(2 * n1 > n_j, 1, np.where(2 * n1 < n_j, 0, -1))
+    o = np.where(out_top < 0, 2, np.where(out_top == top_in, 0, 1))
+    kk = 3 * (k + 1) - 1
+    stratum = np.where(st.stratum >= 0, st.stratum * 3 + o, -1)
+    lab = v.labeled[None, :]
+    w = v.counts[None, :] * pe.complete
+    total = w.sum(axis=1).astype(float)
+    safe = np.maximum(total, 1.0)
+    floor = (w * pe.posterior * lab).sum(axis=1) / safe
+    share = (w * ~lab).sum(axis=1) / safe
+    n_lab = _by_stratum(w * lab, stratum, kk)
+    n_wrong = _by_stratum(w * lab * st.wrong, stratum, kk)
+    pool = (n_wrong.sum(axis=0) + 0.5) / (n_lab.sum(axis=0) + 1.0)
+    a, b = n_wrong + pseudo_items * pool, n_lab - n_wrong + pseudo_items * (1.0 - pool)
+    q = a / (a + b)
+    var_q = a * b / ((a + b) ** 2 * (a + b + 1.0))
+    var_q += (pseudo_items / (n_lab + pseudo_items)) ** 2 * pool * (1.0 - pool) / (n_lab.mean(axis=0) + 1.0)
+    q_item = np.take_along_axis(q, np.maximum(stratum, 0), axis=1)
+    unl = w * ~lab
+    strat = stratum >= 0
+    e_unl = np.where(strat, (1.0 - q_item) * st.err_top + q_item * st.err_alt, pe.posterior)
+    estimate = ((w * pe.posterior * lab).sum(axis=1) + (unl * e_unl).sum(axis=1)) / safe
+    gap = (st.err_alt - st.err_top) * strat
+    slope = _by_stratum(unl * gap, stratum, kk)
+    bern = np.where(strat, q_item * (1.0 - q_item) * gap**2, pe.variance)
+    var = ((slope**2 * var_q).sum(axis=1) + (unl * bern).sum(axis=1)) / safe**2
+    half = float(stats.norm.ppf(0.5 + confidence_level / 2)) * np.sqrt(var)
+    low = np.clip(estimate - half, floor, floor + share)
+    high = np.clip(estimate + half, floor, floor + share)
+    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
