@@ -21,7 +21,8 @@ resampled pick's rbar on the resample minus its rbar on the labeled items is sub
 resamples is added to the variance. Also: cross-fitting (the pick made on K - 1 folds, its rectifier on the held-out
 fold) and the rectifier pooled over every candidate. Measured leave-one-collection-out (docs/JUDGES.md, "Issue 26:
 LOCO"): every variant that rectifies with the picked ensemble's own labels stays optimistic (the luck of the pick is
-in its residuals), and none beat the issue-17 all-items estimate, which `judges` ships.
+in its residuals), and none beat the issue-17 all-items estimate, which `judges` ships. `outside_split`: the
+vote split with its strata also split by the judges outside the candidate, measured the same way (worse).
 """
 
 from __future__ import annotations
