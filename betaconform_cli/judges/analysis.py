@@ -430,8 +430,8 @@ def analyse_judges(
     votes: every item's verdicts (the dataset's `Votes`, unlabeled items included): with unlabeled items and
     `request.use_unlabeled`, accuracies and shared mistakes cover every item where the labels vouch for the
     verdicts (judges/unlabeled.py), else the labels alone; the ensembles' errors cover every item either way
-    (judges/every.py). `options` are the request's fields
-    (ks=, max_error=, settings=, ...) for a request given field by field.
+    (judges/every.py). `options` are the request's fields (ks=, max_error=, settings=, ...) for a request given
+    field by field.
     progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
     clusters: each labeled item's cluster code (rows of `correct`) where items are not independent (epochs): the
     intervals count effective items (judges/clustered.py) and the unlabeled items are not used.

@@ -172,7 +172,7 @@ def every_item(names: Sequence[str], votes: Votes | None, n_labeled: int, req: J
     v = from_votes(votes, names)
     if v.labeled_items != n_labeled:  # a reader's labeled items and its verdict patterns must agree
         return Every(n_labeled, n_unl, False, f"labels only: {v.labeled_items} labeled items among the verdicts, "
-                                              f"{n_labeled} in the labels", None)
+                                              f"{n_labeled} in the labels", whole)
     model = fit_classes(v)
     used, reason = guard(model, v)
     if not used and (v.labeled_items == 0 or v.unlabeled_items == 0):  # nothing to estimate or to calibrate on
