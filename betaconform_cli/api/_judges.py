@@ -55,8 +55,7 @@ def judges(
     docs, notes = [], list[str]()
     datasets, failed = read_batch(arguments, opts, Keep.JUDGMENTS)  # a bad input among several fails alone
     for ds in datasets:
-        notes += skip_note(ds)
-        notes += _unchecked_judges(ds, ensemble, costs)
+        notes += skip_note(ds) + _unchecked_judges(ds, ensemble, costs)
         if len(ds.judge_names) < 2:
             raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
                                            "(counts carry no per-judge verdicts; `fit` works on them)")
