@@ -125,7 +125,7 @@ def _entry(ds: Dataset, run_: SliceRun[Any] | None, job: SliceJob[Any]) -> Slice
         return SliceEntry(key=key, dataset=ds.name, labeled_items=labeled(ds), unlabeled_items=unlabeled, note=too_few(ds))
     gate: Any = None
     if run_.gated is not None and run_.alpha is not None and job.passes is not None:
-        gate = SliceGate(passed=job.passes(run_.gated), alpha=run_.alpha, line=job.line(run_.gated))
+        gate = SliceGate(passed=job.passes(run_.gated), alpha=round(run_.alpha, 12), line=job.line(run_.gated))
     figure = job.figure(run_.shown, ds)
     if gate is None:
         return SliceEntry(key=key, dataset=ds.name, labeled_items=labeled(ds), unlabeled_items=unlabeled, figure=figure)

@@ -8,8 +8,8 @@ from typing import Any
 
 from .. import __version__
 from ..formats import output_columns
-from ..slicing import MIN_LABELED, SliceEntry, SliceFamily, SlicesDocument
-from . import Results, Verdict, verdicts
+from ..slicing import MIN_LABELED, SliceEntry, SliceFamily, SliceGate, SlicesDocument
+from . import Results, Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -26,9 +26,7 @@ def _gate(e: SliceEntry) -> str:
     if e.figure is None:
         return "not gated"
     g = e.gate
-    if not isinstance(g, type(None)) and hasattr(g, "passed"):
-        return f"{'ok' if g.passed else 'FAIL'} at {pct(1 - g.alpha, 2)}"
-    return ""
+    return f"{'ok' if g.passed else 'FAIL'} at {pct(1 - g.alpha, 2)}" if isinstance(g, SliceGate) else ""
 
 
 def family_view(f: SliceFamily) -> TableView:
@@ -87,19 +85,27 @@ class SlicesReport(Results):
         rows = []
         for f in self.families:
             for e in f.slices:
-                fig, g = e.figure, e.gate if hasattr(e.gate, "passed") else None
+                fig, g = e.figure, e.gate if isinstance(e.gate, SliceGate) else None
                 rows.append([e.dataset, e.key, self.by, e.labeled_items, e.unlabeled_items, fig.what if fig else "",
                              fig.estimate if fig else None, fig.low if fig else None, fig.high if fig else None,
                              f.interval_level if fig else None, self.adjust, getattr(g, "passed", None),
                              getattr(g, "alpha", None), e.note])
         return to_csv(CSV_COLUMNS, rows)
 
+    def _gated(self) -> list[tuple[SliceFamily, SliceEntry, SliceGate]]:
+        return [(f, e, e.gate) for f in self.families for e in f.slices if isinstance(e.gate, SliceGate)]
+
     def verdicts(self) -> tuple[Verdict, ...]:
-        """The slices' gates (each line names its slice and the level it was decided at), and a passing case for each
-        slice with too few labels, which says it was not gated."""
-        out = list(verdicts(self.inner)) if any(f.m for f in self.families) else []
+        """One per slice: its gate (the line names the slice and the level it was decided at), a slice with too few
+        labels as a passing case that says it was not gated, and a case without a gate for every other slice."""
+        out = []
         for f in self.families:
-            out += [Verdict(e.dataset, "", True, e.note) for e in f.slices if e.figure is None]
+            for e in f.slices:
+                g = e.gate
+                if isinstance(g, SliceGate):
+                    out.append(Verdict(e.dataset, f"slice gate ({self.adjust})", g.passed, _decided(f, g)))
+                else:
+                    out.append(Verdict(e.dataset, "", True, e.note))
         return tuple(out)
 
     @property
@@ -109,8 +115,13 @@ class SlicesReport(Results):
 
     @property
     def failures(self) -> tuple[str, ...]:
-        return tuple(self.inner.failures)
+        """Each slice that failed its gate: which slice, the gate's line and the level it was decided at."""
+        return tuple(f"gate failed: slice {e.key!r} of {f.parent}: {_decided(f, g)}" for f, e, g in self._gated() if not g.passed)
 
     @property
     def exit_code(self) -> int:
-        return int(self.inner.exit_code)
+        return 1 if self.failures else 0
+
+
+def _decided(f: SliceFamily, g: SliceGate) -> str:
+    return f"{g.line} (decided at the {pct(1 - g.alpha, 2)} level: {f.gate_rule})"
