@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, ParameterError, UsageError, quote, quote_all
@@ -143,7 +143,7 @@ def _judges_slices(datasets: Sequence[Dataset], by: str, adjust: str, request: J
                         tuple(f for f, _ in found), JudgesReport(tuple(docs), (), csv_table), tuple(notes))
 
 
-def _unpriced_note(name: str, judges: Sequence[str], costs: dict[str, float] | None, max_error: float | None) -> list[str]:
+def _unpriced_note(name: str, judges: Sequence[str], costs: Mapping[str, float] | None, max_error: float | None) -> list[str]:
     """Prices for some judges only: the cheapest ensemble is sought among the priced ones (docs/JUDGES.md, "Costs"),
     and the others are named, never left out in silence (the cost table lists them too)."""
     if not costs or max_error is None:
@@ -155,7 +155,7 @@ def _unpriced_note(name: str, judges: Sequence[str], costs: dict[str, float] | N
             f"chosen among those, leaving out {quote_all(unpriced)} (give a judge a price, 0 if free, to include it)"]
 
 
-def _unchecked_judges(ds: Any, ensemble: Sequence[str] | None, costs: dict[str, float] | None) -> list[str]:
+def _unchecked_judges(ds: Any, ensemble: Sequence[str] | None, costs: Mapping[str, float] | None) -> list[str]:
     """Notes on judges seen only on unlabeled items (kept in the votes; no gold label checks them); naming one in
     --ensemble or --cost is a ParameterError that says so, not "unknown judge"."""
     unchecked = unlabeled_only_judges(ds)

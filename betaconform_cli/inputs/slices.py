@@ -119,6 +119,9 @@ def split(ds: Dataset, spec: SliceSpec) -> list[Dataset]:
     sl = ds.slicing
     assert sl is not None and sl.line_keys is not None
     keys = _labels(sl.line_keys, spec)
+    if keys and all(k == MISSING for k in keys.values()):
+        raise InputError(ds.source, f"--by '{spec.text}': no item has this field (an item without it is in '{MISSING}', "
+                                    "but none has it: a misspelt field?)", field=spec.field)
     items = ds.items or ()
     item_keys = [keys.get(it.line, MISSING) for it in items]
     vote_keys = [keys.get(ln, MISSING) for ln in sl.vote_lines] if sl.vote_lines is not None else None
