@@ -19,7 +19,7 @@ A slice with fewer than MIN_LABELED labeled items shows no number and is not gat
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
@@ -146,4 +146,4 @@ class SlicesDocument(Struct, kw_only=True, frozen=True):
     order: str
     statement: str
     families: list[SliceFamily]
-    results: list[dict[str, object]]
+    results: list[dict[str, Any]]  # the command's own documents, one per slice with enough labels (docs/schema/fit.json, judges.json, score.json)

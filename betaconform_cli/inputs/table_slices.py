@@ -26,8 +26,11 @@ def by_column(table: Table, by: str | None) -> tuple[str, ...]:
     return (spec.field,)
 
 
-def slice_table(con: Any, table: Table, roles: Roles, by: str) -> tuple[Table, Roles]:
-    """The table with a composite dataset column (its dataset value, SEP, the slice key) and the roles that use it."""
+def slice_table(con: Any, table: Table, roles: Roles, by: str | None) -> tuple[Table, Roles]:
+    """The table with a composite dataset column (its dataset value, SEP, the slice key) and the roles that use it
+    (without --by: as they are)."""
+    if by is None:
+        return table, roles
     spec = parse_by(by)
     if roles.shape == "patterns":
         raise InputError(table.where, f"--by '{spec.text}': a vote-pattern table holds no items to slice", field=spec.field)
