@@ -235,3 +235,25 @@ class TestFields:
     def test_bad_spelling(self, runner: Any, data: tuple[Path, list[dict[str, Any]]]) -> None:
         res = invoke(runner, "fit", data[0], "--by", "length:text:20")
         assert res.exit_code == 2 and "--by" in res.stderr
+
+
+class TestRun:
+    """api/_slices.run: a slice whose data the command refuses leaves the family, and m and the level follow."""
+
+    def test_refused_slice(self, tmp_path: Path) -> None:
+        from betaconform_cli.api._slices import SliceJob, run
+        from betaconform_cli.inputs import read_inputs
+
+        recs = [{"verdicts": ["yes", "no"], "label": "yes", "c": "x" if i % 2 else "y"} for i in range(40)]
+        datasets = read_inputs([str(write(tmp_path / "d.jsonl", recs))], InputOptions(by="c"))
+        levels: dict[str, float] = {}
+
+        def compute(ds: Any, level: float) -> float:
+            if ds.slicing.key == "x":
+                raise InputError(ds.source, "cannot do x")
+            levels[ds.slicing.key] = level
+            return level
+
+        ((family, runs),) = run(datasets, SliceJob(compute, None, lambda r, ds: None, lambda r: ""), 0.9, "holm")
+        assert family.m == 1 and family.interval_level == 0.9 and levels == {"y": 0.9}
+        assert [e.note for e in family.slices] == ["not computed: cannot do x; not gated", ""]

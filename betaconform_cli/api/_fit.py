@@ -127,7 +127,7 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
     job = SliceJob(compute, (lambda r: bool(r[1] and r[1].passed)) if gate is not None else None,
                    lambda r, ds: _fit_figure(r[0], ds, gate), lambda r: r[1].line() if r[1] is not None else "")
     found = run(datasets, job, settings.confidence_level, adjust)
-    notes: list[str] = []
+    notes = [n for ds in datasets for n in skip_note(ds)]
     docs, checks, counts = [], [], []
     for _, runs in found:
         for r in runs:
@@ -135,7 +135,6 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
             check = r.gated[1] if r.gated is not None else None
             check = replace(check, dataset=gated_name(check.dataset, r.alpha)) if check is not None else None
             ds = r.dataset
-            notes += skip_note(ds)
             docs.append(fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check,
                                      unlabeled=ds.unlabeled_items))
             counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))

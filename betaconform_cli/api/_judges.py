@@ -130,11 +130,10 @@ def _judges_slices(datasets: Sequence[Dataset], by: str, adjust: str, request: J
                    lambda d: f"{'ok' if d.cost is not None and d.cost.met else 'FAIL'} {d.dataset}: cheapest ensemble's upper bound "
                              f"{100 * d.cost.high:.2f}% (limit {100 * d.cost.max_error:.2f}%)" if d.cost is not None else "")
     found = run(datasets, job, request.confidence_level, adjust)
-    notes: list[str] = []
+    notes = [n for ds in datasets for n in skip_note(ds)]
     docs = []
     for _, runs in found:
         for r in runs:
-            notes += skip_note(r.dataset)
             doc = r.shown
             if r.gated is not None:
                 doc = msgspec.structs.replace(doc, cost=r.gated.cost)

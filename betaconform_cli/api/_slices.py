@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ..errors import InputError
 from ..inputs import Dataset
 from ..slicing import (
     MIN_LABELED,
@@ -71,17 +72,35 @@ def run(datasets: Sequence[Dataset], job: SliceJob[R], confidence_level: float, 
     out = []
     for members in families(datasets):
         eligible = [ds for ds in members if labeled(ds) >= MIN_LABELED]
+        failed: dict[str, str] = {}
+        while True:  # a slice the command cannot compute (its data) leaves the family, and the rest are redone
+            level = interval_level(confidence_level, len(eligible), adjust)
+            shown, failed_now = _computed(eligible, job, level)
+            if not failed_now:
+                break
+            failed |= failed_now
+            eligible = [ds for ds in eligible if ds.name not in failed_now]
         m = len(eligible)
-        level = interval_level(confidence_level, m, adjust)
-        shown = [job.compute(ds, level) for ds in eligible]
         runs, rule = _gated(eligible, shown, job, 1 - confidence_level, adjust, level)
         by_name = {r.dataset.name: r for r in runs}
-        entries = [_entry(ds, by_name.get(ds.name), job) for ds in members]
+        entries = [_entry(ds, by_name.get(ds.name), job, failed.get(ds.name)) for ds in members]
         first = members[0]
         parent = first.slicing.parent if first.slicing is not None and first.slicing.parent else first.name
         out.append((SliceFamily(parent=parent, source=first.source, m=m, interval_level=level, gate_rule=rule,
                                 slices=entries), runs))
     return out
+
+
+def _computed(eligible: list[Dataset], job: SliceJob[R], level: float) -> tuple[list[R], dict[str, str]]:
+    """Each slice's result at `level`, and the slices whose data the command refused (InputError), with why."""
+    shown: list[R] = []
+    failed: dict[str, str] = {}
+    for ds in eligible:
+        try:
+            shown.append(job.compute(ds, level))
+        except InputError as exc:
+            failed[ds.name] = f"not computed: {exc.reason}; not gated"
+    return shown, failed
 
 
 def _gated(eligible: list[Dataset], shown: list[R], job: SliceJob[R], alpha: float, adjust: str, level: float,
@@ -118,11 +137,12 @@ def _gated(eligible: list[Dataset], shown: list[R], job: SliceJob[R], alpha: flo
     return [SliceRun(ds, r, at(i, a), a) for i, (ds, r, a) in enumerate(zip(eligible, shown, alphas))], rule
 
 
-def _entry(ds: Dataset, run_: SliceRun[Any] | None, job: SliceJob[Any]) -> SliceEntry:
+def _entry(ds: Dataset, run_: SliceRun[Any] | None, job: SliceJob[Any], failed: str | None = None) -> SliceEntry:
     key = ds.slicing.key if ds.slicing is not None and ds.slicing.key is not None else ds.name
     unlabeled = ds.unlabeled_items
     if run_ is None:
-        return SliceEntry(key=key, dataset=ds.name, labeled_items=labeled(ds), unlabeled_items=unlabeled, note=too_few(ds))
+        return SliceEntry(key=key, dataset=ds.name, labeled_items=labeled(ds), unlabeled_items=unlabeled,
+                          note=failed or too_few(ds))
     gate: Any = None
     if run_.gated is not None and run_.alpha is not None and job.passes is not None:
         gate = SliceGate(passed=job.passes(run_.gated), alpha=round(run_.alpha, 12), line=job.line(run_.gated))

@@ -130,10 +130,30 @@ def split(ds: Dataset, spec: SliceSpec) -> list[Dataset]:
     for n, key in enumerate(found):
         mine = tuple(it for it, k in zip(items, item_keys) if k == key)
         votes = _sub_votes(ds.votes, [k == key for k in vote_keys]) if ds.votes is not None and vote_keys is not None else None
-        out.append(replace(ds, name=slice_name(ds.name, key), table=count_table(((it.judges, it.correct), 1) for it in mine),
-                           items=mine, votes=votes, skipped=ds.skipped if n == 0 else 0, left_out=ds.left_out if n == 0 else (),
-                           clusters=None, slicing=Slicing(spec.text, key, ds.name)))
+        out.append(_without_silent(replace(
+            ds, name=slice_name(ds.name, key), table=count_table(((it.judges, it.correct), 1) for it in mine), items=mine,
+            votes=votes, skipped=ds.skipped if n == 0 else 0, left_out=ds.left_out if n == 0 else (), clusters=None,
+            slicing=Slicing(spec.text, key, ds.name))))
     return out
+
+
+def _without_silent(ds: Dataset) -> Dataset:
+    """The slice without the judges that said nothing on its items (a judge of other slices only), as a file of the
+    slice's items alone would be read."""
+    items = ds.items or ()
+    votes = ds.votes
+    spoke = {n for j, n in enumerate(ds.judge_names) if any(it.marks is not None and it.marks[j] is not None for it in items)}
+    if votes is not None:
+        spoke |= {n for j, n in enumerate(votes.judges) if bool((votes.patterns[:, j] >= 0).any())}
+    names = tuple(n for n in ds.judge_names if n in spoke)
+    if names != ds.judge_names:
+        keep = [j for j, n in enumerate(ds.judge_names) if n in spoke]
+        items = tuple(replace(it, marks=tuple(it.marks[j] for j in keep)) if it.marks is not None else it for it in items)
+    if votes is not None and any(n not in spoke for n in votes.judges):
+        cols = [j for j, n in enumerate(votes.judges) if n in spoke]
+        votes = Votes(tuple(votes.judges[j] for j in cols), votes.classes, votes.patterns[:, cols], votes.gold, votes.counts,
+                      votes.item_pattern, votes.ids, votes.clusters)
+    return replace(ds, items=items, judge_names=names, votes=votes) if names != ds.judge_names or votes is not ds.votes else ds
 
 
 def _labels(line_keys: Mapping[int, str | int | None], spec: SliceSpec) -> dict[int, str]:
