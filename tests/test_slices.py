@@ -203,6 +203,13 @@ class TestGatesAndOutputs:
         page = to_html(report.blocks(), "t", [(v.passed, v.reason) for v in report.verdicts() if v.gate])
         assert "<svg" in page and "rare" in page
         assert next(v for v in report.verdicts() if v.dataset == "sys[rare]").gate == ""
+        import jsonschema
+
+        schemas = Path(__file__).resolve().parent.parent / "docs" / "schema"
+        doc = report.to_dict()
+        jsonschema.validate(doc, json.loads((schemas / "slices.json").read_text()))
+        for result in doc["results"]:
+            jsonschema.validate(result, json.loads((schemas / "score.json").read_text()))
 
     def test_score_gate_decided_by_holm(self, data: tuple[Path, list[dict[str, Any]]]) -> None:
         """Each slice's decision equals the gate on the slice alone at the level Holm's steps give it."""
