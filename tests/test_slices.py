@@ -235,9 +235,24 @@ class TestFields:
         assert res.exit_code == 2 and "x.jsonl:1" in res.stderr and "meta.c" in res.stderr and "Traceback" not in res.stderr
 
     def test_a_format_without_fields(self, runner: Any) -> None:
-        fixture = Path(__file__).parent / "fixtures" / "promptfoo" / "results_human.json"
-        res = invoke(runner, "fit", fixture, "--by", "vars.topic")
-        assert res.exit_code == 2 and "results_human.json" in res.stderr and "--by 'vars.topic'" in res.stderr
+        fixture = Path(__file__).parent / "fixtures" / "langfuse" / "scores.json"
+        res = invoke(runner, "fit", fixture, "--by", "metadata.topic")
+        assert res.exit_code == 2 and "scores.json" in res.stderr and "--by 'metadata.topic'" in res.stderr
+
+    def test_tool_logs_slice_by_their_fields(self) -> None:
+        """inspect-ai's samples (by the length of their input, two buckets) and promptfoo's results (by a var): each
+        slice holds the samples a count by hand puts there."""
+        fixtures = Path(__file__).parent / "fixtures"
+        log = next((fixtures / "inspect" / "edge_json").glob("*.json"))
+        samples = json.loads(log.read_text())["samples"]
+        lengths = [len(s["input"]) for s in samples]
+        edge = int(np.floor(np.quantile(lengths, 0.5)))
+        doc = api.fit([str(log)], InputOptions(by="length:input:2", label_field="metadata.human")).to_dict()
+        got = {s["key"]: s["labeled_items"] for s in doc["families"][0]["slices"]}
+        assert got == {f"Q1 <={edge} chars": sum(n <= edge for n in lengths), f"Q2 >{edge} chars": sum(n > edge for n in lengths)}
+        pf = api.fit([str(fixtures / "promptfoo" / "results_human.json")], InputOptions(by="vars.case_id")).to_dict()
+        keys = [s["key"] for s in pf["families"][0]["slices"]]
+        assert keys == sorted(keys) and len(keys) > 1
 
     def test_bad_spelling(self, runner: Any, data: tuple[Path, list[dict[str, Any]]]) -> None:
         res = invoke(runner, "fit", data[0], "--by", "length:text:20")

@@ -180,6 +180,46 @@ def _sub_votes(votes: Votes, mask: Sequence[bool]) -> Votes | None:
                  None if votes.clusters is None else tuple(votes.clusters[i] for i in pick))
 
 
+def record_labels(objs: Sequence[Any], by: str | None, inner: str | None = None) -> list[str | None]:
+    """Each record's slice key (its Mark's dataset, for readers that build marks: promptfoo, inspect-ai): SEP and the
+    key (a length bucket from every record's length), None without --by; `inner` a key whose object is looked in
+    too (promptfoo's testCase.vars). slices.named splits the datasets' names back."""
+    if by is None:
+        return [None] * len(objs)
+    from . import records
+
+    spec = parse_by(by)
+
+    def raw(obj: Any) -> str | int | None:
+        if not isinstance(obj, dict):
+            return None
+        found = record_key(obj, spec)
+        if found is None and inner is not None and isinstance(obj.get(inner), dict):
+            found = record_key(obj[inner], spec)
+        return found
+
+    try:
+        keys = _labels({i: raw(o) for i, o in enumerate(objs)}, spec)
+    except records.RecordError as err:
+        raise ParameterError("by", f"--by '{spec.text}': {err.field}: {err.message}") from None
+    return [SEP + keys[i] for i in range(len(objs))]
+
+
+def named(datasets: list[Dataset], name: str, by: str) -> list[Dataset]:
+    """Datasets whose names are a composite `parent SEP key` (a table's dataset column, the marks' dataset), named
+    `parent[key]` and carrying their slice, in slice order per parent."""
+    out = []
+    for ds in datasets:
+        parent, _, key = ds.name.partition(SEP)
+        parent = parent or name
+        out.append(replace(ds, name=slice_name(parent, key), slicing=Slicing(parse_by(by).text, key, parent)))
+    first: dict[str, int] = {}
+    for i, d in enumerate(out):
+        first.setdefault(d.slicing.parent if d.slicing and d.slicing.parent else "", i)
+    return sorted(out, key=lambda d: (first[d.slicing.parent if d.slicing and d.slicing.parent else ""],
+                                      sort_key(d.slicing.key or "") if d.slicing else (0, 0.0, "")))
+
+
 def apply(datasets: Sequence[Dataset], by: str | None) -> list[Dataset]:
     """The datasets split by `by` (None: as they are): a dataset whose reader kept raw keys is split here, one that
     a table's reader split already is kept, and one whose format carries no per-item field is an InputError."""

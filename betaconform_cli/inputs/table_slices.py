@@ -1,6 +1,6 @@
 """Slices of a table (`--by COLUMN` or `length:COLUMN[:N]`; inputs/slices.py): the slice key becomes part of the
 dataset column, so DuckDB splits the histogram, the marks and the vote patterns by slice in the queries that read
-them; `named` turns the composite names back into (parent, key)."""
+them; slices.named turns the composite names back into (parent, key)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError, quote_all
-from .dataset import Dataset, Slicing
-from .slices import MISSING, SEP, SliceSpec, label_of, parse_by, slice_name
+from .slices import MISSING, SEP, SliceSpec, label_of, parse_by
 from .table_sql import Roles, Table, lit, q
 
 SLICE_COLUMN = "__slice"
@@ -61,16 +60,3 @@ def _key_expr(con: Any, table: Table, roles: Roles, spec: SliceSpec) -> str:
     edges = [int(math.floor(x)) for x in qs]
     cases = " ".join(f"WHEN {length} <= {e} THEN {lit(label_of(i, edges))}" for i, e in enumerate(edges))
     return f"CASE WHEN {length} IS NULL THEN {lit(MISSING)} {cases} ELSE {lit(label_of(len(edges), edges))} END"
-
-
-def named(datasets: list[Dataset], name: str, by: str) -> list[Dataset]:
-    """The datasets of a sliced table, named `parent[key]` and carrying their slice, in slice order per parent."""
-    from .slices import sort_key
-
-    out = []
-    for ds in datasets:
-        parent, _, key = ds.name.partition(SEP)
-        parent = parent or name
-        out.append(replace(ds, name=slice_name(parent, key), slicing=Slicing(parse_by(by).text, key, parent)))
-    order = {p: i for i, p in reversed(list(enumerate(d.slicing.parent for d in out if d.slicing)))}
-    return sorted(out, key=lambda d: (order[d.slicing.parent], sort_key(d.slicing.key or "")) if d.slicing else (0, (0, 0.0, "")))

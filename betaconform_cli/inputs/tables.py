@@ -390,7 +390,7 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
     found = _read_roles(path, kind, opts, keep, name, where, shape, opener)
     if opts.record.by is None:
         return found
-    from .table_slices import named
+    from .slices import named
 
     return named(found, name, opts.record.by)
 
