@@ -27,10 +27,13 @@ if TYPE_CHECKING:
     from ..report.slices import SlicesReport
 
 
-def input_options(options: dict[str, Any]) -> InputOptions:
+def input_options(options: dict[str, Any], slices: bool = False) -> InputOptions:
     """InputOptions from the CLI's input options by their Python names (`gold_col`, `judge_cols`, `labels`, ...);
-    `judge_cols` may be a list of names or globs, `labels` a Path. An unknown name is a TypeError, as Python's own."""
+    `judge_cols` may be a list of names or globs, `labels` a Path. An unknown name is a TypeError, as Python's own.
+    `by` (slices) only where the command reports slices (`slices`: fit, judges, score)."""
     given = dict(options)
+    if given.get("by") is not None and not slices:
+        raise ParameterError("by", "slices are reported by fit, judges and score only (docs/SLICES.md)")
     cols = given.get("judge_cols")
     if cols is not None and not isinstance(cols, str):
         given["judge_cols"] = ",".join(str(c) for c in cols)
@@ -87,7 +90,7 @@ def fit(
     from . import SaveTo
     from . import fit as api_fit
 
-    opts = input_options(input_opts)
+    opts = input_options(input_opts, slices=True)
     settings = _settings(ks, confidence_level, method, components)
     from ..gate import make_gate
 
@@ -130,7 +133,7 @@ def score(
     from ..gate import make_score_gate
     from . import score as api_score
 
-    opts = input_options({**input_opts, "cluster_field": cluster_field} if cluster_field is not None else input_opts)
+    opts = input_options({**input_opts, "cluster_field": cluster_field} if cluster_field is not None else input_opts, slices=True)
     return api_score(_source(source, name), opts, positive, confidence_level, target,
                      make_score_gate(min_score, on, compare), compare, adjust)
 
@@ -149,7 +152,7 @@ def judges(
 
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if isinstance(ensemble, str) else \
         (list(ensemble) if ensemble is not None else None)
-    return api_judges(_source(source, name), input_options(input_opts), _ks(ks) if ks is not None else None,
+    return api_judges(_source(source, name), input_options(input_opts, slices=True), _ks(ks) if ks is not None else None,
                       confidence_level, seed, members, dict(cost) if cost is not None else None, max_error, population,
                       progress, unlabeled, positive, csv_table, adjust)
 
