@@ -120,9 +120,11 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
     from ..report.slices import SlicesReport
     from ._slices import SliceJob, gated_name, run, statement
 
-    def compute(ds: Dataset, level: float) -> tuple[FitResult, GateCheck | None]:
-        result = _fit_one(ds, replace(settings, confidence_level=level), seed, [], unlabeled)
-        return result, (gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None)
+    def compute(ds: Dataset, level: float) -> tuple[FitResult, GateCheck | None, tuple[str, ...]]:
+        said: list[str] = []  # the fit's warnings and notes (its skip notes are said once, below)
+        result = _fit_one(ds, replace(settings, confidence_level=level), seed, said, unlabeled)
+        said = [n.replace(f"{ds.source}:", f"{ds.source} ({ds.name}):", 1) for n in said if n not in skip_note(ds)]
+        return result, (gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None), tuple(said)
 
     job = SliceJob(compute, (lambda r: bool(r[1] and r[1].passed)) if gate is not None else None,
                    lambda r, ds: _fit_figure(r[0], ds, gate), lambda r: r[1].line() if r[1] is not None else "")
@@ -132,6 +134,7 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
     for _, runs in found:
         for r in runs:
             result = r.shown[0]
+            notes += r.shown[2]
             check = r.gated[1] if r.gated is not None else None
             check = replace(check, dataset=gated_name(check.dataset, r.alpha)) if check is not None else None
             ds = r.dataset
