@@ -115,31 +115,40 @@ def _judges_slices(datasets: Sequence[Dataset], by: str, adjust: str, request: J
     from ..slicing import SliceFigure
     from ._slices import SliceJob, run, statement
 
-    def compute(ds: Dataset, level: float) -> JudgesDocument:
-        return _judges_one(ds, replace(request, confidence_level=level), seed, positive, [])
+    def compute(ds: Dataset, level: float) -> tuple[JudgesDocument, tuple[str, ...]]:
+        said: list[str] = []
+        return _judges_one(ds, replace(request, confidence_level=level), seed, positive, said), tuple(said)
 
-    def figure(d: JudgesDocument, ds: Dataset) -> SliceFigure | None:
-        e = max(d.ensembles, key=lambda e: e.k, default=None)
+    def figure(r: tuple[JudgesDocument, tuple[str, ...]], ds: Dataset) -> SliceFigure | None:
+        e = max(r[0].ensembles, key=lambda e: e.k, default=None)
         if e is None:
             return None
         return SliceFigure(what="error of the best ensemble at the largest k", estimate=float(e.estimate),
                            low=float(e.low), high=float(e.high))
 
     gated = request.max_error is not None
-    job = SliceJob(compute, (lambda d: bool(d.cost is not None and d.cost.met)) if gated else None, figure,
-                   lambda d: f"{'ok' if d.cost is not None and d.cost.met else 'FAIL'} {d.dataset}: cheapest ensemble's upper bound "
-                             f"{100 * d.cost.high:.2f}% (limit {100 * d.cost.max_error:.2f}%)" if d.cost is not None else "")
+    job = SliceJob(compute, (lambda r: bool(r[0].cost is not None and r[0].cost.met)) if gated else None, figure,
+                   lambda r: _cost_line(r[0]))
     found = run(datasets, job, request.confidence_level, adjust)
     notes = [n for ds in datasets for n in skip_note(ds)]
     docs = []
     for _, runs in found:
         for r in runs:
-            doc = r.shown
+            doc, said = r.shown
+            notes += said
             if r.gated is not None:
-                doc = msgspec.structs.replace(doc, cost=r.gated.cost)
+                doc = msgspec.structs.replace(doc, cost=r.gated[0].cost)
             docs.append(doc)
     return SlicesReport("judges", by, adjust, request.confidence_level, statement(by, adjust, request.confidence_level),
                         tuple(f for f, _ in found), JudgesReport(tuple(docs), (), csv_table), tuple(notes))
+
+
+def _cost_line(d: JudgesDocument) -> str:
+    """A slice's --max-error gate in one line (the cheapest ensemble's upper bound against the limit)."""
+    c = d.cost
+    if c is None:
+        return ""
+    return f"{'ok' if c.met else 'FAIL'} {d.dataset}: cheapest ensemble's upper bound {100 * c.high:.2f}% (limit {100 * c.max_error:.2f}%)"
 
 
 def _unpriced_note(name: str, judges: Sequence[str], costs: Mapping[str, float] | None, max_error: float | None) -> list[str]:
