@@ -124,9 +124,9 @@ class TestScore:
     def test_a_table_column_slices_alike(self, data: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
         """The same items as a wide CSV, sliced by a column: the same slices and numbers as the JSON field."""
         _, recs = data
-        lines = ["id,a,b,c,d,gold,category"] + [
-            ",".join([r["id"], *(r["verdicts"][j] for j in "abcd"), r.get("label", ""), key_of(r) if key_of(r) != "(missing)" else ""])
-            for r in recs]
+        lines = ["id,a,b,c,d,gold,category,text"] + [
+            ",".join([r["id"], *(r["verdicts"][j] for j in "abcd"), r.get("label", ""), key_of(r) if key_of(r) != "(missing)" else "",
+                      r["text"]]) for r in recs]
         csv = tmp_path / "sys.csv"
         csv.write_text("\n".join(lines) + "\n")
         a = api.score([str(data[0])], InputOptions(by="metadata.category")).to_dict()["families"][0]["slices"]
@@ -136,7 +136,9 @@ class TestScore:
             assert x["labeled_items"] == y["labeled_items"] and x["unlabeled_items"] == y["unlabeled_items"]
             if x.get("figure"):
                 assert x["figure"]["estimate"] == pytest.approx(y["figure"]["estimate"], abs=1e-12)
-
+        by_length = [[(s["key"], s["labeled_items"]) for s in api.score([str(p)], InputOptions(by="length:text:3")).to_dict()[
+            "families"][0]["slices"]] for p in (data[0], csv)]
+        assert by_length[0] == by_length[1]  # DuckDB's quantile_cont and numpy's quantile: one rule
     def test_length_buckets(self, data: tuple[Path, list[dict[str, Any]]]) -> None:
         """length:text:3: edges from the items' lengths (numpy's quantiles, floored), each slice its items."""
         path, recs = data
