@@ -261,6 +261,11 @@ class TestFields:
         assert res.exit_code == 2 and "--by" in res.stderr
 
 
+    def test_adjust_needs_by(self, runner: Any, data: tuple[Path, list[dict[str, Any]]]) -> None:
+        res = invoke(runner, "score", data[0], "--adjust", "bh")
+        assert res.exit_code == 2 and "--adjust" in res.stderr and "--by" in res.stderr
+
+
 class TestRun:
     """api/_slices.run: a slice whose data the command refuses leaves the family, and m and the level follow."""
 

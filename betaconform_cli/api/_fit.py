@@ -51,7 +51,7 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
-    progress: Progress | None = None, unlabeled: bool = True, adjust: str = "holm",
+    progress: Progress | None = None, unlabeled: bool = True, adjust: str | None = None,
 ) -> FitReport | SlicesReport:
     """Fit every input and return its error table beside the baselines (and the gate's verdict). Items without gold
     count too (`unlabeled=False`: labels only): their verdicts inform the estimate where the labels vouch for it
@@ -63,6 +63,9 @@ def fit(
     from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
+    from ._slices import adjustment
+
+    adjust = adjustment(opts.record.by, adjust)
     if embed is not None and not save:
         raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
     if embed is not None:

@@ -33,7 +33,7 @@ def judges(
     confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
     progress: Progress | None = None, unlabeled: bool = True, positive: str | None = None,
-    csv_table: str = "ensembles", adjust: str = "holm",
+    csv_table: str = "ensembles", adjust: str | None = None,
 ) -> JudgesReport | SlicesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md).
     Items with verdicts and no gold count too (`unlabeled=False`: labels only) where the labels vouch for their
@@ -45,6 +45,9 @@ def judges(
     from ..report.judges import JudgesReport
 
     check_seed(seed)
+    from ._slices import adjustment
+
+    adjust = adjustment(opts.record.by, adjust)
     if csv_table not in JUDGES_CSV_TABLES:
         raise ParameterError("csv_table", f"must be one of {', '.join(JUDGES_CSV_TABLES)}; got {csv_table!r}")
     request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)

@@ -80,7 +80,7 @@ def fit(
     at_k: int | None = None, on: str = "upper", save: str | Path | None = None, save_dir: str | Path | None = None,
     embed: bool = False, embedding_model: str | Path | None = None, cache_dir: str | Path | None = None,
     use_cache: bool = True, unlabeled: bool = True, chart: bool = True,
-    progress: Callable[[int, int, str], None] | None = None, adjust: str = "holm", **input_opts: Any,
+    progress: Callable[[int, int, str], None] | None = None, adjust: str | None = None, **input_opts: Any,
 ) -> FitReport | SlicesReport:
     """`betaconform fit`: the majority-vote error for k judges beside the baselines (api.fit). `save`/`save_dir`
     write the saved fits as the CLI does; `result.error(k, confidence_level=...)` at another level fits again.
@@ -126,7 +126,7 @@ def load_fit(path: str | Path | Sequence[str | Path], *, max_error: float | None
 def score(
     source: Any, *, name: str | None = None, positive: str | None = None, confidence_level: float = 0.9,
     target: str = "set", cluster_field: str | None = None, compare: bool = False, min_score: float | None = None,
-    on: str | None = None, adjust: str = "holm", **input_opts: Any,
+    on: str | None = None, adjust: str | None = None, **input_opts: Any,
 ) -> ScoreReport | SlicesReport:
     """`betaconform score`: the evaluated system's judge-corrected pass rate (api.score); `compare=True` with two
     inputs: the difference a - b; `by=`: per slice, adjusted by `adjust` (docs/SLICES.md)."""
@@ -142,7 +142,7 @@ def judges(
     source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
     seed: int = 0, ensemble: str | Sequence[str] | None = None, cost: dict[str, float] | None = None,
     max_error: float | None = None, population: int | None = None, unlabeled: bool = True, positive: str | None = None,
-    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, adjust: str = "holm",
+    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, adjust: str | None = None,
     **input_opts: Any,
 ) -> JudgesReport | SlicesReport:
     """`betaconform judges`: per-judge accuracy, shared mistakes, the ensemble to run for each k (api.judges).

@@ -55,7 +55,7 @@ def _votes(ds: Dataset, opts: InputOptions) -> Any:
 def score(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), positive: str | None = None,
     confidence_level: float = 0.9, target: str = "set", gate: ScoreGate | None = None, compare: bool = False,
-    adjust: str = "holm",
+    adjust: str | None = None,
 ) -> ScoreReport | SlicesReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
     a - b of two inputs on the items they share, paired by item id. With `opts.record.by` (--by), the pass rate of
@@ -65,6 +65,9 @@ def score(
     from ..score_document import score_document, with_gate
 
     core.check_options(confidence_level, target)
+    from ._slices import adjustment
+
+    adjust = adjustment(opts.record.by, adjust)
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), f"{P0} gates a difference only with {P1}, and a score only without it")
     clustered = opts.record.cluster_field is not None

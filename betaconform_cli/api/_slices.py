@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..errors import InputError
+from ..errors import P0, P1, InputError, ParameterError
 from ..inputs import Dataset
 from ..slicing import (
     MIN_LABELED,
@@ -45,6 +45,14 @@ class SliceRun(Generic[R]):
     shown: R
     gated: R | None = None
     alpha: float | None = None
+
+
+def adjustment(by: str | None, adjust: str | None) -> str:
+    """The multiplicity rule (`adjust`, default holm); `adjust` without `by` is an error (it would adjust nothing)."""
+    if adjust is not None and by is None:
+        raise ParameterError(("adjust", "by"), f"{P0} adjusts the slices' intervals and gates; add {P1} FIELD")
+    check_adjust(adjust or "holm")
+    return adjust or "holm"
 
 
 def labeled(ds: Dataset) -> int:

@@ -259,9 +259,9 @@ class SliceGroup:
     by: Annotated[str | None, _opt("--by", help="the numbers per slice: a JSON field (dotted: metadata.category), a table column, or "
                                                 "length:FIELD[:N] (the text length of FIELD in N quantile buckets, default 4); "
                                                 "an item without it is in '(missing)'", panel=SLICES)] = None
-    adjust: Annotated[Adjust, _opt("--adjust", help="with --by: intervals at the Bonferroni level and gates by Holm's step-down "
-                                                    "(holm, family-wise), Benjamini-Hochberg's step-up (bh, false discovery rate), "
-                                                    "or none", panel=SLICES)] = "holm"
+    adjust: Annotated[Adjust | None, _opt("--adjust", help="with --by: intervals at the Bonferroni level and gates by Holm's "
+                                                           "step-down (holm, the default: family-wise), Benjamini-Hochberg's "
+                                                           "step-up (bh, false discovery rate), or none", panel=SLICES)] = None
 
     def inputs(self, opts: InputOptions) -> InputOptions:
         """The input options with the field to slice by: the reader keeps each item's slice key."""
