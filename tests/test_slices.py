@@ -236,10 +236,22 @@ class TestFields:
         res = invoke(runner, "score", path, "--by", "meta.c")
         assert res.exit_code == 2 and "x.jsonl:1" in res.stderr and "meta.c" in res.stderr and "Traceback" not in res.stderr
 
-    def test_a_format_without_fields(self, runner: Any) -> None:
+    def test_a_trace_store_without_the_field(self, runner: Any) -> None:
         fixture = Path(__file__).parent / "fixtures" / "langfuse" / "scores.json"
         res = invoke(runner, "fit", fixture, "--by", "metadata.topic")
-        assert res.exit_code == 2 and "scores.json" in res.stderr and "--by 'metadata.topic'" in res.stderr
+        assert res.exit_code == 2 and "scores.json" in res.stderr and "--by 'metadata.topic': no item has this field" in res.stderr
+
+    def test_eval_framework_lines(self) -> None:
+        """lm-eval's per-sample lines by the length of doc.question: each slice holds the documents counted here."""
+        path = next((Path(__file__).parent / "fixtures" / "lm_eval" / "output").rglob("samples_*.jsonl"))
+        lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        first: dict[Any, int] = {}
+        for x in lines:
+            first.setdefault(x["doc_id"], len(x["doc"]["question"]))
+        edge = int(np.floor(np.quantile(list(first.values()), 0.5)))
+        doc = api.fit([str(path)], InputOptions(by="length:doc.question:2")).to_dict()["families"][0]["slices"]
+        counts = [sum(n <= edge for n in first.values()), sum(n > edge for n in first.values())]
+        assert [s["labeled_items"] for s in doc] == [c for c in counts if c]  # an empty bucket is no slice
 
     def test_tool_logs_slice_by_their_fields(self) -> None:
         """inspect-ai's samples (by the length of their input, two buckets) and promptfoo's results (by a var): each

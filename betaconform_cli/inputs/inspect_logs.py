@@ -220,7 +220,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
         notes.append(f"{len(ids)} samples x {epochs} epochs = {len(ids)} clusters of {len(samples)} items: the epochs of "
                      "a sample are one cluster in fit, judges, score and sample (docs/FORMATS.md)")
     marks = []
-    sliced = record_labels(samples, opts.record.by)  # --by: metadata.FIELD
+    sliced = record_labels(samples, opts.record.by, where)  # --by: metadata.FIELD
     for n, (s, gold) in enumerate(zip(samples, golds), start=1):
         ident = str(s.get("id")) + (f"#{s.get('epoch') or 1}" if epochs > 1 else "")
         for j in use:

@@ -197,7 +197,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     marks: list[Mark] = []
     sources: Counter[str] = Counter()
     graded = 0
-    sliced = record_labels([r for _, r in results], opts.record.by, inner="testCase")  # --by: vars.FIELD
+    sliced = record_labels([r for _, r in results], opts.record.by, where, inner="testCase")  # --by: vars.FIELD
     for (n, r), part in zip(results, sliced):
         gold, source = _gold(r, field, where, n)
         sources[source or "none"] += 1

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError, ParameterError
 from .dataset import Dataset, Slicing, Votes, count_table
+
+if TYPE_CHECKING:
+    from .build import Mark
 
 MISSING = "(missing)"
 DEFAULT_BUCKETS = 4
@@ -180,10 +183,11 @@ def _sub_votes(votes: Votes, mask: Sequence[bool]) -> Votes | None:
                  None if votes.clusters is None else tuple(votes.clusters[i] for i in pick))
 
 
-def record_labels(objs: Sequence[Any], by: str | None, inner: str | None = None) -> list[str | None]:
-    """Each record's slice key (its Mark's dataset, for readers that build marks: promptfoo, inspect-ai): SEP and the
-    key (a length bucket from every record's length), None without --by; `inner` a key whose object is looked in
-    too (promptfoo's testCase.vars). slices.named splits the datasets' names back."""
+def record_labels(objs: Sequence[Any], by: str | None, where: str, inner: str | None = None) -> list[str | None]:
+    """Each record's slice key (its Mark's dataset, for readers that build marks: promptfoo, inspect-ai, the trace
+    stores): SEP and the key (a length bucket from every record's length), None without --by; `inner` a key whose
+    object is looked in too (promptfoo's testCase.vars). InputError (naming `where`, the record and the field) for a
+    value that is not one value, or when no record has the field. slices.named splits the datasets' names back."""
     if by is None:
         return [None] * len(objs)
     from . import records
@@ -198,11 +202,31 @@ def record_labels(objs: Sequence[Any], by: str | None, inner: str | None = None)
             found = record_key(obj[inner], spec)
         return found
 
-    try:
-        keys = _labels({i: raw(o) for i, o in enumerate(objs)}, spec)
-    except records.RecordError as err:
-        raise ParameterError("by", f"--by '{spec.text}': {err.field}: {err.message}") from None
-    return [SEP + keys[i] for i in range(len(objs))]
+    keys: dict[int, str | int | None] = {}
+    for i, o in enumerate(objs):
+        try:
+            keys[i] = raw(o)
+        except records.RecordError as err:
+            raise InputError(where, f"--by '{spec.text}': {err.message}", line=i + 1, field=err.field, unit="record") from None
+    labels = _labels(keys, spec)
+    if labels and all(k == MISSING for k in labels.values()):
+        raise InputError(where, f"--by '{spec.text}': no item has this field (an item without it is in '{MISSING}', "
+                                "but none has it: a misspelt field?)", field=spec.field)
+    return [SEP + labels[i] for i in range(len(objs))]
+
+
+def mark_slices(marks: Sequence[Mark], recs: Mapping[int, Any], by: str | None, where: str,
+                inner: str | None = None) -> list[Mark]:
+    """--by for a reader that builds marks: each mark's dataset joined by its item's slice (SEP and the key), read from
+    the record (`recs`, by the marks' row) of the item's first mark; the marks as they are without --by."""
+    if by is None:
+        return list(marks)
+    first: dict[tuple[str | None, str], int] = {}
+    for m in marks:
+        first.setdefault((m.dataset, m.item), m.row)
+    items = list(first)
+    labels = dict(zip(items, record_labels([recs.get(first[i]) for i in items], by, where, inner)))
+    return [replace(m, dataset=(m.dataset or "") + str(labels[(m.dataset, m.item)])) for m in marks]
 
 
 def named(datasets: list[Dataset], name: str, by: str) -> list[Dataset]:
