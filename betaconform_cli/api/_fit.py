@@ -63,9 +63,7 @@ def fit(
     from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
-    from ._slices import adjustment
-
-    adjust = adjustment(opts.record.by, adjust)
+    adjust = _slice_options(opts, adjust, save, embed)
     if embed is not None and not save:
         raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
     if embed is not None:
@@ -79,8 +77,6 @@ def fit(
 
     datasets = pending.result()
     if opts.record.by is not None:
-        if save or embed is not None:
-            raise ParameterError(("by", "save", "save_dir"), f"{P0} reports slices; a saved fit is of a whole input: drop {P1}/{P2}")
         return _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
     targets = save.targets([ds.name for ds in datasets]) if save else []
     notes: list[str] = []
@@ -110,6 +106,15 @@ def fit(
                 vector = embeddings.dataset_embedding(embedder, ds)
             saves.append((targets[i], saved_document(doc, vector)))
     return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
+
+
+def _slice_options(opts: InputOptions, adjust: str | None, save: SaveTo, embed: EmbedOptions | None) -> str:
+    """--by's adjustment (api/_slices.adjustment), and no saved fit with it (a saved fit is of a whole input)."""
+    from ._slices import adjustment
+
+    if opts.record.by is not None and (save or embed is not None):
+        raise ParameterError(("by", "save", "save_dir"), f"{P0} reports slices; a saved fit is of a whole input: drop {P1}/{P2}")
+    return adjustment(opts.record.by, adjust)
 
 
 def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: FitSettings, seed: int, gate: Gate | None,
