@@ -18,6 +18,7 @@ from .failed_inputs import InputFailure, with_failure_schema
 from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
 from .score_document import CompareDocument, ScoreDocument, score_schema
+from .slicing import SlicesDocument
 from .stopping.document import ReplaySummary, sample_schema, sample_type
 from .stopping.forecast import PlanDocument
 
@@ -58,6 +59,10 @@ def published() -> tuple[Published, ...]:
         Published("judges.json", ("judges",), JudgesDocument, with_failure_schema(judges), _or_failure(lambda d: JudgesDocument)),
         Published("drift.json", ("drift",), DriftDocument,
                   document_schema(DriftDocument, f"BetaConform drift document ({SCHEMA}): drift -f json", "judges/drift_document")),
+        Published("slices.json", ("fit --by", "judges --by", "score --by"), SlicesDocument,
+                  with_failure_schema(document_schema(
+                      SlicesDocument, f"BetaConform slices document ({SCHEMA}): fit, judges and score --by -f json", "slicing")),
+                  _or_failure(lambda d: SlicesDocument)),
         Published("sample.json", ("sample",), ReplaySummary,
                   sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
                   sample_type),

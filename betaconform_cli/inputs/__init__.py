@@ -135,10 +135,12 @@ class PendingInputs:
                 self.failed.append(("stdin" if is_stdin(p) else dataset_name(p), exc))
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
+        from .slices import apply
+
         checked = check_datasets(_distinct_logs(out), *self.checks, failed=self.failed if batch else None)
         if self.failed and not checked:  # nothing was read: the first bad input's error, as with one input
             raise self.failed[0][1]
-        return checked
+        return apply(checked, self.opts.record.by)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -184,7 +186,9 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     from .memory import as_arguments, in_memory, read_memory
 
     if in_memory(arguments) is not None:
-        return ReadInputs(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary))
+        from .slices import apply
+
+        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary), opts.record.by))
     left_out: list[str] = []
     args = as_arguments(arguments)
     missing: list[tuple[str, InputError]] = []
