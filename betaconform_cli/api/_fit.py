@@ -79,12 +79,7 @@ def fit(
 
     check_seed(seed)
     adjust = _slice_options(opts, adjust, save, embed)
-    if embed is not None and not save:
-        raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
-    if embed is not None:
-        from ..embeddings import require_backend
-
-        require_backend(embed.model)
+    _check_embed(embed, save)
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
@@ -96,8 +91,7 @@ def fit(
         sliced = _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
         return with_failures(sliced, failure_documents("fit", failed))
     targets = save.targets([ds.name for ds in datasets] + [name for name, _ in failed])[:len(datasets)] if save else []
-    notes: list[str] = []
-    docs, checks, counts = [], [], []
+    docs, checks, counts, notes = [], [], [], list[str]()
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
@@ -126,6 +120,16 @@ def fit(
         raise failed[0][1]
     return with_failures(FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts)),
                          failure_documents("fit", failed))
+
+
+def _check_embed(embed: EmbedOptions | None, save: SaveTo) -> None:
+    """--embed adds the mean embedding to a saved fit: it needs one, and its backend."""
+    if embed is not None and not save:
+        raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
+    if embed is not None:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model)
 
 
 def _slice_options(opts: InputOptions, adjust: str | None, save: SaveTo, embed: EmbedOptions | None) -> str:
