@@ -310,12 +310,12 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
 def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPrior) -> np.ndarray:
     """Each model's offset per split: the folded Beta-Binomial's log odds, the judges' agreement model's, or 0."""
     agree = None
-    if "agreement" in prior.models:
+    if "agreement" in prior.models or "tempered" in prior.models:
         agree = split_offsets(items.votes, items.counts, items.weight.astype(float), items.classes, table.item_split,
                               len(table.rows))
     zeros = np.zeros(len(table.rows))
-    return np.array([split_bb.offset if m == "folded" else agree if m == "agreement" and agree is not None else zeros
-                     for m in prior.models])
+    return np.array([split_bb.offset if m == "folded" else agree if m in ("agreement", "tempered") and agree is not None
+                     else zeros for m in prior.models])
 
 
 def estimate_from_votes(

@@ -15,7 +15,7 @@ METHOD_LABELS: Method = "labels_only"
 DEFAULT_KS = tuple(range(1, 12))
 # the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
 # Beta-Binomial's, the judges' one-coin agreement model's, and no dependence on the split at all
-MODELS = ("flat", "folded", "agreement", "constant")
+MODELS = ("flat", "folded", "agreement", "constant", "tempered")
 
 
 @dataclass(frozen=True)
