@@ -45,7 +45,7 @@ from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
 from betaconform_cli.votes import SplitModel, SplitPrior, estimate_errors  # noqa: E402
-from betaconform_cli.votes.agreement import _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes.agreement import CHANCE_Z, _log_posterior, fit_one_coin  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = tuple(range(1, 12))
@@ -53,28 +53,32 @@ KS = tuple(range(1, 12))
 DISTINCT = ("judgebench", "snow_rte")
 
 # alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
+# issue 17's priors (its product averaged flat, folded, agreement and constant with these)
+I17 = {"mean1": -1.0, "sd1": 2.0, "tau": 1.0}
 VARIANTS: dict[str, tuple[SplitPrior, bool | str]] = {
     "vote split": (SplitPrior(), True),
-    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=("flat", "folded", "agreement", "constant"), **I17), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant"), **I17), True),
     "prototype (flat logistic, no guard)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
 }
 
 
 # the alternatives measured for the distinct-judges target (docs/UNLABELED.md), with --variants explore
 ALL4 = ("flat", "folded", "agreement", "constant")
-EXPLORE: dict[str, tuple[SplitPrior, bool | str]] = {
-    "vote split": (SplitPrior(), True),
-    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
-    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant")), True),
-    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant")), True),
-    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, tau=0.5), True),
-    "agreement only, no guard": (SplitPrior(models=("agreement",)), False),
+EXPLORE: dict[str, tuple[SplitPrior, bool | str]] = {  # issue 17's exploration, with its priors
+    "vote split": (SplitPrior(models=ALL4, **I17), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant"), **I17), True),
+    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant"), **I17), True),
+    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant"), **I17), True),
+    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, mean1=-1.0, sd1=2.0, tau=0.5), True),
+    "agreement only, no guard": (SplitPrior(models=("agreement",), **I17), False),
 }
 # issue 26 item 3: alternatives measured for distinct judges (--variants issue26); a str guard is a rule of GUARDS
 # applied to the model after an unguarded fit (the product's own guard is True)
 def _half(m: SplitModel) -> bool:
     """Fall back only when the "constant" model holds at least half the posterior mass (or too few labeled splits)."""
-    return m.labeled_splits >= 5 and m.model_probabilities.get("constant", 0.0) < 0.5
+    z_ok = m.agreement_z is None or m.agreement_z >= CHANCE_Z
+    return m.labeled_splits >= 5 and z_ok and m.model_probabilities.get("constant", 0.0) < 0.5
 
 
 GUARDS: dict[str, Callable[[SplitModel], bool]] = {
@@ -82,16 +86,11 @@ GUARDS: dict[str, Callable[[SplitModel], bool]] = {
     "splits": lambda m: m.labeled_splits >= 5,
 }
 PROTO = SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0)
-FLAT2 = dict(mean1=-2.0, sd1=3.0, tau=0.0)
 ISSUE26: dict[str, tuple[SplitPrior, bool | str]] = {
     "vote split": (SplitPrior(), True),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
     "prototype (flat logistic, no guard)": (PROTO, False),
-    "vote split, guard: labeled splits only": (SplitPrior(), "splits"),
-    "vote split, guard: constant >= 1/2": (SplitPrior(), "half"),
-    "flat + folded + agreement, guard: labeled splits only": (SplitPrior(models=("flat", "folded", "agreement")), "splits"),
-    "prototype, guard: labeled splits only": (PROTO, "splits"),
-    "flat N(-2, 3^2) + constant, tau = 0, guard: labeled splits only": (SplitPrior(models=("flat", "constant"), **FLAT2), "splits"),
-    "flat + folded + tempered + constant, guard: labeled splits only": (SplitPrior(models=("flat", "folded", "tempered", "constant")), "splits"),
+    "vote split + constant for the guard (>= 1/2)": (SplitPrior(models=("flat", "tempered", "constant"), guard_models=("constant",)), "half"),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
 
@@ -234,6 +233,10 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
     return Cell(d.name, d.collection, size, margins, cover, width, fallback)
+
+
+def _run_task(task: tuple[Data, int, int, int, bool]) -> Cell:
+    return run_cell(*task)
 
 
 def f2(x: float) -> str:
@@ -389,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
     ap.add_argument("--collections", default="", help="comma-separated collections to keep (default: all)")
     ap.add_argument("--simulate", type=int, default=0, help="this many simulated distinct-judges datasets instead of the data")
+    ap.add_argument("--procs", type=int, default=1, help="worker processes (cells are independent; results identical)")
     ap.add_argument("--loco", action="store_true", help="choose the estimator leave-one-collection-out (docs/UNLABELED.md)")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
     args = ap.parse_args(argv)
@@ -416,14 +420,25 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     cells: list[Cell] = []
     skipped: list[str] = []
+    tasks = []
+    for d in data:
+        for size in sizes:
+            if d.judgments.shape[0] < size + 1:
+                skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
+                continue
+            tasks.append((d, size, args.runs, args.seed, args.diagnostics))
     with one_thread():
-        for d in data:
-            for size in sizes:
-                if d.judgments.shape[0] < size + 1:
-                    skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
-                    continue
-                cells.append(run_cell(d, size, args.runs, args.seed, args.diagnostics))
-            print(f"  {d.name}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        if args.procs > 1:  # forked workers inherit VARIANTS as chosen above
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(args.procs) as pool:
+                for cell in pool.imap(_run_task, tasks):
+                    cells.append(cell)
+                    print(f"  {cell.name} r = {cell.size}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        else:
+            for task in tasks:
+                cells.append(_run_task(task))
+                print(f"  {task[0].name} r = {task[1]}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
     seconds = time.monotonic() - t0
     table, _stats = summary(cells, sizes, args.runs)
     rel = os.path.relpath(args.data, ROOT)
@@ -451,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ])
     if args.update_doc is not None:
-        write_block(args.update_doc, "unlabeled", text)
+        write_block(args.update_doc, "unlabeled" + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0
 

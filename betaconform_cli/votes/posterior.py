@@ -75,6 +75,11 @@ class _SplitPosterior:
         for j in np.nonzero((trials > 0) & can_err)[0]:
             lp += self._log_marginal(int(j), slice(None))
         w = np.exp(lp - lp.max())
+        # every model's posterior probability (the guard reads it); models named in prior.guard_models weigh in here
+        # only, and the estimate averages the others
+        self._probabilities = {m: float(w[self.model == i].sum() / w.sum()) for i, m in enumerate(self.models)}
+        if prior.guard_models and not set(prior.models) <= set(prior.guard_models):
+            w = np.where(np.isin(self.model, [i for i, m in enumerate(self.models) if m in prior.guard_models]), 0.0, w)
         # keep the grid points that carry posterior mass (the rest weigh < 1e-12 of the largest): every later step
         # costs grid x splits x nodes
         live = w > 1e-12
@@ -126,6 +131,17 @@ class _SplitPosterior:
             draws[:, c] = p[idx, q]
         return mean, draws
 
+    def means(self, tempered: bool) -> tuple[float, float] | None:
+        """Posterior means of (b0, b1) given the "tempered" model (tempered=True: b1 is its scale c) or given the
+        other models (b1 their slope in the margin); None when those models hold no posterior mass."""
+        sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
+        sel = sel if tempered else ~sel
+        mass = float(self.w[sel].sum())
+        if mass <= 0:
+            return None
+        return float(self.w[sel] @ self.b0[sel]) / mass, float(self.w[sel] @ self.b1[sel]) / mass
+
     def model_probabilities(self) -> dict[str, float]:
-        return {m: float(self.w[self.model == i].sum()) for i, m in enumerate(self.models)}
+        """Each model's posterior probability given the labels (before `prior.guard_models` are set aside)."""
+        return dict(self._probabilities)
 
