@@ -91,6 +91,7 @@ ISSUE26: dict[str, tuple[SplitPrior, bool | str]] = {
     "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
     "prototype (flat logistic, no guard)": (PROTO, False),
     "vote split + constant for the guard (>= 1/2)": (SplitPrior(models=("flat", "tempered", "constant"), guard_models=("constant",)), "half"),
+    "vote split without the random effect (tau = 0)": (SplitPrior(tau=0.0), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
 
@@ -446,8 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
     command += (f" --variants {args.variants}" if args.variants == "issue26" else "") + (" --loco" if args.loco else "")
     command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "")
+    heading = "## Results" if args.variants != "issue26" else (
+        "### Results: issue 26, " + ("the simulation of distinct judges" if args.simulate else "the shared data"))
     text = "\n".join([
-        "## Results",
+        heading,
         "",
         f"Command: `{command}`  ",
         f"Run time: {seconds:.0f} s for {len(data)} datasets.",

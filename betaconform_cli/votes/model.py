@@ -29,11 +29,11 @@ class SplitPrior:
     sd0: float = 1.5
     mean1: float = -2.0
     sd1: float = 3.0
-    # issue 26: the flat logistic and the tempered agreement model, no random effect (docs/UNLABELED.md, "Issue 26");
-    # issue 17's product was ("flat", "folded", "agreement", "constant") with b1 ~ N(-1, 2^2) and tau = 1
+    # issue 26: the flat logistic and the tempered agreement model (docs/UNLABELED.md, "Issue 26"); issue 17's
+    # product was ("flat", "folded", "agreement", "constant") with b1 ~ N(-1, 2^2)
     models: tuple[str, ...] = ("flat", "tempered")
     weighted: bool = False
-    tau: float = 0.0
+    tau: float = 1.0
     nodes: int = 15
     grid0: tuple[float, float, int] = (-6.0, 6.0, 61)
     grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
