@@ -277,7 +277,7 @@ def fit_document(
     """The printed fit document of one dataset (fit_document_type(), schema betaconform/1); `fields` sets the keys a
     command adds or decides itself (transfer's sources, its method). `items` is the labeled count; `unlabeled` (when
     given: `fit`) the items read with verdicts and no gold."""
-    from . import __version__
+    from .version import __version__
 
     body: dict[str, Any] = {"unlabeled_items": UNSET if unlabeled is None else unlabeled, **result.fields(), **fields}
     return fit_document_type()(

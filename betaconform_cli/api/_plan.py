@@ -22,11 +22,11 @@ def plan(
     every k together), and the labels the score's interval needs, each with an interval (stopping/forecast.py)."""
     import numpy as np
 
-    from .. import __version__
     from ..report.plan import PlanReport
     from ..score import resolve_positive
     from ..settings import check_seed
     from ..stopping.forecast import PlanDocument, forecast
+    from ..version import __version__
 
     check_seed(seed)
     if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):

@@ -45,8 +45,8 @@ import typer  # noqa: E402
 from typer._click import exceptions as usage  # noqa: E402
 from typer.core import TyperOption, _TyperParameter  # noqa: E402
 
-from .. import __version__  # noqa: E402
 from ..errors import BetaConformError, InputError, ParameterError, fault_text  # noqa: E402
+from ..version import __version__  # noqa: E402
 from .emit import say  # noqa: E402
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: neither a failed gate (1) nor bad input (2)

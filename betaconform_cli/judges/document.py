@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
-from .. import __version__
 from ..documents import Count, Fraction, K, Level
 from ..settings import TIE_RULE
+from ..version import __version__
 from .gold import METHODS, Agreement, Figures
 from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
 
