@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -28,7 +28,6 @@ from .settings import MAX_K, TIE_RULE
 
 if TYPE_CHECKING:
     from .counts import CountTable
-    from .fit import FitResult
     from .gate import GateCheck
 
 SCHEMA = "betaconform/1"  # the JSON documents
@@ -270,8 +269,14 @@ def report_document_type() -> type[Struct]:
     return _document_type(row_type(), "report")
 
 
+class FitFields(Protocol):
+    """A fit's result as its document reads it (fit.FitResult, a layer above: the fit builds its own fields)."""
+
+    def fields(self) -> dict[str, Any]: ...
+
+
 def fit_document(
-    command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
+    command: str, name: str, source: str, table: CountTable, result: FitFields, seed: int, skipped: int = 0,
     gate: GateCheck | None = None, unlabeled: int | None = None, **fields: Any,
 ) -> Any:
     """The printed fit document of one dataset (fit_document_type(), schema betaconform/1); `fields` sets the keys a
