@@ -9,9 +9,9 @@ import typer
 from .. import api
 from ..inputs import InputOptions
 from ..settings import parse_ks
-from . import app
 from .emit import emit, output_format
 from .options import MODEL, ConfidenceLevel, OutputGroup, _opt, grouped
+from .root import app
 
 PLAN = "Plan"
 
