@@ -33,7 +33,7 @@ from .costs import cheapest as _cheapest
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval
 from .every import Every, every_item
 from .model import ClassPosterior, sample_posterior, subset_error_draws
-from .request import JudgesRequest
+from .request import JudgesRequest as JudgesRequest
 from .results import (
     EnsembleRow,
     JudgeRow,
@@ -46,10 +46,11 @@ from .results import (
 )
 from .search import Search as Search  # the search's names, importable from here as before it had a module
 from .search import _Target as _Target
-from .search import _target, canonical_order, search_ensembles
+from .search import _target, canonical_order
 from .search import canonical_rows as canonical_rows
 from .search import pick_lowest as pick_lowest
 from .search import rescore as rescore
+from .search import search_ensembles as search_ensembles
 from .search import widen as widen
 from .subsets import SubsetTable, empirical_subset_errors
 
