@@ -19,6 +19,7 @@ from .distributions import Binomial
 from .documents import Baselines, BinomialModel, Component, Interval, Model, Settings, row_type
 from .errors import UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
+from .intervals import enclose_value
 from .mixtures import (
     LOG_BOUNDS,
     LOGIT_BOUNDS,
@@ -176,8 +177,9 @@ def _analyse(table: CountTable, settings: FitSettings, rng: np.random.Generator 
         cells = mixture_cells(table, fit.mixture)
         centre = cells @ post.errors
         low, high = cluster_interval(post, rng, settings, table.items, clusters, cells)
+    inside = [enclose_value(centre[i], low[i], high[i]) for i in range(len(ks))]
     rows = tuple(
-        ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])), high=float(max(high[i], centre[i])),
+        ErrorRow(k=k, estimate=float(centre[i]), low=float(inside[i][0]), high=float(inside[i][1]),
                  columns={name: errors[k] for name, errors in columns.items()})
         for i, k in enumerate(ks)
     )

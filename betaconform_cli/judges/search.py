@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..intervals import enclose, equal_tailed
 from .maxent import MAX_JUDGES as MAXENT_MAX_JUDGES
 from .maxent import fit_maxent
 from .model import ClassPosterior
@@ -37,9 +38,7 @@ def canonical_rows(correct: np.ndarray, names: Sequence[str]) -> np.ndarray:
 
 
 def _interval(samples: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
-    tail = (1 - confidence_level) / 2
-    lo, hi = np.quantile(samples, [tail, 1 - tail], axis=0)
-    return lo, hi
+    return equal_tailed(samples, confidence_level)
 
 
 def widen(estimate: np.ndarray, low: np.ndarray, high: np.ndarray, floor: np.ndarray, ceiling: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -50,7 +49,7 @@ def widen(estimate: np.ndarray, low: np.ndarray, high: np.ndarray, floor: np.nda
     """
     lo = np.maximum(estimate - factor * (estimate - low), floor)
     hi = np.minimum(estimate + factor * (high - estimate), ceiling)
-    return np.minimum(lo, estimate), np.maximum(hi, estimate)
+    return enclose(estimate, lo, hi)
 
 
 @dataclass(frozen=True)

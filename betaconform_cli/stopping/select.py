@@ -26,9 +26,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from ..distributions import item_error_table
+from ..intervals import z_value
 from ..votes import SplitModel, SplitPrior, class_counts, distinct_patterns
 
 
@@ -173,7 +173,7 @@ def stratified_check(verdicts: np.ndarray, gold: np.ndarray, n_classes: int, ks:
         else:
             var += t.size[h] ** 2 * (1 - t.labeled[h] / t.size[h]) * var_h[h]
     big_n = float(t.size.sum())
-    z = float(norm.ppf(0.5 + level / 2))
+    z = z_value(level)
     return StratifiedCheck(tuple(ks), total.sum(axis=0) / big_n, z * np.sqrt(var) / big_n, level)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..counts import CountTable, ItemClusters
 from ..errors import P0, P1, ParameterError
 from ..fit import FitResult, analyse
+from ..intervals import enclose_value, equal_tailed
 from ..posterior import cell_errors
 from ..settings import FitSettings
 from .agreement import split_offsets
@@ -206,7 +207,7 @@ def _rows(ks: tuple[int, ...], lo_rows: Any, fewest: int, centre: np.ndarray | N
     if centre is None or low is None or high is None:
         return tuple(VoteRow(k, r.estimate, r.low, r.high, r.estimate, r.low, r.high, k > fewest) for k, r in zip(ks, lo_rows))
     return tuple(
-        VoteRow(k, float(centre[i]), float(min(low[i], centre[i])), float(max(high[i], centre[i])),
+        VoteRow(k, float(centre[i]), *(float(b) for b in enclose_value(centre[i], low[i], high[i])),
                 r.estimate, r.low, r.high, k > fewest)
         for i, (k, r) in enumerate(zip(ks, lo_rows))
     )
@@ -300,8 +301,7 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
         draws = np.clip(mean_draw, 0.0, 1.0)
     else:
         draws = np.clip(mean_draw + np.sqrt(np.maximum(var_sum, 0.0)) / total * rng.standard_normal(mean_draw.shape), 0.0, 1.0)
-    tail = (1 - confidence_level) / 2
-    bounds = (centre, np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0))
+    bounds = (centre, *equal_tailed(draws, confidence_level))
     model = SplitModel(float(post.w @ post.b0), float(post.w @ post.b1), bb, post.model_probabilities(),
                        int(table.trials[can_err].sum()), int(table.wrongs[can_err].sum()))
     return model, bounds, draws
