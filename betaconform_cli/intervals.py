@@ -40,9 +40,10 @@ def t_value(confidence_level: float, dof: float) -> float:
     return float(stats.t.ppf(0.5 + confidence_level / 2, dof))
 
 
-def normal_half_width(variance: Any, confidence_level: float) -> Any:
-    """z * sqrt(variance): the normal interval's half-width (an array for an array of variances)."""
-    return z_value(confidence_level) * np.sqrt(variance)
+def normal_half_width(variance: np.ndarray, confidence_level: float) -> np.ndarray:
+    """z * sqrt(variance): the normal interval's half-width of each variance."""
+    half: np.ndarray = z_value(confidence_level) * np.sqrt(variance)
+    return half
 
 
 def t_half_width(variance: float, confidence_level: float, dof: float) -> float:

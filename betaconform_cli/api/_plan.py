@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BetaConformError, InputError, ParameterError
 from ..inputs import InputOptions, Keep, read_inputs
+from ..parameters import CONFIDENCE_LEVEL
 from ._common import skip_note
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 def plan(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), target: float = 0.05, ks: Sequence[int] = tuple(range(1, 12)),
-    confidence_level: float = 0.9, draws: int = 200, seed: int = 0, label_cost: float | None = None,
+    confidence_level: float = CONFIDENCE_LEVEL, draws: int = 200, seed: int = 0, label_cost: float | None = None,
     positive: str | None = None,
 ) -> PlanReport:
     """Per input: the labels `sample --rule precision --target TARGET` will need for the error at each k (and at

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import P0, P1, ParameterError, UsageError, quote, quote_all
 from ..fit import FitResult, analyse
+from ..parameters import check
 from ..settings import MAX_K, FitSettings
 from .clustered import Clustered, clustered, clustered_items, widened, widened_search
 from .costs import cheapest as _cheapest
@@ -107,8 +108,7 @@ def _check_options(n_judges: int, ks: Sequence[int], confidence_level: float, po
     bad = [k for k in ks if not isinstance(k, (int, np.integer)) or not 1 <= int(k) <= min(n_judges, MAX_K)]
     if not ks or bad:
         raise ParameterError("ks", f"must be integers between 1 and {min(n_judges, MAX_K)} (the number of judges); got {list(ks)}")
-    if not 0.0 < confidence_level < 1.0:
-        raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {confidence_level}")
+    check("confidence_level", confidence_level)
     if population is not None and (not isinstance(population, (int, np.integer)) or not items <= population <= MAX_POPULATION):
         raise ParameterError("population", f"must be an integer from the {items} labeled items to {MAX_POPULATION}; got {population}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..parameters import CONFIDENCE_LEVEL
 from .results import JudgesSettings
 
 
@@ -20,7 +21,7 @@ class JudgesRequest:
     """
 
     ks: Sequence[int] | None = None
-    confidence_level: float = 0.9
+    confidence_level: float = CONFIDENCE_LEVEL
     ensemble: Sequence[str] | None = None
     costs: Mapping[str, float] | None = None
     max_error: float | None = None

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..inputs.dataset import Votes
+from ..parameters import CONFIDENCE_LEVEL
 from .rules import PrecisionRule, _first_run
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def forecast(
     votes: Votes,
     target: float,
     ks: Sequence[int] = tuple(range(1, 12)),
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     draws: int = 200,
     positive: int | None = None,
     rng: np.random.Generator | None = None,
