@@ -17,6 +17,7 @@ the registry does not depend on the readers, the readers depend on it.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,6 +121,12 @@ def edges_of(name: str, path: Path, modules: set[str]) -> list[tuple[str, int, b
 
 
 def graph() -> dict[str, list[tuple[str, int, bool]]]:
+    """Every module's imports (built once per package folder: the tests here and test_layers.py share it)."""
+    return _graph_of(PACKAGE)
+
+
+@functools.lru_cache(maxsize=2)
+def _graph_of(package: Path) -> dict[str, list[tuple[str, int, bool]]]:
     modules = all_modules()
     return {name: edges_of(name, path, set(modules)) for name, path in modules.items()}
 
