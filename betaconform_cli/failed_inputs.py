@@ -13,7 +13,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
-from . import __version__
+from .version import __version__
 from .documents import Count
 from .errors import InputError
 

@@ -123,7 +123,7 @@ def first_of(doc: Any) -> Any:
 
 def _first_row(path: Path) -> dict[str, Any] | None:
     """A Parquet file's first row (None when unreadable: the table reader then says what is wrong)."""
-    from .tables import connect
+    from .table_sql import connect
 
     con = connect()
     try:

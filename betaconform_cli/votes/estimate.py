@@ -11,6 +11,8 @@ import numpy as np
 from ..counts import CountTable, ItemClusters
 from ..errors import P0, P1, ParameterError
 from ..fit import FitResult, analyse
+from ..intervals import enclose_value, equal_tailed
+from ..parameters import CONFIDENCE_LEVEL
 from ..posterior import cell_errors
 from ..settings import FitSettings
 from .agreement import CHANCE_Z, agreement_z, split_offsets
@@ -205,9 +207,9 @@ def _rows(ks: tuple[int, ...], lo_rows: Any, fewest: int, centre: np.ndarray | N
     alone when `centre` is None; k above the fewest judges of an item is extrapolated."""
     if centre is None or low is None or high is None:
         return tuple(VoteRow(k, r.estimate, r.low, r.high, r.estimate, r.low, r.high, k > fewest) for k, r in zip(ks, lo_rows))
+    inside = [enclose_value(centre[i], low[i], high[i]) for i in range(len(ks))]
     return tuple(
-        VoteRow(k, float(centre[i]), float(min(low[i], centre[i])), float(max(high[i], centre[i])),
-                r.estimate, r.low, r.high, k > fewest)
+        VoteRow(k, float(centre[i]), float(inside[i][0]), float(inside[i][1]), r.estimate, r.low, r.high, k > fewest)
         for i, (k, r) in enumerate(zip(ks, lo_rows))
     )
 
@@ -216,7 +218,7 @@ def estimate_errors(
     votes: Any,
     gold: Any,
     ks: tuple[int, ...] = DEFAULT_KS,
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     rng: np.random.Generator | None = None,
     *,
     n_classes: int | None = None,
@@ -300,8 +302,7 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
         draws = np.clip(mean_draw, 0.0, 1.0)
     else:
         draws = np.clip(mean_draw + np.sqrt(np.maximum(var_sum, 0.0)) / total * rng.standard_normal(mean_draw.shape), 0.0, 1.0)
-    tail = (1 - confidence_level) / 2
-    bounds = (centre, np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0))
+    bounds = (centre, *equal_tailed(draws, confidence_level))
     margin = post.means(tempered=False) or (prior.mean0, prior.mean1)
     model = SplitModel(margin[0], margin[1], bb, post.model_probabilities(), int(table.trials[can_err].sum()),
                        int(table.wrongs[can_err].sum()), post.means(tempered=True) if "tempered" in prior.models else None,
@@ -321,7 +322,7 @@ def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPr
 
 
 def estimate_from_votes(
-    votes: Votes, ks: tuple[int, ...] = DEFAULT_KS, confidence_level: float = 0.9,
+    votes: Votes, ks: tuple[int, ...] = DEFAULT_KS, confidence_level: float = CONFIDENCE_LEVEL,
     rng: np.random.Generator | None = None, **options: Any,
 ) -> VoteEstimate:
     """`estimate_errors` on a reader's `Dataset.votes` (distinct patterns with their counts, classes by name)."""
