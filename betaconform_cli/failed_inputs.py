@@ -13,9 +13,9 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
-from .version import __version__
 from .documents import Count
 from .errors import InputError
+from .version import __version__
 
 
 class InputFailure(Struct, kw_only=True, frozen=True):

@@ -50,7 +50,7 @@ def published() -> tuple[Published, ...]:
                                "evaluate/document")
     judges = document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")
     return (  # fit, doctor, score and judges over several inputs: a bad one is an InputFailure document (failed_inputs.py)
-        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema(),
+        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), with_failure_schema(json_schema()),
                   _or_failure(lambda d: report_document_type() if d.get("command") == "report" else fit_document_type())),
         Published("doctor.json", ("doctor",), DoctorDocument, with_failure_schema(doctor), _or_failure(lambda d: DoctorDocument)),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
