@@ -4,6 +4,7 @@ without --labels, give one answer.
 
 - **Gold and verdicts share a vocabulary** (values.vocabulary_problem): an input whose labeled items' verdicts
   never use a class of the gold (PASS/FAIL labels against pass/fail verdicts) is refused, both vocabularies named.
+- **Clusters** asked for (`cluster_field`) are carried: a reader that keeps no per-item field is refused.
 - **Labeled items** are needed by every command that estimates from labels; a file of unlabeled items only (the
   pool of `sample --pool`) is read by `doctor` and as a pool, and refused elsewhere with the reason.
 """
@@ -40,12 +41,26 @@ def labels_problem(ds: Dataset) -> str | None:
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 
 
-def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True) -> list[Dataset]:
+def clusters_problem(ds: Dataset, cluster_field: str | None) -> str | None:
+    """Why `ds` cannot carry the clusters `cluster_field` asks for: its reader keeps no per-item field (None: it can,
+    or none was asked for). JSON Lines read the field from each line; an inspect-ai log's clusters are its epochs."""
+    if cluster_field is None or ds.clusters is not None or (ds.votes is not None and ds.votes.clusters is not None):
+        return None
+    return (f"--cluster-field '{cluster_field}': clusters are read from JSON Lines only (a field on each line; an "
+            f"inspect-ai log's epochs are clusters without it), and this input is {ds.shape}; write one line per item "
+            "with the cluster id in a field")
+
+
+def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True,
+                   cluster_field: str | None = None) -> list[Dataset]:
     """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
-    `vocabulary` False: the caller shows the vocabularies itself (doctor)."""
+    `vocabulary` False: the caller shows the vocabularies itself (doctor). `cluster_field`: each dataset carries
+    its items' clusters (clusters_problem)."""
     for ds in datasets:
-        problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
+        problem = clusters_problem(ds, cluster_field)
+        if problem is None:
+            problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
         if problem is not None:
