@@ -12,8 +12,9 @@ patterns, through build.from_marks like every other reader.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from .build import Mark, from_marks, with_skips
 from .dataset import Dataset, Reading
 from .detect import LIST_KEYS, Source
 from .options import InputOptions, Keep
-from .paths import iter_objects, open_binary
+from .paths import iter_lines, iter_objects, open_binary
 
 ONLY_GOLD = "a human label and no judge verdict"
 
@@ -45,22 +46,116 @@ class Note:
     text: str | None = None
 
 
-def records(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+Skipped = list[tuple[str | None, str, int]]  # (dataset or None, reason, record): records skipped (skip_invalid)
+
+
+def records(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, record) of an export: JSON Lines (a record a line), a JSON document (a list of records, or
-    an object holding one under data, rows, results, ...), or a Parquet file (a record a row, read by DuckDB)."""
-    kind = src.plan.kind if src.plan.kind in ("parquet", "json", "jsonl") else kind_by_name(src.path) or "jsonl"
+    an object holding one under data, rows, results, ...), a Parquet file (a record a row, read by DuckDB) or a CSV
+    export (a record a row, the header its field names: `csv_records`). `skipped` (skip_invalid): a line that is
+    not a JSON object, or a record that is not an object, is counted there instead of stopping the read."""
+    kind = src.plan.kind if src.plan.kind in ("parquet", "json", "jsonl", "csv", "tsv") else kind_by_name(src.path) or "jsonl"
     if kind == "parquet":
         yield from _parquet(src)
+        return
+    if kind in ("csv", "tsv"):
+        yield from csv_records(src, "\t" if kind == "tsv" else ",")
         return
     with open_binary(src.path) as fh:
         head = bytes(fh.peek(64)[:64]).lstrip(b"\xef\xbb\xbf \t\r\n")  # type: ignore[attr-defined]
     if kind == "json" or head.startswith(b"["):
-        yield from _document(src)
+        yield from _document(src, skipped)
         return
-    yield from iter_objects(src.path, src.where)
+    if skipped is None:
+        yield from iter_objects(src.path, src.where)
+        return
+    for n, raw in iter_lines(src.path):
+        try:
+            obj = load_json(raw)
+        except orjson.JSONDecodeError:
+            skipped.append((None, "malformed JSON", n))
+            continue
+        if isinstance(obj, dict):
+            yield n, obj
+        else:
+            skipped.append((None, "not a JSON object", n))
 
 
-def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_notes(src: Source, opts: InputOptions, of: Callable[[int, dict[str, Any]], Note | Iterable[Note] | None],
+               rows: Iterable[tuple[int, dict[str, Any]]] | None = None, skipped: Skipped | None = None,
+               ) -> tuple[list[Note], Skipped]:
+    """Every record's annotations (`of`: the format's reading of one record: a Note, several, or None) and the
+    records skipped. With skip_invalid a record that cannot be read (malformed JSON, not an object, a field the
+    format refuses) is skipped and counted with its first message, as JSON Lines and tables count theirs
+    (`datasets(skipped=...)`); without it the record's error stands. `rows`: the records when the reader has read
+    them already (`records(src, skipped)`), with the records that reading skipped."""
+    skip = opts.handling.skip_invalid
+    skipped = [] if skipped is None else skipped
+    notes: list[Note] = []
+    for n, rec in records(src, skipped if skip else None) if rows is None else rows:
+        try:
+            got = of(n, rec)
+        except InputError as exc:
+            if not skip:
+                raise
+            skipped.append((None, reason_of(exc), n))
+            continue
+        if got is not None:
+            notes.extend([got] if isinstance(got, Note) else got)
+    return notes, skipped
+
+
+def reason_of(exc: InputError) -> str:
+    """A skipped record's reason: its error's message and field, without the file and the record."""
+    return exc.reason if exc.field is None else f"field '{exc.field}': {exc.reason}"
+
+
+NUMERIC = ("value", "scores.")  # CSV columns whose cells are numbers in the JSON export (a name, or a prefix)
+
+
+def csv_records(src: Source, delimiter: str = ",") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row number, row) of a CSV export, the header its field names: an empty cell is null, a number in a NUMERIC
+    column a number (CSV has no types: the JSON export's `1` and the CSV's "1" are one value), the rest text (a
+    categorical "1" stays text, as in the JSON). Cells holding JSON (an object or a list: metadata, scores) stay
+    text until `decoded` reads them."""
+    import csv
+    import io
+
+    with open_binary(src.path) as fh:
+        text = io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")
+        try:
+            reader = csv.reader(text, delimiter=delimiter)
+            header = next(reader, None)
+            if header is None:
+                return
+            for n, row in enumerate(reader, start=1):
+                if not any(c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputError(src.where, f"{len(row)} cells under a header of {len(header)} columns", line=n, unit="row")
+                yield n, {k: csv_value(v) if _numeric(k) else (v if v != "" else None) for k, v in zip(header, row)}
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(src.where, f"not a readable CSV file ({exc})") from None
+
+
+def _numeric(column: str) -> bool:
+    return column in NUMERIC or column.startswith(tuple(p for p in NUMERIC if p.endswith(".")))
+
+
+def csv_value(cell: str) -> Any:
+    """A CSV cell as the JSON export holds the value: empty is null, a decimal number a number, else the text."""
+    if cell == "":
+        return None
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    if not math.isfinite(number) or cell.strip() != cell or cell.lower().startswith(("inf", "nan", "+", "-inf", "-nan")):
+        return cell
+    return int(cell) if cell.lstrip("-").isdigit() else number
+
+
+def _document(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     with open_binary(src.path) as fh:
         raw = fh.read()
     try:
@@ -74,6 +169,9 @@ def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(src.where, f"must be a list of records or an object, got {values.shown(doc)}")
     for n, obj in enumerate(rows, start=1):
         if not isinstance(obj, dict):
+            if skipped is not None:
+                skipped.append((None, "not a JSON object", n))
+                continue
             raise InputError(src.where, f"each record must be an object, got {values.shown(obj)}", line=n, unit="record")
         yield n, obj
 
@@ -127,11 +225,15 @@ def as_text(value: Any) -> str | None:
 
 
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
-             left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
+             left_out: Counter[str], judges_named: str = "", skipped: Skipped | None = None) -> list[Dataset]:
     """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
     judge's second verdict on an item is an error (`judges_named`: how the format names judges, for the message),
-    unless `duplicates` keeps the first or the last."""
+    unless `duplicates` keeps the first or the last. `skipped`: records read_notes skipped (skip_invalid), to
+    which a verdict or label that is not one value (a list, an object) is added, counted in the readings."""
     unit = reading.unit
+    skipped = list(skipped or [])
+    if opts.handling.skip_invalid:
+        notes = _valid(notes, src.where, unit, skipped)
     by_q: dict[str, list[Note]] = {}
     for note in _once(notes, src.where, opts.handling.duplicates, unit, judges_named):
         by_q.setdefault(note.question, []).append(note)
@@ -142,7 +244,6 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     several = len(by_q) > 1
     labels_used: set[str] = set()
     marks: list[Mark] = []
-    skipped: list[tuple[str | None, str, int]] = []
     for question, ns in by_q.items():
         ds = question if several else None
         gold = _golds(ns, src.where, opts, unit, labels_used)
@@ -155,6 +256,19 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
     out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
     return with_skips(out, src.name, skipped)
+
+
+def _valid(notes: Iterable[Note], where: str, unit: str, skipped: Skipped) -> list[Note]:
+    """The notes whose value is one value; the others skipped and counted (skip_invalid), their record's number."""
+    out = []
+    for n in notes:
+        try:
+            _scalar(n.value, where, n, unit)
+        except InputError as exc:
+            skipped.append((None, reason_of(exc), n.record))
+            continue
+        out.append(n)
+    return out
 
 
 def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_named: str) -> list[Note]:
