@@ -100,6 +100,7 @@ INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "dataset_col": (("--dataset-col",), "table: a column that splits one file into datasets"),
     "judge_cols": (("--judge-cols",), "wide table: judge columns, names or globs ('gpt*,claude*')"),
     "tolerance": (("--tolerance",), "scoring judges: a verdict is correct when |verdict - gold| <= T"),
+    "threshold": (("--threshold",), "Ragas results: a metric's continuous score of at least T is a pass, below it a fail"),
     "duplicates": (("--duplicates",), "a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two "
                                       "table rows) is an error, or keep the first or the last"),
     "labels": (("--labels",), "a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts "

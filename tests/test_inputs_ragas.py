@@ -1,0 +1,50 @@
+"""Ragas results (issue 29, item 2; docs/FORMATS.md#ragas): tests/fixtures/ragas/results.{csv,jsonl} were written by
+ragas 0.4.3's own evaluate() (tests/fixtures/ragas/make.sh, run.py) from the plan below (plan.py, stated again here
+by hand): each metric is a judge, a continuous score passes at --threshold, the person's `human_label` is the gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from .conftest import invoke
+from .test_inputs_trace_stores import FIXTURES, _fit, canonical, doctor
+
+METRICS = ("critic_gpt4o", "critic_claude", "critic_llama", "grounded")
+SCORES = {"0": (1, 1, 0, 0.92), "1": (0, 0, 0, 0.10), "2": (1, 0, 1, 0.75), "3": (1, 1, 1, 0.40), "4": (0, 1, None, 0.66),
+          "5": (1, 1, 1, 0.95), "6": (0, 1, 0, 0.30), "7": (1, 1, 1, 0.81)}  # q1..q8 by pandas' row; None: the metric raised
+GOLD = {"0": 1, "1": 0, "2": 0, "3": 1, "4": 1, "5": 1}  # pass / fail; rows 6 and 7 are not labeled
+
+
+def plan(threshold: float) -> dict[str, tuple[tuple[int | None, ...], int | None]]:
+    return {row: (tuple(None if s is None else int(s >= threshold) for s in scores), GOLD.get(row))
+            for row, scores in SCORES.items()}
+
+
+@pytest.mark.parametrize("name", ["results.csv", "results.jsonl"])
+def test_doctor_and_fit(name: str, tmp_path: Path) -> None:
+    path = FIXTURES / "ragas" / name
+    (d,) = doctor(path, "--threshold", "0.5")
+    assert (d["format"], d["items"], d["unlabeled_items"]) == ("ragas", 6, 2)
+    assert [j["name"] for j in d["judges"]] == list(METRICS) and d["roles"]["gold"] == "human_label"
+    assert "clusters" not in d  # rows are independent items
+    canon = tmp_path / "canonical.jsonl"
+    canon.write_text(canonical(plan(0.5), METRICS), encoding="utf-8")
+    assert _fit(path, "--threshold", "0.5") == _fit(canon)
+
+
+def test_threshold_moves_the_verdicts(tmp_path: Path) -> None:
+    canon = tmp_path / "canonical.jsonl"
+    canon.write_text(canonical(plan(0.7), METRICS), encoding="utf-8")
+    assert _fit(FIXTURES / "ragas" / "results.csv", "--threshold", "0.7") == _fit(canon)
+
+
+def test_continuous_score_needs_a_threshold_and_only_ragas_takes_one(tmp_path: Path) -> None:
+    res = invoke(CliRunner(), "fit", FIXTURES / "ragas" / "results.jsonl")
+    assert res.exit_code == 2 and "results.jsonl: row 1: column 'grounded': a continuous score (0.92)" in res.output
+    canon = tmp_path / "canonical.jsonl"
+    canon.write_text(canonical(plan(0.5), METRICS), encoding="utf-8")
+    res = invoke(CliRunner(), "fit", canon, "--threshold", "0.5")
+    assert res.exit_code == 2 and "--threshold 0.5 reads continuous scores" in res.output and "Traceback" not in res.output
