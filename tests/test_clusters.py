@@ -121,3 +121,30 @@ class TestEveryCommand:
         out = CliRunner().invoke(app, ["fit", str(path), "--cluster-field", "prompt"])
         assert out.exit_code == 2
         assert "--cluster-field 'prompt'" in out.output and "t.csv" in out.output and "Traceback" not in out.output
+
+
+class TestTraceStoresAndRagas:
+    """The same key for the formats read as annotations (trace stores, Ragas): each record's field is its item's
+    cluster."""
+
+    def test_ragas_rows_of_one_question_are_one_cluster(self, tmp_path):
+        lines = (ROOT / "tests" / "fixtures" / "ragas" / "results.jsonl").read_text().splitlines()
+        path = tmp_path / "sampled.jsonl"  # each question answered three times (three rows sharing user_input)
+        path.write_text("\n".join(line for line in lines for _ in range(3)) + "\n")
+        doc = json.loads(bc.doctor(str(path), threshold=0.5, cluster_field="user_input").json())
+        assert (doc["items"], doc["unlabeled_items"], doc["clusters"]) == (18, 6, 6)
+
+        def width(**kw: object) -> float:
+            got = json.loads(bc.fit(str(path), ks="3", components=1, threshold=0.5, **kw).json())
+            return float(got["error_rates"][0]["high"] - got["error_rates"][0]["low"])
+
+        assert width(cluster_field="user_input") > 1.3 * width()
+
+    def test_an_item_in_two_clusters_is_an_error(self, tmp_path):
+        scores = json.loads((ROOT / "tests" / "fixtures" / "langfuse" / "scores.json").read_text())["data"]
+        for i, s in enumerate(scores):
+            s["sessionId"] = f"s{i}"  # every score of trace t1 in a session of its own
+        path = tmp_path / "scores.json"
+        path.write_text(json.dumps(scores))
+        out = CliRunner().invoke(app, ["doctor", str(path), "--cluster-field", "sessionId"])
+        assert out.exit_code == 2 and "item 't1' is in cluster 's0' (record 1) and 's1' here" in out.output

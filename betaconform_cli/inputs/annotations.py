@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -35,7 +35,7 @@ ONLY_GOLD = "a human label and no judge verdict"
 @dataclass(frozen=True)
 class Note:
     """One annotation: `judge` is the judge's name, or None for a human's label (the gold); `field` is where its
-    value is in record `record` (for messages)."""
+    value is in record `record` (for messages); `cluster` its item's cluster (`cluster_field` of its record)."""
 
     item: str
     question: str
@@ -44,6 +44,7 @@ class Note:
     record: int
     field: str
     text: str | None = None
+    cluster: str | None = None
 
 
 Skipped = list[tuple[str | None, str, int]]  # (dataset or None, reason, record): records skipped (skip_invalid)
@@ -83,26 +84,39 @@ def records(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, 
 
 def read_notes(src: Source, opts: InputOptions, of: Callable[[int, dict[str, Any]], Note | Iterable[Note] | None],
                rows: Iterable[tuple[int, dict[str, Any]]] | None = None, skipped: Skipped | None = None,
-               ) -> tuple[list[Note], Skipped]:
+               unit: str = "record") -> tuple[list[Note], Skipped]:
     """Every record's annotations (`of`: the format's reading of one record: a Note, several, or None) and the
     records skipped. With skip_invalid a record that cannot be read (malformed JSON, not an object, a field the
     format refuses) is skipped and counted with its first message, as JSON Lines and tables count theirs
     (`datasets(skipped=...)`); without it the record's error stands. `rows`: the records when the reader has read
-    them already (`records(src, skipped)`), with the records that reading skipped."""
+    them already (`records(src, skipped)`), with the records that reading skipped. `cluster_field`: each note
+    carries its record's value of that field as its item's cluster (every record needs one)."""
     skip = opts.handling.skip_invalid
+    field = opts.record.cluster_field
     skipped = [] if skipped is None else skipped
     notes: list[Note] = []
     for n, rec in records(src, skipped if skip else None) if rows is None else rows:
         try:
             got = of(n, rec)
+            cluster = None if field is None or got is None else _cluster(rec, field, src.where, n, unit)
         except InputError as exc:
             if not skip:
                 raise
             skipped.append((None, reason_of(exc), n))
             continue
         if got is not None:
-            notes.extend([got] if isinstance(got, Note) else got)
+            mine = [got] if isinstance(got, Note) else list(got)
+            notes.extend(mine if cluster is None else (replace(note, cluster=cluster) for note in mine))
     return notes, skipped
+
+
+def _cluster(rec: dict[str, Any], field: str, where: str, n: int, unit: str) -> str:
+    from .records import RecordError, cluster_id
+
+    try:
+        return cluster_id(rec, field)
+    except RecordError as err:
+        raise InputError(where, err.message, line=n, field=field, unit=unit) from None
 
 
 def reason_of(exc: InputError) -> str:
@@ -235,7 +249,7 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     if opts.handling.skip_invalid:
         notes = _valid(notes, src.where, unit, skipped)
     by_q: dict[str, list[Note]] = {}
-    for note in _once(notes, src.where, opts.handling.duplicates, unit, judges_named):
+    for note in _one_cluster(_once(notes, src.where, opts.handling.duplicates, unit, judges_named), src.where, unit):
         by_q.setdefault(note.question, []).append(note)
     if not any(n.judge is not None for ns in by_q.values() for n in ns):
         found = ", ".join(f"{k} ({v})" for k, v in left_out.items()) or "none"
@@ -256,6 +270,19 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
     out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
     return with_skips(out, src.name, skipped)
+
+
+def _one_cluster(notes: list[Note], where: str, unit: str) -> list[Note]:
+    """The notes, each item in one cluster: an item whose records name two is an error naming the second."""
+    seen: dict[str, tuple[str, int]] = {}
+    for n in notes:
+        if n.cluster is None:
+            continue
+        first = seen.setdefault(n.item, (n.cluster, n.record))
+        if first[0] != n.cluster:
+            raise InputError(where, f"item {n.item!r} is in cluster {first[0]!r} ({unit} {first[1]}) and {n.cluster!r} here; "
+                                    "an item's records must name one cluster", line=n.record, unit=unit)
+    return notes
 
 
 def _valid(notes: Iterable[Note], where: str, unit: str, skipped: Skipped) -> list[Note]:
@@ -351,4 +378,4 @@ def _mark(n: Note, gold: Any, ds: str | None, where: str, opts: InputOptions, un
     except values.ValueProblem as exc:
         raise InputError(where, str(exc), line=n.record, field=n.field, unit=unit) from None
     return Mark(n.item, str(n.judge), mark, n.record, ds, n.text, no_gold, class_text(n.value),
-                None if no_gold else class_text(gold))
+                None if no_gold else class_text(gold), n.cluster)

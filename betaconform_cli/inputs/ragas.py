@@ -91,7 +91,8 @@ def read_ragas(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     ident, gold, metrics, other = _columns(rows, opts)
     if not metrics:
         raise InputError(src.where, "no metric columns: every column is one of Ragas' sample fields or holds no scores")
-    notes, skipped = read_notes(src, opts, lambda n, r: _notes(n, r, (ident, gold, metrics), opts, src.where), rows, skipped)
+    notes, skipped = read_notes(src, opts, lambda n, r: _notes(n, r, (ident, gold, metrics), opts, src.where), rows, skipped,
+                                 "row")
     shown = "pandas' index" if ident == "" else ident or "the row (from 0)"
     roles: tuple[tuple[str, str], ...] = (("item", shown), ("judges", ", ".join(metrics)),
                                           ("gold", gold or "none: --labels"))
