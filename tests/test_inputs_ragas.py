@@ -48,3 +48,24 @@ def test_continuous_score_needs_a_threshold_and_only_ragas_takes_one(tmp_path: P
     canon.write_text(canonical(plan(0.5), METRICS), encoding="utf-8")
     res = invoke(CliRunner(), "fit", canon, "--threshold", "0.5")
     assert res.exit_code == 2 and "--threshold 0.5 reads continuous scores" in res.output and "Traceback" not in res.output
+
+
+def test_labels_file_and_a_bad_cell(tmp_path: Path) -> None:
+    """Without the label column every row is unlabeled and --labels joins a gold file on the row; a score that is
+    not a number is an error naming the row and the column, or with --skip-invalid that row is skipped."""
+    import json
+
+    rows = [json.loads(line) for line in (FIXTURES / "ragas" / "results.jsonl").read_text().splitlines()]
+    for r in rows:
+        del r["human_label"]
+    rows[2]["critic_claude"] = "n/a (timeout)"
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labels = tmp_path / "gold.csv"
+    labels.write_text("id,label\n0,pass\n1,fail\n3,pass\n", encoding="utf-8")
+    res = invoke(CliRunner(), "doctor", path, "--threshold", "0.5")
+    assert res.exit_code == 2 and "row 3: column 'critic_claude': must be a score" in res.output
+    (d,) = doctor(path, "--threshold", "0.5", "--skip-invalid", "--labels", labels)
+    assert (d["items"], d["unlabeled_items"], d["roles"]["gold"]) == (3, 4, "none: --labels")
+    assert d["skipped"] == [{"reason": "field 'critic_claude': must be a score (a number), got \"n/a (timeout)\"",
+                             "count": 1, "first": 3}]

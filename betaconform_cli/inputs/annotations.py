@@ -239,11 +239,14 @@ def as_text(value: Any) -> str | None:
 
 
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
-             left_out: Counter[str], judges_named: str = "", skipped: Skipped | None = None) -> list[Dataset]:
+             left_out: Counter[str], judges_named: str = "", skipped: Skipped | None = None,
+             correctness: bool = False) -> list[Dataset]:
     """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
     judge's second verdict on an item is an error (`judges_named`: how the format names judges, for the message),
     unless `duplicates` keeps the first or the last. `skipped`: records read_notes skipped (skip_invalid), to
-    which a verdict or label that is not one value (a list, an object) is added, counted in the readings."""
+    which a verdict or label that is not one value (a list, an object) is added, counted in the readings.
+    `correctness`: the verdicts are pass/fail marks (1/0: Ragas' scores), so every gold, a human's or the labels
+    file's, is read as one (values.mark: pass/fail, yes/no, true/false, 1/0), an error naming where it came from."""
     unit = reading.unit
     skipped = list(skipped or [])
     if opts.handling.skip_invalid:
@@ -261,6 +264,8 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     for question, ns in by_q.items():
         ds = question if several else None
         gold = _golds(ns, src.where, opts, unit, labels_used)
+        if correctness:
+            gold = {item: (_as_mark(g, src.where, row, unit), row) for item, (g, row) in gold.items()}
         judged = {n.item for n in ns if n.judge is not None}
         skipped += [(ds, ONLY_GOLD, row) for item, (_, row) in gold.items() if item not in judged]
         for n in ns:
@@ -283,6 +288,13 @@ def _one_cluster(notes: list[Note], where: str, unit: str) -> list[Note]:
             raise InputError(where, f"item {n.item!r} is in cluster {first[0]!r} ({unit} {first[1]}) and {n.cluster!r} here; "
                                     "an item's records must name one cluster", line=n.record, unit=unit)
     return notes
+
+
+def _as_mark(gold: Any, where: str, row: int, unit: str) -> int | None:
+    try:
+        return values.mark(gold)
+    except values.ValueProblem as exc:
+        raise InputError(where, f"a gold label {exc}", line=row or None, field=None if row else "--labels", unit=unit) from None
 
 
 def _valid(notes: Iterable[Note], where: str, unit: str, skipped: Skipped) -> list[Note]:

@@ -3,7 +3,8 @@ index as the first column) or `to_json(orient="records", lines=True)` (or a JSON
 
 A row is an item (the `--id-field` column when there is one, else pandas' index, else the row's number from 0, as
 pandas numbers it). Ragas' sample fields (user_input, response, reference, retrieved_contexts, ...) are the item;
-every other column of numbers is a metric, and each metric is a judge (an AspectCritic is one LLM judge's 0/1
+every other column holding numbers is a metric (a cell of it that is not a number is an error naming the row and
+the column, or skipped with --skip-invalid), and each metric is a judge (an AspectCritic is one LLM judge's 0/1
 verdict). A metric's score is the judge's pass (1) or fail (0); a continuous score (Faithfulness' 0.83) is read as
 a pass when it is at least `--threshold T`, and without it is an error naming the row and the column. A score
 Ragas could not compute (NaN, empty) is no verdict. The gold is a person's pass/fail, which Ragas does not keep: the
@@ -46,9 +47,8 @@ def _columns(rows: list[tuple[int, dict[str, Any]]], opts: InputOptions) -> tupl
     for k in names:
         if k in SAMPLE_FIELDS or k in (ident, gold):
             continue
-        scores = [r.get(k) for _, r in rows]
-        numeric = all(values.is_missing(v) or values.number(v) is not None for v in scores)
-        (metrics if numeric and any(not values.is_missing(v) for v in scores) else other).append(k)
+        scores = [r.get(k) for _, r in rows]  # a metric holds numbers; a cell of it that is not one is an error
+        (metrics if any(values.number(v) is not None for v in scores) else other).append(k)
     return ident, gold, metrics, other
 
 
@@ -99,4 +99,4 @@ def read_ragas(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     if opts.handling.threshold is not None:
         roles += (("threshold", f"a score >= {opts.handling.threshold:g} passes"),)
     left = Counter({f"column(s) that hold no scores ({', '.join(other)})": len(other)} if other else {})
-    return datasets(notes, src, opts, keep, Reading("ragas", roles, unit="row"), left, skipped=skipped)
+    return datasets(notes, src, opts, keep, Reading("ragas", roles, unit="row"), left, skipped=skipped, correctness=True)
