@@ -303,7 +303,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
     # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields
     InputFormat("ragas", "betaconform_cli.inputs.ragas:read_ragas",
-                claims=dict.fromkeys(("csv", "jsonl", "json"), record_has("user_input response", "user_input retrieved_contexts",
+                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), record_has("user_input response", "user_input retrieved_contexts",
                                                                          "user_input reference"))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))

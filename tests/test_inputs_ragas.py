@@ -23,7 +23,7 @@ def plan(threshold: float) -> dict[str, tuple[tuple[int | None, ...], int | None
             for row, scores in SCORES.items()}
 
 
-@pytest.mark.parametrize("name", ["results.csv", "results.jsonl"])
+@pytest.mark.parametrize("name", ["results.csv", "results.jsonl", "results.parquet"])
 def test_doctor_and_fit(name: str, tmp_path: Path) -> None:
     path = FIXTURES / "ragas" / name
     (d,) = doctor(path, "--threshold", "0.5")
