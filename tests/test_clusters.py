@@ -148,3 +148,15 @@ class TestTraceStoresAndRagas:
         path.write_text(json.dumps(scores))
         out = CliRunner().invoke(app, ["doctor", str(path), "--cluster-field", "sessionId"])
         assert out.exit_code == 2 and "item 't1' is in cluster 's0' (record 1) and 's1' here" in out.output
+
+
+def test_drift_says_it_does_not_count_clusters(tmp_path):
+    """drift's tests take items as independent: --cluster-field is refused, never dropped; its --time-field (read as
+    the same per-item key) is still refused by its own name on a table."""
+    data = str(ROOT / "sample_data" / "system_verdicts.jsonl")
+    out = CliRunner().invoke(app, ["drift", data, data, "--cluster-field", "prompt"])
+    assert out.exit_code == 2 and "leave --cluster-field out" in out.output
+    path = tmp_path / "t.csv"
+    path.write_text("item,judge,verdict,gold,ts\na,j1,1,1,1\na,j2,0,1,1\nb,j1,1,0,2\nb,j2,1,0,2\n")
+    out = CliRunner().invoke(app, ["drift", str(path), "--time-field", "ts", "--split-at", "2"])
+    assert out.exit_code == 2 and "--time-field 'ts' is read from JSON Lines" in out.output
