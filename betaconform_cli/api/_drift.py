@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import check_seed
-from ._common import skip_note
+from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,9 +108,7 @@ def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None,
         raise UsageError("drift compares two inputs (OLD NEW), or one input cut in time (--time-field and --split-at)")
     if new is not None and time_field is not None:
         raise ParameterError("time_field", f"{P0} cuts one input in two; with two inputs (OLD NEW) leave it out")
-    if opts.record.cluster_field is not None:  # its tests take items as independent: no option dropped in silence
-        raise ParameterError("cluster_field", f"drift takes items as independent; leave {P0} out (drift's clusters are "
-                                              "not counted yet)")
+    no_clusters(opts, "drift")
     if new is not None:
         a, b = _one(old, opts, "old"), _one(new, opts, "new")
         names, classes, run_a, run_b, notes = _two_runs(a, b)
