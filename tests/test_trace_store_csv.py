@@ -82,3 +82,14 @@ def test_skip_invalid_counts_bad_records(tmp_path: Path) -> None:
          "count": 1, "first": 6}]
     without = invoke(CliRunner(), "doctor", path, "--skip-invalid", "--from", "langfuse")
     assert without.exit_code == 0
+
+
+def test_skip_invalid_counts_a_malformed_csv_row(tmp_path: Path) -> None:
+    lines = (FIXTURES / "langfuse" / "scores.csv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join([*lines[:3], "x,y", *lines[3:]]) + "\n", encoding="utf-8")
+    res = invoke(CliRunner(), "doctor", path)
+    assert res.exit_code == 2 and f"{path}: row 3: 2 cells under a header of 18 columns" in res.output
+    a, _ = doctor(path, "--skip-invalid")
+    assert a["items"] == 5 and a["skipped"] == [
+        {"reason": "malformed CSV row (2 cells under a header of 18 columns)", "count": 1, "first": 3}]

@@ -60,7 +60,7 @@ def records(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, 
         yield from _parquet(src)
         return
     if kind in ("csv", "tsv"):
-        yield from csv_records(src, "\t" if kind == "tsv" else ",")
+        yield from csv_records(src, "\t" if kind == "tsv" else ",", skipped)
         return
     with open_binary(src.path) as fh:
         head = bytes(fh.peek(64)[:64]).lstrip(b"\xef\xbb\xbf \t\r\n")  # type: ignore[attr-defined]
@@ -127,11 +127,12 @@ def reason_of(exc: InputError) -> str:
 NUMERIC = ("value", "scores.")  # CSV columns whose cells are numbers in the JSON export (a name, or a prefix)
 
 
-def csv_records(src: Source, delimiter: str = ",") -> Iterator[tuple[int, dict[str, Any]]]:
+def csv_records(src: Source, delimiter: str = ",", skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row number, row) of a CSV export, the header its field names: an empty cell is null, a number in a NUMERIC
     column a number (CSV has no types: the JSON export's `1` and the CSV's "1" are one value), the rest text (a
     categorical "1" stays text, as in the JSON). Cells holding JSON (an object or a list: metadata, scores) stay
-    text until `decoded` reads them."""
+    text until `decoded` reads them. A row of more or fewer cells than the header is an error, or counted in
+    `skipped` (skip_invalid)."""
     import csv
     import io
 
@@ -146,7 +147,11 @@ def csv_records(src: Source, delimiter: str = ",") -> Iterator[tuple[int, dict[s
                 if not any(c.strip() for c in row):
                     continue
                 if len(row) != len(header):
-                    raise InputError(src.where, f"{len(row)} cells under a header of {len(header)} columns", line=n, unit="row")
+                    why = f"{len(row)} cells under a header of {len(header)} columns"
+                    if skipped is None:
+                        raise InputError(src.where, why, line=n, unit="row")
+                    skipped.append((None, f"malformed CSV row ({why})", n))
+                    continue
                 yield n, {k: csv_value(v) if _numeric(k) else (v if v != "" else None) for k, v in zip(header, row)}
         except (csv.Error, UnicodeDecodeError) as exc:
             raise InputError(src.where, f"not a readable CSV file ({exc})") from None
