@@ -27,7 +27,8 @@ QUESTION = "scores"
 
 
 
-JSON_CELLS = ("scores", "span_parents", "input", "output", "expected", "metadata")  # objects in a CSV export's cells
+JSON_CELLS = ("scores", "span_parents")  # objects in a CSV export's cells, JSON or an error
+MAYBE_JSON = ("expected", "metadata")  # JSON when they parse (a gold's path may go into them), else their text
 
 
 def _row(n: int, r: dict[str, Any], where: str, csv: bool) -> dict[str, Any]:
@@ -38,6 +39,11 @@ def _row(n: int, r: dict[str, Any], where: str, csv: bool) -> dict[str, Any]:
     out = {k: v for k, v in r.items() if not k.startswith("scores.")}
     for k in JSON_CELLS:
         out[k] = decoded(out.get(k), where, n, k, "row")
+    for k in MAYBE_JSON:
+        try:
+            out[k] = decoded(out.get(k), where, n, k, "row")
+        except InputError:
+            pass  # free text that happens to start with a bracket
     flat = {k[len("scores."):]: v for k, v in r.items() if k.startswith("scores.")}
     if flat:
         out["scores"] = {**(out.get("scores") or {}), **flat} if isinstance(out.get("scores") or {}, dict) else out["scores"]
