@@ -68,9 +68,15 @@ def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabu
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
     `vocabulary` False: the caller shows the vocabularies itself (doctor). `opts`: the options every reader must
     have honoured: each dataset carries its items' clusters (`cluster_field`), and a `threshold` was applied."""
+    # a reader's slices (--by): a slice without labels says "too few labels" and a slice whose gold and verdicts share
+    # no class is computed as it is, as long as another slice of its input passes (the input as a whole is checked)
+    fine = {ds.slicing.parent for ds in datasets if ds.slicing is not None and ds.table.items > 0
+            and (not vocabulary or vocabulary_problem(ds) is None)}
     for ds in datasets:
         problem = None if opts is None else clusters_problem(ds, opts.record.cluster_field) \
             or threshold_problem(ds, opts.handling.threshold)
+        if problem is None and ds.slicing is not None and ds.slicing.key is not None and ds.slicing.parent in fine:
+            continue
         if problem is None:
             problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
