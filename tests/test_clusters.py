@@ -160,3 +160,11 @@ def test_drift_says_it_does_not_count_clusters(tmp_path):
     path.write_text("item,judge,verdict,gold,ts\na,j1,1,1,1\na,j2,0,1,1\nb,j1,1,0,2\nb,j2,1,0,2\n")
     out = CliRunner().invoke(app, ["drift", str(path), "--time-field", "ts", "--split-at", "2"])
     assert out.exit_code == 2 and "--time-field 'ts' is read from JSON Lines" in out.output
+
+
+def test_each_slice_keeps_its_clusters():
+    """--by with --cluster-field: each slice of a JSON Lines input counts its own items' clusters."""
+    rows = [dict(r, cat="a" if int(r["prompt"][3:]) % 2 else "b") for r in TRIPLED]
+    report = bc.fit(rows, name="pw", ks="3", components=1, by="cat", cluster_field="prompt")
+    assert [n.split(": ")[1] for n in report.notes if "clusters" in n] == [
+        "90 labeled items in 30 clusters (epochs or the cluster field)"] * 2
