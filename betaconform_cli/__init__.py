@@ -5,6 +5,7 @@ pandas or polars DataFrame, an Arrow table or a list of dicts, with the CLI's op
 return the results the CLI prints. They are loaded on first use, so `import betaconform_cli` stays light.
 """
 
+import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any  # typing: loaded by every command anyway (typer, numpy)
@@ -24,13 +25,15 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ below loa
     from .errors import ParamsError as ParamsError
     from .errors import UsageError as UsageError
 
-# A literal (importlib.metadata costs ~20 ms at every start); tests/test_cli.py checks it matches the
-# installed package metadata.
-__version__ = "0.1.0"
+from .version import __version__
 
-# the library's functions (api/_library.py) and the errors a caller catches, by the name this package exports
-_LIBRARY = ("fit", "score", "judges", "doctor", "sample", "load_fit")
-_ERRORS = ("BetaConformError", "InputError", "ParameterError", "UsageError", "OutputError", "EmbeddingError", "ParamsError")
+# the library's functions (api/_library.py) and the errors a caller catches, by the name this package exports, and
+# the module each is loaded from on first use (tests/test_imports.py reads this table as the package's imports)
+_HOME = {"fit": "api._library", "score": "api._library", "judges": "api._library", "doctor": "api._library",
+         "sample": "api._library", "load_fit": "api._library", "BetaConformError": "errors", "InputError": "errors",
+         "ParameterError": "errors", "UsageError": "errors", "OutputError": "errors", "EmbeddingError": "errors",
+         "ParamsError": "errors"}
+_LIBRARY = tuple(name for name, home in _HOME.items() if home == "api._library")
 __all__ = ["BetaConformError", "EmbeddingError", "InputError", "OutputError", "ParameterError", "ParamsError", "UsageError",
            "__version__", "doctor", "fit", "judges", "load_fit", "sample", "score"]
 
@@ -47,15 +50,10 @@ class _Package(types.ModuleType):
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LIBRARY:
-        from .api import _library
-
-        return getattr(_library, name)
-    if name in _ERRORS:
-        from . import errors
-
-        return getattr(errors, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 
 sys.modules[__name__].__class__ = _Package

@@ -11,9 +11,9 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from . import __version__
 from .documents import Count, Fraction, Judges
 from .inputs import Dataset
+from .version import __version__
 
 
 class JudgeVerdicts(Struct, kw_only=True, frozen=True):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -28,7 +28,6 @@ from .settings import MAX_K, TIE_RULE
 
 if TYPE_CHECKING:
     from .counts import CountTable
-    from .fit import FitResult
     from .gate import GateCheck
 
 SCHEMA = "betaconform/1"  # the JSON documents
@@ -270,14 +269,20 @@ def report_document_type() -> type[Struct]:
     return _document_type(row_type(), "report")
 
 
+class FitFields(Protocol):
+    """A fit's result as its document reads it (fit.FitResult, a layer above: the fit builds its own fields)."""
+
+    def fields(self) -> dict[str, Any]: ...
+
+
 def fit_document(
-    command: str, name: str, source: str, table: CountTable, result: FitResult, seed: int, skipped: int = 0,
+    command: str, name: str, source: str, table: CountTable, result: FitFields, seed: int, skipped: int = 0,
     gate: GateCheck | None = None, unlabeled: int | None = None, **fields: Any,
 ) -> Any:
     """The printed fit document of one dataset (fit_document_type(), schema betaconform/1); `fields` sets the keys a
     command adds or decides itself (transfer's sources, its method). `items` is the labeled count; `unlabeled` (when
     given: `fit`) the items read with verdicts and no gold."""
-    from . import __version__
+    from .version import __version__
 
     body: dict[str, Any] = {"unlabeled_items": UNSET if unlabeled is None else unlabeled, **result.fields(), **fields}
     return fit_document_type()(

@@ -20,7 +20,7 @@ from .errors import ParameterError
 if TYPE_CHECKING:
     from .counts import CountTable
     from .distributions import JudgmentModel
-    from .fit import MixtureFit
+    from .mixtures import MixtureFit
 
 Errors = Mapping[int, "float | None"]  # the majority-vote error at each k; None where the estimator has none
 
@@ -85,7 +85,7 @@ def _plugin(f: Fitted) -> Errors:
 
 
 def _paper_em(table: CountTable) -> MixtureFit:
-    from .fit import fit_paper_em
+    from .mixtures import fit_paper_em
 
     return fit_paper_em(table)
 
@@ -95,7 +95,7 @@ def _paper(f: Fitted) -> Errors:
 
 
 def _binomial(f: Fitted) -> Errors:
-    from .fit import fit_binomial
+    from .mixtures import fit_binomial
 
     return f.errors_of(fit_binomial(f.table))
 
@@ -105,7 +105,7 @@ def _beta_binomial(f: Fitted) -> Errors:
 
 
 def _empirical(f: Fitted) -> Errors:
-    from .fit import empirical_errors
+    from .mixtures import empirical_errors
 
     return empirical_errors(f.table, f.ks)
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
+from .intervals import enclose_value
+
 
 class Row(Protocol):
     """What the rule reads of an error row (fit.ErrorRow): a dataclass with these fields."""
@@ -43,7 +45,7 @@ def widened(estimate: float, low: float, high: float, width: float) -> tuple[flo
         lo, hi = 0.0, hi - lo
     if hi > 1.0:
         lo, hi = max(lo - (hi - 1.0), 0.0), 1.0
-    return min(lo, estimate), max(hi, estimate)
+    return enclose_value(estimate, lo, hi)
 
 
 def reference_ks(ks: Sequence[int], most: int) -> tuple[int, ...]:

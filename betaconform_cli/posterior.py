@@ -14,6 +14,7 @@ import numpy as np
 
 from .counts import CountTable
 from .distributions import Mixture, item_error_table, log_beta_binomial, logsumexp, majority_error_weights
+from .intervals import equal_tailed
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,7 @@ class CellPosterior:
         g = rng.gamma(mean * effective_items, size=(n_draws, len(mean)))
         g /= g.sum(axis=1, keepdims=True)
         d = g @ self.errors
-        tail = (1 - confidence_level) / 2
-        return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
+        return equal_tailed(d, confidence_level)
 
 
 def _predictive_error(mixture: Mixture, big_k: int, s: int, k: int) -> float:

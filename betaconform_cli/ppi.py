@@ -9,7 +9,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from .intervals import t_half_width, t_value, wilson
 
 LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
 PSEUDO_ITEMS = 3.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)
@@ -98,7 +99,7 @@ def pseudo_variance(y: np.ndarray, w: np.ndarray) -> float:
 def t_interval(estimate: float, variance: float, dof: int, confidence_level: float, lo: float, hi: float) -> Interval:
     if not math.isfinite(variance) or dof < 1:
         return Interval(estimate, lo, hi)
-    half = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) * math.sqrt(max(variance, 0.0))
+    half = t_half_width(variance, confidence_level, dof)
     return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
 
 
@@ -124,7 +125,7 @@ def score_form_interval(
     a, b = model
     if not (math.isfinite(estimate) and dof >= 1 and a > 0 and math.isfinite(b)):
         return base
-    q2 = float(stats.t.ppf(0.5 + confidence_level / 2, dof)) ** 2
+    q2 = t_value(confidence_level, dof) ** 2
     # (estimate - x)^2 = q2 (a x (1 - x) - b):  (1 + q2 a) x^2 - (2 estimate + q2 a) x + estimate^2 + q2 b = 0
     qa, qb, qc = 1.0 + q2 * a, -(2.0 * estimate + q2 * a), estimate * estimate + q2 * b
     disc = qb * qb - 4.0 * qa * qc
@@ -144,11 +145,7 @@ def wilson_fpc(successes: int, n: int, confidence_level: float, population: int 
     fpc = 1.0 if population is None else 1.0 - n / population
     if fpc <= 0:
         return Interval(p, p, p)
-    m = n / fpc
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    centre = (p + z * z / (2 * m)) / (1 + z * z / m)
-    half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+    return Interval(p, *wilson(p, n / fpc, confidence_level))
 
 
 def shrink_toward(theta: float, sd: float, judges: float, limit: float = SHRINK_LIMIT) -> float:

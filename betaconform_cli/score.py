@@ -61,6 +61,7 @@ from .dawid_skene import JudgeModel, fit_dawid_skene, majority
 from .errors import P0, P1, ParameterError
 from .inputs.dataset import Votes
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
+from .parameters import CONFIDENCE_LEVEL, check
 from .ppi import (
     LAMBDA_RANGE,
     Interval,
@@ -146,10 +147,7 @@ class ComparisonResult:
 
 
 def _check_confidence_level(confidence_level: float) -> None:
-    if not (isinstance(confidence_level, (int, float)) and 0 < confidence_level < 1):
-        raise ParameterError(
-            "confidence_level", f"must be strictly between 0 and 1 (0.9 = 90%); got {confidence_level}"
-        )
+    check("confidence_level", confidence_level)
 
 
 def _check_target(target: str) -> None:
@@ -319,7 +317,7 @@ def score(
     *,
     counts: np.ndarray | None = None,
     clusters: Sequence[Any] | np.ndarray | None = None,
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     target: str = "set",
     lambda_: float | None = None,
     rng: np.random.Generator | None = None,
@@ -371,7 +369,7 @@ def score_votes(
     positive: str | None = None,
     *,
     clusters: Sequence[Any] | np.ndarray | None = None,
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     target: str = "set",
     rng: np.random.Generator | None = None,
 ) -> ScoreResult:
@@ -409,7 +407,7 @@ def compare_scores(
     positive: Any = 1,
     *,
     clusters: Sequence[Any] | np.ndarray | None = None,
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     target: str = "set",
     rng: np.random.Generator | None = None,
 ) -> ComparisonResult:

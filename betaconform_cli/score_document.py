@@ -14,11 +14,11 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from . import __version__
 from .documents import SCHEMA, Count, Fraction, Level, document_schema
 from .gate import ScoreCheck
 from .ppi import Interval
 from .score import TARGET_TEXT, ComparisonResult, ScoreResult
+from .version import __version__
 
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
 

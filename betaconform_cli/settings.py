@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import P0, ParameterError, UsageError
 from .formats import MAX_K as MAX_K
-from .formats import MAX_SEED
+from .parameters import CONFIDENCE_LEVEL, check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,8 +52,7 @@ def parse_ks(text: str) -> tuple[int, ...]:
 
 def check_seed(seed: int) -> None:
     """A seed in the one range every command, output and saved fit carries (0 to 2^53 - 1)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ParameterError("seed", f"must be an integer from 0 to 2^53 - 1 ({MAX_SEED}); got {seed}")
+    check("seed", seed)
 
 
 def generators(seed: int, n: int) -> list[np.random.Generator]:
@@ -98,7 +97,7 @@ class FitSettings:
     method: str = "default"
     components: int | str = "auto"
     ks: tuple[int, ...] = tuple(range(1, 12))
-    confidence_level: float = 0.9
+    confidence_level: float = CONFIDENCE_LEVEL
     prior: Prior = Prior()
     strength: float = 20.0
     flat: float = 1.0
@@ -130,8 +129,7 @@ def check_settings(s: FitSettings) -> None:
         raise UsageError("the paper's method fits exactly two components: leave components at auto")
     if not s.ks or any(not isinstance(k, int) or k < 1 or k > MAX_K for k in s.ks):
         raise ParameterError("ks", f"must be ensemble sizes from 1 to {MAX_K}; got {list(s.ks)}")
-    if not 0.0 < s.confidence_level < 1.0:
-        raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {s.confidence_level}")
+    check("confidence_level", s.confidence_level)
     if s.strength < 0 or s.flat <= 0:
         raise UsageError("strength must be >= 0 and flat > 0")
     if s.n_draws < 100:

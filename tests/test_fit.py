@@ -15,7 +15,6 @@ from betaconform_cli.errors import ParameterError, UsageError
 from betaconform_cli.fit import (
     FitSettings,
     Prior,
-    _objective,
     analyse,
     cell_posterior,
     empirical_errors,
@@ -25,6 +24,7 @@ from betaconform_cli.fit import (
     fit_paper_em,
     mixture_log_likelihood,
 )
+from betaconform_cli.mixtures import _objective
 
 
 def simulate(mix: Mixture, n: int, judges: int | np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:

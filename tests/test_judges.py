@@ -24,7 +24,7 @@ from betaconform_cli.judges import (
 )
 from betaconform_cli.judges.analysis import _cheapest, _Target, widen
 from betaconform_cli.judges.descriptive import count_table
-from betaconform_cli.judges.document import judges_document
+from betaconform_cli.judges.document import judges_body, judges_document
 from betaconform_cli.judges.maxent import error_patterns, fit_maxent, maxent_subset_errors
 from betaconform_cli.judges.model import (
     all_subset_error_draws,
@@ -239,7 +239,7 @@ class TestAnalysis:
         y[1, 3] = np.nan
         names = tuple("abcdefg")
         res = analyse_judges(y, names, rng=np.random.default_rng(0), ensemble=["a", "c", "e"], settings=FAST)
-        d = orjson.loads(orjson.dumps(res.to_dict(), option=orjson.OPT_SERIALIZE_NUMPY))
+        d = orjson.loads(orjson.dumps(judges_body(res), option=orjson.OPT_SERIALIZE_NUMPY))
         assert res.scope.items == 119 and res.scope.dropped_items == 1
         assert [e["k"] for e in d["ensembles"]] == list(default_ks(7)) == [1, 3, 5, 7]
         assert set(d["judges"][0]) >= {"name", "accuracy", "low", "high", "items"}
@@ -271,8 +271,8 @@ class TestAnalysis:
 
     def test_same_seed_same_result(self) -> None:
         y = simulate_groups(8, 60, judges=5)
-        one = analyse_judges(y, NAMES5, rng=np.random.default_rng(3), settings=FAST).to_dict()
-        two = analyse_judges(y, NAMES5, rng=np.random.default_rng(3), settings=FAST).to_dict()
+        one = judges_body(analyse_judges(y, NAMES5, rng=np.random.default_rng(3), settings=FAST))
+        two = judges_body(analyse_judges(y, NAMES5, rng=np.random.default_rng(3), settings=FAST))
         assert one == two
 
     def test_fully_labeled_population_is_the_labels_own_error(self) -> None:
@@ -334,9 +334,9 @@ class TestSameDataSameAnswer:
         names = tuple(f"j{i}" for i in range(6))
         rows, cols = np.random.default_rng(1).permutation(40), np.random.default_rng(2).permutation(6)
         settings = JudgesSettings(model=FAST.model)
-        a = analyse_judges(y, names, rng=np.random.default_rng(0), max_error=0.3, settings=settings).to_dict()
-        b = analyse_judges(y[rows][:, cols], tuple(names[c] for c in cols), rng=np.random.default_rng(0), max_error=0.3,
-                           settings=settings).to_dict()
+        a = judges_body(analyse_judges(y, names, rng=np.random.default_rng(0), max_error=0.3, settings=settings))
+        b = judges_body(analyse_judges(y[rows][:, cols], tuple(names[c] for c in cols), rng=np.random.default_rng(0),
+                                       max_error=0.3, settings=settings))
         assert a == b
         assert [j["name"] for j in a["judges"]] == sorted(names)
 

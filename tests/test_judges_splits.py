@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from betaconform_cli.judges import analyse_judges
+from betaconform_cli.judges.document import judges_body
 from betaconform_cli.judges.splits import combined_estimates, split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import SubsetEstimates, Verdicts, fit_classes, subset_estimates
@@ -145,7 +146,7 @@ class TestSplitEstimates:
         names = ("a", "b", "c", "d", "e")
         correct = (votes[:40] == gold[:40, None]).astype(float)
         res = analyse_judges(correct, names, votes=as_votes(votes, shown, names), ks=(3,), settings=FAST)
-        doc = res.to_dict()
+        doc = judges_body(res)
         assert doc["unlabeled"]["used"]
         row = doc["ensembles"][0]
         v = per_item(votes, shown)

@@ -11,6 +11,7 @@ import pytest
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges
+from betaconform_cli.judges.document import judges_body
 from betaconform_cli.judges.splits import split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import (
@@ -165,7 +166,7 @@ class TestModel:
         names2 = tuple(names[c] for c in cols)
         two = analyse_judges(correct2, names2, rng=np.random.default_rng(0), votes=as_votes(votes[rows][:, cols], shown[rows], names2), settings=FAST)
         assert one.unlabeled is not None and one.unlabeled["used"]
-        assert json.dumps(one.to_dict(), sort_keys=True, default=str) == json.dumps(two.to_dict(), sort_keys=True, default=str)
+        assert json.dumps(judges_body(one), sort_keys=True, default=str) == json.dumps(judges_body(two), sort_keys=True, default=str)
 
 
 def as_votes(votes: np.ndarray, shown: np.ndarray, names: tuple[str, ...]) -> Votes:
@@ -185,7 +186,7 @@ class TestAnalyse:
 
     def test_record_counts_and_target(self) -> None:
         res = analyse_judges(self.correct, self.names, rng=np.random.default_rng(0), votes=as_votes(self.votes, self.shown, self.names), settings=FAST)
-        d = res.to_dict()
+        d = judges_body(res)
         assert d["items"] == 30 and d["unlabeled_items"] == 270 and d["unlabeled"]["used"]
         assert d["population"] == 300 and "300 items read" in d["target"]
         assert all(j["items"] == 300 for j in d["judges"]) and all(p["items"] == 300 for p in d["pairs"])
@@ -196,7 +197,7 @@ class TestAnalyse:
         from scipy.stats import binomtest
 
         res = analyse_judges(self.correct, self.names, rng=np.random.default_rng(0), votes=as_votes(self.votes, self.shown, self.names), settings=FAST)
-        for j in res.to_dict()["judges"]:
+        for j in judges_body(res)["judges"]:
             ci = binomtest(int(round(j["accuracy"] * 30)), 30).proportion_ci(0.9, method="wilson")
             assert (j["low"], j["high"]) == pytest.approx((ci.low, ci.high), abs=1e-9) and j["items"] == 300
 
@@ -218,14 +219,14 @@ class TestAnalyse:
             correct = (votes[:30] == gold[:30, None]).astype(float)
             res = analyse_judges(correct, self.names, rng=np.random.default_rng(seed), votes=as_votes(votes, shown, self.names), settings=FAST)
             truth = (votes == gold[:, None]).mean(axis=0)
-            hits += [j["low"] <= t <= j["high"] for j, t in zip(res.to_dict()["judges"], truth)]
+            hits += [j["low"] <= t <= j["high"] for j, t in zip(judges_body(res)["judges"], truth)]
         assert np.mean(hits) >= 0.85, np.mean(hits)
 
     def test_no_unlabeled_is_the_labels_only_answer(self) -> None:
         res = analyse_judges(self.correct, self.names, rng=np.random.default_rng(0), votes=as_votes(self.votes, self.shown, self.names),
                              use_unlabeled=False, settings=FAST)
         alone = analyse_judges(self.correct, self.names, rng=np.random.default_rng(0), settings=FAST)
-        d, a = res.to_dict(), alone.to_dict()
+        d, a = judges_body(res), judges_body(alone)
         assert d["unlabeled_items"] == 270 and not d["unlabeled"]["used"]
         assert d["ensembles"] == a["ensembles"] and d["judges"] == a["judges"]
 

@@ -194,10 +194,10 @@ class TestWarningNote:
     def test_one_line_without_a_path(self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
         import numpy as np
 
-        from betaconform_cli import cli
-        from betaconform_cli.cli import _note_warning
+        from betaconform_cli.cli import root
+        from betaconform_cli.cli.root import _note_warning
 
-        monkeypatch.setattr(cli, "_WARNED", set())
+        monkeypatch.setattr(root, "_WARNED", set())
 
         with warnings.catch_warnings():
             warnings.showwarning = _note_warning

@@ -163,6 +163,7 @@ class TestApi:
         import json
 
         from betaconform_cli import api
+        from betaconform_cli.api import _sample  # noqa: F401  (api._sample exists once loaded: run alone, nothing had)
         from betaconform_cli.counts import CountTable
         from betaconform_cli.inputs import Dataset
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..parameters import DRIFT_CONFIDENCE_LEVEL
 from ..settings import check_seed
 from ._common import no_clusters, skip_note
 
@@ -127,7 +128,7 @@ def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None,
             (f"{ds.source} ({time_field} < {split_at})", f"{ds.source} ({time_field} >= {split_at})"))
 
 
-def drift(old: str, new: str | None = None, opts: InputOptions = InputOptions(), confidence_level: float = 0.9,
+def drift(old: str, new: str | None = None, opts: InputOptions = InputOptions(), confidence_level: float = DRIFT_CONFIDENCE_LEVEL,
           max_change: float = 0.0, permutations: int = 999, seed: int = 0, fail_on_drift: bool = False,
           time_field: str | None = None, split_at: str | None = None) -> DriftReport:
     """Per judge and for the panel: the change of accuracy on the labels (paired on shared items, else unpaired)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, ParameterError, UsageError, quote, quote_all
 from ..inputs import InputOptions, Keep, read_inputs
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import JUDGES_CSV_TABLES, check_seed
 from ._common import Progress, skip_note, unlabeled_only_judges
 
@@ -30,7 +31,7 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
 
 def judges(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), ks: Sequence[int] | None = None,
-    confidence_level: float = 0.9, seed: int = 0, ensemble: Sequence[str] | None = None,
+    confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0, ensemble: Sequence[str] | None = None,
     costs: dict[str, float] | None = None, max_error: float | None = None, population: int | None = None,
     progress: Progress | None = None, unlabeled: bool = True, positive: str | None = None,
     csv_table: str = "ensembles", adjust: str | None = None,

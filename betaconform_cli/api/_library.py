@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
 from ..inputs import InputOptions
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import FitSettings, parse_ks
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def _embed(embedding_model: str | Path | None, cache_dir: str | Path | None, use
 
 
 def fit(
-    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
+    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = CONFIDENCE_LEVEL,
     seed: int = 0, method: str = "default", components: int | str = "auto", max_error: float | None = None,
     at_k: int | None = None, on: str = "upper", save: str | Path | None = None, save_dir: str | Path | None = None,
     embed: bool = False, embedding_model: str | Path | None = None, cache_dir: str | Path | None = None,
@@ -124,7 +125,7 @@ def load_fit(path: str | Path | Sequence[str | Path], *, max_error: float | None
 
 
 def score(
-    source: Any, *, name: str | None = None, positive: str | None = None, confidence_level: float = 0.9,
+    source: Any, *, name: str | None = None, positive: str | None = None, confidence_level: float = CONFIDENCE_LEVEL,
     target: str = "set", cluster_field: str | None = None, compare: bool = False, min_score: float | None = None,
     on: str | None = None, adjust: str | None = None, **input_opts: Any,
 ) -> ScoreReport | SlicesReport:
@@ -139,7 +140,7 @@ def score(
 
 
 def judges(
-    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
+    source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = CONFIDENCE_LEVEL,
     seed: int = 0, ensemble: str | Sequence[str] | None = None, cost: dict[str, float] | None = None,
     max_error: float | None = None, population: int | None = None, unlabeled: bool = True, positive: str | None = None,
     csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, adjust: str | None = None,
@@ -171,7 +172,7 @@ RULE_OPTIONS = ("xi", "epsilon", "tau", "patience", "min_samples", "score_scale"
 def sample(
     source: Any, *, name: str | None = None, rule: str = "conformal", pool: str | Path | None = None,
     batch: int | None = None, replay: bool = False, runs: int = 1, ks: str | Sequence[int] | None = None,
-    confidence_level: float = 0.9, seed: int = 0, method: str = "default", components: int | str = "auto",
+    confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0, method: str = "default", components: int | str = "auto",
     **options: Any,
 ) -> LiveReport | ReplayReport:
     """`betaconform sample`: stop labeling or label more (and which pool items next), from the labeled items in

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BetaConformError, InputError, ParameterError
 from ..inputs import InputOptions, Keep, read_inputs
+from ..parameters import CONFIDENCE_LEVEL
 from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:
@@ -15,18 +16,18 @@ if TYPE_CHECKING:
 
 def plan(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), target: float = 0.05, ks: Sequence[int] = tuple(range(1, 12)),
-    confidence_level: float = 0.9, draws: int = 200, seed: int = 0, label_cost: float | None = None,
+    confidence_level: float = CONFIDENCE_LEVEL, draws: int = 200, seed: int = 0, label_cost: float | None = None,
     positive: str | None = None,
 ) -> PlanReport:
     """Per input: the labels `sample --rule precision --target TARGET` will need for the error at each k (and at
     every k together), and the labels the score's interval needs, each with an interval (stopping/forecast.py)."""
     import numpy as np
 
-    from .. import __version__
     from ..report.plan import PlanReport
     from ..score import resolve_positive
     from ..settings import check_seed
     from ..stopping.forecast import PlanDocument, forecast
+    from ..version import __version__
 
     check_seed(seed)
     if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):

@@ -101,8 +101,7 @@ def sample_live(
     from ..fit import analyse
     from ..report.sample import LiveReport
     from ..stopping.document import live_document
-    from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items
-    from ..stopping.select import pool_result
+    from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items, pool_result
 
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be at least 1; got {batch}")

@@ -12,6 +12,7 @@ import msgspec
 from ..errors import P0, P1, InputError, ParameterError
 from ..gate import ScoreCheck, ScoreGate
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..parameters import CONFIDENCE_LEVEL
 from ._common import skip_note
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def _votes(ds: Dataset, opts: InputOptions) -> Any:
 
 def score(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), positive: str | None = None,
-    confidence_level: float = 0.9, target: str = "set", gate: ScoreGate | None = None, compare: bool = False,
+    confidence_level: float = CONFIDENCE_LEVEL, target: str = "set", gate: ScoreGate | None = None, compare: bool = False,
     adjust: str | None = None,
 ) -> ScoreReport | SlicesReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference

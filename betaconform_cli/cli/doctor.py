@@ -6,9 +6,9 @@ import typer
 
 from .. import api
 from ..inputs import InputOptions
-from . import app
 from .emit import emit, output_format
 from .options import Judgments, OutputGroup, grouped
+from .root import app
 
 
 @app.command()

@@ -8,9 +8,10 @@ import typer
 
 from .. import api
 from ..inputs import InputOptions
-from . import app
+from ..parameters import DRIFT_CONFIDENCE_LEVEL
 from .emit import emit, output_format
 from .options import GATE, INPUT, MODEL, ConfidenceLevel, OutputGroup, _opt, grouped
+from .root import app
 
 
 @app.command()
@@ -20,7 +21,7 @@ def drift(
     inp: InputOptions,
     out: OutputGroup,
     new: Annotated[str | None, typer.Argument(help="the new run of the same judges (matched by name; items by id); leave out with --time-field")] = None,
-    confidence_level: ConfidenceLevel = 0.9,
+    confidence_level: ConfidenceLevel = DRIFT_CONFIDENCE_LEVEL,
     permutations: Annotated[int, _opt("--permutations", help="permutations of the label-free test (19 to 100000)", panel=MODEL)] = 999,
     seed: Annotated[int, _opt("--seed", help="seed of the permutations, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0,
     time_field: Annotated[str | None, _opt("--time-field", help="one input instead of two: the JSON field that says when each item was judged (numbers, or ISO 8601 text)", panel=INPUT)] = None,

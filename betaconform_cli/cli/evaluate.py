@@ -11,7 +11,6 @@ from .. import api
 from ..errors import P0, P1, ParameterError
 from ..estimators import ESTIMATORS
 from ..inputs import InputOptions
-from . import app
 from .emit import FileOut, emit, progress, refuse_overwrites, resolve_format
 from .options import (
     OUTPUT,
@@ -24,6 +23,7 @@ from .options import (
     grouped,
     parse_numbers,
 )
+from .root import app
 
 MODE = "Experiment"
 

@@ -9,7 +9,6 @@ import typer
 from .. import api
 from ..errors import P0, P1, ParameterError
 from ..inputs import InputOptions
-from . import app
 from .emit import emit, progress, refuse_overwrites, resolve_format
 from .options import (
     OUTPUT,
@@ -25,6 +24,7 @@ from .options import (
     Unlabeled,
     grouped,
 )
+from .root import app
 
 
 @app.command()

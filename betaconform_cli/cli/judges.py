@@ -10,9 +10,9 @@ from .. import api
 from ..errors import P0, ParameterError
 from ..inputs import InputOptions
 from ..settings import parse_ks
-from . import app
 from .emit import emit, output_format, progress
 from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, SliceGroup, Unlabeled, grouped
+from .root import app
 
 PICK = "Selection"
 AGREE = "Agreement"

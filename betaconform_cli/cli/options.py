@@ -27,6 +27,7 @@ from ..estimators import METHODS
 from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import (
     COMPONENTS,
     JUDGES_CSV_TABLES,
@@ -171,7 +172,7 @@ class EstimateGroup:
     """The error table's ks, interval level and seed (every computing command)."""
 
     ks: Annotated[str | None, _opt("--ks", help=f"ensemble sizes k: '1-11', '1,3,5' or '1..21' (at most {MAX_K}; default 1-11)", panel=MODEL)] = None
-    confidence_level: ConfidenceLevel = 0.9
+    confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL
     seed: Annotated[int, _opt("--seed", help="seed for every random draw, 0 to 2^53 - 1; written to the output", panel=MODEL)] = 0
 
     def ks_tuple(self, default: str | None = "1-11") -> tuple[int, ...]:
@@ -241,7 +242,7 @@ class ScoreGroup:
 
     positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; A/B preferences: --positive A)", panel=SCORE)] = None
     target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = "set"
-    confidence_level: ConfidenceLevel = 0.9
+    confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL
     compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False
     min_score: Annotated[float | None, _opt("--min-score", help="exit 1 when the corrected pass rate's lower bound is below X (a fraction: 0.8 = 80%; with --compare the difference, may be negative)", panel=GATE)] = None
     on: Annotated[ScoreOn | None, _opt("--on", help="check the interval's lower bound (default) or the estimate", panel=GATE)] = None

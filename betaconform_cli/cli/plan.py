@@ -8,10 +8,11 @@ import typer
 
 from .. import api
 from ..inputs import InputOptions
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import parse_ks
-from . import app
 from .emit import emit, output_format
 from .options import MODEL, ConfidenceLevel, OutputGroup, _opt, grouped
+from .root import app
 
 PLAN = "Plan"
 
@@ -26,7 +27,7 @@ def plan(
     ks: Annotated[str, _opt("--ks", help="ensemble sizes to plan for ('1-11', '1,3,5'); those above the fewest judges an item has are left out", panel=PLAN)] = "1-11",
     positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass, for the score's forecast (default: true, pass, yes, 1, ...)", panel=PLAN)] = None,
     label_cost: Annotated[float | None, _opt("--label-cost", help="the cost of one label: the table adds the cost of the labels still to make", panel=PLAN)] = None,
-    confidence_level: ConfidenceLevel = 0.9,
+    confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL,
     draws: Annotated[int, _opt("--draws", help="draws of the unlabeled items' gold from the judges' model (10 to 100,000)", panel=MODEL)] = 200,
     seed: Annotated[int, _opt("--seed", help="random seed (the draws and the labeling orders)", panel=MODEL)] = 0,
 ) -> None:

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from .. import api
-from . import app
 from .emit import emit, output_format
 from .options import Chart, GateGroup, OutputGroup, grouped
+from .root import app
 
 
 @app.command("report")

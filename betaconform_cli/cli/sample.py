@@ -13,9 +13,9 @@ from ..errors import P0, P1, ParameterError
 from ..formats import OUTPUT_EXTENSIONS
 from ..inputs import InputOptions
 from ..settings import FitSettings
-from . import app
 from .emit import FileOut, emit, output_format, progress, refuse_overwrites, write_lines
 from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, PrecisionMethod, Rule, RuleGroup, grouped
+from .root import app
 
 LIVE = "Live labeling"
 

@@ -8,9 +8,9 @@ import typer
 
 from .. import api
 from ..inputs import InputOptions
-from . import app
 from .emit import emit, output_format
 from .options import OutputGroup, ScoreGroup, SliceGroup, grouped
+from .root import app
 
 
 @app.command()

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..escape import clean, rich_markup, terminal
 from ..report.views import Block, Chart, TableView
-from .emit import ASCII, WIDE, can_encode, discard, encodable
+from .streams import ASCII, WIDE, can_encode, discard, encodable
 
 
 class _Console(Console):

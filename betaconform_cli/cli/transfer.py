@@ -10,9 +10,9 @@ import typer
 from .. import api
 from ..inputs import InputOptions
 from ..settings import FitSettings
-from . import app
 from .emit import emit, output_format, progress
 from .options import EmbedGroup, EstimateGroup, OutputGroup, SaveGroup, Similarity, SizeWeight, TransferMethod, grouped
+from .root import app
 
 METHOD = "Transfer"
 

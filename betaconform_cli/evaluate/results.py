@@ -10,9 +10,9 @@ import msgspec
 import numpy as np
 from msgspec.structs import replace
 
-from .. import __version__
 from ..fit import error_margin
 from ..settings import TIE_RULE
+from ..version import __version__
 from .document import AverageResult, CellResult, EvaluateDocument, IntervalUsed, MethodResult, SkippedCell
 from .settings import MARGIN_DEFINITION, EvaluateSettings
 

@@ -14,6 +14,7 @@ from ..errors import ParameterError, UsageError
 from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
 from ..estimators import plain_estimators
 from ..fit import empirical_errors
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import FitSettings
 
 ESTIMATORS = ESTIMATOR_NAMES  # estimators.REGISTRY's, outside transfer mode, as it stands at import: --methods all
@@ -39,7 +40,7 @@ class EvaluateSettings:
     runs: int = 30
     methods: tuple[str, ...] = ESTIMATORS
     ks: tuple[int, ...] = tuple(range(1, 12))
-    confidence_level: float = 0.9
+    confidence_level: float = CONFIDENCE_LEVEL
     n_draws: int = FitSettings().n_draws  # the same interval as `fit`
 
     def __post_init__(self) -> None:

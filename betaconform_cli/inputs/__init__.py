@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..formats import input_format, is_fit_name, resolve
+from ..formats import is_fit_name
+from .dispatch import read_path
 from .options import InputOptions, Keep
-from .paths import expand_paths, is_regular, is_stdin, read_faults
+from .paths import expand_paths, is_regular, read_faults
 
 if TYPE_CHECKING:
     from .dataset import Dataset, Item, Reading, dataset_name
@@ -42,22 +43,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
            "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
-
-def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
-              planned: Plan | None = None, name: str | None = None, where: str | None = None) -> list[Dataset]:
-    """Every dataset in one path (a file, a hive-partitioned folder, or '-'), read by the registered format that
-    reads it (formats.py; `planned`: the reader already chosen for a regular file, so that it is not sniffed again).
-    `name` and `where`: the dataset's name and the input's name in messages, when not the file's own (records
-    written to a temporary file: memory.py)."""
-    from .dataset import dataset_name
-    from .detect import Source, prepared
-
-    where = where or ("<stdin>" if is_stdin(path) else str(path))
-    name = name or ("stdin" if is_stdin(path) else dataset_name(path))
-    with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
-        read = resolve(input_format(how.reader).reader)
-        return list(read(Source(local, how, name, where, stream, is_stdin(path)), opts, keep))
-
 
 class PendingInputs:
     """Inputs being read while the caller imports the fitting code: a big first JSON Lines file is counted by

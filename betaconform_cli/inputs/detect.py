@@ -126,7 +126,7 @@ def _first_row(path: Path, kind: str = "parquet") -> dict[str, Any] | None:
     unreadable or empty: the reader then says what is wrong."""
     if kind in ("csv", "tsv"):
         return _first_text_row(path, "\t" if kind == "tsv" else ",")
-    from .tables import connect
+    from .table_sql import connect
 
     con = connect()
     try:

@@ -116,7 +116,9 @@ def _read_stream(path: Path, opts: InputOptions) -> Labels:
 
 
 def _read(path: Path, opts: InputOptions, where: str | None = None, kind_of: str | None = None) -> Labels:
-    from .tables import ROLE_NAMES, check_cells, connect, open_table, q
+    from .table_cells import check_cells
+    from .table_open import ROLE_NAMES, open_table
+    from .table_sql import connect, q
 
     where = where or str(path)
     kind = {"parquet": "parquet", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl"}.get(kind_of or kind_by_name(path) or "", "csv")

@@ -91,7 +91,7 @@ def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: 
 
     import orjson
 
-    from . import read_path
+    from .dispatch import read_path
 
     with tempfile.TemporaryDirectory(prefix="betaconform-records-") as tmp:
         path = Path(tmp) / "records.jsonl"

@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
+from .. import intervals
+from ..intervals import enclose_value, equal_tailed, z_value
 from ..ppi import Interval
 
 Stat = Callable[[np.ndarray], np.ndarray]  # (..., C, C) tables -> (...) values
@@ -133,7 +134,7 @@ def fleiss_kappa(n_uc: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def _z(confidence_level: float) -> float:
-    return float(stats.norm.ppf(0.5 + confidence_level / 2))
+    return z_value(confidence_level)
 
 
 def gradient(stat: Stat, p: np.ndarray) -> np.ndarray:
@@ -181,12 +182,11 @@ def delta_interval(stat: Stat, p: np.ndarray, covariance: np.ndarray, confidence
     elif wilson is not None:  # Wilson's interval at the effective number of items p (1 - p) / var
         e = min(max(est, 1 / wilson), 1 - 1 / wilson)
         m = e * (1 - e) / max(sd * sd, 1e-300)
-        centre = (est + z * z / (2 * m)) / (1 + z * z / m)
-        half = z * np.sqrt(est * (1 - est) / m + z * z / (4 * m * m)) / (1 + z * z / m)
-        low, high = centre - half, centre + half
+        low, high = intervals.wilson(est, m, confidence_level)  # (`wilson` here: the number of items)
     else:
         low, high = est - z * sd, est + z * sd
-    return Interval(est, float(max(lo, min(low, est))), float(min(hi, max(high, est))))
+    low, high = enclose_value(est, low, high)
+    return Interval(est, float(max(lo, low)), float(min(hi, high)))
 
 
 SMOOTHING = 0.5  # added to every cell where a labels-only coefficient's variance is taken (Haldane-Anscombe)
@@ -211,9 +211,8 @@ def bootstrap_interval(estimate: float, draws: np.ndarray, confidence_level: flo
     ok = draws[np.isfinite(draws)]
     if len(ok) == 0:
         return Interval(estimate, estimate, estimate)
-    tail = (1 - confidence_level) / 2
-    low, high = np.quantile(ok, [tail, 1 - tail])
-    return Interval(float(estimate), float(min(low, estimate)), float(max(high, estimate)))
+    low, high = enclose_value(estimate, *equal_tailed(ok, confidence_level, axis=None))
+    return Interval(float(estimate), float(low), float(high))
 
 
 def resample(counts: np.ndarray, rng: np.random.Generator, draws: int = BOOTSTRAP_DRAWS) -> np.ndarray:

@@ -51,7 +51,7 @@ def clustered(arr: np.ndarray, codes: np.ndarray) -> Clustered:
 def clustered_items(correct: np.ndarray, names: Any, clusters: np.ndarray, arr: np.ndarray) -> Clustered:
     """`clustered` of the prepared matrix `arr`, the cluster codes given for the rows of `correct` taken in the order
     analysis._prepare sorts and keeps them (canonical_rows, items with a verdict)."""
-    from .analysis import canonical_rows
+    from .search import canonical_rows
 
     full = np.asarray(correct, dtype=float)
     order = canonical_rows(full, names)
@@ -61,7 +61,7 @@ def clustered_items(correct: np.ndarray, names: Any, clusters: np.ndarray, arr: 
 def widened(target: Any, deff: float) -> Any:
     """A candidate's target (analysis._Target) with its interval widened about the estimate by sqrt(deff), kept in
     the target's range."""
-    from .analysis import widen
+    from .search import widen
 
     low, high = widen(target.estimate, target.low, target.high, target.floor, target.ceiling, math.sqrt(deff))
     return replace(target, low=low, high=high)

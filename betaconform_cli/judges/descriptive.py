@@ -9,23 +9,19 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats
 
 from ..counts import CountTable
+from ..intervals import wilson
 from .results import Exchangeability, PairRow
 
 
 def wilson_interval(successes: float, n: float, confidence_level: float) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (as scipy.stats.binomtest(...).proportion_ci)."""
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return wilson(successes / n, n, confidence_level)
 
 
 def pair_table(correct: np.ndarray, names: Sequence[str]) -> tuple[PairRow, ...]:

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
-from .. import __version__
 from ..documents import Count, Fraction, K, Level
 from ..settings import TIE_RULE
+from ..version import __version__
 from .gold import METHODS, Agreement, Figures
 from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
 
@@ -324,3 +324,12 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
         model=LatentClassModel(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
         random_numbers=random_numbers,
     )
+
+
+def judges_body(r: JudgesResult) -> dict[str, Any]:
+    """The JSON document's body: the document without where it came from (was JudgesResult.to_dict; the result does
+    not build its own document, so results.py need not import this module)."""
+    from ..documents import plain
+
+    doc = plain(judges_document("", "", 0, r, ""))
+    return {k: v for k, v in doc.items() if k not in HEADER}

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
+from ..parameters import DRIFT_CONFIDENCE_LEVEL, check
 from .descriptive import wilson_interval
 
 PAIRED_SHARE = 0.5  # pair the runs when the shared labeled items are at least this share of the smaller run's
@@ -282,15 +283,14 @@ def holm(values: Sequence[float]) -> np.ndarray:
 
 
 def check_options(confidence_level: float, max_change: float, permutations: int) -> None:
-    if not 0.5 <= confidence_level < 1:
-        raise ParameterError("confidence_level", f"must be in [0.5, 1); got {confidence_level}")
+    check("drift.confidence_level", confidence_level)
     if not (math.isfinite(max_change) and 0 <= max_change < 1):
         raise ParameterError("max_change", f"is a change of accuracy between 0 and 1 (0.05 = 5 points); got {max_change}")
     if not 19 <= permutations <= 100_000:
         raise ParameterError("permutations", f"must be between 19 and 100000; got {permutations}")
 
 
-def drift(old: Run, new: Run, names: Sequence[str], classes: int, confidence_level: float = 0.9,
+def drift(old: Run, new: Run, names: Sequence[str], classes: int, confidence_level: float = DRIFT_CONFIDENCE_LEVEL,
           max_change: float = 0.0, permutations: int = PERMUTATIONS,
           rng: np.random.Generator | None = None) -> DriftResult:
     """Per judge and for the panel: the labels' change and the label-free test (module docstring)."""

@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from .. import __version__
 from ..documents import Count, Fraction, Level
+from ..version import __version__
 from .drift import Accuracy, Change, DriftResult, DriftRow
 
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]

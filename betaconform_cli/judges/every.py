@@ -42,7 +42,8 @@ from .unlabeled import (
 
 if TYPE_CHECKING:
     from ..inputs.dataset import Votes
-    from .analysis import JudgesRequest, Search, _Target
+    from .request import JudgesRequest
+    from .search import Search, _Target
 
 METHOD_EVERY = "every_item"
 METHOD_LABELS = "labels_only"
@@ -97,7 +98,7 @@ class Every:
     def _targets(self, members: np.ndarray, confidence_level: float, score: np.ndarray) -> tuple[_Target, np.ndarray]:
         """(the reported target, the Dawid-Skene estimate alone: what chooses where `picks_by_estimate`; choosing by
         the combined estimate instead was measured as an alternative, benchmarks/judges.py --unlabeled)."""
-        from .analysis import _Target
+        from .search import _Target
 
         ds = subset_estimates(*self._fitted(), members, confidence_level)
         est = combined_estimates(ds, split_estimates(*self._fitted(), members, confidence_level))
@@ -112,7 +113,7 @@ class Every:
     def search(self, search: Search, confidence_level: float) -> Search:
         """The same candidates, every target estimated on every item; the choice (`score`) the Dawid-Skene
         all-items estimate where `picks_by_estimate`, else the labels-only rule's."""
-        from .analysis import Search
+        from .search import Search
 
         targets = {}
         for k, t in search.tables.items():

@@ -287,11 +287,3 @@ class JudgesResult:
         with_data = [p for p in self.pairs if p.excess is not None]
         ranked = sorted(with_data, key=lambda p: (-(p.excess or 0.0), p.a, p.b))
         return ranked[: self.settings.top_pairs if n is None else n]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document's body (judges/document.py builds the document; this is it without where it came from)."""
-        from ..documents import plain
-        from .document import HEADER, judges_document
-
-        doc = plain(judges_document("", "", 0, self, ""))
-        return {k: v for k, v in doc.items() if k not in HEADER}

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..distributions import majority_error_weights
+from ..intervals import enclose, normal_half_width
 from .unlabeled import CHUNK_CELLS, ClassModel, SubsetEstimates, Verdicts, _onehot, pattern_errors
 
 SPLIT_PSEUDO_ITEMS = 20.0  # a: the pool's weight against a candidate's own labeled items per stratum
@@ -115,11 +115,10 @@ def split_estimates(v: Verdicts, model: ClassModel, members: np.ndarray, confide
     slope = _by_stratum(unl * gap, st.stratum, k)  # d(unlabeled error sum) / d q[m]
     bern = np.where(strat, q_item * (1.0 - q_item) * gap**2, pe.variance)
     var = ((slope**2 * var_q).sum(axis=1) + (unl * bern).sum(axis=1)) / safe**2
-    half = float(stats.norm.ppf(0.5 + confidence_level / 2)) * np.sqrt(var)
+    half = normal_half_width(var, confidence_level)
     low = np.clip(estimate - half, floor, floor + share)
     high = np.clip(estimate + half, floor, floor + share)
-    return SubsetEstimates(estimate, np.minimum(low, estimate), np.maximum(high, estimate), floor, floor + share,
-                           total.astype(np.int64))
+    return SubsetEstimates(estimate, *enclose(estimate, low, high), floor, floor + share, total.astype(np.int64))
 
 
 def combined_estimates(ds: SubsetEstimates, split: SubsetEstimates) -> SubsetEstimates:
@@ -127,5 +126,4 @@ def combined_estimates(ds: SubsetEstimates, split: SubsetEstimates) -> SubsetEst
     estimate = 0.5 * (ds.estimate + split.estimate)
     low = np.clip(0.5 * (ds.low + split.low), ds.floor, ds.ceiling)
     high = np.clip(0.5 * (ds.high + split.high), ds.floor, ds.ceiling)
-    return SubsetEstimates(estimate, np.minimum(low, estimate), np.maximum(high, estimate), ds.floor, ds.ceiling,
-                           ds.items)
+    return SubsetEstimates(estimate, *enclose(estimate, low, high), ds.floor, ds.ceiling, ds.items)

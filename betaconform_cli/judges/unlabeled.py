@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from .. import em
 from ..distributions import majority_error_weights
+from ..intervals import enclose, z_value
 
 if TYPE_CHECKING:
     from ..inputs.dataset import Votes
@@ -276,12 +276,11 @@ def subset_estimates(v: Verdicts, model: ClassModel, members: np.ndarray, confid
     nu, s2 = MISFIT_PRIOR
     var = ((w * lab * (resid - mean[:, None]) ** 2).sum(axis=1) + nu * s2) / np.maximum(n_lab - 1.0 + nu, 1.0)
     misfit = np.where(n_lab > 0, share**2 * (mean**2 + var / np.maximum(n_lab, 1.0)), share**2 * 0.25)
-    z = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    z = z_value(confidence_level)
     half = widening * z * np.sqrt(bern + misfit)
     low = np.clip(estimate - half, floor, floor + share)
     high = np.clip(estimate + half, floor, floor + share)
-    return SubsetEstimates(estimate, np.minimum(low, estimate), np.maximum(high, estimate), floor, floor + share,
-                           total.astype(np.int64))
+    return SubsetEstimates(estimate, *enclose(estimate, low, high), floor, floor + share, total.astype(np.int64))
 
 
 def judge_accuracy(v: Verdicts, model: ClassModel) -> tuple[np.ndarray, np.ndarray]:

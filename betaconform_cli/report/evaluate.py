@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import __version__
 from ..estimators import REGISTRY
 from ..evaluate import MARGIN_DEFINITION, Cell, Evaluation
 from ..formats import output_columns
+from ..version import __version__
 from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView

@@ -17,6 +17,7 @@ from msgspec import UNSET
 from ..documents import plain
 from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
+from ..parameters import CONFIDENCE_LEVEL
 from ..settings import TIE_RULE
 from . import Results, Verdict, gate_failures, gate_verdicts
 from .render import to_csv, to_json
@@ -67,7 +68,7 @@ def unlabeled_note(d: Doc) -> str:
 
 def confidence(d: Doc) -> float:
     level = _value(d.interval, "confidence_level") if d.interval else None
-    return float(level if level is not None else (_value(d.settings, "confidence_level") if d.settings else None) or 0.9)
+    return float(level if level is not None else (_value(d.settings, "confidence_level") if d.settings else None) or CONFIDENCE_LEVEL)
 
 
 def _num(x: Any, spec: str) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import __version__
 from ..escape import html as _e
+from ..version import __version__
 from .svg import to_svg
 from .views import Block, Chart, TableView
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__
 from ..formats import output_columns
 from ..slicing import MIN_LABELED, SliceEntry, SliceFamily, SliceGate, SlicesDocument
+from ..version import __version__
 from . import Results, Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct

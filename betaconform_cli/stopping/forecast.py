@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..inputs.dataset import Votes
+from ..parameters import CONFIDENCE_LEVEL, check
 from .rules import PrecisionRule, _first_run
 
 if TYPE_CHECKING:
@@ -81,8 +82,7 @@ class PlanDocument(msgspec.Struct, frozen=True, kw_only=True):
 def _check(target: float, confidence_level: float, draws: int) -> None:
     if not 0 < target < 0.5:
         raise ParameterError("target", f"is a half-width between 0 and 0.5 (0.03 = 3 points); got {target}")
-    if not 0 < confidence_level < 1:
-        raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {confidence_level}")
+    check("confidence_level", confidence_level)
     if not 10 <= draws <= 100_000:
         raise ParameterError("draws", f"must be from 10 to 100,000; got {draws}")
 
@@ -156,7 +156,7 @@ def forecast(
     votes: Votes,
     target: float,
     ks: Sequence[int] = tuple(range(1, 12)),
-    confidence_level: float = 0.9,
+    confidence_level: float = CONFIDENCE_LEVEL,
     draws: int = 200,
     positive: int | None = None,
     rng: np.random.Generator | None = None,

@@ -14,6 +14,8 @@ from ..inputs.dataset import Votes
 from .rules import PrecisionRule, Rule, RulePath, rule_path
 
 if TYPE_CHECKING:
+    from ..fit import FitResult
+    from ..settings import FitSettings
     from ..votes import VoteEstimate
 
 
@@ -280,3 +282,29 @@ def pool_verdicts(pool: Votes, labeled: Votes | None) -> tuple[PoolVerdicts | No
     if not (gold >= 0).any():
         return None, "no pool item is labeled with gold yet"
     return PoolVerdicts(verdicts, gold, max(len(classes), 2), tuple(pool.ids)), f"{int((gold >= 0).sum())} labeled and {int((gold < 0).sum())} unlabeled pool items"
+
+
+def pool_result(result: FitResult, verdicts: np.ndarray, gold: np.ndarray, n_classes: int, settings: FitSettings,
+                rng: np.random.Generator) -> FitResult:
+    """The live report's estimate when the pool's verdicts are joined (and the items may have been chosen by split):
+    `result` is the labels-only fit of the labeled items; each row's estimate and interval become the vote-split
+    estimate's over the pool (`votes.estimate_errors`, at `settings`' level, the unlabeled items' outcomes counted
+    as the check counts them: `CHECK_OUTCOMES`), or, where its guard falls back, the
+    post-stratified one's, so that a choice by split never reaches the report through the labels-only fit. Each
+    row keeps the labels-only estimate beside it (`labels_only`)."""
+    from dataclasses import replace
+
+    from ..votes import estimate_errors
+    from .select import stratified_check
+
+    ks = tuple(settings.ks)
+    est = estimate_errors(verdicts, gold, ks, settings.confidence_level, rng, n_classes=n_classes, labels_only=result,
+                          outcomes=CHECK_OUTCOMES)
+    if est.used_unlabeled:
+        new = [(v.estimate, v.low, v.high) for v in est.rows]
+    else:
+        strat = stratified_check(verdicts, gold, n_classes, ks, settings.confidence_level)
+        new = [(float(c), float(max(c - h, 0.0)), float(min(c + h, 1.0))) for c, h in zip(strat.estimate, strat.half)]
+    rows = tuple(replace(r, estimate=e, low=lo, high=hi, labels_only=(r.estimate, r.low, r.high))
+                 for r, (e, lo, hi) in zip(result.rows, new))
+    return replace(result, rows=rows, unlabeled=est)

@@ -24,6 +24,7 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import item_error_table
 from ..errors import P0, P1, ParameterError, placeholder
+from ..parameters import CONFIDENCE_LEVEL, check
 from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
 from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
@@ -305,7 +306,7 @@ class PrecisionRule:
     target: float = 0.03
     at_k: int | None = None
     ks: tuple[int, ...] = tuple(range(1, 12))
-    confidence_level: float = 0.9
+    confidence_level: float = CONFIDENCE_LEVEL
     method: str = "calibrated"
     min_samples: int = 10
     patience: int = 1
@@ -314,8 +315,7 @@ class PrecisionRule:
     def __post_init__(self) -> None:
         if not 0 < self.target < 0.5:
             raise ParameterError("target", f"is a half-width between 0 and 0.5 (0.03 = 3 points); got {self.target}")
-        if not 0 < self.confidence_level < 1:
-            raise ParameterError("confidence_level", f"must be strictly between 0 and 1; got {self.confidence_level}")
+        check("confidence_level", self.confidence_level)
         if self.at_k is not None and self.at_k < 1:
             raise ParameterError("at_k", f"must be a positive integer; got {self.at_k}")
         if self.method not in PRECISION_METHODS:

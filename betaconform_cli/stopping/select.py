@@ -26,11 +26,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from ..distributions import item_error_table
-from ..fit import FitResult
-from ..settings import FitSettings
+from ..intervals import z_value
 from ..votes import SplitModel, SplitPrior, class_counts, distinct_patterns
 
 
@@ -175,7 +173,7 @@ def stratified_check(verdicts: np.ndarray, gold: np.ndarray, n_classes: int, ks:
         else:
             var += t.size[h] ** 2 * (1 - t.labeled[h] / t.size[h]) * var_h[h]
     big_n = float(t.size.sum())
-    z = float(norm.ppf(0.5 + level / 2))
+    z = z_value(level)
     return StratifiedCheck(tuple(ks), total.sum(axis=0) / big_n, z * np.sqrt(var) / big_n, level)
 
 
@@ -190,30 +188,3 @@ def _donors(t: SplitTable) -> np.ndarray:
         dist = np.abs(x[has] - x[h]) + 10.0 * (n[has] != n[h])
         out[h] = has[int(np.argmin(dist))]
     return out
-
-
-def pool_result(result: FitResult, verdicts: np.ndarray, gold: np.ndarray, n_classes: int, settings: FitSettings,
-                rng: np.random.Generator) -> FitResult:
-    """The live report's estimate when the pool's verdicts are joined (and the items may have been chosen by split):
-    `result` is the labels-only fit of the labeled items; each row's estimate and interval become the vote-split
-    estimate's over the pool (`votes.estimate_errors`, at `settings`' level, the unlabeled items' outcomes counted
-    as the check counts them: `live.CHECK_OUTCOMES`), or, where its guard falls back, the
-    post-stratified one's, so that a choice by split never reaches the report through the labels-only fit. Each
-    row keeps the labels-only estimate beside it (`labels_only`)."""
-    from dataclasses import replace
-
-    from ..votes import estimate_errors
-
-    ks = tuple(settings.ks)
-    from .live import CHECK_OUTCOMES
-
-    est = estimate_errors(verdicts, gold, ks, settings.confidence_level, rng, n_classes=n_classes, labels_only=result,
-                          outcomes=CHECK_OUTCOMES)
-    if est.used_unlabeled:
-        new = [(v.estimate, v.low, v.high) for v in est.rows]
-    else:
-        strat = stratified_check(verdicts, gold, n_classes, ks, settings.confidence_level)
-        new = [(float(c), float(max(c - h, 0.0)), float(min(c + h, 1.0))) for c, h in zip(strat.estimate, strat.half)]
-    rows = tuple(replace(r, estimate=e, low=lo, high=hi, labels_only=(r.estimate, r.low, r.high))
-                 for r, (e, lo, hi) in zip(result.rows, new))
-    return replace(result, rows=rows, unlabeled=est)

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from ..intervals import normal_half_width
+
 
 def _psi_e(lam: np.ndarray) -> np.ndarray:
     psi: np.ndarray = (-np.log1p(-lam) - lam) / 4
@@ -76,7 +78,6 @@ def calibrated_half_width(
     size N is known. A fixed-sample interval: checked after every label it is NOT always-valid; its stopping
     honesty rests on the calibration benchmark (docs/STOPPING.md).
     """
-    from scipy.stats import norm
 
     x = np.asarray(x, dtype=float)
     n = len(x)
@@ -85,7 +86,7 @@ def calibrated_half_width(
     m1 = (np.cumsum(x) + flat * flat_mean) / mass
     m2 = (np.cumsum(x * x) + flat * flat_sq) / mass
     var = np.maximum(m2 - m1**2, 0.0) / (mass + 1)
-    half = float(norm.ppf(0.5 + confidence_level / 2)) * np.sqrt(var)
+    half = normal_half_width(var, confidence_level)
     if pool_size is not None:
         if n > pool_size:
             raise ValueError("more observations than the pool holds")

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import norm
 
 from ..distributions import Mixture, error_rates
 from ..fit import ErrorRow, FitResult
+from ..intervals import enclose_value, equal_tailed, z_value
 from ..posterior import CellPosterior
 from .candidates import Candidates, Cells, beta_from_moments
 from .evidence import Posterior
@@ -51,7 +51,7 @@ def limit_move(estimate: np.ndarray, without: FitResult, max_move: float | None,
     (module docstring); returns it and, per k, whether the limit held it back."""
     if max_move is None:
         return estimate, np.zeros(len(estimate), dtype=bool)
-    z = float(norm.ppf(0.5 + confidence_level / 2))
+    z = z_value(confidence_level)
     own = np.array([r.estimate for r in without.rows])
     lo = own - max_move * (own - np.array([r.low for r in without.rows])) / z
     hi = own + max_move * (np.array([r.high for r in without.rows]) - own) / z
@@ -78,8 +78,7 @@ def pooled_interval(
         g = rng.gamma(conc[c], size=(int(alloc[c + 1]), len(cells.counts)))
         draws.append((g / g.sum(axis=1, keepdims=True)) @ cands.errors(cells, int(c // n_k)))
     d = np.vstack(draws)
-    tail = (1 - level) / 2
-    return np.quantile(d, tail, axis=0), np.quantile(d, 1 - tail, axis=0)
+    return equal_tailed(d, level)
 
 
 def combined(mixtures: Sequence[Mixture], weights: Sequence[float], floor: float = 0.01, max_components: int = 3) -> Mixture:
@@ -111,8 +110,8 @@ def error_rows(ks: tuple[int, ...], centre: np.ndarray, low: np.ndarray, high: n
     out = []
     for i, k in enumerate(ks):
         b = base.row(k)
-        out.append(ErrorRow(k=k, estimate=float(centre[i]), low=float(min(low[i], centre[i])),
-                            high=float(max(high[i], centre[i])), columns={**b.columns, "mixture": mix_err[k]}))
+        lo, hi = enclose_value(centre[i], low[i], high[i])
+        out.append(ErrorRow(k=k, estimate=float(centre[i]), low=float(lo), high=float(hi), columns={**b.columns, "mixture": mix_err[k]}))
     from ..extrapolation import beyond_rows  # rows beyond the target's judges: marked and widened as fit's are
 
     most = max((r.k for r in base.rows if not r.beyond_data), default=0)

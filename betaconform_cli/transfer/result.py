@@ -85,7 +85,7 @@ class TransferResult:
     def document(self, name: str, source: str, table: CountTable, seed: int, skipped: int = 0) -> Any:
         """The printed document of one target (documents.fit_document_type()): `fit`'s, with the transfer's method,
         and "sources", "without_transfer" and "transfer"."""
-        from . import METHOD_DESCRIPTIONS
+        from .settings import METHOD_DESCRIPTIONS
 
         return fit_document("transfer", name, source, table, self.result, seed, skipped,
                             method=f"transfer-{self.settings.method}", method_description=METHOD_DESCRIPTIONS[self.settings.method],

@@ -1,0 +1,310 @@
+"""The leaf fitters: Beta-Binomial mixtures of the judgment distribution and the baselines, each from the labeled
+(judges, correct) histogram alone (fit.py builds the error table from them; estimators.py's columns call them).
+
+- `fit_mixture`: maximum a posteriori Beta-Binomial mixture on the (judges, correct) histogram, exact for
+  items with different numbers of judges; L-BFGS-B over (softmax logits of w, log alpha, log beta) with
+  analytic gradients and several starts (METHOD.md). `components=1` is the single Beta-Binomial.
+- `fit_paper_em`: the paper's EM (section 4.3) as printed, with only the fixes needed to run it.
+- `fit_binomial`: single-judge accuracy, every judge independent (eq. 1).
+- `empirical_errors`: the labeled items' own exact (hypergeometric) majority error.
+- `error_margin`: the paper's error margin; `fitted_counts`: the histogram chart's fitted counts.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import betaln, digamma
+
+from .counts import CountTable
+from .distributions import (
+    Binomial,
+    Mixture,
+    item_error_table,
+    log_comb,
+    logsumexp,
+)
+from .errors import FitWarning, UsageError
+from .settings import Prior
+
+LOG_BOUNDS = (-8.0, 10.0)
+
+
+LOGIT_BOUNDS = (-12.0, 12.0)
+
+
+@dataclass(frozen=True)
+class MixtureFit:
+    """A fitted Beta-Binomial mixture and how the fit went."""
+
+    mixture: Mixture
+    method: str
+    log_likelihood: float
+    converged: bool
+    n_iter: int
+    n_starts: int
+    items: int
+    log_posterior: float | None = None
+
+    @property
+    def components(self) -> int:
+        return self.mixture.n_components
+
+    @property
+    def n_params(self) -> int:
+        return 3 * self.components - 1
+
+    @property
+    def bic(self) -> float:
+        return -2.0 * self.log_likelihood + self.n_params * math.log(max(self.items, 1))
+
+
+def mixture_log_likelihood(table: CountTable, mixture: Mixture) -> float:
+    """sum over items of log sum_j w_j BB(S_i | K_i, alpha_j, beta_j)."""
+    big_k, s, n = table.cells()
+    lp = mixture.component_log_pmf(s, big_k) + np.log(np.asarray(mixture.weights))[:, None]
+    return float((n * logsumexp(lp, axis=0)).sum())
+
+
+def _unpack(theta: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    eta = np.concatenate(([0.0], theta[: c - 1]))
+    logw = eta - logsumexp(eta)
+    return logw, theta[c - 1 : 2 * c - 1], theta[2 * c - 1 : 3 * c - 1]
+
+
+def _objective(
+    theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, lc: np.ndarray, c: int, prior: Prior
+) -> tuple[float, np.ndarray]:
+    """Negative log posterior and its gradient."""
+    logw, la, lb = _unpack(theta, c)
+    a = np.exp(la)[:, None]
+    b = np.exp(lb)[:, None]
+    comp = lc[None, :] + betaln(s + a, big_k - s + b) - betaln(a, b)
+    joint = logw[:, None] + comp
+    cell = logsumexp(joint, axis=0)
+    ll = float(n @ cell)
+    resp = np.exp(joint - cell) * n  # (c, cells), weighted by counts
+    psi_ab = digamma(a + b)
+    psi_kab = digamma(big_k + a + b)
+    g_la = (a[:, 0]) * (resp * (digamma(s + a) - psi_kab - digamma(a) + psi_ab)).sum(axis=1)
+    g_lb = (b[:, 0]) * (resp * (digamma(big_k - s + b) - psi_kab - digamma(b) + psi_ab)).sum(axis=1)
+    w = np.exp(logw)
+    g_eta = resp.sum(axis=1) - n.sum() * w
+    var = prior.log_param_sd**2
+    conc = prior.weight_concentration
+    lprior = -0.5 * float((la**2).sum() + (lb**2).sum()) / var + (conc - 1.0) * float(logw.sum())
+    g_la = g_la - la / var
+    g_lb = g_lb - lb / var
+    g_eta = g_eta + (conc - 1.0) * (1.0 - c * w)
+    grad = np.concatenate((g_eta[1:], g_la, g_lb))
+    return -(ll + lprior), -grad
+
+
+def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Deterministic starts from quantile splits of S/K at a few concentrations, then seeded random ones."""
+    big_k, s, n = table.cells()
+    p = s / big_k
+    order = np.argsort(p, kind="stable")
+    cum = np.cumsum(n[order]) / n.sum()
+    out: list[np.ndarray] = []
+    for conc in (4.0, 1.0, 20.0):
+        means = []
+        for j in range(c):
+            lo, hi = j / c, (j + 1) / c
+            sel = order[(cum > lo) & (cum - n[order] / n.sum() < hi)]
+            m = float(np.average(p[sel], weights=n[sel])) if len(sel) else (j + 0.5) / c
+            means.append(min(max(m, 0.03), 0.97))
+        theta = np.concatenate((np.zeros(c - 1), np.log(np.array(means) * conc), np.log((1 - np.array(means)) * conc)))
+        out.append(theta)
+    if c > 1:
+        # the paper's two-peak picture: one hard and one easy component
+        peaks = np.linspace(0.15, 0.85, c)
+        out.append(np.concatenate((np.zeros(c - 1), np.log(peaks * 3), np.log((1 - peaks) * 3))))
+    while len(out) < n_init:
+        rand_means = np.sort(rng.uniform(0.02, 0.98, c))
+        rand_conc = np.exp(rng.uniform(np.log(0.5), np.log(60.0), c))
+        eta = rng.normal(0, 1, c - 1)
+        out.append(np.concatenate((eta, np.log(rand_means * rand_conc), np.log((1 - rand_means) * rand_conc))))
+    return out[: max(n_init, 1)]
+
+
+def fit_mixture(
+    table: CountTable,
+    components: int = 2,
+    prior: Prior = Prior(),
+    n_init: int = 6,
+    rng: np.random.Generator | None = None,
+    max_iter: int = 500,
+    tol: float = 1e-10,
+) -> MixtureFit:
+    """MAP fit of a `components`-component Beta-Binomial mixture to the histogram of correct counts."""
+    if components < 1:
+        raise UsageError(f"components must be at least 1, got {components}")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    big_k, s, n = table.cells()
+    big_k = big_k.astype(float)
+    s = s.astype(float)
+    n = n.astype(float)
+    lc = log_comb(big_k, s)
+    c = components
+    bounds = [LOGIT_BOUNDS] * (c - 1) + [LOG_BOUNDS] * (2 * c)
+    best = None
+    total_iter = 0
+    starts = _starts(table, c, n_init, rng)
+    for theta0 in starts:
+        theta0 = np.clip(theta0, [b[0] for b in bounds], [b[1] for b in bounds])
+        res = minimize(
+            _objective,
+            theta0,
+            args=(big_k, s, n, lc, c, prior),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-7},
+        )
+        total_iter += int(res.nit)
+        if best is None or res.fun < best.fun:
+            best = res
+    assert best is not None
+    logw, la, lb = _unpack(best.x, c)
+    mixture = Mixture(tuple(np.exp(logw)), tuple(np.exp(la)), tuple(np.exp(lb))).sorted()
+    # L-BFGS-B may end with ABNORMAL (line search) at the optimum, where float precision runs out:
+    # accept it when the projected gradient is negligible against the objective.
+    lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    free = ~(((best.x <= lo + 1e-9) & (best.jac > 0)) | ((best.x >= hi - 1e-9) & (best.jac < 0)))
+    converged = bool(best.success) or float(np.max(np.abs(best.jac[free]), initial=0.0)) <= 1e-5 * (1.0 + abs(best.fun))
+    if not converged:
+        warnings.warn(f"MAP mixture fit did not converge: {best.message}", FitWarning, stacklevel=2)
+    return MixtureFit(
+        mixture=mixture,
+        method="map",
+        log_likelihood=mixture_log_likelihood(table, mixture),
+        converged=converged,
+        n_iter=total_iter,
+        n_starts=len(starts),
+        items=table.items,
+        log_posterior=-float(best.fun),
+    )
+
+
+def default_starts(components: int) -> int:
+    """Starts per fit: the single Beta-Binomial needs few; mixtures get more (multi-modal posterior)."""
+    return {1: 3, 2: 6}.get(components, 4)
+
+
+def fit_candidates(
+    table: CountTable, max_components: int = 3, prior: Prior = Prior(), rng: np.random.Generator | None = None
+) -> dict[int, MixtureFit]:
+    """MAP fits with 1..max_components components."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return {c: fit_mixture(table, c, prior, n_init=default_starts(c), rng=rng) for c in range(1, max_components + 1)}
+
+
+def fit_auto(
+    table: CountTable, max_components: int = 3, prior: Prior = Prior(), rng: np.random.Generator | None = None
+) -> MixtureFit:
+    """The MAP fit with 1..max_components components that has the lowest BIC."""
+    return min(fit_candidates(table, max_components, prior, rng).values(), key=lambda f: f.bic)
+
+
+def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, clip: float = 1e-3) -> MixtureFit:
+    """The paper's EM (section 4.3) for two components, as printed, with only the fixes needed to run.
+
+    E-step: gamma_i = w Beta(p_i | a1, b1) / (w Beta(p_i | a1, b1) + (1 - w) Beta(p_i | a2, b2)), p_i = S_i / K_i.
+    M-step: alpha_j = sum_i gamma_j^i S_i, beta_j = sum_i gamma_j^i (K_i - S_i), w = mean_i gamma_1^i.
+    Fixes: gamma_j (not gamma_1) in the M-step for component j; p_i clipped to [clip, 1 - clip] (the Beta
+    density is 0/0 or infinite at 0 and 1); alpha, beta floored at 1e-3 (a component holding only S = K
+    items gets beta = 0); the E-step in log space. Start: items split at p = 1/2 (at the median when one
+    side is empty). The EM runs on the histogram, which gives the same iterates as running it per item.
+    """
+    big_k, s, n = table.cells()
+    big_k = big_k.astype(float)
+    s = s.astype(float)
+    n = n.astype(float)
+    p = np.clip(s / big_k, clip, 1 - clip)
+    cut = 0.5 if (p < 0.5).any() and (p >= 0.5).any() else float(np.median(p))
+    gamma = np.where(p < cut, 1.0, 0.0) if ((p < cut).any() and (p >= cut).any()) else np.full_like(p, 0.5)
+    floor = 1e-3
+    converged = False
+    it = 0
+    prev = None
+    for it in range(1, max_iter + 1):  # noqa: B007 (it is the iteration count reported after the loop)
+        g = np.vstack((gamma, 1 - gamma)) * n
+        alphas = np.maximum((g * s).sum(axis=1), floor)
+        betas = np.maximum((g * (big_k - s)).sum(axis=1), floor)
+        w = float(np.clip(g[0].sum() / n.sum(), 1e-12, 1 - 1e-12))
+        params = np.concatenate(([w], alphas, betas))
+        if prev is not None and np.max(np.abs(params - prev) / np.maximum(np.abs(prev), 1e-12)) < tol:
+            converged = True
+            break
+        prev = params
+        logpdf = (
+            (alphas[:, None] - 1) * np.log(p) + (betas[:, None] - 1) * np.log1p(-p) - betaln(alphas, betas)[:, None]
+        )
+        joint = np.log([w, 1 - w])[:, None] + logpdf
+        gamma = np.exp(joint[0] - logsumexp(joint, axis=0))
+    mixture = Mixture((w, 1 - w), tuple(alphas), tuple(betas)).sorted()
+    return MixtureFit(
+        mixture=mixture,
+        method="paper-em",
+        log_likelihood=mixture_log_likelihood(table, mixture),
+        converged=converged,
+        n_iter=it,
+        n_starts=1,
+        items=table.items,
+    )
+
+
+def fit_binomial(table: CountTable) -> Binomial:
+    """Bin(k, p) with p the pooled single-judge accuracy."""
+    return Binomial(table.single_judge_accuracy())
+
+
+@dataclass(frozen=True)
+class FittedCounts:
+    """Observed and fitted counts of correct judges among the items with the most common number of judges (fit's
+    histogram chart): the report draws them and refits nothing."""
+
+    judges: int  # the most common number of judges (the larger on a tie)
+    observed: tuple[int, ...]  # items with s correct judges, s = 0..judges
+    fitted: tuple[float, ...]  # the mixture's probability of s times the items shown
+    items: int  # every labeled item; sum(observed) of them have `judges` judges
+
+
+def fitted_counts(histogram: Mapping[int, Sequence[int]], mixture: Mixture) -> FittedCounts:
+    """`histogram` ({judges: [items with s correct]}, a document's) beside `mixture`'s expected counts."""
+    hist = {int(k): [int(v) for v in counts] for k, counts in histogram.items()}
+    big_k = max(hist, key=lambda k: (sum(hist[k]), k))
+    obs = hist[big_k]
+    fitted = np.asarray(mixture.pmf(big_k)) * sum(obs)
+    return FittedCounts(big_k, tuple(obs), tuple(float(f) for f in fitted), sum(sum(v) for v in hist.values()))
+
+
+def empirical_errors(table: CountTable, ks: tuple[int, ...]) -> dict[int, float | None]:
+    """The labeled items' own exact majority error at k (None where some item has fewer than k judges)."""
+    big_k, s, n = table.cells()
+    out: dict[int, float | None] = {}
+    for k in ks:
+        if (big_k < k).any():
+            out[k] = None
+            continue
+        total = sum(float(item_error_table(int(kk), k)[int(ss)]) * float(nn) for kk, ss, nn in zip(big_k, s, n))
+        out[k] = total / float(n.sum())
+    return out
+
+
+def error_margin(estimates: np.ndarray, actual: np.ndarray, ks: tuple[int, ...] | list[int]) -> np.ndarray:
+    """The paper's error margin, as a fraction: the mean over odd k with a defined actual error (not NaN) of
+    |estimate - actual|. estimates[..., i] and actual[i] are at ks[i]; NaN where no odd k has an actual error."""
+    est = np.asarray(estimates, dtype=float)
+    act = np.asarray(actual, dtype=float)
+    use = np.array([k % 2 == 1 for k in ks]) & np.isfinite(act)
+    if not use.any():
+        return np.full(est.shape[:-1], np.nan)
+    margin: np.ndarray = np.abs(est[..., use] - act[use]).mean(axis=-1)
+    return margin
