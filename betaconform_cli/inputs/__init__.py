@@ -104,7 +104,7 @@ class PendingInputs:
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
         from .slices import apply
 
-        return apply(check_datasets(_distinct_logs(out), *self.checks), self.opts.record.by)
+        return apply(check_datasets(_distinct_logs(out), *self.checks, self.opts), self.opts.record.by)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -146,10 +146,13 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     from .checks import check_datasets
     from .memory import as_arguments, in_memory, read_memory
 
+    if opts.record.cluster_field is not None and keep is Keep.COUNTS:
+        keep = Keep.ITEMS  # a cluster is a per-item key: the items are kept to carry it (checks.check_clusters)
     if in_memory(arguments) is not None:
         from .slices import apply
 
-        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary), opts.record.by))
+        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary, opts),
+                                opts.record.by))
     left_out: list[str] = []
     paths = expand_paths(as_arguments(arguments), left_out)
     _refuse_saved_fits(paths)
@@ -172,4 +175,4 @@ def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Ke
     found = read_path(Path(path), opts, keep)
     if len(found) != 1:
         raise InputError(str(path), f"holds {len(found)} datasets; read it with read_inputs")
-    return check_datasets(found, need_labels)[0]
+    return check_datasets(found, need_labels, opts=opts)[0]
