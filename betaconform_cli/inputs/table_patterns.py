@@ -14,7 +14,7 @@ from . import values
 from .dataset import Votes
 from .options import InputOptions
 from .patterns import canonical, class_order
-from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q, weights
+from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
 
@@ -31,40 +31,62 @@ def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict
 
 
 def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]] | None:
-    """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored against a gold column, from one
-    GROUP BY that also runs histograms' checks; None when the patterns do not fit a 64-bit key.
+    """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored
+    against a gold column, from one GROUP BY that also runs histograms' checks; None when the patterns do not fit a
+    64-bit key.
 
-    A labeled item's (judges, correct) cell is read off its pattern: its verdicts' classes against the gold's class,
-    patterns.canonical's form, so that a verdict agrees with gold by values.agree's rule (numbers as numbers)."""
+    Every row costs integer work only: its verdict and its gold become small codes by a CASE over the few distinct
+    texts (the distinct values are read first, from the columns alone), its judge a slot by DuckDB's hash. The checks
+    ride on the same aggregates: a judge repeated within an item shows as fewer filled slots than rows (a verdict that
+    is missing fills its slot with a code of its own), two gold labels or gold on some rows only as bit_or <> bit_and of
+    the gold codes (0: none). A labeled item's (judges, correct) cell is read off its pattern: its verdicts' classes
+    against the gold's class, patterns.canonical's form, so that a verdict agrees with gold by values.agree's rule
+    (numbers as numbers)."""
     judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
     verdict = f"CAST({q(roles.verdict or '')} AS VARCHAR)"
+    gold_raw = f"CAST({q(roles.gold or '')} AS VARCHAR)"
+    g = gold_expr(table, roles.gold or "")
     got = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {judge} AS j FROM {table.sql})").fetchall()
     raws = [r[0] for r in con.execute(f"SELECT DISTINCT {verdict} FROM {table.sql}").fetchall()]
-    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1:
+    gold_texts = con.execute(f"SELECT DISTINCT {gold_raw}, {g} FROM {table.sql}").fetchall()
+    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1 or len(gold_texts) > MAX_CODES + 1:
         return None  # an empty judge name is an error histograms' checks name; too many texts to code
     cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
     classes = sorted({c for c in cls.values() if c is not None})
     code = {c: i + 1 for i, c in enumerate(classes)}
-    bits = max(1, len(classes).bit_length())
+    none = len(classes) + 1  # a row without a verdict: its slot is filled all the same (the repeat check counts it)
+    bits = none.bit_length()
     found = _slots([(str(n), int(h)) for n, h in got], judge, bits)
-    w, _ = weights(con, table, roles)
-    if found is None or not classes or not w:
+    if found is None or not classes:
         return None
     slot_sql, slots = found
+    golds = sorted({t for _, t in gold_texts if t is not None})
+    gcode = {t: i + 1 for i, t in enumerate(golds)}
     cases = " ".join(f"WHEN {lit(raw)} THEN {code[c]}" for raw, c in cls.items() if c is not None)
-    g = gold_expr(table, roles.gold or "")
+    gcases = " ".join(f"WHEN {lit(raw)} THEN {gcode[t]}" for raw, t in gold_texts if raw is not None and t is not None)
+    gc = f"CASE {gold_raw} {gcases} ELSE 0 END" if gcases else "0"
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
-    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE {verdict} {cases} END AS UBIGINT) << {slot_sql}) AS key, max({g}) AS gold, "
-             f"count(*) - bit_count(bit_or({w})) AS dups, {item} IS NULL OR coalesce(min({g}) <> max({g}), false) OR "
-             f"count({g}) NOT IN (0, count(*)) AS bad FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
+    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE {verdict} {cases} ELSE {none} END AS UBIGINT) << {slot_sql}) AS key, "
+             f"bit_or({gc}) AS gold, count(*) AS n, {item} IS NULL OR bit_or({gc}) <> bit_and({gc}) AS bad "
+             f"FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
-        rows = con.execute(f"SELECT ds, key, gold, count(*), max(dups), bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold").fetchall()
+        rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
-    if any(r[4] > 0 or r[5] for r in rows):
+    if any(r[5] for r in rows) or _repeats(rows, slots, bits):
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
-    return _decode(rows, classes, slots, bits)
+    texts = [None, *golds]
+    return _decode([(r[0], r[1], texts[r[2]], r[3]) for r in rows], classes, slots, bits)
+
+
+def _repeats(rows: list[tuple[Any, ...]], slots: dict[str, int], bits: int) -> bool:
+    """Whether some item has more rows than filled slots in its key: a judge named twice (or a judge whose slot could
+    not be computed)."""
+    shifts = np.array(sorted(slots.values()), dtype=np.uint64)
+    keys = np.array([0 if r[1] is None else int(r[1]) for r in rows], dtype=np.uint64)
+    filled = (((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)) > 0).sum(axis=1)
+    return bool((filled != np.array([r[4] for r in rows], dtype=np.int64)).any())
 
 
 def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, int], bits: int
@@ -80,7 +102,8 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, in
     out: dict[Any, Votes] = {}
     for ds, got in by_ds.items():
         keys = np.array([0 if r[1] is None else int(r[1]) for r in got], dtype=np.uint64)
-        codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)  # 0: no verdict
+        codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
+        codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
         golds = [canonical(r[2]) for r in got]
         gcode = np.array([classes.index(g) + 1 if g in classes else -1 for g in golds], dtype=np.int64)
         given, right = (codes > 0).sum(axis=1), (codes == gcode[:, None]).sum(axis=1)
