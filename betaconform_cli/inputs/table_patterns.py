@@ -48,7 +48,8 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
     g = gold_expr(table, roles.gold or "")
     got = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {judge} AS j FROM {table.sql})").fetchall()
     raws = [r[0] for r in con.execute(f"SELECT DISTINCT {verdict} FROM {table.sql}").fetchall()]
-    gold_texts = con.execute(f"SELECT DISTINCT {gold_raw}, {g} FROM {table.sql}").fetchall()
+    gold_col = q(roles.gold or "")  # gold_expr on the distinct texts only, not on every row
+    gold_texts = con.execute(f"SELECT {gold_col}, {g} FROM (SELECT DISTINCT {gold_raw} AS {gold_col} FROM {table.sql})").fetchall()
     if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1 or len(gold_texts) > MAX_CODES + 1:
         return None  # an empty judge name is an error histograms' checks name; too many texts to code
     cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
@@ -76,8 +77,7 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
         raise fail(table.where, exc) from None
     if any(r[5] for r in rows) or _repeats(rows, slots, bits):
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
-    texts = [None, *golds]
-    return _decode([(r[0], r[1], texts[r[2]], r[3]) for r in rows], classes, slots, bits)
+    return _decode(rows, classes, golds, slots, bits)
 
 
 def _repeats(rows: list[tuple[Any, ...]], slots: dict[str, int], bits: int) -> bool:
@@ -89,12 +89,16 @@ def _repeats(rows: list[tuple[Any, ...]], slots: dict[str, int], bits: int) -> b
     return bool((filled != np.array([r[4] for r in rows], dtype=np.int64)).any())
 
 
-def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, int], bits: int
+def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int
             ) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]]:
-    """The histogram rows and each dataset's Votes of (dataset, key, gold, items, ...) rows: the keys unpacked with
-    numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats merged)."""
+    """The histogram rows and each dataset's Votes of (dataset, key, gold code, items) rows (gold code: 1 + an index into
+    `golds`, 0 none): the keys unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its
+    order, patterns sorted, repeats merged)."""
     names = sorted(slots)
     shifts = np.array([slots[j] for j in names], dtype=np.uint64)
+    gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
+    labeled = np.array([c is not None for c in gold_class])
+    gold_code = np.array([classes.index(c) + 1 if c in classes else -1 for c in gold_class], dtype=np.int64)
     cells: dict[tuple[Any, int, int], list[int]] = {}
     by_ds: dict[Any, list[tuple[Any, ...]]] = {}
     for r in rows:
@@ -104,30 +108,49 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, in
         keys = np.array([0 if r[1] is None else int(r[1]) for r in got], dtype=np.uint64)
         codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
         codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
-        golds = [canonical(r[2]) for r in got]
-        gcode = np.array([classes.index(g) + 1 if g in classes else -1 for g in golds], dtype=np.int64)
-        given, right = (codes > 0).sum(axis=1), (codes == gcode[:, None]).sum(axis=1)
-        for r, g, j, c in zip(got, golds, given.tolist(), right.tolist()):
-            cell = cells.setdefault((ds, 0, 0) if g is None else (ds, j, c), [0, 0])
-            cell[0] += r[3]
-            cell[1] += r[3] if g is None else 0
+        gc = np.array([r[2] for r in got], dtype=np.int64)
+        items = np.array([r[3] for r in got], dtype=np.int64)
+        given, right = (codes > 0).sum(axis=1), (codes == gold_code[gc][:, None]).sum(axis=1)
+        lab = labeled[gc]
+        cell, inverse = np.unique(np.column_stack([lab, np.where(lab, given, 0), np.where(lab, right, 0)]), axis=0,
+                                  return_inverse=True)
+        sums = np.bincount(inverse.reshape(-1), weights=items, minlength=len(cell)).astype(np.int64)
+        for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist()):
+            entry = cells.setdefault((ds, j, c), [0, 0])
+            entry[0] += n
+            entry[1] += 0 if is_lab else n
         voted = given > 0
         if voted.any():
-            out[ds] = _votes(codes[voted], [g for g, v in zip(golds, voted) if v],
-                             np.array([r[3] for r in got], dtype=np.int64)[voted], classes, names)
+            out[ds] = _votes(codes[voted], gc[voted], items[voted], classes, gold_class, names)
     return [(ds, j, c, n, nogold) for (ds, j, c), (n, nogold) in cells.items()], out
 
 
-def _votes(codes: np.ndarray, golds: list[str | None], counts: np.ndarray, classes: list[str], names: list[str]) -> Votes:
-    """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none), exactly as patterns.build makes them
-    from the same rows: the judges who gave a verdict, the classes seen sorted its way, patterns sorted and merged."""
+def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[str], gold_class: list[str | None],
+           names: list[str]) -> Votes:
+    """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none; gc: gold codes, gold_class[code] its class),
+    exactly as patterns.build makes them from the same rows: the judges who gave a verdict, the classes seen sorted its
+    way, patterns sorted and merged."""
     used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
     codes = codes[:, used]
-    seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()} | {g for g in golds if g is not None}
+    seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()}
+    seen |= {g for g in (gold_class[c] for c in np.unique(gc).tolist()) if g is not None}
     ordered = sorted(seen, key=class_order)
-    remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int32)
-    table = np.column_stack([remap[codes], [-1 if g is None else ordered.index(g) for g in golds]]).astype(np.int32)
-    unique, inverse = np.unique(table, axis=0, return_inverse=True)
-    merged = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(unique)).astype(np.int64)
+    remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int64)
+    gremap = np.array([-1 if g is None else ordered.index(g) for g in gold_class], dtype=np.int64)
+    unique, inverse = _unique_rows(np.column_stack([remap[codes], gremap[gc]]), len(ordered))
+    merged = np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
     judges = tuple(j for j, u in zip(names, used.tolist()) if u)
     return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged)
+
+
+def _unique_rows(table: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(table, axis=0, return_inverse=True) for rows of values in -1 .. width-1 (int32 rows): each row packed
+    into one int64 in the same (lexicographic) order where it fits, which sorts ~10x faster than rows."""
+    base, m = width + 1, table.shape[1]
+    if base ** m >= 1 << 62:
+        unique, inverse = np.unique(table.astype(np.int32), axis=0, return_inverse=True)
+        return unique, inverse.reshape(-1)
+    weights = base ** np.arange(m - 1, -1, -1, dtype=np.int64)
+    packed, inverse = np.unique((table + 1) @ weights, return_inverse=True)
+    unique = (packed[:, None] // weights[None, :]) % base - 1
+    return unique.astype(np.int32), inverse.reshape(-1)
