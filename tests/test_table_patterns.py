@@ -66,10 +66,10 @@ def test_one_pass_equals_two_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     _same(one, read_inputs([str(path)]))
 
 
-@pytest.mark.parametrize("bad", ["repeat", "two golds", "partial gold", "empty judge"])
+@pytest.mark.parametrize("bad", ["repeat", "repeat without a verdict", "two golds", "partial gold", "empty judge"])
 def test_the_same_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
     rows = ["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", "b,j1,A,", "b,j2,A,", "c,j1,B,B", "c,j2,B,B"]
-    rows += {"repeat": ["c,j1,A,B"], "two golds": ["d,j1,A,A", "d,j2,A,B"], "partial gold": ["d,j1,A,A", "d,j2,A,"],
+    rows += {"repeat": ["c,j1,A,B"], "repeat without a verdict": ["c,j1,,B"], "two golds": ["d,j1,A,A", "d,j2,A,B"], "partial gold": ["d,j1,A,A", "d,j2,A,"],
              "empty judge": ["d,,A,A"]}[bad]
     path = tmp_path / "bad.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -88,3 +88,15 @@ def test_many_classes_take_the_second_pass(tmp_path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     (ds,) = read_inputs([str(path)], InputOptions())
     assert ds.votes is not None and len(ds.votes.classes) == 300
+
+
+@pytest.mark.parametrize("width, columns", [(3, 12), (1, 70)])
+def test_unique_rows_is_numpys(width: int, columns: int) -> None:
+    """Rows packed into one int64 each (or, where they do not fit, np.unique itself) give np.unique's rows, order and
+    inverse."""
+    table = np.random.default_rng(width).integers(-1, width, size=(400, columns))
+    unique, inverse = table_patterns._unique_rows(table, width)
+    want, want_inverse = np.unique(table.astype(np.int32), axis=0, return_inverse=True)
+    np.testing.assert_array_equal(unique, want)
+    np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    assert unique.dtype == np.int32
