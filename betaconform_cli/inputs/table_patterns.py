@@ -75,54 +75,46 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
         rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
-    if any(r[5] for r in rows) or _repeats(rows, slots, bits):
+    bad, hist, votes = _decode(rows, classes, golds, slots, bits)
+    if bad:
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
-    return _decode(rows, classes, golds, slots, bits)
-
-
-def _repeats(rows: list[tuple[Any, ...]], slots: dict[str, int], bits: int) -> bool:
-    """Whether some item has more rows than filled slots in its key: a judge named twice (or a judge whose slot could
-    not be computed)."""
-    shifts = np.array(sorted(slots.values()), dtype=np.uint64)
-    keys = np.array([0 if r[1] is None else int(r[1]) for r in rows], dtype=np.uint64)
-    filled = (((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)) > 0).sum(axis=1)
-    return bool((filled != np.array([r[4] for r in rows], dtype=np.int64)).any())
+    return hist, votes
 
 
 def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int
-            ) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]]:
-    """The histogram rows and each dataset's Votes of (dataset, key, gold code, items) rows (gold code: 1 + an index into
-    `golds`, 0 none): the keys unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its
-    order, patterns sorted, repeats merged)."""
+            ) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
+    """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows per
+    item, bad) rows (gold code: 1 + an index into `golds`, 0 none). A check fails where an item is bad (no id, two gold
+    labels, gold on some rows only) or has more rows than filled slots (a judge named twice). The keys are unpacked
+    with numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats
+    merged)."""
+    if not rows:
+        return False, [], {}
     names = sorted(slots)
     shifts = np.array([slots[j] for j in names], dtype=np.uint64)
+    ds_col, key_col, gc_col, items_col, n_col, bad_col = zip(*rows)
+    keys = np.array([0 if k is None else k for k in key_col], dtype=np.uint64)
+    codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
+    if any(bad_col) or ((codes > 0).sum(axis=1) != np.array(n_col, dtype=np.int64)).any():
+        return True, [], {}
+    codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
     gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
-    labeled = np.array([c is not None for c in gold_class])
+    gc, items = np.array(gc_col, dtype=np.int64), np.array(items_col, dtype=np.int64)
     gold_code = np.array([classes.index(c) + 1 if c in classes else -1 for c in gold_class], dtype=np.int64)
-    cells: dict[tuple[Any, int, int], list[int]] = {}
-    by_ds: dict[Any, list[tuple[Any, ...]]] = {}
-    for r in rows:
-        by_ds.setdefault(r[0], []).append(r)
+    labeled = np.array([c is not None for c in gold_class])[gc]
+    given, right = (codes > 0).sum(axis=1), (codes == gold_code[gc][:, None]).sum(axis=1)
+    cells = np.column_stack([labeled, np.where(labeled, given, 0), np.where(labeled, right, 0)])
+    hist: list[tuple[Any, ...]] = []
     out: dict[Any, Votes] = {}
-    for ds, got in by_ds.items():
-        keys = np.array([0 if r[1] is None else int(r[1]) for r in got], dtype=np.uint64)
-        codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
-        codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
-        gc = np.array([r[2] for r in got], dtype=np.int64)
-        items = np.array([r[3] for r in got], dtype=np.int64)
-        given, right = (codes > 0).sum(axis=1), (codes == gold_code[gc][:, None]).sum(axis=1)
-        lab = labeled[gc]
-        cell, inverse = np.unique(np.column_stack([lab, np.where(lab, given, 0), np.where(lab, right, 0)]), axis=0,
-                                  return_inverse=True)
-        sums = np.bincount(inverse.reshape(-1), weights=items, minlength=len(cell)).astype(np.int64)
-        for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist()):
-            entry = cells.setdefault((ds, j, c), [0, 0])
-            entry[0] += n
-            entry[1] += 0 if is_lab else n
-        voted = given > 0
+    for ds in dict.fromkeys(ds_col):
+        mine = np.array([d == ds for d in ds_col]) if len(set(ds_col)) > 1 else np.ones(len(rows), dtype=bool)
+        cell, inverse = _unique_rows(cells[mine], len(names) + 1)
+        sums = np.bincount(inverse, weights=items[mine], minlength=len(cell)).astype(np.int64)
+        hist += [(ds, j, c, n, 0 if is_lab else n) for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist())]
+        voted = mine & (given > 0)
         if voted.any():
             out[ds] = _votes(codes[voted], gc[voted], items[voted], classes, gold_class, names)
-    return [(ds, j, c, n, nogold) for (ds, j, c), (n, nogold) in cells.items()], out
+    return False, hist, out
 
 
 def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[str], gold_class: list[str | None],
@@ -132,7 +124,7 @@ def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[
     way, patterns sorted and merged."""
     used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
     codes = codes[:, used]
-    seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()}
+    seen = {classes[c - 1] for c in np.flatnonzero(np.bincount(codes.reshape(-1), minlength=len(classes) + 1)[1:]) + 1}
     seen |= {g for g in (gold_class[c] for c in np.unique(gc).tolist()) if g is not None}
     ordered = sorted(seen, key=class_order)
     remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int64)
