@@ -12,9 +12,10 @@ Measured, interleaved run by run so that a busy machine's load falls on each ali
    times; the ratio of each pair, its median and range; wall time and CPU time (user + system, DuckDB's threads
    included: resource.getrusage), which a busy machine inflates less;
 2. the same read with the one pass switched off (the two passes it replaced), --two-passes runs (slow);
-3. fresh processes: `betaconform fit FILE -f json` (start-up, scipy, fit and output included) against the bare
-   GROUP BY in a fresh `python -c` (DuckDB's import included), and against `SELECT item_id, count(*) ... GROUP BY
-   item_id`, the plainest GROUP BY of the items.
+3. with --baseline, another checkout's read in the same in-process pairs (its ratio to the bare GROUP BY beside ours);
+4. fresh processes: `betaconform fit FILE -f json` (start-up, scipy, fit and output included) against the bare
+   GROUP BY in a fresh `python -c` (DuckDB's import included), and against the plainest GROUP BY of the items
+   (`SELECT item_id, count(*) ... GROUP BY item_id`, counted in DuckDB).
 The load average is printed at the start and the end.
 """
 
@@ -47,7 +48,7 @@ BARE = {
     "verdicts": ("SELECT judges, correct, count(*) FROM (SELECT item_id, count(verdict) AS judges, sum(CASE WHEN verdict = gold "
                  "THEN 1 ELSE 0 END) AS correct FROM '{f}' GROUP BY item_id) GROUP BY ALL"),
 }
-ITEMS = "SELECT item_id, count(*) FROM '{f}' GROUP BY item_id"
+ITEMS = "SELECT count(*), sum(n) FROM (SELECT item_id, count(*) AS n FROM '{f}' GROUP BY item_id)"  # the groups, not 10^6 rows to Python
 # in one process: the bare GROUP BY, then the read, each timed (wall, CPU of the whole process: DuckDB's threads too)
 PAIR = ("import json, resource, sys, time\nimport duckdb\nfrom betaconform_cli.inputs import read_dataset, table_patterns\n"
         "def cpu():\n    r = resource.getrusage(resource.RUSAGE_SELF)\n    return r.ru_utime + r.ru_stime\n"
@@ -59,10 +60,10 @@ PAIR = ("import json, resource, sys, time\nimport duckdb\nfrom betaconform_cli.i
         "print(json.dumps([bare, ours]))\n")
 
 
-def child(cmd: list[str]) -> tuple[float, float, str]:
-    """(wall, CPU of the child: user + system, its threads included) and its stdout."""
+def child(cmd: list[str], root: Path = ROOT) -> tuple[float, float, str]:
+    """(wall, CPU of the child: user + system, its threads included) and its stdout; `root`'s code on the path."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(root)},
                             cwd=tempfile.gettempdir())
     out = proc.stdout.read().decode() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
@@ -77,7 +78,7 @@ def spread(xs: list[float], unit: str = " s") -> str:
     return f"{statistics.median(xs):.2f}{unit} [{min(xs):.2f}-{max(xs):.2f}]"
 
 
-def measure(f: Path, kind: str, repeats: int, two_passes: int) -> dict[str, list[float]]:
+def measure(f: Path, kind: str, repeats: int, two_passes: int, baseline: Path | None) -> dict[str, list[float]]:
     """Every measurement of one file, interleaved run by run; {name: values}."""
     py = sys.executable
     bare_sql, items_sql = BARE[kind].format(f=f), ITEMS.format(f=f)
@@ -88,8 +89,10 @@ def measure(f: Path, kind: str, repeats: int, two_passes: int) -> dict[str, list
         got.setdefault(name, []).append(value)
 
     for rep in range(repeats):
-        for how in ["one"] + (["two"] if kind == "verdicts" and rep < two_passes else []):
-            (bw, bc), (ow, oc) = json.loads(child([py, "-c", PAIR, str(f), bare_sql, how])[2])
+        hows = ["one"] + (["two"] if kind == "verdicts" and rep < two_passes else []) + (["base"] if baseline else [])
+        for how in hows:
+            root = baseline if how == "base" and baseline is not None else ROOT
+            (bw, bc), (ow, oc) = json.loads(child([py, "-c", PAIR, str(f), bare_sql, "one" if how == "base" else how], root)[2])
             for name, value in (("bare wall", bw), ("bare cpu", bc), ("read wall", ow), ("read cpu", oc)):
                 add(f"{how} {name}", value)
             add(f"{how} ratio wall", ow / bw)
@@ -109,15 +112,16 @@ def tables(rows: list[tuple[str, dict[str, list[float]]]]) -> list[str]:
     """The in-process table and the fresh-process table."""
     out = ["In one process (no start-up), each pair back to back: DuckDB's bare histogram GROUP BY, then the reader "
            "(median [min-max] of the runs; the ratio is each pair's):", "",
-           "| file | bare GROUP BY, wall | one pass, wall | ratio, wall | bare, CPU | one pass, CPU | ratio, CPU | two passes, wall (ratio) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "| file | bare GROUP BY, wall | one pass, wall | ratio, wall | bare, CPU | one pass, CPU | ratio, CPU | two passes, wall (ratio) "
+           "| baseline's read: ratio, wall | ratio, CPU |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for label, g in rows:
         two = f"{spread(g['two read wall'])} ({spread(g['two ratio wall'], 'x')})" if "two read wall" in g else "-"
+        base = f"{spread(g['base ratio wall'], 'x')} | {spread(g['base ratio cpu'], 'x')}" if "base ratio wall" in g else "- | -"
         out.append(f"| {label} | {spread(g['one bare wall'])} | {spread(g['one read wall'])} | {spread(g['one ratio wall'], 'x')} | "
-                   f"{spread(g['one bare cpu'])} | {spread(g['one read cpu'])} | {spread(g['one ratio cpu'], 'x')} | {two} |")
+                   f"{spread(g['one bare cpu'])} | {spread(g['one read cpu'])} | {spread(g['one ratio cpu'], 'x')} | {two} | {base} |")
     out += ["", "Fresh processes (start-up included: `betaconform fit FILE -f json` imports the CLI and scipy, fits and "
             "writes its JSON; the bare queries import DuckDB):", "",
-            "| file | bare histogram GROUP BY | bare `SELECT item_id, count(*) ... GROUP BY item_id` | `betaconform fit` | "
+            "| file | bare histogram GROUP BY | bare GROUP BY of the items | `betaconform fit` | "
             "ratio to the histogram GROUP BY | ratio to the items' GROUP BY | `fit`, CPU |", "|---|---:|---:|---:|---:|---:|---:|"]
     for label, g in rows:
         out.append(f"| {label} | {spread(g['fresh bare wall'])} | {spread(g['fresh items wall'])} | {spread(g['fresh fit wall'])} | "
@@ -131,6 +135,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--two-passes", type=int, default=1, help="runs of the two-pass read (slow), at most --repeats")
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "betaconform-votes-scale")
+    ap.add_argument("--baseline", type=Path, help="another checkout (e.g. `git archive COMMIT betaconform_cli | tar -x -C DIR`): "
+                    "its read, in process, interleaved with this one's")
     ap.add_argument("--update-doc", type=Path)
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
@@ -142,9 +148,10 @@ def main() -> int:
         f = args.dir / f"long_{kind}_{args.rows}.parquet"
         if not f.exists():
             con.execute(f"COPY ({gen.format(n=args.rows)}) TO '{f}' (FORMAT parquet)")
-        rows.append((f"{kind}, {args.rows:,} rows ({f.stat().st_size / 2**20:.0f} MiB)", measure(f, kind, args.repeats, args.two_passes)))
+        rows.append((f"{kind}, {args.rows:,} rows ({f.stat().st_size / 2**20:.0f} MiB)", measure(f, kind, args.repeats, args.two_passes, args.baseline)))
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
-    text = "\n".join([f"`python benchmarks/votes_scale.py --rows {args.rows} --repeats {args.repeats} --two-passes {args.two_passes}` "
+    base = f" --baseline {args.baseline}" if args.baseline else ""
+    text = "\n".join([f"`python benchmarks/votes_scale.py --rows {args.rows} --repeats {args.repeats} --two-passes {args.two_passes}{base}` "
                       f"on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, DuckDB {duckdb.__version__}; load "
                       f"average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.", "", *tables(rows)])
     print(text)
