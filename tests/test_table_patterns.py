@@ -100,3 +100,30 @@ def test_unique_rows_is_numpys(width: int, columns: int) -> None:
     np.testing.assert_array_equal(unique, want)
     np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
     assert unique.dtype == np.int32
+
+
+@pytest.mark.parametrize("bad", [None, "0,j0,B,A\n0,j0,,A"])
+def test_more_judges_than_codes_leave_room_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str | None) -> None:
+    """16 judges and three classes: 3 bits each (a code for a missing verdict) give no slots of their own to these
+    names, 2 bits do, so a mask of the judges present counts the rows; still one pass, with the two passes' result and
+    error."""
+    rng = np.random.default_rng(5)
+    rows = ["item_id,judge,verdict,gold"] + [f"{i},j{j},{rng.choice(['A', 'B', 'C', ''])},{'' if i % 3 else 'A'}"
+                                             for i in range(40) for j in range(16) if rng.random() < 0.9]
+    path = tmp_path / "wide_panel.csv"
+    path.write_text("\n".join(rows + ([bad] if bad else [])) + "\n", encoding="utf-8")
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    if bad:
+        with pytest.raises(InputError) as one:
+            read_inputs([str(path)])
+        _two_pass(monkeypatch)
+        with pytest.raises(InputError) as two:
+            read_inputs([str(path)])
+        assert str(one.value) == str(two.value)
+        return
+    one = read_inputs([str(path)])
+    assert got and got[0] is not None
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))

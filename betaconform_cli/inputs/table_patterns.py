@@ -30,62 +30,74 @@ def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict
     return None
 
 
+def _texts(con: Any, table: Table, roles: Roles) -> tuple[list[tuple[str, int]], dict[str, str | None], list[tuple[Any, Any]]] | None:
+    """The distinct judges (name, DuckDB's hash), verdict texts (raw -> class) and gold texts (raw, as gold_expr reads it),
+    each read from its column alone; None when a judge name is empty (an error histograms' checks name) or there are
+    too many texts to code."""
+    judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
+    got = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {judge} AS j FROM {table.sql})").fetchall()
+    raws = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({q(roles.verdict or '')} AS VARCHAR) FROM {table.sql}").fetchall()]
+    gold_col = q(roles.gold or "")  # gold_expr on the distinct texts only, not on every row
+    gold_texts = con.execute(f"SELECT {gold_col}, {gold_expr(table, roles.gold or '')} FROM (SELECT DISTINCT CAST({gold_col} "
+                             f"AS VARCHAR) AS {gold_col} FROM {table.sql})").fetchall()
+    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1 or len(gold_texts) > MAX_CODES + 1:
+        return None
+    cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
+    return [(str(n), int(h)) for n, h in got], cls, gold_texts
+
+
 def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]] | None:
     """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored
     against a gold column, from one GROUP BY that also runs histograms' checks; None when the patterns do not fit a
     64-bit key.
 
     Every row costs integer work only: its verdict and its gold become small codes by a CASE over the few distinct
-    texts (the distinct values are read first, from the columns alone), its judge a slot by DuckDB's hash. The checks
-    ride on the same aggregates: a judge repeated within an item shows as fewer filled slots than rows (a verdict that
-    is missing fills its slot with a code of its own), two gold labels or gold on some rows only as bit_or <> bit_and of
-    the gold codes (0: none). A labeled item's (judges, correct) cell is read off its pattern: its verdicts' classes
-    against the gold's class, patterns.canonical's form, so that a verdict agrees with gold by values.agree's rule
-    (numbers as numbers)."""
-    judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
-    verdict = f"CAST({q(roles.verdict or '')} AS VARCHAR)"
-    gold_raw = f"CAST({q(roles.gold or '')} AS VARCHAR)"
-    g = gold_expr(table, roles.gold or "")
-    got = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {judge} AS j FROM {table.sql})").fetchall()
-    raws = [r[0] for r in con.execute(f"SELECT DISTINCT {verdict} FROM {table.sql}").fetchall()]
-    gold_col = q(roles.gold or "")  # gold_expr on the distinct texts only, not on every row
-    gold_texts = con.execute(f"SELECT {gold_col}, {g} FROM (SELECT DISTINCT {gold_raw} AS {gold_col} FROM {table.sql})").fetchall()
-    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1 or len(gold_texts) > MAX_CODES + 1:
-        return None  # an empty judge name is an error histograms' checks name; too many texts to code
-    cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
+    texts (_texts), its judge a slot by DuckDB's hash. The checks ride on the same aggregates: a judge repeated within
+    an item shows as fewer filled slots than rows (a verdict that is missing fills its slot with a code of its own;
+    where that code leaves too few bits, a mask of the judges present is OR-ed beside the key), two gold labels or gold
+    on some rows only as bit_or <> bit_and of the gold codes (0: none). A labeled item's (judges, correct) cell is read
+    off its pattern: its verdicts' classes against the gold's class, patterns.canonical's form, so that a verdict agrees
+    with gold by values.agree's rule (numbers as numbers)."""
+    texts = _texts(con, table, roles)
+    if texts is None:
+        return None
+    names, cls, gold_texts = texts
     classes = sorted({c for c in cls.values() if c is not None})
-    code = {c: i + 1 for i, c in enumerate(classes)}
+    judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
     none = len(classes) + 1  # a row without a verdict: its slot is filled all the same (the repeat check counts it)
-    bits = none.bit_length()
-    found = _slots([(str(n), int(h)) for n, h in got], judge, bits)
+    found = _slots(names, judge, none.bit_length())
+    if found is None:  # no room for that code: the judges present are counted by a mask instead
+        none = 0
+        found = _slots(names, judge, max(1, len(classes).bit_length()))
     if found is None or not classes:
         return None
-    slot_sql, slots = found
+    (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
     golds = sorted({t for _, t in gold_texts if t is not None})
-    gcode = {t: i + 1 for i, t in enumerate(golds)}
-    cases = " ".join(f"WHEN {lit(raw)} THEN {code[c]}" for raw, c in cls.items() if c is not None)
-    gcases = " ".join(f"WHEN {lit(raw)} THEN {gcode[t]}" for raw, t in gold_texts if raw is not None and t is not None)
-    gc = f"CASE {gold_raw} {gcases} ELSE 0 END" if gcases else "0"
+    cases = " ".join(f"WHEN {lit(raw)} THEN {classes.index(c) + 1}" for raw, c in cls.items() if c is not None)
+    gcases = " ".join(f"WHEN {lit(raw)} THEN {golds.index(t) + 1}" for raw, t in gold_texts if raw is not None and t is not None)
+    gc = f"CASE CAST({q(roles.gold or '')} AS VARCHAR) {gcases} ELSE 0 END" if gcases else "0"
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
-    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE {verdict} {cases} ELSE {none} END AS UBIGINT) << {slot_sql}) AS key, "
-             f"bit_or({gc}) AS gold, count(*) AS n, {item} IS NULL OR bit_or({gc}) <> bit_and({gc}) AS bad "
+    rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "count(*)"
+    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE CAST({q(roles.verdict or '')} AS VARCHAR) {cases} ELSE {none} END AS UBIGINT) "
+             f"<< {slot_sql}) AS key, bit_or({gc}) AS gold, {rows_sql} AS n, {item} IS NULL OR bit_or({gc}) <> bit_and({gc}) AS bad "
              f"FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
         rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
-    bad, hist, votes = _decode(rows, classes, golds, slots, bits)
+    bad, hist, votes = _decode(rows, classes, golds, slots, bits, masked=none == 0)
     if bad:
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
     return hist, votes
 
 
-def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int
-            ) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
+def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
+            masked: bool = False) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
     """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows per
-    item, bad) rows (gold code: 1 + an index into `golds`, 0 none). A check fails where an item is bad (no id, two gold
-    labels, gold on some rows only) or has more rows than filled slots (a judge named twice). The keys are unpacked
+    item, bad) rows (gold code: 1 + an index into `golds`, 0 none; `masked`: rows per item beyond the judges present,
+    counted in SQL). A check fails where an item is bad (no id, two gold labels, gold on some rows only) or has more
+    rows than filled slots (a judge named twice). The keys are unpacked
     with numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats
     merged)."""
     if not rows:
@@ -95,7 +107,8 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], s
     ds_col, key_col, gc_col, items_col, n_col, bad_col = zip(*rows)
     keys = np.array([0 if k is None else k for k in key_col], dtype=np.uint64)
     codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
-    if any(bad_col) or ((codes > 0).sum(axis=1) != np.array(n_col, dtype=np.int64)).any():
+    extra = np.array(n_col, dtype=np.int64) - (0 if masked else (codes > 0).sum(axis=1))
+    if any(bad_col) or extra.any():
         return True, [], {}
     codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
     gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
