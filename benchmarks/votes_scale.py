@@ -2,9 +2,10 @@
 
     .venv/bin/python benchmarks/votes_scale.py [--rows 10000000] [--repeats 5] [--two-passes 1] [--update-doc docs/SCALE.md]
 
-Two files of --rows rows, 10 judges per item, written by DuckDB into --dir (kept, reused): correctness (0/1, the
+Three files of --rows rows, 10 judges per item, written by DuckDB into --dir (kept, reused): correctness (0/1, the
 file benchmarks/scale.py uses) and verdicts beside gold (three classes drawn independently per verdict, 10% of the
-items labeled: every item's verdicts become a vote pattern, 42k distinct ones at 10^7 rows -- a worst case).
+items labeled: every item's verdicts become a vote pattern, 42k distinct ones at 10^7 rows -- a worst case), and
+verdicts of a panel that mostly agrees (8k patterns).
 
 Measured, interleaved run by run so that a busy machine's load falls on each alike (this project's machine is shared):
 1. in one process, no start-up: DuckDB's bare two-level GROUP BY that makes the (judges, correct) histogram (the
@@ -42,12 +43,18 @@ GEN = {
     "verdicts": ("SELECT 'q' || (i // 10) AS item_id, 'j' || (i % 10) AS judge, CASE WHEN hash(i) % 10 < 7 THEN 'A' "
                  "WHEN hash(i) % 10 < 9 THEN 'B' ELSE 'C' END AS verdict, CASE WHEN (i // 10) % 10 = 0 THEN 'A' ELSE NULL END "
                  "AS gold FROM range({n}) t(i)"),
+    # a panel that mostly agrees: each item has a class, each judge gives it 85% of the time (8k patterns at 10^7 rows)
+    "agreeing verdicts": ("SELECT 'q' || (i // 10) AS item_id, 'j' || (i % 10) AS judge, CASE WHEN hash(i) % 100 < 85 THEN "
+                          "(CASE hash(i // 10) % 3 WHEN 0 THEN 'A' WHEN 1 THEN 'B' ELSE 'C' END) WHEN hash(i) % 2 = 0 THEN 'A' "
+                          "ELSE 'B' END AS verdict, CASE WHEN (i // 10) % 10 = 0 THEN (CASE hash(i // 10) % 3 WHEN 0 THEN 'A' "
+                          "WHEN 1 THEN 'B' ELSE 'C' END) ELSE NULL END AS gold FROM range({n}) t(i)"),
 }
 BARE = {
     "correctness": "SELECT judges, correct, count(*) FROM (SELECT item_id, count(correct) AS judges, sum(correct) AS correct FROM '{f}' GROUP BY item_id) GROUP BY ALL",
     "verdicts": ("SELECT judges, correct, count(*) FROM (SELECT item_id, count(verdict) AS judges, sum(CASE WHEN verdict = gold "
                  "THEN 1 ELSE 0 END) AS correct FROM '{f}' GROUP BY item_id) GROUP BY ALL"),
 }
+BARE["agreeing verdicts"] = BARE["verdicts"]
 ITEMS = "SELECT count(*), sum(n) FROM (SELECT item_id, count(*) AS n FROM '{f}' GROUP BY item_id)"  # the groups, not 10^6 rows to Python
 # in one process: the bare GROUP BY, then the read, each timed (wall, CPU of the whole process: DuckDB's threads too)
 PAIR = ("import json, resource, sys, time\nimport duckdb\nfrom betaconform_cli.inputs import read_dataset, table_patterns\n"
@@ -145,7 +152,7 @@ def main() -> int:
     load0 = os.getloadavg()[0]
     rows = []
     for kind, gen in GEN.items():
-        f = args.dir / f"long_{kind}_{args.rows}.parquet"
+        f = args.dir / f"long_{kind.split()[0]}_{args.rows}.parquet"
         if not f.exists():
             con.execute(f"COPY ({gen.format(n=args.rows)}) TO '{f}' (FORMAT parquet)")
         rows.append((f"{kind}, {args.rows:,} rows ({f.stat().st_size / 2**20:.0f} MiB)", measure(f, kind, args.repeats, args.two_passes, args.baseline)))
