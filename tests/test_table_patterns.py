@@ -127,3 +127,26 @@ def test_more_judges_than_codes_leave_room_for(tmp_path: Path, monkeypatch: pyte
     assert got and got[0] is not None
     _two_pass(monkeypatch)
     _same(one, read_inputs([str(path)]))
+
+
+def test_gold_aggregated_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the gold's one-hot code has no room on top of the key, its codes are aggregated apart: the same result,
+    and the same errors for two gold labels and gold on some rows only."""
+    monkeypatch.setattr(table_patterns, "ONE_HOT_GOLDS", -1)
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(_rows(3)) + "\n", encoding="utf-8")
+    one = read_inputs([str(path)])
+    errors = []
+    for bad in (["d,j1,A,A", "d,j2,A,B"], ["d,j1,A,A", "d,j2,A,"]):
+        path.write_text("\n".join(["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", *bad]) + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            read_inputs([str(path)])
+        errors.append(str(err.value))
+    _two_pass(monkeypatch)
+    path.write_text("\n".join(_rows(3)) + "\n", encoding="utf-8")
+    _same(one, read_inputs([str(path)]))
+    for bad, message in zip((["d,j1,A,A", "d,j2,A,B"], ["d,j1,A,A", "d,j2,A,"]), errors):
+        path.write_text("\n".join(["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", *bad]) + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            read_inputs([str(path)])
+        assert str(err.value) == message

@@ -17,12 +17,13 @@ from .patterns import canonical, class_order
 from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
+ONE_HOT_GOLDS = 31  # distinct gold texts whose one-hot code may ride on top of the key (more: aggregated apart)
 
 
-def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict[str, int]] | None:
+def _slots(names: list[tuple[str, int]], col: str, bits: int, width: int = 64) -> tuple[str, dict[str, int]] | None:
     """SQL for each judge's bit offset in the key, from DuckDB's hash of its name by a shift and modulus that give
-    every judge its own slot within 64 bits, and each name's offset; None when none does."""
-    for mod in range(len(names), 64 // bits + 1):
+    every judge its own slot within the key's lowest `width` bits, and each name's offset; None when none does."""
+    for mod in range(len(names), width // bits + 1):
         for shift in range(0, 60, 3):
             slots = {n: ((h >> shift) % mod) * bits for n, h in names}
             if len(set(slots.values())) == len(names):
@@ -55,7 +56,8 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
     texts (_texts), its judge a slot by DuckDB's hash. The checks ride on the same aggregates: a judge repeated within
     an item shows as fewer filled slots than rows (a verdict that is missing fills its slot with a code of its own;
     where that code leaves too few bits, a mask of the judges present is OR-ed beside the key), two gold labels or gold
-    on some rows only as bit_or <> bit_and of the gold codes (0: none). A labeled item's (judges, correct) cell is read
+    on some rows only as more than one bit of the gold's one-hot code on top of the key (code 0: no gold; where the
+    key has no room for it, bit_or <> bit_and of the gold codes aggregated apart). A labeled item's (judges, correct) cell is read
     off its pattern: its verdicts' classes against the gold's class, patterns.canonical's form, so that a verdict agrees
     with gold by values.agree's rule (numbers as numbers)."""
     texts = _texts(con, table, roles)
@@ -64,39 +66,43 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
     names, cls, gold_texts = texts
     classes = sorted({c for c in cls.values() if c is not None})
     judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
+    golds = sorted({t for _, t in gold_texts if t is not None})
     none = len(classes) + 1  # a row without a verdict: its slot is filled all the same (the repeat check counts it)
-    found = _slots(names, judge, none.bit_length())
-    if found is None:  # no room for that code: the judges present are counted by a mask instead
-        none = 0
-        found = _slots(names, judge, max(1, len(classes).bit_length()))
+    top = 63 - len(golds)  # the gold's one-hot code: bits top .. 63 of the key
+    gold_at: int | None = top
+    found = _slots(names, judge, none.bit_length(), top) if len(golds) <= ONE_HOT_GOLDS else None
+    if found is None:  # no room on top of the verdicts: the gold codes are aggregated apart
+        gold_at, found = None, _slots(names, judge, none.bit_length())
+    if found is None:  # no room for a missing verdict's code: the judges present are counted by a mask instead
+        none, found = 0, _slots(names, judge, max(1, len(classes).bit_length()))
     if found is None or not classes:
         return None
     (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
-    golds = sorted({t for _, t in gold_texts if t is not None})
     cases = " ".join(f"WHEN {lit(raw)} THEN {classes.index(c) + 1}" for raw, c in cls.items() if c is not None)
     gcases = " ".join(f"WHEN {lit(raw)} THEN {golds.index(t) + 1}" for raw, t in gold_texts if raw is not None and t is not None)
     gc = f"CASE CAST({q(roles.gold or '')} AS VARCHAR) {gcases} ELSE 0 END" if gcases else "0"
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
     rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "count(*)"
-    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE CAST({q(roles.verdict or '')} AS VARCHAR) {cases} ELSE {none} END AS UBIGINT) "
-             f"<< {slot_sql}) AS key, bit_or({gc}) AS gold, {rows_sql} AS n, {item} IS NULL OR bit_or({gc}) <> bit_and({gc}) AS bad "
-             f"FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
+    key = f"CAST(CASE CAST({q(roles.verdict or '')} AS VARCHAR) {cases} ELSE {none} END AS UBIGINT) << {slot_sql}"
+    gold = (f"bit_or(({key}) | (CAST(1 AS UBIGINT) << ({gold_at} + {gc}))) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
+            else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
+    inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
         rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
-    bad, hist, votes = _decode(rows, classes, golds, slots, bits, masked=none == 0)
+    bad, hist, votes = _decode(rows, classes, golds, slots, bits, none == 0, gold_at)
     if bad:
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
     return hist, votes
 
 
 def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
-            masked: bool = False) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
+            masked: bool = False, gold_at: int | None = None) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
     """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows per
-    item, bad) rows (gold code: 1 + an index into `golds`, 0 none; `masked`: rows per item beyond the judges present,
-    counted in SQL). A check fails where an item is bad (no id, two gold labels, gold on some rows only) or has more
+    item, bad) rows (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the code is the bit set on top of the
+    key from that bit on; `masked`: rows per item beyond the judges present, counted in SQL). A check fails where an item is bad (no id, two gold labels, gold on some rows only) or has more
     rows than filled slots (a judge named twice). The keys are unpacked
     with numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats
     merged)."""
@@ -108,11 +114,16 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], s
     keys = np.array([0 if k is None else k for k in key_col], dtype=np.uint64)
     codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
     extra = np.array(n_col, dtype=np.int64) - (0 if masked else (codes > 0).sum(axis=1))
+    gc = np.array(gc_col, dtype=np.int64)
+    if gold_at is not None:  # exactly one gold code per item, or the item had two gold labels (or gold on some rows)
+        top = keys >> np.uint64(gold_at)
+        extra += (top == 0) | ((top & (top - np.uint64(1))) != 0)
+        gc = np.log2(np.maximum(top, np.uint64(1)).astype(np.float64)).astype(np.int64)  # a power of two: exact
     if any(bad_col) or extra.any():
         return True, [], {}
     codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
     gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
-    gc, items = np.array(gc_col, dtype=np.int64), np.array(items_col, dtype=np.int64)
+    items = np.array(items_col, dtype=np.int64)
     gold_code = np.array([classes.index(c) + 1 if c in classes else -1 for c in gold_class], dtype=np.int64)
     labeled = np.array([c is not None for c in gold_class])[gc]
     given, right = (codes > 0).sum(axis=1), (codes == gold_code[gc][:, None]).sum(axis=1)
