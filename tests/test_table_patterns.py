@@ -150,3 +150,16 @@ def test_gold_aggregated_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         with pytest.raises(InputError) as err:
             read_inputs([str(path)])
         assert str(err.value) == message
+
+
+def test_no_gold_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool with no gold on any row (no gold text to code): one pass, the two passes' Votes."""
+    path = tmp_path / "pool.csv"
+    path.write_text("item_id,judge,verdict,gold\na,j1,A,\na,j2,B,\nb,j1,A,\nb,j2,A,\nc,j2,,NA\n", encoding="utf-8")
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    one = read_inputs([str(path)], need_labels=False)
+    assert got and got[0] is not None and one[0].unlabeled_items == 2
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)], need_labels=False))

@@ -79,13 +79,16 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
         return None
     (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
     cases = " ".join(f"WHEN {lit(raw)} THEN {classes.index(c) + 1}" for raw, c in cls.items() if c is not None)
-    gcases = " ".join(f"WHEN {lit(raw)} THEN {golds.index(t) + 1}" for raw, t in gold_texts if raw is not None and t is not None)
-    gc = f"CASE CAST({q(roles.gold or '')} AS VARCHAR) {gcases} ELSE 0 END" if gcases else "0"
+    def gold_case(value: Any) -> str:  # each gold text's code (0: none) as value(code), a constant per text
+        given = " ".join(f"WHEN {lit(raw)} THEN {value(golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None and t is not None)
+        return f"CAST(CASE CAST({q(roles.gold or '')} AS VARCHAR) {given} ELSE {value(0)} END AS UBIGINT)" if given else f"CAST({value(0)} AS UBIGINT)"
+
+    gc = gold_case(lambda c: c)
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
     rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "count(*)"
     key = f"CAST(CASE CAST({q(roles.verdict or '')} AS VARCHAR) {cases} ELSE {none} END AS UBIGINT) << {slot_sql}"
-    gold = (f"bit_or(({key}) | (CAST(1 AS UBIGINT) << ({gold_at} + {gc}))) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
+    gold = (f"bit_or(({key}) | {gold_case(lambda c: 1 << (gold_at + c))}) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
             else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
     inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
