@@ -1,8 +1,9 @@
 """A long table of verdicts read in ONE pass over its rows: the (judges, correct) histogram, the checks and the vote
 patterns (issue 29). Each item's verdicts are packed by DuckDB into one 64-bit key -- a class code of a few bits per
-judge, at a slot of its own -- beside table_sql.histograms' own aggregates, so that the rows are read once; Python
-decodes the few distinct keys into patterns. Where the judges' slots cannot fit 64 bits (many judges or classes),
-None: the reader takes table_sql.vote_patterns, a second pass."""
+judge, at a slot of its own, and the gold's code on top -- and table_sql.histograms' checks ride on the same
+aggregates, so that the rows are read once, with integer work per row; Python decodes the few distinct keys into
+patterns. Where the judges' slots cannot fit 64 bits (many judges or classes), None: the reader takes
+table_sql.vote_patterns, a second pass."""
 
 from __future__ import annotations
 
@@ -57,9 +58,9 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
     an item shows as fewer filled slots than rows (a verdict that is missing fills its slot with a code of its own;
     where that code leaves too few bits, a mask of the judges present is OR-ed beside the key), two gold labels or gold
     on some rows only as more than one bit of the gold's one-hot code on top of the key (code 0: no gold; where the
-    key has no room for it, bit_or <> bit_and of the gold codes aggregated apart). A labeled item's (judges, correct) cell is read
-    off its pattern: its verdicts' classes against the gold's class, patterns.canonical's form, so that a verdict agrees
-    with gold by values.agree's rule (numbers as numbers)."""
+    key has no room for it, bit_or <> bit_and of the gold codes aggregated apart). A labeled item's (judges, correct)
+    cell is read off its pattern: its verdicts' classes against the gold's class, patterns.canonical's form, so that a
+    verdict agrees with gold by values.agree's rule (numbers as numbers)."""
     texts = _texts(con, table, roles)
     if texts is None:
         return None
@@ -79,6 +80,7 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
         return None
     (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
     cases = " ".join(f"WHEN {lit(raw)} THEN {classes.index(c) + 1}" for raw, c in cls.items() if c is not None)
+
     def gold_case(value: Any) -> str:  # each gold text's code (0: none) as value(code), a constant per text
         given = " ".join(f"WHEN {lit(raw)} THEN {value(golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None and t is not None)
         return f"CAST(CASE CAST({q(roles.gold or '')} AS VARCHAR) {given} ELSE {value(0)} END AS UBIGINT)" if given else f"CAST({value(0)} AS UBIGINT)"
