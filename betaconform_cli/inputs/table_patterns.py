@@ -105,12 +105,12 @@ def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions
 
 def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
             masked: bool = False, gold_at: int | None = None) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
-    """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows per
-    item, bad) rows (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the code is the bit set on top of the
-    key from that bit on; `masked`: rows per item beyond the judges present, counted in SQL). A check fails where an item is bad (no id, two gold labels, gold on some rows only) or has more
-    rows than filled slots (a judge named twice). The keys are unpacked
-    with numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats
-    merged)."""
+    """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows
+    per item, bad) rows (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the code is the bit set on top
+    of the key from that bit on; `masked`: rows per item beyond the judges present, counted in SQL). A check fails
+    where an item is bad (no id, two gold labels, gold on some rows only) or has more rows than filled slots (a judge
+    named twice). The keys are unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its
+    order, patterns sorted, repeats merged)."""
     if not rows:
         return False, [], {}
     names = sorted(slots)
