@@ -144,6 +144,7 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "betaconform-votes-scale")
     ap.add_argument("--baseline", type=Path, help="another checkout (e.g. `git archive COMMIT betaconform_cli | tar -x -C DIR`): "
                     "its read, in process, interleaved with this one's")
+    ap.add_argument("--kinds", default=",".join(k.split()[0] for k in GEN), help="which files, by first word (default: all)")
     ap.add_argument("--update-doc", type=Path)
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
@@ -152,12 +153,14 @@ def main() -> int:
     load0 = os.getloadavg()[0]
     rows = []
     for kind, gen in GEN.items():
+        if kind.split()[0] not in args.kinds.split(","):
+            continue
         f = args.dir / f"long_{kind.split()[0]}_{args.rows}.parquet"
         if not f.exists():
             con.execute(f"COPY ({gen.format(n=args.rows)}) TO '{f}' (FORMAT parquet)")
         rows.append((f"{kind}, {args.rows:,} rows ({f.stat().st_size / 2**20:.0f} MiB)", measure(f, kind, args.repeats, args.two_passes, args.baseline)))
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
-    base = f" --baseline {args.baseline}" if args.baseline else ""
+    base = (f" --baseline {args.baseline}" if args.baseline else "") + (f" --kinds {args.kinds}" if args.kinds != ap.get_default("kinds") else "")
     text = "\n".join([f"`python benchmarks/votes_scale.py --rows {args.rows} --repeats {args.repeats} --two-passes {args.two_passes}{base}` "
                       f"on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, DuckDB {duckdb.__version__}; load "
                       f"average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.", "", *tables(rows)])
