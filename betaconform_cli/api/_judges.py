@@ -32,10 +32,11 @@ def judges(
     csv_table: str = "ensembles",
 ) -> JudgesReport:
     """Per-judge accuracy, shared mistakes, and the ensemble to run for each k (named judges; docs/JUDGES.md).
-    Items with verdicts and no gold count too (`unlabeled=False`: labels only) where the labels vouch for their
-    verdicts (judges/every.py). With verdicts (not correctness alone): each judge's agreement with the gold and the
-    panel's among themselves (judges/gold.py; `positive` the pass class, bootstrap draws from `seed`); `csv_table`
-    which table -f csv writes ("ensembles" or "agreement")."""
+    Items with verdicts and no gold count too (`unlabeled=False`: labels only): in the ensembles' errors, and in
+    the per-judge figures and the pick where the labels vouch for their verdicts (judges/every.py). With verdicts
+    (not correctness alone): each judge's agreement with the gold and the panel's among themselves (judges/gold.py;
+    `positive` the pass class, bootstrap draws from `seed`); `csv_table` which table -f csv writes ("ensembles" or
+    "agreement")."""
     import numpy as np
 
     from ..judges import analyse_judges

@@ -159,8 +159,11 @@ def ensembles_view(d: JudgesDocument) -> TableView:
 
 def unlabeled_counts(d: JudgesDocument) -> str:
     """Both item counts and how the unlabeled items were used."""
-    reason = d.unlabeled.reason if d.unlabeled else ""
-    return f"{d.items} labeled + {d.unlabeled_items} unlabeled items ({reason})"
+    if not d.unlabeled:
+        return f"{d.items} labeled + {d.unlabeled_items} unlabeled items"
+    u = d.unlabeled
+    return (f"{d.items} labeled + {d.unlabeled_items} unlabeled items ({u.reason})\n"
+            f"picked by {u.choice}; error reported by {u.report}")
 
 
 def named_ensemble_view(d: JudgesDocument) -> TableView | None:
