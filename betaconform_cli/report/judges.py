@@ -26,8 +26,8 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
 
-def _level(d: JudgesDocument) -> int:
-    return round(100 * float(d.interval.confidence_level))
+def _level(d: JudgesDocument) -> str:
+    return f"{100 * float(d.interval.confidence_level):.4g}"  # 90, 97.5 (--by's Bonferroni level), never rounded to 98
 
 
 def _points(x: float | None, digits: int = 0) -> str:
