@@ -301,17 +301,22 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("deepeval", (("json", ("testCases", "testRunData.testCases")),)),
           ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",)))),
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
+    # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields
+    InputFormat("ragas", "betaconform_cli.inputs.ragas:read_ragas",
+                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), record_has("user_input response", "user_input retrieved_contexts",
+                                                                         "user_input reference"))),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
       for name, kinds, keys in (
           ("mlflow", ("jsonl", "json", "parquet"), ("trace_id assessments", "request_id assessments", "info.trace_id info.assessments")),
-          ("langfuse", ("jsonl", "json", "parquet"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
+          ("langfuse", ("jsonl", "json", "parquet", "csv"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
                                                           ("traceId", "trace_id", "observationId", "observation_id"))),
           ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
           ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
                                                        "annotator_kind annotation_name span_id")),
-          ("braintrust", ("jsonl", "json"), tuple(f"scores {s} {io}" for s in ("root_span_id", "span_id")
-                                                  for io in ("input", "output", "expected"))))),
+          ("braintrust", ("jsonl", "json", "csv"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
+                                                       for io in ("input", "output", "expected")),
+                                                     "span_id root_span_id is_root")))),
 ):
     register_input_format(_fmt)
 

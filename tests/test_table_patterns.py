@@ -66,10 +66,10 @@ def test_one_pass_equals_two_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     _same(one, read_inputs([str(path)]))
 
 
-@pytest.mark.parametrize("bad", ["repeat", "two golds", "partial gold", "empty judge"])
+@pytest.mark.parametrize("bad", ["repeat", "repeat without a verdict", "two golds", "partial gold", "empty judge"])
 def test_the_same_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
     rows = ["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", "b,j1,A,", "b,j2,A,", "c,j1,B,B", "c,j2,B,B"]
-    rows += {"repeat": ["c,j1,A,B"], "two golds": ["d,j1,A,A", "d,j2,A,B"], "partial gold": ["d,j1,A,A", "d,j2,A,"],
+    rows += {"repeat": ["c,j1,A,B"], "repeat without a verdict": ["c,j1,,B"], "two golds": ["d,j1,A,A", "d,j2,A,B"], "partial gold": ["d,j1,A,A", "d,j2,A,"],
              "empty judge": ["d,,A,A"]}[bad]
     path = tmp_path / "bad.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -88,3 +88,78 @@ def test_many_classes_take_the_second_pass(tmp_path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     (ds,) = read_inputs([str(path)], InputOptions())
     assert ds.votes is not None and len(ds.votes.classes) == 300
+
+
+@pytest.mark.parametrize("width, columns", [(3, 12), (1, 70)])
+def test_unique_rows_is_numpys(width: int, columns: int) -> None:
+    """Rows packed into one int64 each (or, where they do not fit, np.unique itself) give np.unique's rows, order and
+    inverse."""
+    table = np.random.default_rng(width).integers(-1, width, size=(400, columns))
+    unique, inverse = table_patterns._unique_rows(table, width)
+    want, want_inverse = np.unique(table.astype(np.int32), axis=0, return_inverse=True)
+    np.testing.assert_array_equal(unique, want)
+    np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    assert unique.dtype == np.int32
+
+
+@pytest.mark.parametrize("bad", [None, "0,j0,B,A\n0,j0,,A"])
+def test_more_judges_than_codes_leave_room_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str | None) -> None:
+    """16 judges and three classes: 3 bits each (a code for a missing verdict) give no slots of their own to these
+    names, 2 bits do, so a mask of the judges present counts the rows; still one pass, with the two passes' result and
+    error."""
+    rng = np.random.default_rng(5)
+    rows = ["item_id,judge,verdict,gold"] + [f"{i},j{j},{rng.choice(['A', 'B', 'C', ''])},{'' if i % 3 else 'A'}"
+                                             for i in range(40) for j in range(16) if rng.random() < 0.9]
+    path = tmp_path / "wide_panel.csv"
+    path.write_text("\n".join(rows + ([bad] if bad else [])) + "\n", encoding="utf-8")
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    if bad:
+        with pytest.raises(InputError) as one:
+            read_inputs([str(path)])
+        _two_pass(monkeypatch)
+        with pytest.raises(InputError) as two:
+            read_inputs([str(path)])
+        assert str(one.value) == str(two.value)
+        return
+    one = read_inputs([str(path)])
+    assert got and got[0] is not None
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))
+
+
+def test_gold_aggregated_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the gold's one-hot code has no room on top of the key, its codes are aggregated apart: the same result,
+    and the same errors for two gold labels and gold on some rows only."""
+    monkeypatch.setattr(table_patterns, "ONE_HOT_GOLDS", -1)
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(_rows(3)) + "\n", encoding="utf-8")
+    one = read_inputs([str(path)])
+    errors = []
+    for bad in (["d,j1,A,A", "d,j2,A,B"], ["d,j1,A,A", "d,j2,A,"]):
+        path.write_text("\n".join(["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", *bad]) + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            read_inputs([str(path)])
+        errors.append(str(err.value))
+    _two_pass(monkeypatch)
+    path.write_text("\n".join(_rows(3)) + "\n", encoding="utf-8")
+    _same(one, read_inputs([str(path)]))
+    for bad, message in zip((["d,j1,A,A", "d,j2,A,B"], ["d,j1,A,A", "d,j2,A,"]), errors):
+        path.write_text("\n".join(["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", *bad]) + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as err:
+            read_inputs([str(path)])
+        assert str(err.value) == message
+
+
+def test_no_gold_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool with no gold on any row (no gold text to code): one pass, the two passes' Votes."""
+    path = tmp_path / "pool.csv"
+    path.write_text("item_id,judge,verdict,gold\na,j1,A,\na,j2,B,\nb,j1,A,\nb,j2,A,\nc,j2,,NA\n", encoding="utf-8")
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    one = read_inputs([str(path)], need_labels=False)
+    assert got and got[0] is not None and one[0].unlabeled_items == 2
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)], need_labels=False))

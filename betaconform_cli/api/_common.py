@@ -1,5 +1,6 @@
 """What every command's api function shares: the progress callback, where saved fits go, the notes on what reading
-skipped, and the one way a seed becomes random generators."""
+skipped, the refusal of clusters where a command does not count them, and the one way a seed becomes random
+generators."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from ..atomic import check_target, file_stem, file_stems
 from ..errors import P0, P1, OutputError, ParameterError
-from ..inputs import Dataset
+from ..inputs import Dataset, InputOptions
 from ..protect import refuse_links
 
 Progress = Callable[[int, int, str], None]
@@ -90,3 +91,11 @@ def unlabeled_only_judges(ds: Dataset) -> tuple[str, ...]:
 
     labeled = ds.votes.gold >= 0
     return tuple(j for i, j in enumerate(ds.votes.judges) if not np.any(ds.votes.patterns[labeled, i] >= 0))
+
+
+def no_clusters(opts: InputOptions, command: str) -> None:
+    """A command whose figures take items as independent refuses `cluster_field` (an input option of every command:
+    fit, judges, score, sample and doctor count clusters) rather than drop it in silence."""
+    if opts.record.cluster_field is not None:
+        raise ParameterError("cluster_field", f"{command} takes items as independent; leave {P0} out ({command} does not "
+                                              "count clusters yet; fit, judges, score and sample do)")

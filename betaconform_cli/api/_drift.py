@@ -11,7 +11,7 @@ from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..parameters import DRIFT_CONFIDENCE_LEVEL
 from ..settings import check_seed
-from ._common import skip_note
+from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,8 +82,9 @@ def _split_runs(ds: Dataset, time_field: str, split_at: str) -> tuple[tuple[str,
     votes = ds.votes
     assert votes is not None
     if votes.clusters is None:
-        raise InputError(ds.source, f"--time-field '{time_field}' is read from JSON Lines only (this input is {ds.shape}); "
-                                    "write one line per item with its time in a field, or give two files")
+        raise InputError(ds.source, f"--time-field '{time_field}' is read from JSON Lines, trace stores' exports and Ragas "
+                                    f"results only (this input is {ds.shape}); write one line per item with its time in a "
+                                    "field, or give two files")
     before = _before(votes.clusters, split_at)
     if before.all() or not before.any():
         side = "before" if before.all() else "at or after"
@@ -108,13 +109,20 @@ def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None,
         raise UsageError("drift compares two inputs (OLD NEW), or one input cut in time (--time-field and --split-at)")
     if new is not None and time_field is not None:
         raise ParameterError("time_field", f"{P0} cuts one input in two; with two inputs (OLD NEW) leave it out")
+    no_clusters(opts, "drift")
     if new is not None:
         a, b = _one(old, opts, "old"), _one(new, opts, "new")
         names, classes, run_a, run_b, notes = _two_runs(a, b)
         return names, classes, run_a, run_b, skip_note(a) + skip_note(b) + notes, (a.name, b.name), (a.source, b.source)
     assert time_field is not None and split_at is not None
-    ds = _one(old, InputOptions(opts.source_format, replace(opts.record, cluster_field=time_field), opts.table,
-                                opts.handling, opts.labels), "old")
+    try:  # the time is read as the items' per-item key (the cluster field's one place)
+        ds = _one(old, InputOptions(opts.source_format, replace(opts.record, cluster_field=time_field), opts.table,
+                                    opts.handling, opts.labels), "old")
+    except InputError as exc:
+        if not exc.reason.startswith(f"--cluster-field '{time_field}'"):
+            raise
+        raise InputError(exc.path, f"--time-field '{time_field}' is read from JSON Lines, trace stores' exports and Ragas "
+                                   "results only; write one line per item with its time in a field, or give two files") from None
     names, classes, run_a, run_b, notes = _split_runs(ds, time_field, split_at)
     return (names, classes, run_a, run_b, skip_note(ds), (f"{ds.name} before {split_at}", f"{ds.name} from {split_at}"),
             (f"{ds.source} ({time_field} < {split_at})", f"{ds.source} ({time_field} >= {split_at})"))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import P0, P1, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..settings import check_seed
-from ._common import Progress, skip_note
+from ._common import Progress, no_clusters, skip_note
 
 if TYPE_CHECKING:
     from ..embeddings import EmbedOptions
@@ -34,6 +34,7 @@ def evaluate(
         from ..embeddings import require_backend
 
         require_backend(embed.model if embed is not None else None)
+    no_clusters(opts, "evaluate")
     datasets = read_inputs(arguments, opts, Keep.ITEMS if transfer else Keep.COUNTS)
     notes = [line for ds in datasets for line in skip_note(ds)]
     named = [(ds.name, ds.table) for ds in datasets]

@@ -25,10 +25,10 @@ if TYPE_CHECKING:
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
     notes += skip_note(ds)
     if ds.clusters is not None:
-        notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): the interval "
+        notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs or the cluster field): the interval "
                      "counts the items' effective number, items / design effect")
     if ds.clusters is not None and ds.unlabeled_items and unlabeled:  # the vote split takes items as independent
-        notes.append(f"{ds.source}: {ds.unlabeled_items} unlabeled item(s) not used: the items are clustered (epochs) "
+        notes.append(f"{ds.source}: {ds.unlabeled_items} unlabeled item(s) not used: the items are clustered "
                      "and the estimate from unlabeled verdicts takes them as independent")
         unlabeled = False
     with warnings.catch_warnings(record=True) as caught:

@@ -103,7 +103,7 @@ def _judges_one(ds: Dataset, request: JudgesRequest, seed: int, positive: str | 
         rng = np.random.default_rng(data_seed(matrix, ds.judge_names))
         clusters = None if ds.clusters is None else ds.clusters.cluster  # epochs: one cluster a sample
         if clusters is not None:
-            notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs): "  # type: ignore[union-attr]
+            notes.append(f"{ds.source}: {ds.n_items} labeled items in {ds.clusters.clusters} clusters (epochs or the cluster field): "  # type: ignore[union-attr]
                          "intervals count effective items; unlabeled items not used")
         result = analyse_judges(matrix, ds.judge_names, request, rng, ds.votes, progress=step, clusters=clusters)
         agreement = None

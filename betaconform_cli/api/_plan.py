@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..errors import BetaConformError, InputError, ParameterError
 from ..inputs import InputOptions, Keep, read_inputs
 from ..parameters import CONFIDENCE_LEVEL
-from ._common import skip_note
+from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:
     from ..report.plan import PlanReport
@@ -32,6 +32,7 @@ def plan(
     check_seed(seed)
     if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):
         raise ParameterError("label_cost", f"must be a finite cost of at least 0 per label; got {label_cost}")
+    no_clusters(opts, "plan")
     datasets = read_inputs(arguments, opts, Keep.COUNTS)
     notes: list[str] = []
     docs = []

@@ -11,7 +11,7 @@ from ..errors import P0, ParameterError
 from ..formats import is_fit_name
 from ..inputs import InputOptions, Keep, read_inputs
 from ..settings import FitSettings, check_seed
-from ._common import SaveTo, skip_note
+from ._common import SaveTo, no_clusters, skip_note
 
 if TYPE_CHECKING:
     from ..embeddings import EmbedOptions
@@ -39,6 +39,7 @@ def transfer(
                                         f"source its own {P0}, or one quoted glob: {P0} 'fits/*.yaml'")
     source_paths = expand_fits(sources, what="source")
     srcs = [tr.Source.from_saved(load_fit(p), str(p)) for p in source_paths]
+    no_clusters(opts, "transfer")
     datasets = read_inputs(targets, opts, Keep.ITEMS)
     save_paths = save.targets([ds.name for ds in datasets]) if save else []
     refuse_inputs([("saved fit", p) for p in save_paths], source_paths)  # --save-dir onto a source of the same name

@@ -84,7 +84,7 @@ def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - 
 
 # How inputs are read (every reading command): the command's parameter is the core's InputOptions itself, which
 # declares each field, its type and default once; here only each field's flags and help, in --help's order
-# (cluster_field is score's: ScoreGroup). `grouped` expands them and constructs the InputOptions.
+# `grouped` expands them and constructs the InputOptions.
 INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "source_format": (("--from",), "input format (auto: from the file's name and content)"),
     "judgments_field": (("--judgments-field",), "JSON field with per-judge correctness (list or object)"),
@@ -94,6 +94,8 @@ INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "label_field": (("--label-field",), "field with the gold label (dotted path, e.g. vars.gold)"),
     "id_field": (("--id-field",), "JSON field with the item id"),
     "text_field": (("--text-field",), "JSON field with the item text"),
+    "cluster_field": (("--cluster-field",), "JSON field with a cluster id: items that share it (samples or epochs of one prompt) are "
+                                           "correlated, and every interval counts them as one cluster (inspect-ai logs: the epochs)"),
     "item_col": (("--item-col", "--id-col"), "table (and --labels file): the item id column (default: guessed)"),
     "judge_col": (("--judge-col",), "long table: the judge name column"),
     "correct_col": (("--correct-col",), "long table: the correctness column (0/1/true/false)"),
@@ -103,6 +105,7 @@ INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "dataset_col": (("--dataset-col",), "table: a column that splits one file into datasets"),
     "judge_cols": (("--judge-cols",), "wide table: judge columns, names or globs ('gpt*,claude*')"),
     "tolerance": (("--tolerance",), "scoring judges: a verdict is correct when |verdict - gold| <= T"),
+    "threshold": (("--threshold",), "Ragas results: a metric's continuous score of at least T is a pass, below it a fail"),
     "duplicates": (("--duplicates",), "a repeated item (the same id on two JSON lines, in a pool, or the same item and judge on two "
                                       "table rows) is an error, or keep the first or the last"),
     "labels": (("--labels",), "a separate gold file (CSV, TSV, JSONL, Parquet: an id and a label column) joined to the verdicts "
@@ -240,14 +243,9 @@ class ScoreGroup:
     positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; A/B preferences: --positive A)", panel=SCORE)] = None
     target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = "set"
     confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL
-    cluster_field: Annotated[str | None, _opt("--cluster-field", help="JSON field with a cluster id: items that share it (samples of one prompt) are correlated", panel=SCORE)] = None
     compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False
     min_score: Annotated[float | None, _opt("--min-score", help="exit 1 when the corrected pass rate's lower bound is below X (a fraction: 0.8 = 80%; with --compare the difference, may be negative)", panel=GATE)] = None
     on: Annotated[ScoreOn | None, _opt("--on", help="check the interval's lower bound (default) or the estimate", panel=GATE)] = None
-
-    def inputs(self, opts: InputOptions) -> InputOptions:
-        """The input options with the cluster field: the reader keeps each item's cluster id."""
-        return dataclasses.replace(opts, record=dataclasses.replace(opts.record, cluster_field=self.cluster_field))
 
     def gate(self) -> ScoreGate | None:
         return make_score_gate(self.min_score, self.on, self.compare)

@@ -24,6 +24,6 @@ def score(
 ) -> None:
     """The evaluated system's pass rate, corrected for the judges' bias with a few gold labels, with an interval."""
     fmt = output_format(out, data)
-    report = api.score(data, sl.inputs(sc.inputs(inp)), sc.positive, sc.confidence_level, sc.target, sc.gate(), sc.compare,
+    report = api.score(data, sl.inputs(inp), sc.positive, sc.confidence_level, sc.target, sc.gate(), sc.compare,
                        sl.adjust)
     raise typer.Exit(emit(report, out, fmt))

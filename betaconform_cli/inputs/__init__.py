@@ -122,7 +122,7 @@ class PendingInputs:
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
         from .slices import apply
 
-        checked = check_datasets(_distinct_logs(out), *self.checks, failed=self.failed if batch else None)
+        checked = check_datasets(_distinct_logs(out), *self.checks, self.opts, failed=self.failed if batch else None)
         if self.failed and not checked:  # nothing was read: the first bad input's error, as with one input
             raise self.failed[0][1]
         return apply(checked, self.opts.record.by)
@@ -170,10 +170,13 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     from .checks import check_datasets
     from .memory import as_arguments, in_memory, read_memory
 
+    if opts.record.cluster_field is not None and keep is Keep.COUNTS:
+        keep = Keep.ITEMS  # a cluster is a per-item key: the items are kept to carry it (checks.check_clusters)
     if in_memory(arguments) is not None:
         from .slices import apply
 
-        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary), opts.record.by))
+        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary, opts),
+                                opts.record.by))
     left_out: list[str] = []
     args = as_arguments(arguments)
     missing: list[tuple[str, InputError]] = []
@@ -223,4 +226,4 @@ def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Ke
     found = read_path(Path(path), opts, keep)
     if len(found) != 1:
         raise InputError(str(path), f"holds {len(found)} datasets; read it with read_inputs")
-    return check_datasets(found, need_labels)[0]
+    return check_datasets(found, need_labels, opts=opts)[0]

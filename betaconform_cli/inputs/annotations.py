@@ -12,9 +12,10 @@ patterns, through build.from_marks like every other reader.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -26,7 +27,7 @@ from .build import Mark, from_marks, with_skips
 from .dataset import Dataset, Reading
 from .detect import LIST_KEYS, Source
 from .options import InputOptions, Keep
-from .paths import iter_objects, open_binary
+from .paths import iter_lines, iter_objects, open_binary
 from .slices import mark_slices, named
 
 ONLY_GOLD = "a human label and no judge verdict"
@@ -35,7 +36,7 @@ ONLY_GOLD = "a human label and no judge verdict"
 @dataclass(frozen=True)
 class Note:
     """One annotation: `judge` is the judge's name, or None for a human's label (the gold); `field` is where its
-    value is in record `record` (for messages)."""
+    value is in record `record` (for messages); `cluster` its item's cluster (`cluster_field` of its record)."""
 
     item: str
     question: str
@@ -44,24 +45,137 @@ class Note:
     record: int
     field: str
     text: str | None = None
+    cluster: str | None = None
 
 
-def records(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+Skipped = list[tuple[str | None, str, int]]  # (dataset or None, reason, record): records skipped (skip_invalid)
+
+
+def records(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, record) of an export: JSON Lines (a record a line), a JSON document (a list of records, or
-    an object holding one under data, rows, results, ...), or a Parquet file (a record a row, read by DuckDB)."""
-    kind = src.plan.kind if src.plan.kind in ("parquet", "json", "jsonl") else kind_by_name(src.path) or "jsonl"
+    an object holding one under data, rows, results, ...), a Parquet file (a record a row, read by DuckDB) or a CSV
+    export (a record a row, the header its field names: `csv_records`). `skipped` (skip_invalid): a line that is
+    not a JSON object, or a record that is not an object, is counted there instead of stopping the read."""
+    kind = src.plan.kind if src.plan.kind in ("parquet", "json", "jsonl", "csv", "tsv") else kind_by_name(src.path) or "jsonl"
     if kind == "parquet":
         yield from _parquet(src)
+        return
+    if kind in ("csv", "tsv"):
+        yield from csv_records(src, "\t" if kind == "tsv" else ",", skipped)
         return
     with open_binary(src.path) as fh:
         head = bytes(fh.peek(64)[:64]).lstrip(b"\xef\xbb\xbf \t\r\n")  # type: ignore[attr-defined]
     if kind == "json" or head.startswith(b"["):
-        yield from _document(src)
+        yield from _document(src, skipped)
         return
-    yield from iter_objects(src.path, src.where)
+    if skipped is None:
+        yield from iter_objects(src.path, src.where)
+        return
+    for n, raw in iter_lines(src.path):
+        try:
+            obj = load_json(raw)
+        except orjson.JSONDecodeError:
+            skipped.append((None, "malformed JSON", n))
+            continue
+        if isinstance(obj, dict):
+            yield n, obj
+        else:
+            skipped.append((None, "not a JSON object", n))
 
 
-def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_notes(src: Source, opts: InputOptions, of: Callable[[int, dict[str, Any]], Note | Iterable[Note] | None],
+               rows: Iterable[tuple[int, dict[str, Any]]] | None = None, skipped: Skipped | None = None,
+               unit: str = "record") -> tuple[list[Note], Skipped]:
+    """Every record's annotations (`of`: the format's reading of one record: a Note, several, or None) and the
+    records skipped. With skip_invalid a record that cannot be read (malformed JSON, not an object, a field the
+    format refuses) is skipped and counted with its first message, as JSON Lines and tables count theirs
+    (`datasets(skipped=...)`); without it the record's error stands. `rows`: the records when the reader has read
+    them already (`records(src, skipped)`), with the records that reading skipped. `cluster_field`: each note
+    carries its record's value of that field as its item's cluster (every record needs one)."""
+    skip = opts.handling.skip_invalid
+    field = opts.record.cluster_field
+    skipped = [] if skipped is None else skipped
+    notes: list[Note] = []
+    for n, rec in records(src, skipped if skip else None) if rows is None else rows:
+        try:
+            got = of(n, rec)
+            cluster = None if field is None or got is None else _cluster(rec, field, src.where, n, unit)
+        except InputError as exc:
+            if not skip:
+                raise
+            skipped.append((None, reason_of(exc), n))
+            continue
+        if got is not None:
+            mine = [got] if isinstance(got, Note) else list(got)
+            notes.extend(mine if cluster is None else (replace(note, cluster=cluster) for note in mine))
+    return notes, skipped
+
+
+def _cluster(rec: dict[str, Any], field: str, where: str, n: int, unit: str) -> str:
+    from .records import RecordError, cluster_id
+
+    try:
+        return cluster_id(rec, field)
+    except RecordError as err:
+        raise InputError(where, err.message, line=n, field=field, unit=unit) from None
+
+
+def reason_of(exc: InputError) -> str:
+    """A skipped record's reason: its error's message and field, without the file and the record."""
+    return exc.reason if exc.field is None else f"field '{exc.field}': {exc.reason}"
+
+
+NUMERIC = ("value", "scores.")  # CSV columns whose cells are numbers in the JSON export (a name, or a prefix)
+
+
+def csv_records(src: Source, delimiter: str = ",", skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(row number, row) of a CSV export, the header its field names: an empty cell is null, a number in a NUMERIC
+    column a number (CSV has no types: the JSON export's `1` and the CSV's "1" are one value), the rest text (a
+    categorical "1" stays text, as in the JSON). Cells holding JSON (an object or a list: metadata, scores) stay
+    text until `decoded` reads them. A row of more or fewer cells than the header is an error, or counted in
+    `skipped` (skip_invalid)."""
+    import csv
+    import io
+
+    with open_binary(src.path) as fh:
+        text = io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")
+        try:
+            reader = csv.reader(text, delimiter=delimiter)
+            header = next(reader, None)
+            if header is None:
+                return
+            for n, row in enumerate(reader, start=1):
+                if not any(c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    why = f"{len(row)} cells under a header of {len(header)} columns"
+                    if skipped is None:
+                        raise InputError(src.where, why, line=n, unit="row")
+                    skipped.append((None, f"malformed CSV row ({why})", n))
+                    continue
+                yield n, {k: csv_value(v) if _numeric(k) else (v if v != "" else None) for k, v in zip(header, row)}
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(src.where, f"not a readable CSV file ({exc})") from None
+
+
+def _numeric(column: str) -> bool:
+    return column in NUMERIC or column.startswith(tuple(p for p in NUMERIC if p.endswith(".")))
+
+
+def csv_value(cell: str) -> Any:
+    """A CSV cell as the JSON export holds the value: empty is null, a decimal number a number, else the text."""
+    if cell == "":
+        return None
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    if not math.isfinite(number) or cell.strip() != cell or cell.lower().startswith(("inf", "nan", "+", "-inf", "-nan")):
+        return cell
+    return int(cell) if cell.lstrip("-").isdigit() else number
+
+
+def _document(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     with open_binary(src.path) as fh:
         raw = fh.read()
     try:
@@ -75,6 +189,9 @@ def _document(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(src.where, f"must be a list of records or an object, got {values.shown(doc)}")
     for n, obj in enumerate(rows, start=1):
         if not isinstance(obj, dict):
+            if skipped is not None:
+                skipped.append((None, "not a JSON object", n))
+                continue
             raise InputError(src.where, f"each record must be an object, got {values.shown(obj)}", line=n, unit="record")
         yield n, obj
 
@@ -128,13 +245,20 @@ def as_text(value: Any) -> str | None:
 
 
 def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep, reading: Reading,
-             left_out: Counter[str], judges_named: str = "") -> list[Dataset]:
+             left_out: Counter[str], judges_named: str = "", skipped: Skipped | None = None,
+             correctness: bool = False) -> list[Dataset]:
     """Datasets from annotations (the module's docstring): one per question, gold from the humans or --labels. A
     judge's second verdict on an item is an error (`judges_named`: how the format names judges, for the message),
-    unless `duplicates` keeps the first or the last."""
+    unless `duplicates` keeps the first or the last. `skipped`: records read_notes skipped (skip_invalid), to
+    which a verdict or label that is not one value (a list, an object) is added, counted in the readings.
+    `correctness`: the verdicts are pass/fail marks (1/0: Ragas' scores), so every gold, a human's or the labels
+    file's, is read as one (values.mark: pass/fail, yes/no, true/false, 1/0), an error naming where it came from."""
     unit = reading.unit
+    skipped = list(skipped or [])
+    if opts.handling.skip_invalid:
+        notes = _valid(notes, src.where, unit, skipped)
     by_q: dict[str, list[Note]] = {}
-    for note in _once(notes, src.where, opts.handling.duplicates, unit, judges_named):
+    for note in _one_cluster(_once(notes, src.where, opts.handling.duplicates, unit, judges_named), src.where, unit):
         by_q.setdefault(note.question, []).append(note)
     if not any(n.judge is not None for ns in by_q.values() for n in ns):
         found = ", ".join(f"{k} ({v})" for k, v in left_out.items()) or "none"
@@ -143,10 +267,11 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     several = len(by_q) > 1
     labels_used: set[str] = set()
     marks: list[Mark] = []
-    skipped: list[tuple[str | None, str, int]] = []
     for question, ns in by_q.items():
         ds = question if several else None
         gold = _golds(ns, src.where, opts, unit, labels_used)
+        if correctness:
+            gold = {item: (_as_mark(g, src.where, row, unit), row) for item, (g, row) in gold.items()}
         judged = {n.item for n in ns if n.judge is not None}
         skipped += [(ds, ONLY_GOLD, row) for item, (_, row) in gold.items() if item not in judged]
         for n in ns:
@@ -159,6 +284,39 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
     out = with_skips(from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None),
                      src.name, skipped)
     return out if opts.record.by is None else named(out, src.name, opts.record.by)
+
+
+def _one_cluster(notes: list[Note], where: str, unit: str) -> list[Note]:
+    """The notes, each item in one cluster: an item whose records name two is an error naming the second."""
+    seen: dict[str, tuple[str, int]] = {}
+    for n in notes:
+        if n.cluster is None:
+            continue
+        first = seen.setdefault(n.item, (n.cluster, n.record))
+        if first[0] != n.cluster:
+            raise InputError(where, f"item {n.item!r} is in cluster {first[0]!r} ({unit} {first[1]}) and {n.cluster!r} here; "
+                                    "an item's records must name one cluster", line=n.record, unit=unit)
+    return notes
+
+
+def _as_mark(gold: Any, where: str, row: int, unit: str) -> int | None:
+    try:
+        return values.mark(gold)
+    except values.ValueProblem as exc:
+        raise InputError(where, f"a gold label {exc}", line=row or None, field=None if row else "--labels", unit=unit) from None
+
+
+def _valid(notes: Iterable[Note], where: str, unit: str, skipped: Skipped) -> list[Note]:
+    """The notes whose value is one value; the others skipped and counted (skip_invalid), their record's number."""
+    out = []
+    for n in notes:
+        try:
+            _scalar(n.value, where, n, unit)
+        except InputError as exc:
+            skipped.append((None, reason_of(exc), n.record))
+            continue
+        out.append(n)
+    return out
 
 
 def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_named: str) -> list[Note]:
@@ -241,4 +399,4 @@ def _mark(n: Note, gold: Any, ds: str | None, where: str, opts: InputOptions, un
     except values.ValueProblem as exc:
         raise InputError(where, str(exc), line=n.record, field=n.field, unit=unit) from None
     return Mark(n.item, str(n.judge), mark, n.record, ds, n.text, no_gold, class_text(n.value),
-                None if no_gold else class_text(gold))
+                None if no_gold else class_text(gold), n.cluster)

@@ -4,6 +4,8 @@ without --labels, give one answer.
 
 - **Gold and verdicts share a vocabulary** (values.vocabulary_problem): an input whose labeled items' verdicts
   never use a class of the gold (PASS/FAIL labels against pass/fail verdicts) is refused, both vocabularies named.
+- **Clusters** asked for (`cluster_field`) are carried: a reader that keeps no per-item field is refused; so is
+  a `threshold` given to a reader that reads no continuous scores.
 - **Labeled items** are needed by every command that estimates from labels; a file of unlabeled items only (the
   pool of `sample --pool`) is read by `doctor` and as a pool, and refused elsewhere with the reason.
 """
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from ..errors import InputError
 from . import values
 from .dataset import Dataset
+from .options import InputOptions
 
 
 def vocabulary_problem(ds: Dataset) -> str | None:
@@ -40,22 +43,45 @@ def labels_problem(ds: Dataset) -> str | None:
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 
 
+def clusters_problem(ds: Dataset, cluster_field: str | None) -> str | None:
+    """Why `ds` cannot carry the clusters `cluster_field` asks for: its reader keeps no per-item field (None: it can,
+    or none was asked for). JSON Lines read the field from each line; an inspect-ai log's clusters are its epochs."""
+    if cluster_field is None or ds.clusters is not None or (ds.votes is not None and ds.votes.clusters is not None):
+        return None
+    return (f"--cluster-field '{cluster_field}': clusters are read from JSON Lines, trace stores' exports and Ragas "
+            f"results (a field on each record; an inspect-ai log's epochs are clusters without it), and this input is "
+            f"{ds.shape}; write one line per item with the cluster id in a field")
+
+
+def threshold_problem(ds: Dataset, threshold: float | None) -> str | None:
+    """Why `threshold` does not apply to `ds`: its reader reads no continuous scores (its reading has no threshold
+    role); None where it applies or none was given."""
+    if threshold is None or any(role == "threshold" for role, _ in (ds.reading.roles if ds.reading else ())):
+        return None
+    return (f"--threshold {threshold:g} reads continuous scores as pass/fail in Ragas results; this input is {ds.shape} "
+            "(a verdict is compared with the gold as it is; --tolerance accepts one within T of it)")
+
+
 def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True,
-                   failed: list[tuple[str, InputError]] | None = None) -> list[Dataset]:
+                   opts: InputOptions | None = None, failed: list[tuple[str, InputError]] | None = None) -> list[Dataset]:
     """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
-    `vocabulary` False: the caller shows the vocabularies itself (doctor). `failed` (a batch): each (dataset name,
-    error) is added there and its dataset left out, instead of raised."""
+    `vocabulary` False: the caller shows the vocabularies itself (doctor). `opts`: the options every reader must
+    have honoured: each dataset carries its items' clusters (`cluster_field`), and a `threshold` was applied.
+    `failed` (a batch): each (dataset name, error) is added there and its dataset left out, instead of raised."""
     # a reader's slices (--by): a slice without labels says "too few labels" and a slice whose gold and verdicts share
     # no class is computed as it is, as long as another slice of its input passes (the input as a whole is checked)
     fine = {ds.slicing.parent for ds in datasets if ds.slicing is not None and ds.table.items > 0
             and (not vocabulary or vocabulary_problem(ds) is None)}
     out = []
     for ds in datasets:
-        if ds.slicing is not None and ds.slicing.key is not None and ds.slicing.parent in fine:
+        problem = None if opts is None else clusters_problem(ds, opts.record.cluster_field) \
+            or threshold_problem(ds, opts.handling.threshold)
+        if problem is None and ds.slicing is not None and ds.slicing.key is not None and ds.slicing.parent in fine:
             out.append(ds)
             continue
-        problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
+        if problem is None:
+            problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
         if problem is None:

@@ -121,8 +121,11 @@ def first_of(doc: Any) -> Any:
     return doc
 
 
-def _first_row(path: Path) -> dict[str, Any] | None:
-    """A Parquet file's first row (None when unreadable: the table reader then says what is wrong)."""
+def _first_row(path: Path, kind: str = "parquet") -> dict[str, Any] | None:
+    """A Parquet file's first row, or a CSV or TSV file's header with its first row (cells as text); None when
+    unreadable or empty: the reader then says what is wrong."""
+    if kind in ("csv", "tsv"):
+        return _first_text_row(path, "\t" if kind == "tsv" else ",")
     from .table_sql import connect
 
     con = connect()
@@ -134,6 +137,21 @@ def _first_row(path: Path) -> dict[str, Any] | None:
         return None
     finally:
         con.close()
+
+
+def _first_text_row(path: Path, delimiter: str) -> dict[str, Any] | None:
+    import csv
+    import io
+
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(1 << 20).decode("utf-8-sig", errors="replace")
+        rows = csv.reader(io.StringIO(head, newline=""), delimiter=delimiter)
+        header = next(rows, None)
+        first = next((r for r in rows if any(c.strip() for c in r)), None)
+    except (OSError, EOFError, zlib.error, csv.Error):
+        return None
+    return None if header is None or first is None else dict(zip(header, first))
 
 
 def plan(path: Path, opts: InputOptions) -> Plan:
@@ -151,8 +169,8 @@ def plan(path: Path, opts: InputOptions) -> Plan:
         return Plan(_json_document(path), kind)
     if kind == "jsonl":
         return _plan_from_record(_first_record(path) or {}, kind, opts)
-    if kind == "parquet" and kind in claimed_kinds():
-        claimed = claimant(kind, _first_row(path))
+    if kind in ("parquet", "csv", "tsv") and kind in claimed_kinds():  # a trace store's export (formats.py)
+        claimed = claimant(kind, _first_row(path, kind))
         if claimed is not None:
             return Plan(claimed, kind)
     return Plan(kind_format(kind).name, kind)
@@ -224,7 +242,8 @@ def prepared(path: Path, opts: InputOptions, how: Plan | None = None) -> Iterato
             with os.fdopen(fd, "wb") as out:
                 copy_stream(fh, out, path, text=not is_binary_kind(how.kind))
             local = Path(tmp)
-            again = how.reader == _JSON_DOCUMENT or (opts.source_format == "auto" and how.kind == "parquet" and how.kind in claimed_kinds())
+            again = how.reader == _JSON_DOCUMENT or (opts.source_format == "auto" and how.kind in ("parquet", "csv", "tsv")
+                                                     and how.kind in claimed_kinds())
             yield (plan(local, opts) if again else how), local, None
         finally:
             with contextlib.suppress(OSError):

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, datasets, first_text, records
+from .annotations import Note, datasets, decoded, first_text, read_notes
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -29,6 +29,8 @@ JUDGE_KEYS = ("metadata.judge", "metadata.model", "metadata.evaluator")
 
 
 def _note(n: int, s: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
+    if isinstance(s.get("metadata"), str):  # the CSV export writes the metadata object as JSON text
+        s = {**s, "metadata": decoded(s["metadata"], where, n, "metadata")}
     trace = first_text(s, "traceId", "trace_id")
     observation = first_text(s, "observationId", "observation_id")
     name = first_text(s, "name")
@@ -51,9 +53,9 @@ def _note(n: int, s: dict[str, Any], where: str, left: Counter[str]) -> Note | N
 def read_langfuse(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The langfuse format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes = [note for n, rec in records(src) if (note := _note(n, rec, src.where, left)) is not None]
+    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left))
     reading = Reading("langfuse", (("item", "traceId[/observationId]"), ("question", "name"),
                                    ("judges", "source EVAL/API: metadata.judge, else the source"), ("gold", "source ANNOTATION")),
                       unit="record")
     return datasets(notes, src, opts, keep, reading, left, "a Langfuse score names no judge: write each judge's name "
-                                                           "into its scores' metadata.judge (docs/FORMATS.md#langfuse)")
+                                                           "into its scores' metadata.judge (docs/FORMATS.md#langfuse)", skipped=skipped)

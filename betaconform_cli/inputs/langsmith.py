@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, datasets, decoded, first_text, records
+from .annotations import Note, datasets, decoded, first_text, read_notes
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -69,9 +69,9 @@ def _notes(n: int, record: dict[str, Any], where: str, left: Counter[str]) -> li
 def read_langsmith(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The langsmith format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes = [note for n, rec in records(src) for note in _notes(n, rec, src.where, left)]
+    notes, skipped = read_notes(src, opts, lambda n, rec: _notes(n, rec, src.where, left))
     reading = Reading("langsmith", (("item", "run_id"), ("question", "key"),
                                     ("judges", "feedback_source.type model: metadata.judge/model"),
                                     ("gold", "feedback_source.type api/app, or correction")), unit="record")
     return datasets(notes, src, opts, keep, reading, left, "name each judge in its feedback_source.metadata.judge or "
-                                                           ".model (docs/FORMATS.md#langsmith)")
+                                                           ".model (docs/FORMATS.md#langsmith)", skipped=skipped)

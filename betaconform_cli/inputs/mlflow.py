@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, as_text, datasets, decoded, first_text, records
+from .annotations import Note, as_text, datasets, decoded, first_text, read_notes
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -74,10 +74,10 @@ def _notes(n: int, record: dict[str, Any], where: str, left: Counter[str]) -> li
 def read_mlflow(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The mlflow format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes = [note for n, rec in records(src) for note in _notes(n, rec, src.where, left)]
+    notes, skipped = read_notes(src, opts, lambda n, rec: _notes(n, rec, src.where, left))
     if not notes:
         raise InputError(src.where, "no assessments in this MLflow export (search_traces: were the traces assessed?)")
     reading = Reading("mlflow", (("item", "trace_id"), ("question", "assessments[].assessment_name"),
                                  ("judges", "source_type LLM_JUDGE: source.source_id"), ("gold", "source_type HUMAN")),
                       unit="record")
-    return datasets(notes, src, opts, keep, reading, left)
+    return datasets(notes, src, opts, keep, reading, left, skipped=skipped)

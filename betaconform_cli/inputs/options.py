@@ -69,16 +69,20 @@ class TableColumns:
 
 @dataclass(frozen=True)
 class Handling:
-    """How a verdict is scored (`tolerance`: correct when |verdict - gold| <= T) and what a bad line or a repeated
+    """How a verdict is scored (`tolerance`: correct when |verdict - gold| <= T; `threshold`: a continuous score of
+    at least T is a pass, below it a fail, in formats that read scores: Ragas) and what a bad line or a repeated
     item does (`skip_invalid`: skipped and counted; `duplicates`: an error, or keep the first or the last)."""
 
     tolerance: float | None = None
     skip_invalid: bool = False
     duplicates: str = "error"
+    threshold: float | None = None
 
     def __post_init__(self) -> None:
         if self.tolerance is not None and not 0 <= self.tolerance < math.inf:  # NaN would score every verdict wrong
             raise ParameterError("tolerance", f"must be a finite number >= 0; got {self.tolerance}")
+        if self.threshold is not None and not math.isfinite(self.threshold):
+            raise ParameterError("threshold", f"must be a finite number; got {self.threshold}")
         if self.duplicates not in DUPLICATES:
             raise ParameterError("duplicates", f"must be one of {', '.join(DUPLICATES)}; got {self.duplicates!r}")
 

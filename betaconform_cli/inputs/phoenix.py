@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, datasets, first_text, records
+from .annotations import Note, datasets, first_text, read_notes
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -54,8 +54,8 @@ def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | N
 def read_phoenix(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The phoenix format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes = [note for n, rec in records(src) if (note := _note(n, rec, src.where, left)) is not None]
+    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left))
     reading = Reading("phoenix", (("item", "span_id"), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
                                   ("gold", "annotator_kind HUMAN")), unit="record")
     return datasets(notes, src, opts, keep, reading, left, "give each judge's annotations their own identifier "
-                                                           "(docs/FORMATS.md#phoenix)")
+                                                           "(docs/FORMATS.md#phoenix)", skipped=skipped)

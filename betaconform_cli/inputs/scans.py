@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from ..counts import ItemClusters
 from ..errors import InputError
 from ..formats import load_json
 from . import records
@@ -118,8 +119,18 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
         items=items,
         judge_names=names,
         reading=reading,
+        clusters=_clusters(items, scans[0].votes.clusters, read),
         slicing=_slicing(scans[0], read),
     )
+
+
+def _clusters(items: tuple[Item, ...] | None, by_line: dict[int, str], read: FileRead) -> ItemClusters | None:
+    """The labeled items' clusters (`cluster_field`: read_inputs keeps the items when it is given), else None."""
+    if read.opts.record.cluster_field is None or not items:
+        return None
+    from .build import item_clusters
+
+    return item_clusters([(it.judges, it.correct, by_line.get(it.line, f"line {it.line}")) for it in items])
 
 
 def _slicing(first: Scan, read: FileRead) -> Slicing | None:

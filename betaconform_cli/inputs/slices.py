@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..counts import ItemClusters
 from ..errors import InputError, ParameterError
 from .dataset import Dataset, Slicing, Votes, count_table
 
@@ -135,9 +136,18 @@ def split(ds: Dataset, spec: SliceSpec) -> list[Dataset]:
         votes = _sub_votes(ds.votes, [k == key for k in vote_keys]) if ds.votes is not None and vote_keys is not None else None
         out.append(_without_silent(replace(
             ds, name=slice_name(ds.name, key), table=count_table(((it.judges, it.correct), 1) for it in mine), items=mine,
-            votes=votes, skipped=ds.skipped if n == 0 else 0, left_out=ds.left_out if n == 0 else (), clusters=None,
+            votes=votes, skipped=ds.skipped if n == 0 else 0, left_out=ds.left_out if n == 0 else (),
+            clusters=_sub_clusters(ds.clusters, [k == key for k in item_keys]),
             slicing=Slicing(spec.text, key, ds.name))))
     return out
+
+
+def _sub_clusters(clusters: ItemClusters | None, pick: list[bool]) -> ItemClusters | None:
+    """The slice's labeled items' clusters (--cluster-field: one per kept item, in the items' order), else None."""
+    if clusters is None or len(clusters.cluster) != len(pick):
+        return None
+    at = np.flatnonzero(pick)
+    return ItemClusters(clusters.judges[at], clusters.correct[at], clusters.cluster[at]) if len(at) else None
 
 
 def _without_silent(ds: Dataset) -> Dataset:

@@ -1,8 +1,9 @@
 """A long table of verdicts read in ONE pass over its rows: the (judges, correct) histogram, the checks and the vote
 patterns (issue 29). Each item's verdicts are packed by DuckDB into one 64-bit key -- a class code of a few bits per
-judge, at a slot of its own -- beside table_sql.histograms' own aggregates, so that the rows are read once; Python
-decodes the few distinct keys into patterns. Where the judges' slots cannot fit 64 bits (many judges or classes),
-None: the reader takes table_sql.vote_patterns, a second pass."""
+judge, at a slot of its own, and the gold's code on top -- and table_sql.histograms' checks ride on the same
+aggregates, so that the rows are read once, with integer work per row; Python decodes the few distinct keys into
+patterns. Where the judges' slots cannot fit 64 bits (many judges or classes), None: the reader takes
+table_sql.vote_patterns, a second pass."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ from . import values
 from .dataset import Votes
 from .options import InputOptions
 from .patterns import canonical, class_order
-from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q, weights
+from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
+ONE_HOT_GOLDS = 31  # distinct gold texts whose one-hot code may ride on top of the key (more: aggregated apart)
 
 
-def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict[str, int]] | None:
+def _slots(names: list[tuple[str, int]], col: str, bits: int, width: int = 64) -> tuple[str, dict[str, int]] | None:
     """SQL for each judge's bit offset in the key, from DuckDB's hash of its name by a shift and modulus that give
-    every judge its own slot within 64 bits, and each name's offset; None when none does."""
-    for mod in range(len(names), 64 // bits + 1):
+    every judge its own slot within the key's lowest `width` bits, and each name's offset; None when none does."""
+    for mod in range(len(names), width // bits + 1):
         for shift in range(0, 60, 3):
             slots = {n: ((h >> shift) % mod) * bits for n, h in names}
             if len(set(slots.values())) == len(names):
@@ -30,89 +32,152 @@ def _slots(names: list[tuple[str, int]], col: str, bits: int) -> tuple[str, dict
     return None
 
 
-def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]] | None:
-    """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored against a gold column, from one
-    GROUP BY that also runs histograms' checks; None when the patterns do not fit a 64-bit key.
-
-    A labeled item's (judges, correct) cell is read off its pattern: its verdicts' classes against the gold's class,
-    patterns.canonical's form, so that a verdict agrees with gold by values.agree's rule (numbers as numbers)."""
+def _texts(con: Any, table: Table, roles: Roles) -> tuple[list[tuple[str, int]], dict[str, str | None], list[tuple[Any, Any]]] | None:
+    """The distinct judges (name, DuckDB's hash), verdict texts (raw -> class) and gold texts (raw, as gold_expr reads it),
+    each read from its column alone; None when a judge name is empty (an error histograms' checks name) or there are
+    too many texts to code."""
     judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
-    verdict = f"CAST({q(roles.verdict or '')} AS VARCHAR)"
     got = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {judge} AS j FROM {table.sql})").fetchall()
-    raws = [r[0] for r in con.execute(f"SELECT DISTINCT {verdict} FROM {table.sql}").fetchall()]
-    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1:
-        return None  # an empty judge name is an error histograms' checks name; too many texts to code
-    cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
-    classes = sorted({c for c in cls.values() if c is not None})
-    code = {c: i + 1 for i, c in enumerate(classes)}
-    bits = max(1, len(classes).bit_length())
-    found = _slots([(str(n), int(h)) for n, h in got], judge, bits)
-    w, _ = weights(con, table, roles)
-    if found is None or not classes or not w:
+    raws = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({q(roles.verdict or '')} AS VARCHAR) FROM {table.sql}").fetchall()]
+    gold_col = q(roles.gold or "")  # gold_expr on the distinct texts only, not on every row
+    gold_texts = con.execute(f"SELECT {gold_col}, {gold_expr(table, roles.gold or '')} FROM (SELECT DISTINCT CAST({gold_col} "
+                             f"AS VARCHAR) AS {gold_col} FROM {table.sql})").fetchall()
+    if any(n is None for n, _ in got) or len(raws) > MAX_CODES + 1 or len(gold_texts) > MAX_CODES + 1:
         return None
-    slot_sql, slots = found
-    cases = " ".join(f"WHEN {lit(raw)} THEN {code[c]}" for raw, c in cls.items() if c is not None)
-    g = gold_expr(table, roles.gold or "")
+    cls = {raw: canonical(raw) for raw in raws if raw is not None and not values.is_missing(raw)}
+    return [(str(n), int(h)) for n, h in got], cls, gold_texts
+
+
+def counts_and_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]] | None:
+    """(histogram rows as table_sql.histograms gives them, {dataset: its Votes}) of a long table whose verdicts are scored
+    against a gold column, from one GROUP BY that also runs histograms' checks; None when the patterns do not fit a
+    64-bit key.
+
+    Every row costs integer work only: its verdict and its gold become small codes by a CASE over the few distinct
+    texts (_texts), its judge a slot by DuckDB's hash. The checks ride on the same aggregates: a judge repeated within
+    an item shows as fewer filled slots than rows (a verdict that is missing fills its slot with a code of its own;
+    where that code leaves too few bits, a mask of the judges present is OR-ed beside the key), two gold labels or gold
+    on some rows only as more than one bit of the gold's one-hot code on top of the key (code 0: no gold; where the
+    key has no room for it, bit_or <> bit_and of the gold codes aggregated apart). A labeled item's (judges, correct)
+    cell is read off its pattern: its verdicts' classes against the gold's class, patterns.canonical's form, so that a
+    verdict agrees with gold by values.agree's rule (numbers as numbers)."""
+    texts = _texts(con, table, roles)
+    if texts is None:
+        return None
+    names, cls, gold_texts = texts
+    classes = sorted({c for c in cls.values() if c is not None})
+    judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
+    golds = sorted({t for _, t in gold_texts if t is not None})
+    none = len(classes) + 1  # a row without a verdict: its slot is filled all the same (the repeat check counts it)
+    top = 63 - len(golds)  # the gold's one-hot code: bits top .. 63 of the key
+    gold_at: int | None = top
+    found = _slots(names, judge, none.bit_length(), top) if len(golds) <= ONE_HOT_GOLDS else None
+    if found is None:  # no room on top of the verdicts: the gold codes are aggregated apart
+        gold_at, found = None, _slots(names, judge, none.bit_length())
+    if found is None:  # no room for a missing verdict's code: the judges present are counted by a mask instead
+        none, found = 0, _slots(names, judge, max(1, len(classes).bit_length()))
+    if found is None or not classes:
+        return None
+    (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
+    cases = " ".join(f"WHEN {lit(raw)} THEN {classes.index(c) + 1}" for raw, c in cls.items() if c is not None)
+
+    def gold_case(value: Any) -> str:  # each gold text's code (0: none) as value(code), a constant per text
+        given = " ".join(f"WHEN {lit(raw)} THEN {value(golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None and t is not None)
+        return f"CAST(CASE CAST({q(roles.gold or '')} AS VARCHAR) {given} ELSE {value(0)} END AS UBIGINT)" if given else f"CAST({value(0)} AS UBIGINT)"
+
+    gc = gold_case(lambda c: c)
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
-    inner = (f"SELECT {ds} AS ds, bit_or(CAST(CASE {verdict} {cases} END AS UBIGINT) << {slot_sql}) AS key, max({g}) AS gold, "
-             f"count(*) - bit_count(bit_or({w})) AS dups, {item} IS NULL OR coalesce(min({g}) <> max({g}), false) OR "
-             f"count({g}) NOT IN (0, count(*)) AS bad FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
+    rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "count(*)"
+    key = f"CAST(CASE CAST({q(roles.verdict or '')} AS VARCHAR) {cases} ELSE {none} END AS UBIGINT) << {slot_sql}"
+    gold = (f"bit_or(({key}) | {gold_case(lambda c: 1 << (gold_at + c))}) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
+            else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
+    inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
-        rows = con.execute(f"SELECT ds, key, gold, count(*), max(dups), bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold").fetchall()
+        rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
-    if any(r[4] > 0 or r[5] for r in rows):
+    bad, hist, votes = _decode(rows, classes, golds, slots, bits, none == 0, gold_at)
+    if bad:
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
-    return _decode(rows, classes, slots, bits)
+    return hist, votes
 
 
-def _decode(rows: list[tuple[Any, ...]], classes: list[str], slots: dict[str, int], bits: int
-            ) -> tuple[list[tuple[Any, ...]], dict[Any, Votes]]:
-    """The histogram rows and each dataset's Votes of (dataset, key, gold, items, ...) rows: the keys unpacked with
-    numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns sorted, repeats merged)."""
+def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
+            masked: bool = False, gold_at: int | None = None) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
+    """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows
+    per item, bad) rows (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the code is the bit set on top
+    of the key from that bit on; `masked`: rows per item beyond the judges present, counted in SQL). A check fails
+    where an item is bad (no id, two gold labels, gold on some rows only) or has more rows than filled slots (a judge
+    named twice). The keys are unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its
+    order, patterns sorted, repeats merged)."""
+    if not rows:
+        return False, [], {}
     names = sorted(slots)
     shifts = np.array([slots[j] for j in names], dtype=np.uint64)
-    cells: dict[tuple[Any, int, int], list[int]] = {}
-    by_ds: dict[Any, list[tuple[Any, ...]]] = {}
-    for r in rows:
-        by_ds.setdefault(r[0], []).append(r)
+    ds_col, key_col, gc_col, items_col, n_col, bad_col = zip(*rows)
+    keys = np.array([0 if k is None else k for k in key_col], dtype=np.uint64)
+    codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
+    extra = np.array(n_col, dtype=np.int64) - (0 if masked else (codes > 0).sum(axis=1))
+    gc = np.array(gc_col, dtype=np.int64)
+    if gold_at is not None:  # exactly one gold code per item, or the item had two gold labels (or gold on some rows)
+        top = keys >> np.uint64(gold_at)
+        extra += (top == 0) | ((top & (top - np.uint64(1))) != 0)
+        gc = np.log2(np.maximum(top, np.uint64(1)).astype(np.float64)).astype(np.int64)  # a power of two: exact
+    if any(bad_col) or extra.any():
+        return True, [], {}
+    codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
+    gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
+    items = np.array(items_col, dtype=np.int64)
+    gold_code = np.array([classes.index(c) + 1 if c in classes else -1 for c in gold_class], dtype=np.int64)
+    labeled = np.array([c is not None for c in gold_class])[gc]
+    given, right = (codes > 0).sum(axis=1), (codes == gold_code[gc][:, None]).sum(axis=1)
+    cells = np.column_stack([labeled, np.where(labeled, given, 0), np.where(labeled, right, 0)])
+    hist: list[tuple[Any, ...]] = []
     out: dict[Any, Votes] = {}
-    for ds, got in by_ds.items():
-        keys = np.array([0 if r[1] is None else int(r[1]) for r in got], dtype=np.uint64)
-        codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)  # 0: no verdict
-        golds = [canonical(r[2]) for r in got]
-        gcode = np.array([classes.index(g) + 1 if g in classes else -1 for g in golds], dtype=np.int64)
-        given, right = (codes > 0).sum(axis=1), (codes == gcode[:, None]).sum(axis=1)
-        for r, g, j, c in zip(got, golds, given.tolist(), right.tolist()):
-            cell = cells.setdefault((ds, 0, 0) if g is None else (ds, j, c), [0, 0])
-            cell[0] += r[3]
-            cell[1] += r[3] if g is None else 0
-        voted = given > 0
+    for ds in dict.fromkeys(ds_col):
+        mine = np.array([d == ds for d in ds_col]) if len(set(ds_col)) > 1 else np.ones(len(rows), dtype=bool)
+        cell, inverse = _unique_rows(cells[mine], len(names) + 1)
+        sums = np.bincount(inverse, weights=items[mine], minlength=len(cell)).astype(np.int64)
+        hist += [(ds, j, c, n, 0 if is_lab else n) for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist())]
+        voted = mine & (given > 0)
         if voted.any():
-            unjudged: dict[str | None, int] = {}
-            for r, g, v in zip(got, golds, voted.tolist()):
-                if not v:
-                    unjudged[g] = unjudged.get(g, 0) + int(r[3])
-            out[ds] = _votes(codes[voted], [g for g, v in zip(golds, voted) if v],
-                             np.array([r[3] for r in got], dtype=np.int64)[voted], classes, names, unjudged)
-    return [(ds, j, c, n, nogold) for (ds, j, c), (n, nogold) in cells.items()], out
+            unjudged: dict[str | None, int] = {}  # the items no judge gave a verdict on, by gold (Votes.no_verdict)
+            for g, n in zip(gc[mine & (given == 0)].tolist(), items[mine & (given == 0)].tolist()):
+                unjudged[gold_class[g]] = unjudged.get(gold_class[g], 0) + int(n)
+            out[ds] = _votes(codes[voted], gc[voted], items[voted], classes, gold_class, names, unjudged)
+    return False, hist, out
 
 
-def _votes(codes: np.ndarray, golds: list[str | None], counts: np.ndarray, classes: list[str], names: list[str],
-           unjudged: dict[str | None, int]) -> Votes:
-    """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none), exactly as patterns.build makes them
-    from the same rows: the judges who gave a verdict, the classes seen sorted its way, patterns sorted and merged;
-    `unjudged` the items with no verdict by gold (Votes.no_verdict)."""
+def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[str], gold_class: list[str | None],
+           names: list[str], unjudged: dict[str | None, int] | None = None) -> Votes:
+    """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none; gc: gold codes, gold_class[code] its class),
+    exactly as patterns.build makes them from the same rows: the judges who gave a verdict, the classes seen sorted its
+    way, patterns sorted and merged; `unjudged` the items with no verdict by gold class (Votes.no_verdict)."""
+    unjudged = unjudged or {}
     used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
     codes = codes[:, used]
-    seen = {classes[c - 1] for c in np.unique(codes[codes > 0]).tolist()} | {g for g in golds if g is not None}
+    seen = {classes[c - 1] for c in np.flatnonzero(np.bincount(codes.reshape(-1), minlength=len(classes) + 1)[1:]) + 1}
+    seen |= {g for g in (gold_class[c] for c in np.unique(gc).tolist()) if g is not None}
     seen |= {g for g, n in unjudged.items() if g is not None and n}
     ordered = sorted(seen, key=class_order)
-    remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int32)
-    table = np.column_stack([remap[codes], [-1 if g is None else ordered.index(g) for g in golds]]).astype(np.int32)
-    unique, inverse = np.unique(table, axis=0, return_inverse=True)
-    merged = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(unique)).astype(np.int64)
+    remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int64)
+    gremap = np.array([-1 if g is None else ordered.index(g) for g in gold_class], dtype=np.int64)
+    unique, inverse = _unique_rows(np.column_stack([remap[codes], gremap[gc]]), len(ordered))
+    merged = np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
     judges = tuple(j for j, u in zip(names, used.tolist()) if u)
     none = tuple(sorted((-1 if g is None else ordered.index(g), n) for g, n in unjudged.items() if n))
     return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged, no_verdict=none)
+
+
+def _unique_rows(table: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(table, axis=0, return_inverse=True) for rows of values in -1 .. width-1 (int32 rows): each row packed
+    into one int64 in the same (lexicographic) order where it fits, which sorts ~10x faster than rows."""
+    base, m = width + 1, table.shape[1]
+    if base ** m >= 1 << 62:
+        unique, inverse = np.unique(table.astype(np.int32), axis=0, return_inverse=True)
+        return unique, inverse.reshape(-1)
+    weights = base ** np.arange(m - 1, -1, -1, dtype=np.int64)
+    packed, inverse = np.unique((table + 1) @ weights, return_inverse=True)
+    unique = (packed[:, None] // weights[None, :]) % base - 1
+    return unique.astype(np.int32), inverse.reshape(-1)

@@ -19,7 +19,7 @@ from ..intervals import wilson
 from .results import Exchangeability, PairRow
 
 
-def wilson_interval(successes: int, n: int, confidence_level: float) -> tuple[float, float]:
+def wilson_interval(successes: float, n: float, confidence_level: float) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (as scipy.stats.binomtest(...).proportion_ci)."""
     return wilson(successes / n, n, confidence_level)
 

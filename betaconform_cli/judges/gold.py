@@ -35,6 +35,7 @@ import numpy as np
 
 from ..ppi import PSEUDO_ITEMS, Interval
 from . import agreement as ag
+from .clustered import Compositions, cell_covariance, design_effect, resample_clusters
 from .descriptive import wilson_interval
 from .results import PairRow
 from .unlabeled import ClassModel, Verdicts
@@ -119,10 +120,14 @@ def _flip(x: Interval | None) -> Interval | None:
     return None if x is None else Interval(1 - x.estimate, 1 - x.high, 1 - x.low)
 
 
-def _wilson(successes: float, n: float, level: float) -> Interval | None:
+def _wilson(successes: float, n: float, level: float, deff: float = 1.0) -> Interval | None:
+    """Wilson's interval of successes / n, at the effective number of items n / deff where items are clustered."""
     if n <= 0:
         return None
-    lo, hi = wilson_interval(int(round(successes)), int(round(n)), level)
+    if deff > 1.0:
+        lo, hi = wilson_interval(successes / deff, n / deff, level)
+    else:
+        lo, hi = wilson_interval(int(round(successes)), int(round(n)), level)
     return Interval(successes / n, lo, hi)
 
 
@@ -133,16 +138,30 @@ def _binary(recalls: Sequence[Interval | None], classes: Sequence[str], positive
     return Binary(classes[positive], sens, spec, _flip(spec), _flip(sens))
 
 
-def labels_figures(table: np.ndarray, classes: Sequence[str], positive: int | None, level: float) -> Figures:
-    """A judge's labels-only figures from its confusion table of counts t[gold, verdict]."""
+def labels_figures(table: np.ndarray, classes: Sequence[str], positive: int | None, level: float,
+                   covariance: np.ndarray | None = None, largest: int = 1) -> Figures:
+    """A judge's labels-only figures from its confusion table of counts t[gold, verdict]. `covariance`: the clusters'
+    covariance of its shares (clustered.cell_covariance) where items are clustered: every interval is then taken at
+    its statistic's design effect (clustered.design_effect; Wilson's at n / deff, the coefficients' variance times
+    deff)."""
     t = np.asarray(table, dtype=float)
     n = float(t.sum())
     if n == 0:
         return Figures(0, None, tuple(None for _ in classes), _binary([None] * len(classes), classes, positive), None, None, None)
-    recalls = tuple(_wilson(t[c, c], t[c].sum(), level) for c in range(len(classes)))
-    return Figures(int(n), _wilson(np.trace(t), n, level), recalls, _binary(recalls, classes, positive),
-                   ag.coefficient_interval(ag.cohen_kappa, t, level), ag.coefficient_interval(ag.gwet_ac1, t, level),
-                   ag.coefficient_interval(lambda x: ag.krippendorff_alpha_pair(x * n), t, level))
+
+    def deff(stat: ag.Stat) -> float:
+        return design_effect(stat, t, covariance, largest)
+
+    def recall_of(c: int) -> ag.Stat:
+        return lambda x: ag.recall(x, c)
+
+    recalls = tuple(_wilson(t[c, c], t[c].sum(), level, deff(recall_of(c))) for c in range(len(classes)))
+
+    def alpha(x: np.ndarray) -> np.ndarray:
+        return ag.krippendorff_alpha_pair(x * n)
+
+    return Figures(int(n), _wilson(np.trace(t), n, level, deff(ag.accuracy)), recalls, _binary(recalls, classes, positive),
+                   *(ag.coefficient_interval(f, t, level, deff(f)) for f in (ag.cohen_kappa, ag.gwet_ac1, alpha)))
 
 
 def ppi_table(cells: np.ndarray, predicted: np.ndarray, labeled: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -199,12 +218,13 @@ def confusion(v: Verdicts, j: int) -> np.ndarray:
 
 
 def panel(v: Verdicts, names: Sequence[str], pairs: Sequence[PairRow], level: float, rng: np.random.Generator,
-          draws: int = ag.BOOTSTRAP_DRAWS) -> Panel:
-    """The panel's agreement on every item read, and the pairs that err together beyond their accuracies."""
+          draws: int = ag.BOOTSTRAP_DRAWS, clusters: Compositions | None = None) -> Panel:
+    """The panel's agreement on every item read, and the pairs that err together beyond their accuracies; the
+    bootstrap resamples items, or `clusters` where items are clustered."""
     n_uc = ag.class_counts(v.patterns, v.classes)
     m_u = n_uc.sum(axis=1)
     counts = v.counts.astype(float)
-    boot = ag.resample(counts, rng, draws)
+    boot = ag.resample(counts, rng, draws) if clusters is None else resample_clusters(clusters, rng, draws)
     fleiss = ag.bootstrap_interval(float(ag.fleiss_kappa(n_uc, counts)), ag.fleiss_kappa(n_uc, boot), level)
     alpha = ag.bootstrap_interval(float(ag.panel_alpha(n_uc, counts)), ag.panel_alpha(n_uc, boot), level)
     p = np.array([np.nan if x.p_value is None else x.p_value for x in pairs])
@@ -215,17 +235,21 @@ def panel(v: Verdicts, names: Sequence[str], pairs: Sequence[PairRow], level: fl
 
 def agreement(v: Verdicts, names: Sequence[str], classes: Sequence[str], positive: int | None, pairs: Sequence[PairRow],
               confidence_level: float, rng: np.random.Generator, model: ClassModel | None = None,
-              model_note: str = "labels only: no unlabeled item") -> Agreement:
+              model_note: str = "labels only: no unlabeled item", clusters: Compositions | None = None) -> Agreement:
     """Every judge against the gold and the panel, on the items of `v` (columns in the order of `names`); `model`:
-    the fitted Dawid-Skene model where the labels vouch for it (judges/unlabeled.py's guard), else None."""
+    the fitted Dawid-Skene model where the labels vouch for it (judges/unlabeled.py's guard), else None;
+    `clusters`: the items' clusters (clustered.compositions), which every interval then counts."""
     rows = []
     for j, name in enumerate(names):
         t = confusion(v, j)
+        cov = None if clusters is None else cell_covariance(v, j, clusters)
+        largest = 1 if clusters is None else clusters.largest
         rows.append(JudgeAgreement(name, tuple(tuple(int(x) for x in r) for r in t),
-                                   labels_figures(t, classes, positive, confidence_level),
+                                   labels_figures(t, classes, positive, confidence_level, cov, largest),
                                    None if model is None else model_figures(v, model, j, classes, positive, confidence_level)))
     return Agreement(tuple(classes), None if positive is None else classes[positive], tuple(rows),
-                     panel(v, names, pairs, confidence_level, rng), model is not None, model_note, confidence_level)
+                     panel(v, names, pairs, confidence_level, rng, clusters=clusters), model is not None, model_note,
+                     confidence_level)
 
 
 def pass_class(classes: Sequence[str], positive: str | None) -> int | None:
@@ -248,13 +272,16 @@ def votes_agreement(votes: Votes, names: Sequence[str], pairs: Sequence[PairRow]
     """`agreement` on a dataset's votes (labeled and unlabeled items; a slice's votes alike): the Dawid-Skene model
     fitted and checked as `judges` does (unlabeled.fit_classes, unlabeled.guard) where there are unlabeled items
     and `use_unlabeled`."""
-    from .unlabeled import fit_classes, from_votes, guard
+    from .clustered import compositions
+    from .unlabeled import fit_classes, guard
 
-    v = from_votes(votes, names)
+    v, clusters = compositions(votes, names)
     classes = tuple(votes.classes) + tuple("(other)" if c == 1 else f"(other {c})" for c in range(len(votes.classes), v.classes))
     code = pass_class(classes, positive)
     model, note = None, "labels only: no unlabeled item"
-    if v.unlabeled_items and not use_unlabeled:
+    if v.unlabeled_items and clusters is not None and clusters.largest > 1:  # the model takes items as independent
+        note = f"labels only: the items are clustered ({clusters.clusters} clusters); the unlabeled items are not used"
+    elif v.unlabeled_items and not use_unlabeled:
         note = "labels only: the unlabeled items were not asked for (--no-unlabeled)"
     elif v.unlabeled_items:
         fitted = fit_classes(v)
@@ -264,4 +291,4 @@ def votes_agreement(votes: Votes, names: Sequence[str], pairs: Sequence[PairRow]
             note = (f"model-based: the Dawid-Skene prediction of the {v.unlabeled_items} unlabeled items' gold, rectified "
                     f"by the {v.labeled_items} labeled items (prediction-powered); the labels' log-likelihood gain "
                     f"{fitted.evidence:.1f} nats")
-    return agreement(v, names, classes, code, pairs, confidence_level, rng, model, note)
+    return agreement(v, names, classes, code, pairs, confidence_level, rng, model, note, clusters)

@@ -72,13 +72,20 @@ def from_votes(votes: Votes, names: Sequence[str]) -> Verdicts:
     """The dataset's votes with columns in the order of `names` (judges named in votes), patterns without any
     verdict dropped, equal patterns merged and sorted (the same items in any order give the same arrays, so the
     same sums to the last bit)."""
+    return indexed_votes(votes, names)[0]
+
+
+def indexed_votes(votes: Votes, names: Sequence[str]) -> tuple[Verdicts, np.ndarray]:
+    """`from_votes`, and for each of the votes' patterns its row in the Verdicts (-1: dropped, no verdict)."""
     col = [votes.judges.index(n) for n in names]
     patterns = np.asarray(votes.patterns, dtype=np.int64)[:, col]
     keep = (patterns >= 0).any(axis=1) & (np.asarray(votes.counts) > 0)
     rows = np.column_stack([patterns[keep], np.asarray(votes.gold, dtype=np.int64)[keep]])
     keys, inverse = np.unique(rows, axis=0, return_inverse=True)
     counts = np.bincount(inverse.reshape(-1), weights=np.asarray(votes.counts)[keep], minlength=len(keys)).astype(np.int64)
-    return Verdicts(keys[:, :-1], keys[:, -1], counts, max(len(votes.classes), 2))
+    index = np.full(len(keep), -1, dtype=np.int64)
+    index[np.flatnonzero(keep)] = inverse.reshape(-1)
+    return Verdicts(keys[:, :-1], keys[:, -1], counts, max(len(votes.classes), 2)), index
 
 
 @dataclass(frozen=True)

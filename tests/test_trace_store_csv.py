@@ -1,0 +1,103 @@
+"""Trace stores' CSV exports and --skip-invalid (issue 29, items 2 and 5; docs/FORMATS.md): Langfuse's and Braintrust's
+UI exports as CSV (tests/fixtures/{langfuse,braintrust}/*.csv, built by scripts/fixtures/make_csv_exports.py from
+the published export columns) are read by the same modules as their JSON exports, known by their header, and give
+the same datasets and the same fit as the canonical JSON Lines of the plan (test_inputs_trace_stores.py states it);
+a bad record of a trace store's export is skipped and counted with --skip-invalid, as a bad line of JSON Lines is."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from . import test_inputs_trace_stores as ts
+from .conftest import invoke
+from .test_inputs_trace_stores import FIXTURES, _fit, canonical, doctor, same_fit
+
+
+def test_langfuse_csv_is_the_json_export() -> None:
+    a, b = doctor(FIXTURES / "langfuse" / "scores.csv")
+    assert (a["dataset"], a["format"], a["items"], a["unlabeled_items"]) == ("correctness", "langfuse", 5, 1)
+    assert [j["name"] for j in a["judges"]] == ["gpt-4o", "claude-3.5", "llama-3"]  # metadata's JSON text, decoded
+    assert (b["dataset"], b["items"], b["unlabeled_items"]) == ("helpful", 3, 1)
+    assert a["roles"]["gold"] == "source ANNOTATION" and a["notes"] == ["left out: 1 CORRECTION score(s)"]
+
+
+CHEAP = ("--ks", "3", "--components", "1")  # the same items give the same document at any settings: cheap ones
+KEYS = ("items", "unlabeled_items", "histogram", "vote_splits", "judges")
+
+
+def test_langfuse_csv_fit_is_the_canonical_fit(tmp_path: Path) -> None:
+    got = _fit(FIXTURES / "langfuse" / "scores.csv", *CHEAP)
+    read = doctor(FIXTURES / "langfuse" / "scores.csv")
+    plans = (ts.TestLangfuse.CORRECTNESS, ("gpt-4o", "claude-3.5", "llama-3")), (ts.TestLangfuse.HELPFUL, ("gpt-4o", "claude-3.5"))
+    assert len(got) == len(read) == 2
+    for i, (doc, (plan, judges)) in enumerate(zip(got, plans)):
+        canon = tmp_path / "canonical.jsonl"
+        canon.write_text(canonical(plan, judges), encoding="utf-8")
+        (want,) = doctor(canon)
+        assert {k: read[i][k] for k in KEYS} == {k: want[k] for k in KEYS}
+        if i == 0:
+            assert [doc] == _fit(canon, *CHEAP)
+
+
+def test_braintrust_csv_is_the_json_export(tmp_path: Path) -> None:
+    (d,) = doctor(FIXTURES / "braintrust" / "experiment.csv")
+    assert (d["format"], d["items"], d["unlabeled_items"]) == ("braintrust", 4, 1)
+    assert [j["name"] for j in d["judges"]] == ["Factuality", "ClosedQA"] and d["roles"]["gold"] == "scores.Human review"
+    same_fit(FIXTURES / "braintrust" / "experiment.csv", ts.TestBraintrust.PLAN, ("Factuality", "ClosedQA"), tmp_path, *CHEAP)
+
+
+def test_braintrust_csv_with_score_columns(tmp_path: Path) -> None:
+    """Scores flattened into one column each (`scores.Factuality`, ...), read with --from braintrust."""
+    rows = json.loads((FIXTURES / "braintrust" / "experiment.json").read_text(encoding="utf-8"))
+    names = ("Factuality", "ClosedQA", "Human review")
+    path = tmp_path / "flat.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh)
+        out.writerow(("id", "root_span_id", "is_root", "input", *(f"scores.{n}" for n in names)))
+        for r in rows:
+            out.writerow((r["id"], r["root_span_id"], str(r["is_root"]).lower(), json.dumps(r["input"]),
+                          *("" if r["scores"].get(n) is None else r["scores"][n] for n in names)))
+    (d,) = doctor(path, "--from", "braintrust")
+    canon = tmp_path / "canonical.jsonl"
+    canon.write_text(canonical(ts.TestBraintrust.PLAN, ("Factuality", "ClosedQA")), encoding="utf-8")
+    (want,) = doctor(canon)
+    assert (d["items"], d["unlabeled_items"]) == (4, 1) and {k: d[k] for k in KEYS} == {k: want[k] for k in KEYS}
+
+
+def test_skip_invalid_counts_bad_records(tmp_path: Path) -> None:
+    """A line that is not JSON, a value that is a list, a source Langfuse has not: each an error naming the record
+    (and field), or with --skip-invalid skipped and counted with its first message; the rest read as before."""
+    scores = json.loads((FIXTURES / "langfuse" / "scores.json").read_text(encoding="utf-8"))["data"]
+    lines = [json.dumps(s) for s in scores]
+    bad_value, bad_source = dict(scores[3], stringValue=["yes"]), dict(scores[4], source="HUMAN")
+    lines[2:2] = ["{not json"]
+    lines[5:5] = [json.dumps(bad_value)]
+    lines[7:7] = [json.dumps(bad_source)]
+    path = tmp_path / "scores.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = invoke(CliRunner(), "doctor", path)
+    assert res.exit_code == 2 and f"{path}:3: malformed JSON" in res.output and "Traceback" not in res.output
+    a, _ = doctor(path, "--skip-invalid")
+    assert (a["items"], a["unlabeled_items"]) == (5, 1)
+    assert a["skipped"] == [
+        {"reason": "malformed JSON", "count": 1, "first": 3},
+        {"reason": "field 'source': must be one of EVAL, API, ANNOTATION, got 'HUMAN'", "count": 1, "first": 8},
+        {"reason": "field 'stringValue': a human label must be one value (text, a number or a boolean), got [\"yes\"]",
+         "count": 1, "first": 6}]
+    without = invoke(CliRunner(), "doctor", path, "--skip-invalid", "--from", "langfuse")
+    assert without.exit_code == 0
+
+
+def test_skip_invalid_counts_a_malformed_csv_row(tmp_path: Path) -> None:
+    lines = (FIXTURES / "langfuse" / "scores.csv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join([*lines[:3], "x,y", *lines[3:]]) + "\n", encoding="utf-8")
+    res = invoke(CliRunner(), "doctor", path)
+    assert res.exit_code == 2 and f"{path}: row 3: 2 cells under a header of 18 columns" in res.output
+    a, _ = doctor(path, "--skip-invalid")
+    assert a["items"] == 5 and a["skipped"] == [
+        {"reason": "malformed CSV row (2 cells under a header of 18 columns)", "count": 1, "first": 3}]
