@@ -27,11 +27,23 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 
 
+def _cost_class(item: pytest.Item) -> int:
+    """0: the fresh venv and the JVM (tens of seconds of one worker); 1: seeded simulations and the real model
+    (seconds); 2: the rest (milliseconds to a second)."""
+    if item.get_closest_marker("install") or item.get_closest_marker("spark"):
+        return 0
+    return 1 if item.get_closest_marker("slow") or item.get_closest_marker("model") else 2
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """tests/hostile/ runs real CLI processes (seconds each on 2 cores): marked `hostile`, left out of the fast tier."""
+    """tests/hostile/ runs real CLI processes (seconds each on 2 cores): marked `hostile`, left out of the fast tier.
+    The longest tests run first (a stable sort by cost class): pytest-xdist deals the first quarter of the list out
+    one test at a time in turn, so the long ones start at once, side by side on every worker, and the many short
+    ones fill in behind them instead of one long test finishing alone at the end (docs/TESTING.md)."""
     for item in items:
         if HOSTILE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.hostile)
+    items.sort(key=_cost_class)
 
 
 @pytest.fixture(autouse=True, scope="session")
