@@ -81,6 +81,33 @@ def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+def fake_vector(text: str, dimension: int) -> Any:
+    """A unit vector standing in for a text's embedding: a function of the text alone (its SHA-256)."""
+    import hashlib
+
+    import numpy as np
+
+    h = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest(), dtype=np.uint8).astype(float)
+    v = np.resize(h - h.mean(), dimension)
+    return np.asarray(v / np.linalg.norm(v))
+
+
+def fill_embedding_cache(root: Path, *files: Path) -> Path:
+    """`root` as an embedding cache (--cache-dir) holding a vector for every text of the given JSON Lines files,
+    for the default model: a command run with it never loads the model (torch, seconds of CPU; a missing text
+    would). For tests whose subject is not the embeddings."""
+    from betaconform_cli import embeddings
+
+    embedder = embeddings.load_embedder(None, root)
+    assert embedder.cache is not None
+    for f in files:
+        for line in Path(f).read_text(encoding="utf-8").splitlines():
+            text = json.loads(line).get("text")
+            if text:
+                embedder.cache.put(text, fake_vector(text, embedder.dimension))
+    return root
+
+
 def invoke(runner: CliRunner, *args: str) -> Any:
     from betaconform_cli.cli import app
 
