@@ -10,7 +10,8 @@ k-subset's), |reported error - its error on all items|, and whether the 90% inte
 - labels only: `judges` without the unlabeled items (the latent-class / max-ent default, told the set's size);
 - every item: `judges` with them (judges/every.py; the pick by the Dawid-Skene all-items estimate of
   judges/unlabeled.py where tau >= PICK_TEMPER, else the labels-only rule; the reported error the mean of that
-  estimate and the vote-split estimate of judges/splits.py; the guard);
+  estimate and the vote-split estimate of judges/splits.py; the guard: the labels-only pick where it falls back, the
+  all-items estimate reported either way since issue 26, benchmarks/judges_loco.py);
 - with --alternatives, at the same pick: the Dawid-Skene estimate alone (the product before judges/splits.py), the
   vote split alone, their precision-weighted mean (weights 1 / the squared half-widths), fit's vote-split estimator
   (votes.estimate_errors) on the pick's verdicts; and other picks with the product's estimate: the labels-only
@@ -82,7 +83,8 @@ def evaluate(d: Data, size: int, run: int, seed: int, alternatives: bool = False
         labels = _record(i, tg.estimate, tg.low, tg.high, truth)
         out[("labels only", k)] = labels
         ours = product.targets[k]
-        out[("every item", k)] = _record(product.pick(k), ours.estimate, ours.low, ours.high, truth) if use else labels
+        # what `judges` reports: since issue 26 the all-items estimate at the labels-only pick where the guard falls back
+        out[("every item", k)] = _record(product.pick(k), ours.estimate, ours.low, ours.high, truth)
         if alternatives:
             out.update(_alternatives(k, t.members, votes, gold, v, model, search, product, truth, use,
                                      np.random.default_rng([seed, size, run, k, 11])))

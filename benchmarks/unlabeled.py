@@ -26,6 +26,7 @@ import os
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,8 +44,8 @@ from betaconform_cli.evaluate.settings import EvaluateSettings, item_arrays, run
 from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
-from betaconform_cli.votes import SplitPrior, estimate_errors  # noqa: E402
-from betaconform_cli.votes.agreement import _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes import SplitModel, SplitPrior, estimate_errors  # noqa: E402
+from betaconform_cli.votes.agreement import CHANCE_Z, _log_posterior, fit_one_coin  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = tuple(range(1, 12))
@@ -52,22 +53,45 @@ KS = tuple(range(1, 12))
 DISTINCT = ("judgebench", "snow_rte")
 
 # alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
-VARIANTS: dict[str, tuple[SplitPrior, bool]] = {
+# issue 17's priors (its product averaged flat, folded, agreement and constant with these)
+I17 = {"mean1": -1.0, "sd1": 2.0, "tau": 1.0}
+VARIANTS: dict[str, tuple[SplitPrior, bool | str]] = {
     "vote split": (SplitPrior(), True),
-    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=("flat", "folded", "agreement", "constant"), **I17), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant"), **I17), True),
     "prototype (flat logistic, no guard)": (SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0), False),
 }
 
 
 # the alternatives measured for the distinct-judges target (docs/UNLABELED.md), with --variants explore
 ALL4 = ("flat", "folded", "agreement", "constant")
-EXPLORE: dict[str, tuple[SplitPrior, bool]] = {
+EXPLORE: dict[str, tuple[SplitPrior, bool | str]] = {  # issue 17's exploration, with its priors
+    "vote split": (SplitPrior(models=ALL4, **I17), True),
+    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant"), **I17), True),
+    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant"), **I17), True),
+    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant"), **I17), True),
+    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, mean1=-1.0, sd1=2.0, tau=0.5), True),
+    "agreement only, no guard": (SplitPrior(models=("agreement",), **I17), False),
+}
+# issue 26 item 3: alternatives measured for distinct judges (--variants issue26); a str guard is a rule of GUARDS
+# applied to the model after an unguarded fit (the product's own guard is True)
+def _half(m: SplitModel) -> bool:
+    """Fall back only when the "constant" model holds at least half the posterior mass (or too few labeled splits)."""
+    z_ok = m.agreement_z is None or m.agreement_z >= CHANCE_Z
+    return m.labeled_splits >= 5 and z_ok and m.model_probabilities.get("constant", 0.0) < 0.5
+
+
+GUARDS: dict[str, Callable[[SplitModel], bool]] = {
+    "half": _half,
+    "splits": lambda m: m.labeled_splits >= 5,
+}
+PROTO = SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0)
+ISSUE26: dict[str, tuple[SplitPrior, bool | str]] = {
     "vote split": (SplitPrior(), True),
-    "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant")), True),
-    "agreement instead of folded (flat + agreement + constant)": (SplitPrior(models=("flat", "agreement", "constant")), True),
-    "no flat (folded + agreement + constant)": (SplitPrior(models=("folded", "agreement", "constant")), True),
-    "vote split, random effect tau = 0.5": (SplitPrior(models=ALL4, tau=0.5), True),
-    "agreement only, no guard": (SplitPrior(models=("agreement",)), False),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
+    "prototype (flat logistic, no guard)": (PROTO, False),
+    "vote split + constant for the guard (>= 1/2)": (SplitPrior(models=("flat", "tempered", "constant"), guard_models=("constant",)), "half"),
+    "vote split without the random effect (tau = 0)": (SplitPrior(tau=0.0), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
 
@@ -96,6 +120,24 @@ def load(path: Path, folder: Path) -> Data:
         raise SystemExit(f"{path}: the items do not match the reader's table")
     rel = path.relative_to(folder).parts
     return Data(dataset_name(path), rel[0] if len(rel) > 1 else "", j)
+
+
+def simulate(index: int, seed: int) -> Data:
+    """One simulated dataset of distinct judges from a stated generative model (docs/UNLABELED.md, "Issue 26"): a
+    Rasch-type model, P(judge j correct on item i) = sigmoid(a_j - d_i), judge skills a_j ~ N(mu, 0.8^2) with
+    mu ~ U(0.5, 2.5) per dataset, item difficulty d_i ~ N(0, sigma^2) with sigma ~ U(0.3, 2.0) (the shared
+    difficulty makes judges err together), and a share h ~ U(0, 0.15) of trap items whose difficulty is raised by
+    3 (most judges fooled). K ~ {5, 7, 9, 11} judges, N ~ {100, 200, 400} items. None of these is read off a
+    target's published numbers."""
+    rng = np.random.default_rng([seed, 2026, index])
+    k = int(rng.choice([5, 7, 9, 11]))
+    n = int(rng.choice([100, 200, 400]))
+    mu, sigma, h = rng.uniform(0.5, 2.5), rng.uniform(0.3, 2.0), rng.uniform(0.0, 0.15)
+    a = rng.normal(mu, 0.8, size=k)
+    d = rng.normal(0.0, sigma, size=n) + 3.0 * (rng.random(n) < h)
+    j = (rng.random((n, k)) < 1.0 / (1.0 + np.exp(-(a[None, :] - d[:, None])))).astype(np.int64)
+    j = j[np.argsort(j.sum(axis=1), kind="stable")]
+    return Data(f"sim{index:02d}_k{k}_n{n}", "simulated", j)
 
 
 def truth(j: np.ndarray) -> np.ndarray:
@@ -175,10 +217,14 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
         hi["labels only"][run] = [r.high for r in labels.rows]
         for m, (prior, guard) in VARIANTS.items():
             r = estimate_errors(votes, gold, KS, 0.9, np.random.default_rng([seed, size, run, 3]), labels_only=labels,
-                                prior=prior, guard=guard)
-            est[m][run] = [x.estimate for x in r.rows]
-            lo[m][run] = [x.low for x in r.rows]
-            hi[m][run] = [x.high for x in r.rows]
+                                prior=prior, guard=guard is True)
+            rows = r.rows
+            if isinstance(guard, str) and r.model is not None and r.used_unlabeled and not GUARDS[guard](r.model):
+                rows = tuple(type(x)(x.k, x.labels_only, x.labels_only_low, x.labels_only_high, x.labels_only,
+                                     x.labels_only_low, x.labels_only_high, x.extrapolated) for x in rows)
+            est[m][run] = [x.estimate for x in rows]
+            lo[m][run] = [x.low for x in rows]
+            hi[m][run] = [x.high for x in rows]
             if m == "vote split":
                 fallback[run] = not r.used_unlabeled
         if with_diagnostics:  # point estimates only: their interval is the estimate itself
@@ -188,6 +234,10 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
     return Cell(d.name, d.collection, size, margins, cover, width, fallback)
+
+
+def _run_task(task: tuple[Data, int, int, int, bool]) -> Cell:
+    return run_cell(*task)
 
 
 def f2(x: float) -> str:
@@ -230,6 +280,76 @@ def summary(cells: list[Cell], sizes: list[int], runs: int) -> tuple[str, dict[s
     return "\n".join(out), stats
 
 
+def _group_stats(cells: list[Cell], size: int, members: tuple[str, ...], m: str) -> tuple[float, float, float, float]:
+    """(margin, labels-only margin, coverage, width ratio) of estimator m over these collections' datasets at r."""
+    sel = [c for c in cells if c.size == size and c.collection in members]
+    margin = float(np.mean([c.margins[m].mean() for c in sel]))
+    base = float(np.mean([c.margins["labels only"].mean() for c in sel]))
+    cov = float(np.mean([c.cover[m].mean() for c in sel]))
+    ratio = float(np.mean([c.width[m].mean() for c in sel])) / float(np.mean([c.width["labels only"].mean() for c in sel]))
+    return margin, base, cov, ratio
+
+
+LOCO_COVERAGE = 0.88
+
+
+def loco_choice(cells: list[Cell], sizes: list[int], held_out: str) -> str:
+    """The estimator chosen without the held-out collection: among those whose 90% interval covers at least 88% in
+    every other collection at every r (all of them if none does), the one whose WORST other collection (over r) is
+    least worse than labels only, relative; ties by the mean. Nothing about the held-out collection is used."""
+    names = [m for m in cells[0].margins if m != "labels only" and m not in DIAGNOSTICS]
+    others = sorted({c.collection for c in cells} - {held_out})
+
+    def stats(m: str) -> tuple[float, float, float]:
+        rel, cov = [], []
+        for coll in others:
+            for size in sizes:
+                if any(c.size == size and c.collection == coll for c in cells):
+                    margin, base, cv, _ = _group_stats(cells, size, (coll,), m)
+                    rel.append(margin / base - 1)
+                    cov.append(cv)
+        return max(rel), float(np.mean(rel)), min(cov)
+
+    table = {m: stats(m) for m in names}
+    ok = [m for m in names if table[m][2] >= LOCO_COVERAGE] or names
+    return min(ok, key=lambda m: (table[m][0], table[m][1]))
+
+
+def loco(cells: list[Cell], sizes: list[int]) -> str:
+    """Leave-one-collection-out: each collection's result under the estimator chosen on the others (loco_choice),
+    the worst collection, and the distinct-judges group with each of its collections under its own choice."""
+    collections = sorted({c.collection for c in cells})
+    chosen = {coll: loco_choice(cells, sizes, coll) for coll in collections}
+    out = ["| collection | chosen on the others | " + " | ".join(f"r = {s}: labels only → chosen (change), coverage, width ratio" for s in sizes) + " |",
+           "|---|---|" + "---|" * len(sizes)]
+    worst = {s: (-np.inf, "") for s in sizes}
+    for coll in collections:
+        parts = []
+        for s in sizes:
+            if not any(c.size == s and c.collection == coll for c in cells):
+                parts.append("—")
+                continue
+            margin, base, cov, ratio = _group_stats(cells, s, (coll,), chosen[coll])
+            parts.append(f"{f2(base)} → {f2(margin)} ({100 * (margin / base - 1):+.0f}%), {100 * cov:.0f}%, {ratio:.2f}")
+            if margin - base > worst[s][0]:
+                worst[s] = (margin - base, coll)
+        out.append(f"| {coll} | {chosen[coll]} | " + " | ".join(parts) + " |")
+    out.append("| worst collection (points vs labels only) | | " + " | ".join(f"{w[1]}: {w[0]:+.2f}" for w in worst.values()) + " |")
+    parts = []
+    for s in sizes:
+        sel = [c for c in cells if c.size == s and c.collection in DISTINCT]
+        if not sel:
+            parts.append("—")
+            continue
+        margin = float(np.mean([c.margins[chosen[c.collection]].mean() for c in sel]))
+        base = float(np.mean([c.margins["labels only"].mean() for c in sel]))
+        cov = float(np.mean([c.cover[chosen[c.collection]].mean() for c in sel]))
+        ratio = float(np.mean([c.width[chosen[c.collection]].mean() for c in sel])) / float(np.mean([c.width["labels only"].mean() for c in sel]))
+        parts.append(f"{f2(base)} → {f2(margin)} ({100 * (margin / base - 1):+.0f}%), {100 * cov:.0f}%, {ratio:.2f}")
+    out.append("| distinct judges (" + " + ".join(DISTINCT) + ") | each collection's choice | " + " | ".join(parts) + " |")
+    return "\n".join(out)
+
+
 def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
     lines = [
         "| dataset | collection | " + " | ".join(f"r = {s}: labels only → vote split (fallbacks)" for s in sizes) + " |",
@@ -267,49 +387,70 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
-    ap.add_argument("--variants", choices=("product", "explore"), default="product",
+    ap.add_argument("--variants", choices=("product", "explore", "issue26"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
+    ap.add_argument("--collections", default="", help="comma-separated collections to keep (default: all)")
+    ap.add_argument("--simulate", type=int, default=0, help="this many simulated distinct-judges datasets instead of the data")
+    ap.add_argument("--procs", type=int, default=1, help="worker processes (cells are independent; results identical)")
+    ap.add_argument("--loco", action="store_true", help="choose the estimator leave-one-collection-out (docs/UNLABELED.md)")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
     args = ap.parse_args(argv)
-    if not args.data.is_dir():
+    if not args.simulate and not args.data.is_dir():
         print(f"unlabeled benchmark skipped: no data folder at {args.data}", file=sys.stderr)
         return 0
-    files = sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
-    if not files:
+    files = [] if args.simulate else sorted(p for p in args.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+    if not files and not args.simulate:
         print(f"unlabeled benchmark skipped: no *.jsonl files under {args.data}", file=sys.stderr)
         return 0
     if args.runs < 2:
         raise SystemExit("--runs must be at least 2")
-    if args.variants == "explore":
+    if args.variants != "product":
         VARIANTS.clear()
-        VARIANTS.update(EXPLORE)
+        VARIANTS.update(EXPLORE if args.variants == "explore" else ISSUE26)
     if args.only:
         keep = set(args.only.split(","))
         for k in list(VARIANTS):
             if k not in keep:
                 del VARIANTS[k]
     sizes = [int(x) for x in args.r.split(",")]
-    data = [load(p, args.data) for p in files]
+    data = [simulate(i, args.seed) for i in range(args.simulate)] if args.simulate else [load(p, args.data) for p in files]
+    if args.collections:
+        data = [d for d in data if d.collection in args.collections.split(",")]
     t0 = time.monotonic()
     cells: list[Cell] = []
     skipped: list[str] = []
+    tasks = []
+    for d in data:
+        for size in sizes:
+            if d.judgments.shape[0] < size + 1:
+                skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
+                continue
+            tasks.append((d, size, args.runs, args.seed, args.diagnostics))
     with one_thread():
-        for d in data:
-            for size in sizes:
-                if d.judgments.shape[0] < size + 1:
-                    skipped.append(f"{d.name} (r = {size}, {d.judgments.shape[0]} items)")
-                    continue
-                cells.append(run_cell(d, size, args.runs, args.seed, args.diagnostics))
-            print(f"  {d.name}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        if args.procs > 1:  # forked workers inherit VARIANTS as chosen above
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(args.procs) as pool:
+                for cell in pool.imap(_run_task, tasks):
+                    cells.append(cell)
+                    print(f"  {cell.name} r = {cell.size}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        else:
+            for task in tasks:
+                cells.append(_run_task(task))
+                print(f"  {task[0].name} r = {task[1]}: {time.monotonic() - t0:.0f} s", file=sys.stderr)
     seconds = time.monotonic() - t0
     table, _stats = summary(cells, sizes, args.runs)
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
+    command += (f" --variants {args.variants}" if args.variants == "issue26" else "") + (" --loco" if args.loco else "")
+    command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "")
+    heading = "## Results" if args.variants != "issue26" else (
+        "### Results: issue 26, " + ("the simulation of distinct judges" if args.simulate else "the shared data"))
     text = "\n".join([
-        "## Results",
+        heading,
         "",
         f"Command: `{command}`  ",
         f"Run time: {seconds:.0f} s for {len(data)} datasets.",
@@ -317,13 +458,18 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
+        *(["### Leave-one-collection-out (`--loco`)", "",
+           "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
+           "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
+           "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
+          if args.loco else []),
         "### Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        write_block(args.update_doc, "unlabeled", text)
+        write_block(args.update_doc, "unlabeled" + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0
 

@@ -391,6 +391,8 @@ for _table in (
     OutputTable("drift", ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired",
                           "pairs", "change", "low", "high", "labels_drifted", "statistic", "p_value", "p_holm",
                           "patterns_drifted", "drifted")),
+    OutputTable("slices", ("dataset", "slice", "by", "labeled_items", "unlabeled_items", "figure", "estimate", "low", "high",
+                           "interval_level", "adjust", "gate_passed", "gate_alpha", "note")),  # fit, judges and score --by
     OutputTable("score --compare", ("a", "b", "positive", "difference", "low", "high", "estimate_a", "estimate_b",
                                     "shared_items", "labeled_both", "target", "confidence_level")),
 ):

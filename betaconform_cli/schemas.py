@@ -17,6 +17,7 @@ from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
 from .score_document import CompareDocument, ScoreDocument, score_schema
+from .slicing import SlicesDocument
 from .stopping.document import ReplaySummary, sample_schema, sample_type
 from .stopping.forecast import PlanDocument
 
@@ -51,6 +52,9 @@ def published() -> tuple[Published, ...]:
                   document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")),
         Published("drift.json", ("drift",), DriftDocument,
                   document_schema(DriftDocument, f"BetaConform drift document ({SCHEMA}): drift -f json", "judges/drift_document")),
+        Published("slices.json", ("fit --by", "judges --by", "score --by"), SlicesDocument,
+                  document_schema(SlicesDocument, f"BetaConform slices document ({SCHEMA}): fit, judges and score --by -f json",
+                                  "slicing")),
         Published("sample.json", ("sample",), ReplaySummary,
                   sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
                   sample_type),

@@ -21,6 +21,7 @@ PRECISION_METHODS = ("calibrated", "sequential")  # the precision rule's interva
 SCORE_TARGETS = ("set", "new")  # score's interval: these items' pass rate, or new items'
 TRANSFER_METHODS = ("default", "paper")
 SIZE_WEIGHTS = ("log", "linear")  # eq. 14's size term
+SLICE_ADJUSTMENTS = ("holm", "bh", "none")  # --by's multiplicity: Holm (family-wise), Benjamini-Hochberg (FDR), none
 JUDGES_CSV_TABLES = ("ensembles", "agreement")  # judges -f csv: the ensembles of each size, or each judge against the gold
 SIMILARITIES = ("cosine", "inverse-euclidean")
 

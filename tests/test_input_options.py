@@ -32,7 +32,7 @@ class TestFlatKeywords:
         from betaconform_cli.cli.options import INPUT_OPTIONS
 
         defaults = InputOptions().to_dict()
-        assert set(INPUT_OPTIONS) | {"cluster_field"} == set(defaults)  # cluster_field: score's ScoreGroup
+        assert set(INPUT_OPTIONS) | {"cluster_field", "by"} == set(defaults)  # cluster_field: score's ScoreGroup; by: SliceGroup
         assert InputOptions(**defaults) == InputOptions()
 
     def test_unknown_keyword(self) -> None:

@@ -11,6 +11,7 @@ import pytest
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges
+from betaconform_cli.judges.splits import split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import (
     Verdicts,
@@ -123,7 +124,10 @@ class TestModel:
         assert v.patterns.tolist() == [[-1, 1], [1, 0]] and v.counts.tolist() == [3, 2] and v.labeled_items == 2  # sorted
 
     def test_uninformative_verdicts_fail_the_guard(self) -> None:
-        """Verdicts drawn independently of gold: the labels do not vouch for them, `judges` keeps the labels."""
+        """Verdicts drawn independently of gold: the labels do not vouch for them, so the per-judge figures and the
+        pick are the labels-only ones (told the set's size); the ensembles' errors are still estimated on all 400
+        items (issue 26: measured closer to the truth, leave-one-collection-out, than the labels-only estimate), and
+        each interval covers the pick's true error on the 400 items (every judge's is about 1/2 here)."""
         rng = np.random.default_rng(6)
         gold = rng.integers(0, 2, 400)
         votes = rng.integers(0, 2, size=(400, 5))
@@ -131,9 +135,22 @@ class TestModel:
         names = tuple("abcde")
         correct = (votes[:40] == gold[:40, None]).astype(float)
         res = analyse_judges(correct, names, rng=np.random.default_rng(0), votes=as_votes(votes, shown, names), settings=FAST)
-        assert res.unlabeled is not None and not res.unlabeled["used"]
+        u = res.unlabeled
+        assert u is not None and not u["used"] and u["report_method"] == "every_item"
+        assert u["choice"].startswith("the labels-only rule") and "every item read" in u["reason"]
         alone = analyse_judges(correct, names, rng=np.random.default_rng(0), population=400, settings=FAST)
-        assert [e.to_dict() for e in res.ensembles] == [e.to_dict() for e in alone.ensembles]
+        assert [e.members for e in res.ensembles] == [e.members for e in alone.ensembles]
+        assert [j.to_dict() for j in res.judges] == [j.to_dict() for j in alone.judges]
+        truth = (votes == gold[:, None]).astype(float)
+        v = per_item(votes, shown)
+        model = fit_classes(v)
+        for e, a in zip(res.ensembles, alone.ensembles, strict=True):
+            members = np.array(list(itertools.combinations(range(5), e.k)))
+            i = [tuple(names[j] for j in m) for m in members].index(tuple(e.members))
+            both = (subset_estimates(v, model, members, 0.9).estimate[i] + split_estimates(v, model, members, 0.9).estimate[i]) / 2
+            t = empirical_subset_errors(truth, members[i : i + 1])[0][0]
+            assert e.estimate == pytest.approx(both, abs=1e-9) and e.estimate != a.estimate
+            assert e.low <= t <= e.high, (e.k, t, e.low, e.high)
 
     def test_same_data_in_another_order_same_answer(self) -> None:
         rng = np.random.default_rng(7)

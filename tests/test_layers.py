@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 # lower layers first; a module may import its own layer and any lower one, never a higher one
 LAYERS = [
     {"errors", "escape", "formats", "settings", "counts", "blas", "atomic", "protect"},
-    {"distributions", "em", "inputs", "gate", "dawid_skene", "latent_classes", "ppi", "extrapolation"},
+    {"distributions", "em", "inputs", "gate", "slicing", "dawid_skene", "latent_classes", "ppi", "extrapolation"},
     {"fit", "estimators", "documents", "posterior", "savedfit", "embeddings", "votes", "doctor"},
     {"stopping", "transfer", "judges", "score", "score_document"},
     {"evaluate", "schemas"},

@@ -16,7 +16,10 @@ from ._common import Progress, SaveTo, skip_note
 if TYPE_CHECKING:
     from ..embeddings import EmbedOptions
     from ..fit import FitResult
+    from ..gate import GateCheck
     from ..report.fit import FitReport
+    from ..report.slices import SlicesReport
+    from ..slicing import SliceFigure
 
 
 def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool = True) -> FitResult:
@@ -48,17 +51,19 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
-    progress: Progress | None = None, unlabeled: bool = True,
-) -> FitReport:
+    progress: Progress | None = None, unlabeled: bool = True, adjust: str | None = None,
+) -> FitReport | SlicesReport:
     """Fit every input and return its error table beside the baselines (and the gate's verdict). Items without gold
     count too (`unlabeled=False`: labels only): their verdicts inform the estimate where the labels vouch for it
     (votes.analyse_with_votes).
 
-    progress(done, total, what): after each dataset (a folder of many files can take a while)."""
+    progress(done, total, what): after each dataset (a folder of many files can take a while). With
+    `opts.record.by` (--by), the error table of each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
     from ..documents import fit_document
     from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
+    adjust = _slice_options(opts, adjust, save, embed)
     if embed is not None and not save:
         raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
     if embed is not None:
@@ -71,6 +76,8 @@ def fit(
     from ..fit import fitted_counts
 
     datasets = pending.result()
+    if opts.record.by is not None:
+        return _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
     targets = save.targets([ds.name for ds in datasets]) if save else []
     notes: list[str] = []
     docs = []
@@ -99,6 +106,67 @@ def fit(
                 vector = embeddings.dataset_embedding(embedder, ds)
             saves.append((targets[i], saved_document(doc, vector)))
     return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
+
+
+def _slice_options(opts: InputOptions, adjust: str | None, save: SaveTo, embed: EmbedOptions | None) -> str:
+    """--by's adjustment (api/_slices.adjustment), and no saved fit with it (a saved fit is of a whole input)."""
+    from ._slices import adjustment
+
+    if opts.record.by is not None and (save or embed is not None):
+        raise ParameterError(("by", "save", "save_dir"), f"{P0} reports slices; a saved fit is of a whole input: drop {P1}/{P2}")
+    return adjustment(opts.record.by, adjust)
+
+
+def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: FitSettings, seed: int, gate: Gate | None,
+                chart: bool, unlabeled: bool) -> SlicesReport:
+    """fit --by: each slice's error table at the adjusted level, its gate decided by `adjust` (api/_slices.py)."""
+    from dataclasses import replace
+
+    from ..documents import fit_document
+    from ..fit import fitted_counts
+    from ..report.fit import FitReport
+    from ..report.slices import SlicesReport
+    from ._slices import SliceJob, gated_name, run, statement
+
+    def compute(ds: Dataset, level: float) -> tuple[FitResult, GateCheck | None, tuple[str, ...]]:
+        said: list[str] = []  # the fit's warnings and notes (its skip notes are said once, below)
+        result = _fit_one(ds, replace(settings, confidence_level=level), seed, said, unlabeled)
+        said = [n.replace(f"{ds.source}:", f"{ds.source} ({ds.name}):", 1) for n in said if n not in skip_note(ds)]
+        return result, (gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None), tuple(said)
+
+    job = SliceJob(compute, (lambda r: bool(r[1] and r[1].passed)) if gate is not None else None,
+                   lambda r, ds: _fit_figure(r[0], ds, gate), lambda r: r[1].line() if r[1] is not None else "")
+    found = run(datasets, job, settings.confidence_level, adjust)
+    notes = [n for ds in datasets for n in skip_note(ds)]
+    docs, checks, counts = [], [], []
+    for _, runs in found:
+        for r in runs:
+            result = r.shown[0]
+            notes += r.shown[2]
+            check = r.gated[1] if r.gated is not None else None
+            check = replace(check, dataset=gated_name(check.dataset, r.alpha)) if check is not None else None
+            ds = r.dataset
+            docs.append(fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check,
+                                     unlabeled=ds.unlabeled_items))
+            counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
+            checks += [check] if check is not None else []
+    inner = FitReport(tuple(docs), tuple(checks), chart, (), (), tuple(counts))
+    return SlicesReport("fit", by, adjust, settings.confidence_level, statement(by, adjust, settings.confidence_level),
+                        tuple(f for f, _ in found), inner, tuple(notes))
+
+
+def _fit_figure(result: FitResult, ds: Dataset, gate: Gate | None) -> SliceFigure | None:
+    """A slice's headline: the error at the gate's k, else at the largest odd k within the data."""
+    from ..slicing import SliceFigure
+
+    rows = list(result.rows)
+    most = ds.most_judges
+    k = gate.at_k if gate is not None else max((r.k for r in rows if r.k % 2 == 1 and r.k <= most), default=rows[0].k)
+    row = next((r for r in rows if r.k == k), None)
+    if row is None:
+        return None
+    return SliceFigure(what=f"majority-vote error at k={k}", estimate=float(row.estimate), low=float(row.low),
+                       high=float(row.high))
 
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:

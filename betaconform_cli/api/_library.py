@@ -24,12 +24,16 @@ if TYPE_CHECKING:
     from ..report.judges import JudgesReport
     from ..report.sample import LiveReport, ReplayReport
     from ..report.score import ScoreReport
+    from ..report.slices import SlicesReport
 
 
-def input_options(options: dict[str, Any]) -> InputOptions:
+def input_options(options: dict[str, Any], slices: bool = False) -> InputOptions:
     """InputOptions from the CLI's input options by their Python names (`gold_col`, `judge_cols`, `labels`, ...);
-    `judge_cols` may be a list of names or globs, `labels` a Path. An unknown name is a TypeError, as Python's own."""
+    `judge_cols` may be a list of names or globs, `labels` a Path. An unknown name is a TypeError, as Python's own.
+    `by` (slices) only where the command reports slices (`slices`: fit, judges, score)."""
     given = dict(options)
+    if given.get("by") is not None and not slices:
+        raise ParameterError("by", "slices are reported by fit, judges and score only (docs/SLICES.md)")
     cols = given.get("judge_cols")
     if cols is not None and not isinstance(cols, str):
         given["judge_cols"] = ",".join(str(c) for c in cols)
@@ -76,27 +80,35 @@ def fit(
     at_k: int | None = None, on: str = "upper", save: str | Path | None = None, save_dir: str | Path | None = None,
     embed: bool = False, embedding_model: str | Path | None = None, cache_dir: str | Path | None = None,
     use_cache: bool = True, unlabeled: bool = True, chart: bool = True,
-    progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
-) -> FitReport:
+    progress: Callable[[int, int, str], None] | None = None, adjust: str | None = None, **input_opts: Any,
+) -> FitReport | SlicesReport:
     """`betaconform fit`: the majority-vote error for k judges beside the baselines (api.fit). `save`/`save_dir`
-    write the saved fits as the CLI does; `result.error(k, confidence_level=...)` at another level fits again."""
+    write the saved fits as the CLI does; `result.error(k, confidence_level=...)` at another level fits again.
+    `by="metadata.category"` (any field, column or `length:FIELD[:N]`): the numbers per slice, adjusted by `adjust`
+    (holm, bh, none; docs/SLICES.md)."""
     from ..savedfit import dump_fit
     from . import SaveTo
     from . import fit as api_fit
 
-    opts = input_options(input_opts)
+    opts = input_options(input_opts, slices=True)
     settings = _settings(ks, confidence_level, method, components)
     from ..gate import make_gate
 
     target = SaveTo(None if save is None else Path(save), None if save_dir is None else Path(save_dir))
     report = api_fit(_source(source, name), opts, settings, seed, make_gate(max_error, at_k, on), chart, target,
-                     _embed(embedding_model, cache_dir, use_cache) if embed else None, progress, unlabeled)
+                     _embed(embedding_model, cache_dir, use_cache) if embed else None, progress, unlabeled, adjust)
+    from ..report.fit import FitReport as Fitted
+
+    if not isinstance(report, Fitted):  # slices (by=): no saved fit, no refit
+        return report
     for path, body in report.saves:
         dump_fit(path, body)
 
     def refit(level: float) -> FitReport:
-        return fit(source, name=name, ks=ks, confidence_level=level, seed=seed, method=method, components=components,
+        again = fit(source, name=name, ks=ks, confidence_level=level, seed=seed, method=method, components=components,
                    max_error=max_error, at_k=at_k, on=on, embed=False, unlabeled=unlabeled, chart=chart, **input_opts)
+        assert isinstance(again, Fitted)
+        return again
 
     return dataclasses.replace(report, refit=refit)
 
@@ -114,33 +126,35 @@ def load_fit(path: str | Path | Sequence[str | Path], *, max_error: float | None
 def score(
     source: Any, *, name: str | None = None, positive: str | None = None, confidence_level: float = 0.9,
     target: str = "set", cluster_field: str | None = None, compare: bool = False, min_score: float | None = None,
-    on: str | None = None, **input_opts: Any,
-) -> ScoreReport:
+    on: str | None = None, adjust: str | None = None, **input_opts: Any,
+) -> ScoreReport | SlicesReport:
     """`betaconform score`: the evaluated system's judge-corrected pass rate (api.score); `compare=True` with two
-    inputs: the difference a - b."""
+    inputs: the difference a - b; `by=`: per slice, adjusted by `adjust` (docs/SLICES.md)."""
     from ..gate import make_score_gate
     from . import score as api_score
 
-    opts = input_options({**input_opts, "cluster_field": cluster_field} if cluster_field is not None else input_opts)
+    opts = input_options({**input_opts, "cluster_field": cluster_field} if cluster_field is not None else input_opts, slices=True)
     return api_score(_source(source, name), opts, positive, confidence_level, target,
-                     make_score_gate(min_score, on, compare), compare)
+                     make_score_gate(min_score, on, compare), compare, adjust)
 
 
 def judges(
     source: Any, *, name: str | None = None, ks: str | Sequence[int] | None = None, confidence_level: float = 0.9,
     seed: int = 0, ensemble: str | Sequence[str] | None = None, cost: dict[str, float] | None = None,
     max_error: float | None = None, population: int | None = None, unlabeled: bool = True, positive: str | None = None,
-    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, **input_opts: Any,
-) -> JudgesReport:
+    csv_table: str = "ensembles", progress: Callable[[int, int, str], None] | None = None, adjust: str | None = None,
+    **input_opts: Any,
+) -> JudgesReport | SlicesReport:
     """`betaconform judges`: per-judge accuracy, shared mistakes, the ensemble to run for each k (api.judges).
-    `ensemble`: 'a,b,c' or a list of judge names; `cost`: {judge: price}."""
+    `ensemble`: 'a,b,c' or a list of judge names; `cost`: {judge: price}; `by=`: per slice, adjusted by `adjust`
+    (docs/SLICES.md)."""
     from . import judges as api_judges
 
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if isinstance(ensemble, str) else \
         (list(ensemble) if ensemble is not None else None)
-    return api_judges(_source(source, name), input_options(input_opts), _ks(ks) if ks is not None else None,
+    return api_judges(_source(source, name), input_options(input_opts, slices=True), _ks(ks) if ks is not None else None,
                       confidence_level, seed, members, dict(cost) if cost is not None else None, max_error, population,
-                      progress, unlabeled, positive, csv_table)
+                      progress, unlabeled, positive, csv_table, adjust)
 
 
 def doctor(source: Any, *, name: str | None = None, **input_opts: Any) -> DoctorReport:

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..errors import P0, P1, InputError, ParameterError
-from ..gate import ScoreGate
+from ..gate import ScoreCheck, ScoreGate
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ._common import skip_note
 
 if TYPE_CHECKING:
     from ..report.score import ScoreReport
+    from ..report.slices import SlicesReport
+    from ..score import ScoreResult
     from ..score_document import CompareDocument
 
 # core parameters that are the data, not an option: an error about them is an error in that input file
@@ -53,21 +55,30 @@ def _votes(ds: Dataset, opts: InputOptions) -> Any:
 def score(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), positive: str | None = None,
     confidence_level: float = 0.9, target: str = "set", gate: ScoreGate | None = None, compare: bool = False,
-) -> ScoreReport:
+    adjust: str | None = None,
+) -> ScoreReport | SlicesReport:
     """The evaluated system's judge-corrected pass rate per input (docs/SCORE.md); with `compare`, the difference
-    a - b of two inputs on the items they share, paired by item id."""
+    a - b of two inputs on the items they share, paired by item id. With `opts.record.by` (--by), the pass rate of
+    each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
     core.check_options(confidence_level, target)
+    from ._slices import adjustment
+
+    adjust = adjustment(opts.record.by, adjust)
     if gate is not None and gate.difference != compare:
         raise ParameterError(("min_score", "compare"), f"{P0} gates a difference only with {P1}, and a score only without it")
     clustered = opts.record.cluster_field is not None
+    if compare and opts.record.by is not None:
+        raise ParameterError(("by", "compare"), f"{P0} slices one system's score; {P1} is not sliced: drop one of them")
     datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
     notes: list[str] = []
     for ds in datasets:
         notes += skip_note(ds)
+    if opts.record.by is not None:
+        return _score_slices(datasets, opts, positive, confidence_level, target, gate, adjust, tuple(notes))
     if compare:
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
@@ -77,14 +88,50 @@ def score(
     docs = []
     checks = []
     for ds in datasets:
-        votes = _votes(ds, opts)
-        with _About(ds.source):
-            result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=confidence_level,
-                                      target=target)
-        check = gate.check(ds.name, result.score.to_dict()) if gate is not None else None
+        result, check = _score_one(ds, opts, positive, confidence_level, target, gate)
         docs.append(score_document(ds.name, ds.source, result, check))
         checks += [check] if check is not None else []
     return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
+
+
+def _score_one(ds: Dataset, opts: InputOptions, positive: str | None, level: float, target: str,
+               gate: ScoreGate | None) -> tuple[ScoreResult, ScoreCheck | None]:
+    """One input's (or slice's) corrected pass rate at `level`, and its gate's check."""
+    core = importlib.import_module("..score", __package__)
+    votes = _votes(ds, opts)
+    with _About(ds.source):
+        result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=level, target=target)
+    return result, (gate.check(ds.name, result.score.to_dict()) if gate is not None else None)
+
+
+def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str | None, confidence_level: float,
+                  target: str, gate: ScoreGate | None, adjust: str, notes: tuple[str, ...]) -> SlicesReport:
+    """score --by: each slice's corrected pass rate at the adjusted level, its gate decided by `adjust` (api/_slices.py)."""
+    from ..report.score import ScoreReport
+    from ..report.slices import SlicesReport
+    from ..score_document import score_document
+    from ..slicing import SliceFigure
+    from ._slices import SliceJob, gated_name, run, statement
+
+    def figure(r: tuple[ScoreResult, ScoreCheck | None], ds: Dataset) -> SliceFigure:
+        s = r[0].score
+        return SliceFigure(what=f"corrected pass rate ({r[0].positive})", estimate=float(s.estimate), low=float(s.low),
+                           high=float(s.high))
+
+    job = SliceJob(lambda ds, level: _score_one(ds, opts, positive, level, target, gate),
+                   (lambda r: bool(r[1] and r[1].passed)) if gate is not None else None, figure,
+                   lambda r: r[1].line() if r[1] is not None else "")
+    found = run(datasets, job, confidence_level, adjust)
+    docs, checks = [], []
+    for _, runs in found:
+        for r in runs:
+            check = r.gated[1] if r.gated is not None else None
+            check = replace(check, dataset=gated_name(check.dataset, r.alpha)) if check is not None else None
+            docs.append(score_document(r.dataset.name, r.dataset.source, r.shown[0], check))
+            checks += [check] if check is not None else []
+    by = opts.record.by or ""
+    return SlicesReport("score", by, adjust, confidence_level, statement(by, adjust, confidence_level),
+                        tuple(f for f, _ in found), ScoreReport(tuple(docs), tuple(checks)), notes)
 
 
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:

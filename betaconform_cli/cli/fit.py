@@ -21,6 +21,7 @@ from .options import (
     ModelGroup,
     OutputGroup,
     SaveGroup,
+    SliceGroup,
     Unlabeled,
     grouped,
 )
@@ -37,6 +38,7 @@ def fit(
     out: OutputGroup,
     save: SaveGroup,
     emb: EmbedGroup,
+    sl: SliceGroup,
     embed: Annotated[bool, typer.Option("--embed", help="add the dataset's mean text embedding to the saved fit (for transfer)", rich_help_panel=OUTPUT)] = False,
     chart: Chart = True,
     unlabeled: Unlabeled = True,
@@ -47,6 +49,6 @@ def fit(
         raise ParameterError(("embedding_model", "embed"), f"{P0} and the cache options need {P1}")
     refuse_overwrites(data, out=out, saved_fit=save.save)
     with progress("fit") as update:
-        report = api.fit(data, inp, model.settings(est), est.seed, gate.build(), chart,
-                         api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, update, unlabeled)
+        report = api.fit(data, sl.inputs(inp), model.settings(est), est.seed, gate.build(), chart,
+                         api.SaveTo(save.save, save.save_dir), emb.build() if embed else None, update, unlabeled, sl.adjust)
     raise typer.Exit(emit(report, out, fmt))

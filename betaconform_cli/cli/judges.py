@@ -12,7 +12,7 @@ from ..inputs import InputOptions
 from ..settings import parse_ks
 from . import app
 from .emit import emit, output_format, progress
-from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, Unlabeled, grouped
+from .options import OUTPUT, CsvTable, JudgesEstimateGroup, OutputGroup, SliceGroup, Unlabeled, grouped
 
 PICK = "Selection"
 AGREE = "Agreement"
@@ -25,6 +25,7 @@ def judges(
     inp: InputOptions,
     est: JudgesEstimateGroup,
     out: OutputGroup,
+    sl: SliceGroup,
     ensemble: Annotated[str | None, typer.Option("--ensemble", help="the error table of one named ensemble: 'a,b,c'", rich_help_panel=PICK)] = None,
     cost: Annotated[str | None, typer.Option("--cost", help="prices per judge, 'gpt-4o=5,claude=3,llama=0.2': with --max-error, the cheapest ensemble that meets it", rich_help_panel=PICK)] = None,
     max_error: Annotated[float | None, typer.Option("--max-error", help="the largest acceptable majority error (upper end of the interval), a fraction; exit 1 when no ensemble meets it", rich_help_panel=PICK)] = None,
@@ -38,9 +39,9 @@ def judges(
     fmt = output_format(out, data)
     members = [m.strip() for m in ensemble.split(",") if m.strip()] if ensemble is not None else None
     with progress("judges") as update:
-        report = api.judges(data, inp, parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
+        report = api.judges(data, sl.inputs(inp), parse_ks(est.ks) if est.ks is not None else None, est.confidence_level,
                             est.seed, members, parse_costs(cost), max_error, population, update, unlabeled,
-                            positive, csv_table)
+                            positive, csv_table, sl.adjust)
     raise typer.Exit(emit(report, out, fmt))
 
 

@@ -36,6 +36,7 @@ from ..settings import (
     SCORE_TARGETS,
     SIMILARITIES,
     SIZE_WEIGHTS,
+    SLICE_ADJUSTMENTS,
     TRANSFER_METHODS,
     FitSettings,
 )
@@ -44,6 +45,7 @@ from ..settings import (
 )
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
+SLICES = "Slices"
 
 
 if TYPE_CHECKING:
@@ -64,6 +66,7 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     SizeWeight: TypeAlias = str
     Similarity: TypeAlias = str
     CsvTable: TypeAlias = str
+    Adjust: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
     Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[input_formats()], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
@@ -71,6 +74,7 @@ else:  # typer reads a Literal as the choice of its values (a click Choice, as i
     PrecisionMethod = Literal[PRECISION_METHODS]  # sample
     TransferMethod, SizeWeight, Similarity = Literal[TRANSFER_METHODS], Literal[SIZE_WEIGHTS], Literal[SIMILARITIES]  # transfer
     CsvTable = Literal[JUDGES_CSV_TABLES]  # judges -f csv
+    Adjust = Literal[SLICE_ADJUSTMENTS]  # --by's --adjust
 
 
 def _opt(*names: str, help: str, panel: str, **kw: Any) -> Any:  # noqa: A002 - typer's own keyword
@@ -248,8 +252,26 @@ class ScoreGroup:
         return make_score_gate(self.min_score, self.on, self.compare)
 
 
+@dataclass(frozen=True)
+class SliceGroup:
+    """Slices (fit, judges, score --by; docs/SLICES.md): the field to slice by and the multiplicity adjustment."""
+
+    by: Annotated[str | None, _opt("--by", help="the numbers per slice: a JSON field (dotted: metadata.category), a table column, or "
+                                                "length:FIELD[:N] (the text length of FIELD in N quantile buckets, default 4); "
+                                                "an item without it is in '(missing)'", panel=SLICES)] = None
+    adjust: Annotated[Adjust | None, _opt("--adjust", help="with --by: intervals at the Bonferroni level and gates by Holm's "
+                                                           "step-down (holm, the default: family-wise), Benjamini-Hochberg's "
+                                                           "step-up (bh, false discovery rate), or none", panel=SLICES)] = None
+
+    def inputs(self, opts: InputOptions) -> InputOptions:
+        """The input options with the field to slice by: the reader keeps each item's slice key."""
+        if self.by is None:
+            return opts
+        return dataclasses.replace(opts, record=dataclasses.replace(opts.record, by=self.by))
+
+
 GROUPS: tuple[type, ...] = (OutputGroup, EstimateGroup, JudgesEstimateGroup, ModelGroup, GateGroup, EmbedGroup, SaveGroup,
-                           ScoreGroup)
+                           ScoreGroup, SliceGroup)
 
 
 def grouped(func: Callable[..., Any]) -> Callable[..., Any]:

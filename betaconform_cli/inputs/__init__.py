@@ -117,7 +117,9 @@ class PendingInputs:
             out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
-        return check_datasets(_distinct_logs(out), *self.checks)
+        from .slices import apply
+
+        return apply(check_datasets(_distinct_logs(out), *self.checks), self.opts.record.by)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -160,7 +162,9 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
     from .memory import as_arguments, in_memory, read_memory
 
     if in_memory(arguments) is not None:
-        return ReadInputs(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary))
+        from .slices import apply
+
+        return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary), opts.record.by))
     left_out: list[str] = []
     paths = expand_paths(as_arguments(arguments), left_out)
     _refuse_saved_fits(paths)

@@ -27,6 +27,7 @@ from .dataset import Dataset, Reading
 from .detect import LIST_KEYS, Source
 from .options import InputOptions, Keep
 from .paths import iter_objects, open_binary
+from .slices import mark_slices, named
 
 ONLY_GOLD = "a human label and no judge verdict"
 
@@ -153,8 +154,11 @@ def datasets(notes: Iterable[Note], src: Source, opts: InputOptions, keep: Keep,
                 marks.append(_mark(n, gold.get(n.item, (None, 0))[0], ds, src.where, opts, unit))
     notes_out = tuple(f"left out: {v} {k}" for k, v in left_out.items()) + _labels_note(opts, labels_used)
     info = Reading(reading.source_format, reading.roles, unit=unit, notes=reading.notes + notes_out)
-    out = from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None)
-    return with_skips(out, src.name, skipped)
+    if opts.record.by is not None:  # --by: each item's slice from its first annotation's record
+        marks = mark_slices(marks, dict(records(src)), opts.record.by, src.where)
+    out = with_skips(from_marks(marks, src.name, src.where, info, keep, unit, with_votes=opts.handling.tolerance is None),
+                     src.name, skipped)
+    return out if opts.record.by is None else named(out, src.name, opts.record.by)
 
 
 def _once(notes: Iterable[Note], where: str, duplicates: str, unit: str, judges_named: str) -> list[Note]:

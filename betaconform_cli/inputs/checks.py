@@ -44,7 +44,13 @@ def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabu
     """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
     `vocabulary` False: the caller shows the vocabularies itself (doctor)."""
+    # a reader's slices (--by): a slice without labels says "too few labels" and a slice whose gold and verdicts share
+    # no class is computed as it is, as long as another slice of its input passes (the input as a whole is checked)
+    fine = {ds.slicing.parent for ds in datasets if ds.slicing is not None and ds.table.items > 0
+            and (not vocabulary or vocabulary_problem(ds) is None)}
     for ds in datasets:
+        if ds.slicing is not None and ds.slicing.key is not None and ds.slicing.parent in fine:
+            continue
         problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)

@@ -108,6 +108,19 @@ class Votes:
 
 
 @dataclass(frozen=True)
+class Slicing:
+    """A dataset's slice (`--by`; inputs/slices.py): the `by` it was read with, its `key` and its `parent`'s name once
+    split; before the split (JSON Lines) `line_keys` holds each line's raw key (a value as text, a length, None when
+    missing) and `vote_lines` the line of each item of the votes, in their order."""
+
+    by: str
+    key: str | None = None
+    parent: str | None = None
+    line_keys: dict[int, str | int | None] | None = field(default=None, repr=False)
+    vote_lines: tuple[int, ...] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A validated input: one file, or one value of a table's dataset column.
 
@@ -127,6 +140,7 @@ class Dataset:
     votes: Votes | None = field(default=None, repr=False)
     left_out: tuple[str, ...] = ()  # files of the arguments that were not read (this tool's own outputs), for stderr
     clusters: ItemClusters | None = field(default=None, repr=False)  # labeled items that are not independent (epochs)
+    slicing: Slicing | None = field(default=None, repr=False)  # its slice (--by), or the raw keys to split by
 
     @property
     def unlabeled_items(self) -> int:

@@ -114,4 +114,9 @@ def read_deepeval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     roles = (("item", "testCases[].name"), ("judges", "testCases[].metricsData[].name"),
              ("verdict", "metricsData[].success"), ("gold", at if lab is None else f"{at}, else {lab.where}"))
     reading = Reading("deepeval", roles, unit="test case")
-    return from_marks(marks, src.name, src.where, reading, keep, "test case", with_votes=True)
+    if opts.record.by is None:
+        return from_marks(marks, src.name, src.where, reading, keep, "test case", with_votes=True)
+    from .slices import mark_slices, named  # --by: a field of the test case
+
+    marks = mark_slices(marks, {n: case for n, _, case in cases}, opts.record.by, src.where)
+    return named(from_marks(marks, src.name, src.where, reading, keep, "test case", with_votes=True), src.name, opts.record.by)

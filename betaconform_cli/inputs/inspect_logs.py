@@ -25,6 +25,7 @@ from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
+from .slices import named, record_labels
 
 NOANSWER = "N"
 UNCHANGED = "UNCHANGED"  # a ScoreEdit field the edit left as it was
@@ -219,12 +220,13 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
         notes.append(f"{len(ids)} samples x {epochs} epochs = {len(ids)} clusters of {len(samples)} items: the epochs of "
                      "a sample are one cluster in fit, judges, score and sample (docs/FORMATS.md)")
     marks = []
+    sliced = record_labels(samples, opts.record.by, where)  # --by: metadata.FIELD
     for n, (s, gold) in enumerate(zip(samples, golds), start=1):
         ident = str(s.get("id")) + (f"#{s.get('epoch') or 1}" if epochs > 1 else "")
         for j in use:
             value = columns[j][n - 1]
             marks.append(Mark(ident, j, None if _missing(value) or gold is None else _agree(value, gold, opts.handling.tolerance),
-                              n, None, _text(s), gold is None, None if _missing(value) else class_text(value),
+                              n, sliced[n - 1], _text(s), gold is None, None if _missing(value) else class_text(value),
                               None if gold is None else class_text(gold), str(s.get("id")) if epochs > 1 else None))
     roles: tuple[tuple[str, str], ...] = (("item", "samples[].id#epoch"), ("judges", "samples[].scores"), ("gold", field))
     if any(_edited(sc) is not None for s in samples for sc in (s.get("scores") or {}).values()):
@@ -232,7 +234,8 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     reading = Reading("inspect", roles, unit="sample", notes=tuple(notes))
     task = str(spec.get("task") or "")
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
-    return from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
+    found = from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
+    return found if opts.record.by is None else named(found, name or task or path.stem, opts.record.by)
 
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:

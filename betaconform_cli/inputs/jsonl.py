@@ -121,6 +121,10 @@ def _keep_item(out: Scan, obj: Any, p: records.Parsed, raw: bytes, lineno: int, 
     ident = records.exact_id(records.get(obj, opts.record.id_field, None), raw, opts.record.id_field)
     if opts.record.cluster_field is not None:
         out.votes.clusters[lineno] = records.cluster_id(obj, opts.record.cluster_field)
+    if opts.record.by is not None:
+        from .slices import parse_by, record_key
+
+        out.slice_keys[lineno] = record_key(obj, parse_by(opts.record.by))
     if not p.unlabeled:
         text = records.get(obj, opts.record.text_field, None)
         if text is not None and not isinstance(text, str):
@@ -324,6 +328,7 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
             total.votes.patterns[vkey] = total.votes.patterns.get(vkey, 0) + n
         total.votes.items.extend(sc.votes.items)
         total.votes.clusters.update(sc.votes.clusters)
+        total.slice_keys.update(sc.slice_keys)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:
             total.id_lines.extend(sc.id_lines)
@@ -402,6 +407,8 @@ class PendingRead:
                  stream: BinaryIO | None = None):
         self.path = Path(path)
         self.stream = stream  # an already open stream (stdin, a FIFO): read from it, never reopened
+        if opts.record.by is not None and keep is Keep.COUNTS:
+            keep = Keep.ITEMS  # slices need each item's key (inputs/slices.py)
         self.opts = opts
         self.keep = keep
         self.name = name

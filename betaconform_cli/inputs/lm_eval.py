@@ -38,7 +38,10 @@ def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                                     "samples_<task>_<date>.jsonl files (written with --log_samples)")
     marks: list[Mark] = []
     left: dict[str, str] = {}
+    kept: dict[int, Any] = {}  # --by: each line, for its item's slice
     for n, line in iter_objects(src.path, src.where):
+        if opts.record.by is not None:
+            kept[n] = line
         doc_id = line.get("doc_id")
         if not isinstance(doc_id, (int, str)) or isinstance(doc_id, bool):
             raise InputError(src.where, f"must be a document id, got {values.shown(doc_id)}", line=n, field="doc_id")
@@ -63,7 +66,12 @@ def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
         raise InputError(src.where, f"no per-sample metric is a correctness mark: nothing plays a judge ({why})")
     roles = (("item", "doc_id"), ("judges", "<metric>,<filter> (metrics, filter)"), ("gold", "target (lm-eval's metric)"))
     reading = Reading("lm_eval", roles, unit="line", notes=tuple(left.values()))
-    return from_marks(marks, _task(src), src.where, reading, keep, "line")
+    if opts.record.by is None:
+        return from_marks(marks, _task(src), src.where, reading, keep, "line")
+    from .slices import mark_slices, named  # --by: a field of the line (doc.*, a metric, ...)
+
+    marks = mark_slices(marks, kept, opts.record.by, src.where)
+    return named(from_marks(marks, _task(src), src.where, reading, keep, "line"), _task(src), opts.record.by)
 
 
 def _text(line: dict[str, Any]) -> str | None:

@@ -44,7 +44,10 @@ def read_openai_evals(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     """The openai_evals format's reader (formats.py)."""
     spec: dict[str, Any] = {}
     marks: list[Mark] = []
+    kept: dict[int, Any] = {}  # --by: each event, for its sample's slice
     for n, rec in iter_objects(src.path, src.where):
+        if opts.record.by is not None:
+            kept[n] = rec
         if "spec" in rec:
             spec = rec["spec"] if isinstance(rec["spec"], dict) else {}
             continue
@@ -68,4 +71,10 @@ def read_openai_evals(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     roles = (("item", "sample_id"), ("judges", "metrics: metascore, <grader>_metascore; match: correct"),
              ("gold", "the sample's choice / ideal (in the marks)"))
     reading = Reading("openai_evals", roles, unit="line")
-    return from_marks(marks, src.name if src.stdin else name, src.where, reading, keep, "line")
+    shown = src.name if src.stdin else name
+    if opts.record.by is None:
+        return from_marks(marks, shown, src.where, reading, keep, "line")
+    from .slices import mark_slices, named  # --by: a field of the sample's first event (data.*, ...)
+
+    return named(from_marks(mark_slices(marks, kept, opts.record.by, src.where), shown, src.where, reading, keep, "line"),
+                 shown, opts.record.by)

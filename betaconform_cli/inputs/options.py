@@ -43,6 +43,7 @@ class RecordFields:
     id_field: str = "id"
     text_field: str = "text"
     cluster_field: str | None = None  # score's --cluster-field: items that share it are correlated
+    by: str | None = None  # --by: a record's field or a table's column (or length:FIELD[:N]) to slice by (inputs/slices.py)
 
     def __post_init__(self) -> None:
         _names_given(self)

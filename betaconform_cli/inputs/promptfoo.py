@@ -25,6 +25,7 @@ from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
 from .paths import iter_lines, open_binary
+from .slices import named, record_labels
 
 MODEL_GRADED = {
     "agent-rubric", "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "factuality",
@@ -196,7 +197,8 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     marks: list[Mark] = []
     sources: Counter[str] = Counter()
     graded = 0
-    for n, r in results:
+    sliced = record_labels([r for _, r in results], opts.record.by, where, inner="testCase")  # --by: vars.FIELD
+    for (n, r), part in zip(results, sliced):
         gold, source = _gold(r, field, where, n)
         sources[source or "none"] += 1
         case = r.get("testCase") or {}
@@ -211,11 +213,11 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
         graded += bool(judged)
         text = _text(r, field)
         if not judged:
-            marks.append(Mark(ident, "", None, n, None, text, gold is None))
+            marks.append(Mark(ident, "", None, n, part, text, gold is None))
         for k, c in judged:
             verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
-            marks.append(Mark(ident, judge_name(c, k), mark, n, None, text, gold is None,
+            marks.append(Mark(ident, judge_name(c, k), mark, n, part, text, gold is None,
                               None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold))))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
@@ -237,7 +239,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
         from .dataset import Skip
 
         datasets = [_with_skip(d, Skip("no model-graded verdict (the test errored)", blank)) for d in datasets]
-    return datasets
+    return datasets if opts.record.by is None else named(datasets, name, opts.record.by)
 
 
 def _with_skip(d: Dataset, skip: Any) -> Dataset:

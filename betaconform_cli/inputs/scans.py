@@ -14,7 +14,7 @@ import orjson
 from ..errors import InputError
 from ..formats import load_json
 from . import records
-from .dataset import Dataset, Item, Reading, Skip, Votes, count_table
+from .dataset import Dataset, Item, Reading, Skip, Slicing, Votes, count_table
 from .options import InputOptions, Keep
 from .paths import iter_lines
 
@@ -57,6 +57,7 @@ class Scan:
     id_hashes: array[int] = field(default_factory=lambda: array("q"))  # hash of each id's text (id_hash)
     id_lines: array[int] | None = None  # and its line, for a stream (a file is read again to find the lines)
     votes: ScanVotes = field(default_factory=ScanVotes)
+    slice_keys: dict[int, str | int | None] = field(default_factory=dict)  # line -> its raw slice key (--by; items kept)
 
     def skip(self, reason: str, lineno: int) -> None:
         entry = self.skips.setdefault(reason, [0, lineno])
@@ -113,7 +114,15 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
         items=items,
         judge_names=names,
         reading=reading,
+        slicing=_slicing(scans[0], read),
     )
+
+
+def _slicing(first: Scan, read: FileRead) -> Slicing | None:
+    """Each line's raw slice key and the votes' lines (--by), for slices.split; None without --by."""
+    if read.opts.record.by is None:
+        return None
+    return Slicing(read.opts.record.by, line_keys=first.slice_keys, vote_lines=tuple(ln for _, _, ln in first.votes.items))
 
 
 def _merged(

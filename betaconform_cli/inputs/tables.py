@@ -29,6 +29,7 @@ from .detect import Source
 from .options import InputOptions, Keep
 from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
 from .table_cells import _first_bad_json, _line_numbers, _nested, check_cells
+from .table_slices import by_column, slice_table
 from .table_sql import (
     Roles,
     Table,
@@ -384,7 +385,18 @@ def read_frame(frame: Any, library: str, opts: InputOptions, keep: Keep, name: s
 
 def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
                 shape: str | None = None, opener: Any = None) -> list[Dataset]:
-    """`opener(con) -> Table`: a table that is not a file (read_frame); else the file `path` of `kind`."""
+    """`opener(con) -> Table`: a table that is not a file (read_frame); else the file `path` of `kind`. With --by,
+    one dataset per slice (table_slices.py)."""
+    found = _read_roles(path, kind, opts, keep, name, where, shape, opener)
+    if opts.record.by is None:
+        return found
+    from .slices import named
+
+    return named(found, name, opts.record.by)
+
+
+def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str, where: str,
+                shape: str | None = None, opener: Any = None) -> list[Dataset]:
     from .build import Mark, attach_votes, from_histograms, from_marks, with_skips
     from .table_patterns import counts_and_patterns
 
@@ -395,9 +407,10 @@ def _read_table(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if opts.labels is not None:
             table, notes = _join_labels(con, table, opts)
         index = index_columns(con, own) if not path.is_dir() and opts.table.judge_cols is None else ()
-        roles = guess_roles(table, opts, shape, index)
+        roles = guess_roles(table, opts, shape, index + by_column(table, opts.record.by))
         if roles.gold == NO_GOLD:
             table = _no_gold(table)
+        table, roles = slice_table(con, table, roles, opts.record.by)  # --by: a dataset per slice
         if roles.shape == "wide" and index:
             notes += tuple(f"{'the unnamed first column' if c == 'column0' else f'column {c!r}'} skipped: the row index "
                            "pandas writes (0, 1, 2, ...), not a judge" for c in index)

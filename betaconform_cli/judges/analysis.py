@@ -428,9 +428,10 @@ def analyse_judges(
 
     correct[i, j]: 1.0 judge j agreed with the gold label on labeled item i, 0.0 it did not, NaN no verdict.
     votes: every item's verdicts (the dataset's `Votes`, unlabeled items included): with unlabeled items and
-    `request.use_unlabeled`, accuracies, shared mistakes and the ensembles' errors cover every item where the
-    labels vouch for the verdicts (judges/unlabeled.py), else the labels alone. `options` are the request's fields
-    (ks=, max_error=, settings=, ...) for a request given field by field.
+    `request.use_unlabeled`, accuracies and shared mistakes cover every item where the labels vouch for the
+    verdicts (judges/unlabeled.py), else the labels alone; the ensembles' errors cover every item either way
+    (judges/every.py). `options` are the request's fields (ks=, max_error=, settings=, ...) for a request given
+    field by field.
     progress(done, total, what): called as the work advances (model sweeps, then ensemble sizes).
     clusters: each labeled item's cluster code (rows of `correct`) where items are not independent (epochs): the
     intervals count effective items (judges/clustered.py) and the unlabeled items are not used.
@@ -458,7 +459,7 @@ def analyse_judges(
     posterior = sample_posterior(arr, rng, req.settings.model, lambda i: step(i, "judges: model"))
     search = search_ensembles(arr, posterior, len(arr), population, req.confidence_level, rng, req.settings,
                               lambda k: step(sweeps + k, "judges: ensembles"))
-    if every is not None and every.used:
+    if every is not None and every.reports:
         search = every.search(search, req.confidence_level)
     if cl is not None:
         search = widened_search(search, cl.ensemble)
@@ -467,7 +468,7 @@ def analyse_judges(
         names=prep.names, scope=JudgesScope(len(arr), prep.dropped, population),
         confidence_level=req.confidence_level, ks=prep.ks, settings=req.settings, judges=judge_rows, pairs=pairs,
         exchangeability=cochran_q(arr), ensembles=_ensemble_rows(prep, search, baseline),
-        picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.used else None,
+        picks=Picks(_named_ensemble(prep, posterior, req, population, every if every is not None and every.reports else None,
                                     rng, cl), cost),
         models=JudgesModels(posterior, baseline),
         unlabeled=None if every is None else every.record(),

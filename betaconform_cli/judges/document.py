@@ -149,7 +149,9 @@ class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
     labeled_items: Count
     unlabeled_items: Count
     model: dict[str, Json] | None
-    choice: str
+    choice: str  # which rule picked each size's ensemble (every.Every.choice)
+    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
+    report: str  # how the ensembles' errors were estimated (every.Every.report)
 
 
 class AgreementEstimate(Struct, kw_only=True, frozen=True):
@@ -251,6 +253,19 @@ class JudgesDocument(Struct, kw_only=True, frozen=True):
     random_numbers: str
 
 
+EVERY_INTERVAL = ("the mean of the bounds of two normal intervals on the items read: the Dawid-Skene posterior's (with "
+                  "the model's misfit on the labels) and the vote split's (judges/every.py)")
+
+
+def _selection(r: JudgesResult) -> tuple[str, str]:
+    """(how the ensembles were chosen and estimated, the interval's method): the labels-only notes, or what the
+    unlabeled items' record says where the ensembles' errors cover every item read."""
+    u = r.unlabeled
+    if u is None or u.get("report_method") != "every_item":
+        return SELECTION_NOTE, INTERVAL_METHOD
+    return f"chosen by {u['choice']}; estimate and interval: {u['report']}", EVERY_INTERVAL
+
+
 def _unlabeled(r: JudgesResult) -> dict[str, Any]:
     if r.unlabeled is None:
         return {}
@@ -290,13 +305,14 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
     agreement with the gold (judges/gold.py; None without verdicts)."""
     posterior = r.models.posterior.to_dict()
     settings = r.settings.to_dict()
+    selection, interval = _selection(r)
     return JudgesDocument(
         schema="betaconform/1", command="judges", tool_version=__version__, dataset=dataset, source=source, seed=seed,
         items=r.scope.items, **_unlabeled(r), dropped_items=r.scope.dropped_items, judge_names=list(r.names),
         target=r.target, population=r.scope.population,
         settings=JudgesSettingsUsed(**{**settings, "model": ModelSettings(**settings["model"])}, ks=list(r.ks),
                                     confidence_level=r.confidence_level),
-        interval=JudgesInterval(confidence_level=r.confidence_level, method=INTERVAL_METHOD), selection=SELECTION_NOTE,
+        interval=JudgesInterval(confidence_level=r.confidence_level, method=interval), selection=selection,
         tie_rule=TIE_RULE,
         judges=[Judge(**j.to_dict()) for j in r.judges], pairs=[Pair(**p.to_dict()) for p in r.pairs],
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],

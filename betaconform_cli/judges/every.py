@@ -1,5 +1,6 @@
 """`judges` on every item read: the unlabeled items' verdicts in per-judge accuracy, shared mistakes and the
-ensembles' errors (the model: judges/unlabeled.py; measurements: docs/JUDGES.md, "Unlabeled items").
+ensembles' errors (the model: judges/unlabeled.py; measurements: docs/JUDGES.md, "Unlabeled items" and "Issue 26:
+LOCO").
 
 When the dataset has unlabeled items and they are asked for, the target is the error on the items read (labeled
 and unlabeled; a finite population): the labeled items' part is exact, the unlabeled items' the mean of two
@@ -9,9 +10,11 @@ estimate where the labels say the judges behave like independent witnesses (the 
 likelihood the labels support, is at least PICK_TEMPER: different models or people), and by the labels-only rule
 otherwise (analysis.py: the labels' own error blended with the ranking model, told the set's size; one model under
 several prompts, whose errors are nearly shared, gives tau ~ 0.2, and there the all-items estimate picked worse than
-the labels); either way the error and interval reported are the combined all-items ones. Where the labels do not
-vouch for the verdicts (the guard), the labels-only answer stands, for the set of items read. Measured:
-benchmarks/judges.py --unlabeled.
+the labels). Either way the error and interval reported are the combined all-items ones, not the labels' own error
+of the pick (which the pick makes optimistic). Where the labels do not vouch for the verdicts (the guard), the
+per-judge figures and the pick stay the labels-only ones, and the ensembles' errors are still the all-items
+estimates (issue 26: measured leave-one-collection-out, closer to the truth than the labels-only estimate in every
+collection at coverage 0.93 or more; benchmarks/judges_loco.py). Measured: benchmarks/judges.py --unlabeled.
 """
 
 from __future__ import annotations
@@ -58,6 +61,11 @@ class Every:
     verdicts: Verdicts | None = field(default=None, repr=False)
     model: ClassModel | None = field(default=None, repr=False)
 
+    @property
+    def reports(self) -> bool:
+        """The ensembles' errors are estimated on every item read (the model was fitted: guard passed or not)."""
+        return self.verdicts is not None and self.model is not None
+
     def _fitted(self) -> tuple[Verdicts, ClassModel]:
         assert self.verdicts is not None and self.model is not None, "the unlabeled items are not in use"
         return self.verdicts, self.model
@@ -99,7 +107,7 @@ class Every:
     def picks_by_estimate(self) -> bool:
         """Choose by the all-items estimate (the judges look like independent witnesses: the labels' tau is at
         least PICK_TEMPER), else by the labels-only rule."""
-        return self.model is not None and self.model.temper >= PICK_TEMPER
+        return self.used and self.model is not None and self.model.temper >= PICK_TEMPER
 
     def search(self, search: Search, confidence_level: float) -> Search:
         """The same candidates, every target estimated on every item; the choice (`score`) the Dawid-Skene
@@ -112,6 +120,25 @@ class Every:
             targets[k] = replace(tg, score=ds) if self.picks_by_estimate else tg
         return Search(search.tables, targets, search.exact)
 
+    def choice(self) -> str:
+        """Which rule picked each size's ensemble, and why (a line for the JSON and the table)."""
+        if self.picks_by_estimate and self.model is not None:
+            return (f"the all-items estimate (the judges look like independent witnesses: tau {self.model.temper:.2f} "
+                    f">= {PICK_TEMPER:g})")
+        if self.used and self.model is not None:
+            return (f"the labels-only rule (the labels' own error blended with the ranking model; the judges err "
+                    f"together: tau {self.model.temper:.2f} < {PICK_TEMPER:g})")
+        return "the labels-only rule (the labels' own error blended with the ranking model)"
+
+    def report(self) -> str:
+        """How the ensembles' errors were estimated (a line for the JSON and the table)."""
+        if self.reports:
+            return ("the all-items estimate (labeled items exact; unlabeled ones: the mean of the Dawid-Skene posterior "
+                    "and the vote splits calibrated on every candidate's labels), not the pick's own labeled error, "
+                    "which the pick makes optimistic")
+        return ("the latent-class posterior of the labels (not the score that picked, which the pick makes "
+                "optimistic)")
+
     def record(self) -> dict[str, Any]:
         """The JSON's "unlabeled" record."""
         return {
@@ -121,7 +148,9 @@ class Every:
             "labeled_items": self.labeled_items,
             "unlabeled_items": self.unlabeled_items,
             "model": None if self.model is None else self.model.to_dict(),
-            "choice": "the all-items estimate" if self.picks_by_estimate else "the labels-only rule",
+            "choice": self.choice(),
+            "report_method": METHOD_EVERY if self.reports else METHOD_LABELS,
+            "report": self.report(),
         }
 
 
@@ -141,8 +170,13 @@ def every_item(names: Sequence[str], votes: Votes | None, n_labeled: int, req: J
                                            f"unlabeled items: {n_labeled} labeled + {n_unl} unlabeled = {whole} "
                                            "(leave it out, or pass --no-unlabeled)")
     v = from_votes(votes, names)
+    if v.labeled_items != n_labeled:  # a reader's labeled items and its verdict patterns must agree
+        return Every(n_labeled, n_unl, False, f"labels only: {v.labeled_items} labeled items among the verdicts, "
+                                              f"{n_labeled} in the labels", whole)
     model = fit_classes(v)
     used, reason = guard(model, v)
-    if v.labeled_items != n_labeled:  # a reader's labeled items and its verdict patterns must agree
-        used, reason = False, f"labels only: {v.labeled_items} labeled items among the verdicts, {n_labeled} in the labels"
-    return Every(n_labeled, n_unl, used, reason, whole, v if used else None, model if used else None)
+    if not used and (v.labeled_items == 0 or v.unlabeled_items == 0):  # nothing to estimate or to calibrate on
+        return Every(n_labeled, n_unl, False, reason, whole)
+    if not used:  # the per-judge figures and the pick from the labels; the ensembles' errors still on every item
+        reason += "; the ensembles' errors still estimated on every item read (the vote splits calibrated by the labels)"
+    return Every(n_labeled, n_unl, used, reason, whole, v, model)

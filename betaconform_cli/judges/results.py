@@ -274,7 +274,8 @@ class JudgesResult:
         population, items = self.scope.population, self.scope.items
         if self.unlabeled is not None and population is not None:
             n_unl = self.unlabeled["unlabeled_items"]
-            how = "by the judges' verdicts" if self.used_unlabeled else "unknown (labels only)"
+            every = self.unlabeled.get("report_method") == "every_item"
+            how = "by the judges' verdicts" if every else "unknown (labels only)"
             return (f"error on the {population} items read: the {items} labeled ones exact, the {n_unl} "
                     f"unlabeled ones {how}")
         if population is None:

@@ -19,7 +19,7 @@ r = 10); the interval is widened by `widening` (benchmarks/judges.py --unlabeled
 Guard (as votes.py's): the unlabeled verdicts are used only where the labels vouch for the model: the labeled
 golds' log-probability under the model's prediction from verdicts (gold hidden) must beat the class prior's by at
 least `min_evidence` nats. When the verdicts carry no information about gold, it does not, and `judges` keeps
-its labels-only answer.
+its labels-only per-judge figures and pick (the ensembles' errors stay the all-items estimates: judges/every.py).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def error_view(d: Doc, title: bool = True) -> TableView:
                          beyond_note(_most_observed(d)) if any(beyond(r, d) for r in d.error_rates) else "")
     return TableView(
         title=f"{d.dataset}: majority-vote error by number of judges k" if title else "",
-        columns=("k", f"estimate [{round(100 * confidence(d))}% interval]", *(("labels only",) if used else ()),
+        columns=("k", f"estimate [{100 * confidence(d):.4g}% interval]", *(("labels only",) if used else ()),
                  *(str(e.heading) for e in _headed())),
         rows=rows,
         caption=caption,

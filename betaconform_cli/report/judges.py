@@ -26,8 +26,8 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, TableView, pct
 
 
-def _level(d: JudgesDocument) -> int:
-    return round(100 * float(d.interval.confidence_level))
+def _level(d: JudgesDocument) -> str:
+    return f"{100 * float(d.interval.confidence_level):.4g}"  # 90, 97.5 (--by's Bonferroni level), never rounded to 98
 
 
 def _points(x: float | None, digits: int = 0) -> str:
@@ -159,8 +159,11 @@ def ensembles_view(d: JudgesDocument) -> TableView:
 
 def unlabeled_counts(d: JudgesDocument) -> str:
     """Both item counts and how the unlabeled items were used."""
-    reason = d.unlabeled.reason if d.unlabeled else ""
-    return f"{d.items} labeled + {d.unlabeled_items} unlabeled items ({reason})"
+    if not d.unlabeled:
+        return f"{d.items} labeled + {d.unlabeled_items} unlabeled items"
+    u = d.unlabeled
+    return (f"{d.items} labeled + {d.unlabeled_items} unlabeled items ({u.reason})\n"
+            f"picked by {u.choice}; error reported by {u.report}")
 
 
 def named_ensemble_view(d: JudgesDocument) -> TableView | None:

@@ -12,8 +12,8 @@ from ..judges.document import AgreementEstimate, AgreementFigures, AgreementReco
 from .views import Chart, Series, TableView, pct
 
 
-def _level(a: AgreementRecord) -> int:
-    return round(100 * float(a.confidence_level))
+def _level(a: AgreementRecord) -> str:
+    return f"{100 * float(a.confidence_level):.4g}"  # 90, 97.5 (--by's Bonferroni level), never rounded to 98
 
 
 def _rate(x: AgreementEstimate | None) -> str:
@@ -116,7 +116,7 @@ def panel_view(d: JudgesDocument) -> TableView | None:
         ("Krippendorff's alpha", _coef(p.alpha), f"{p.items} items with two verdicts or more"),
     )
     caption = (f"pairs that err together more than their accuracies explain (the shared-mistakes table's Fisher tests, "
-               f"Holm at {100 - _level(a)}%): {dependent}")
+               f"Holm at {100 - 100 * float(a.confidence_level):.4g}%): {dependent}")
     return TableView(title=f"agreement among the judges ({_level(a)}% intervals; every item read, no gold needed)",
                      columns=("", "value", "on"), rows=rows, caption=caption, align="lrl")
 

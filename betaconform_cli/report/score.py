@@ -23,8 +23,8 @@ CSV_COLUMNS = output_columns("score")  # registered in formats.py, so that a fol
 COMPARE_CSV_COLUMNS = output_columns("score --compare")
 
 
-def _level(d: ScoreDocument | CompareDocument) -> int:
-    return round(100 * float(d.confidence_level))
+def _level(d: ScoreDocument | CompareDocument) -> str:
+    return f"{100 * float(d.confidence_level):.4g}"  # 90, 97.5 (--by's Bonferroni level), never rounded to 98
 
 
 def _iv(iv: Estimate | Difference) -> str:

@@ -12,14 +12,17 @@ class that is gold. So the split leaves one unknown per item, whether the plural
 
     P(plurality wrong | split j) = sigmoid(b0 + b1 x_j + offset_j + u_j),   x_j = (2m - n) / n
 
-averaged over four models by the labels' marginal likelihood ("flat": offset 0; "folded": the log odds of a
-Beta-Binomial fitted to every item's split; "agreement": the log odds of a one-coin Dawid-Skene model fitted to
-every item's verdicts; "constant": the split says nothing), with weak Gaussian priors on
+averaged over models by the labels' marginal likelihood; by default (issue 26) two: "flat" (offset 0, the logistic
+in the margin) and "tempered" (P(wrong) = sigmoid(b0 + c L_j + u_j), L_j the log odds of a one-coin Dawid-Skene
+model fitted to every item's verdicts, c ~ U(0, 1.5): c = 1 judges that err independently, c < 1 judges that share
+errors, c = 0 a split that says nothing); issue 17's "folded" (a Beta-Binomial fitted to every item's split),
+"agreement" (L_j as an offset) and "constant" can be averaged too (`SplitPrior.models`). Weak Gaussian priors on
 (b0, b1) and a random effect u_j per split; the posterior is exact on a grid. Labeled items contribute their exact
 error, unlabeled items their expected error under the posterior (a finite-population estimate). The interval comes
 from posterior draws plus the unlabeled items' own Bernoulli outcomes (a normal approximation of their sum), so it
-is an interval for the error on these items. When the labels give no evidence that the split predicts a wrong
-plurality (`estimate._guard`), the labels-only estimate (`fit.analyse`) is returned, and `method` says so.
+is an interval for the error on these items. When the judges agree no more than chance (a label-free one-sided
+test, `agreement.agreement_z`) or too few labeled items could have a wrong plurality (`estimate._guard`), the
+labels-only estimate (`fit.analyse`) is returned, and `method` says so.
 
 Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (the folded Beta-Binomial),
 `agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),

@@ -9,6 +9,8 @@ verdicts), computed without its own gold, and a split's offset is the log odds o
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import em
@@ -88,3 +90,33 @@ def split_offsets(votes: np.ndarray, counts: np.ndarray, weight: np.ndarray, cla
         out = np.log(wrong) - np.log(right)
     clipped: np.ndarray = np.clip(np.nan_to_num(out, nan=0.0, posinf=30.0, neginf=-30.0), -30.0, 30.0)
     return clipped
+
+
+# the guard's one-sided test: the judges agree beyond chance at this level of the normal quantile (5% false alarms)
+CHANCE_Z = 1.6448536269514722
+
+
+def agreement_z(votes: np.ndarray, weight: np.ndarray, classes: int) -> float:
+    """How far the judges agree beyond chance, as a z statistic (label-free; the guard reads it). Per item with at
+    least two verdicts: the share of its pairs of judges that give the same class, minus the share expected if every
+    judge voted independently at its own class rates (estimated over all items); z = the weighted mean of that
+    excess over its standard error (items independent). Judges whose verdicts carry no common signal (independent
+    of the gold and of each other) give z ~ N(0, 1); judges that track the gold agree beyond chance, z grows with
+    the number of items."""
+    has = votes >= 0
+    onehot = np.stack([(votes == c) for c in range(classes)], axis=2).astype(float)  # items x judges x classes
+    rates = (onehot * weight[:, None, None]).sum(axis=0) / np.maximum((has * weight[:, None]).sum(axis=0), 1e-12)[:, None]
+    n = has.sum(axis=1).astype(float)
+    pairs = n * (n - 1) / 2
+    counts = onehot.sum(axis=1)
+    observed = (counts * (counts - 1) / 2).sum(axis=1)
+    shares = has.astype(float) @ rates  # items x classes: the sum of present judges' rates
+    expected = ((shares**2).sum(axis=1) - has.astype(float) @ (rates**2).sum(axis=1)) / 2
+    ok = pairs > 0
+    if not ok.any():
+        return 0.0
+    d, w = (observed[ok] - expected[ok]) / pairs[ok], weight[ok]
+    total = float(w.sum())
+    mean = float(w @ d) / total
+    var = float(w @ (d - mean) ** 2) / max(total - 1.0, 1.0)
+    return mean / math.sqrt(var / total) if var > 0 else (math.inf if mean > 0 else 0.0)

@@ -13,7 +13,7 @@ from ..errors import P0, P1, ParameterError
 from ..fit import FitResult, analyse
 from ..posterior import cell_errors
 from ..settings import FitSettings
-from .agreement import split_offsets
+from .agreement import CHANCE_Z, agreement_z, split_offsets
 from .folded import _fit_folded
 from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Method, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import (
@@ -302,20 +302,22 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
         draws = np.clip(mean_draw + np.sqrt(np.maximum(var_sum, 0.0)) / total * rng.standard_normal(mean_draw.shape), 0.0, 1.0)
     tail = (1 - confidence_level) / 2
     bounds = (centre, np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0))
-    model = SplitModel(float(post.w @ post.b0), float(post.w @ post.b1), bb, post.model_probabilities(),
-                       int(table.trials[can_err].sum()), int(table.wrongs[can_err].sum()))
+    margin = post.means(tempered=False) or (prior.mean0, prior.mean1)
+    model = SplitModel(margin[0], margin[1], bb, post.model_probabilities(), int(table.trials[can_err].sum()),
+                       int(table.wrongs[can_err].sum()), post.means(tempered=True) if "tempered" in prior.models else None,
+                       agreement_z(items.votes, items.weight.astype(float), items.classes))
     return model, bounds, draws
 
 
 def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPrior) -> np.ndarray:
     """Each model's offset per split: the folded Beta-Binomial's log odds, the judges' agreement model's, or 0."""
     agree = None
-    if "agreement" in prior.models:
+    if "agreement" in prior.models or "tempered" in prior.models:
         agree = split_offsets(items.votes, items.counts, items.weight.astype(float), items.classes, table.item_split,
                               len(table.rows))
     zeros = np.zeros(len(table.rows))
-    return np.array([split_bb.offset if m == "folded" else agree if m == "agreement" and agree is not None else zeros
-                     for m in prior.models])
+    return np.array([split_bb.offset if m == "folded" else agree if m in ("agreement", "tempered") and agree is not None
+                     else zeros for m in prior.models])
 
 
 def estimate_from_votes(
@@ -328,14 +330,21 @@ def estimate_from_votes(
 
 
 def _guard(model: SplitModel) -> tuple[bool, str]:
-    """Use the unlabeled items only where the labels support it: (1) the labels' marginal likelihood does not favour
-    the "constant" model (the split says nothing about correctness: then the unlabeled verdicts carry no
-    information the labels can check, and the labels-only estimate is as good and better calibrated); (2) at least
-    MIN_LABELED_SPLITS labeled items whose plurality could be wrong (with fewer, the model rests on its prior)."""
+    """Use the unlabeled items only where they can help: (1) at least MIN_LABELED_SPLITS labeled items whose
+    plurality could be wrong (with fewer, the model rests on its prior); (2) the judges agree beyond chance
+    (agreement.agreement_z, a one-sided 5% test on every item's verdicts, no labels: judges that vote independently
+    of each other carry no common signal, and then of the gold neither); (3) when the "constant" model is among the
+    averaged ones (issue 17's product), the labels' marginal likelihood does not favour it. Issue 26 dropped (3)
+    from the default: at r = 10 it fell back on informative verdicts too often (docs/UNLABELED.md)."""
     if model.labeled_splits < MIN_LABELED_SPLITS:
         return False, (
             f"labels only: {model.labeled_splits} labeled item(s) whose plurality could be wrong, fewer than "
             f"{MIN_LABELED_SPLITS}, cannot say how often the judges' plurality errs"
+        )
+    if model.agreement_z is not None and model.agreement_z < CHANCE_Z:
+        return False, (
+            f"labels only: the judges agree no more than chance would make them (z = {model.agreement_z:.2f} < "
+            f"{CHANCE_Z:.2f}, one-sided 5%), so their verdicts on unlabeled items carry no signal to use"
         )
     probs = model.model_probabilities
     if "constant" in probs and len(probs) > 1 and probs["constant"] >= max(v for m, v in probs.items() if m != "constant"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -14,8 +15,9 @@ METHOD_VOTES: Method = "vote_split"
 METHOD_LABELS: Method = "labels_only"
 DEFAULT_KS = tuple(range(1, 12))
 # the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
-# Beta-Binomial's, the judges' one-coin agreement model's, and no dependence on the split at all
-MODELS = ("flat", "folded", "agreement", "constant")
+# Beta-Binomial's, the judges' one-coin agreement model's, no dependence on the split at all, and the agreement
+# model's log odds scaled by c in [0, 1.5] (c = 0 is the constant model, c = 1 judges that err independently)
+MODELS = ("flat", "folded", "agreement", "constant", "tempered")
 
 
 @dataclass(frozen=True)
@@ -25,14 +27,18 @@ class SplitPrior:
 
     mean0: float = 0.0
     sd0: float = 1.5
-    mean1: float = -1.0
-    sd1: float = 2.0
-    models: tuple[str, ...] = ("flat", "folded", "agreement", "constant")
+    mean1: float = -2.0
+    sd1: float = 3.0
+    # issue 26: the flat logistic and the tempered agreement model (docs/UNLABELED.md, "Issue 26"); issue 17's
+    # product was ("flat", "folded", "agreement", "constant") with b1 ~ N(-1, 2^2)
+    models: tuple[str, ...] = ("flat", "tempered")
     weighted: bool = False
     tau: float = 1.0
     nodes: int = 15
     grid0: tuple[float, float, int] = (-6.0, 6.0, 61)
     grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
+    # models that only the guard reads (their posterior probability), left out of the estimate's average
+    guard_models: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if m not in MODELS]
@@ -73,7 +79,7 @@ class VoteRow:
 
 @dataclass(frozen=True)
 class SplitModel:
-    """The fitted vote-split model: posterior means of (b0, b1), the folded Beta-Binomial (a, b) behind the
+    """The fitted vote-split model: posterior means of (b0, b1) in the margin models, the folded Beta-Binomial (a, b) behind the
     "folded" model's offsets (None without it), each model's posterior probability, and the labeled splits the
     likelihood saw (those whose plurality could be wrong) with how many had a wrong plurality."""
 
@@ -83,11 +89,18 @@ class SplitModel:
     model_probabilities: dict[str, float]
     labeled_splits: int
     labeled_wrong: int
+    # the "tempered" model's posterior means (b0, c) given that model (None without it); b0 and b1 above are the
+    # margin models' (flat, folded, agreement, constant), so that b0 + b1 x stays a curve in the margin x
+    tempered: tuple[float, float] | None = None
+    # the judges' agreement beyond chance, as a z statistic (agreement.agreement_z; the guard reads it)
+    agreement_z: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "b0": self.b0,
             "b1": self.b1,
+            "tempered": None if self.tempered is None else {"b0": self.tempered[0], "scale": self.tempered[1]},
+            "agreement_z": None if self.agreement_z is None or not math.isfinite(self.agreement_z) else self.agreement_z,
             "folded_beta_binomial": None if self.folded is None else {"alpha": self.folded[0], "beta": self.folded[1]},
             "model_probabilities": dict(self.model_probabilities),
             "labeled_splits": self.labeled_splits,

@@ -12,13 +12,21 @@ from .model import SplitPrior
 
 # --- the grid posterior ------------------------------------------------------------------------------
 
-def _grid(prior: SplitPrior, slope: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Grid points (b0, b1) and their log prior, normalised to total mass 1; slope=False: b1 = 0 only."""
+# the "tempered" model's scale c of the agreement model's log odds: uniform on [0, 1.5] (c = 1: the judges err
+# independently, as the one-coin model assumes; c < 1: they share errors, fewer independent judges in effect; c = 0:
+# the split says nothing); its b0 (a shift of every split's log odds) ~ N(0, sd0^2), centred on the model being right
+TEMPER_GRID = (0.0, 1.5, 31)
+
+
+def _grid(prior: SplitPrior, slope: bool = True, tempered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Grid points (b0, b1) and their log prior, normalised to total mass 1; slope=False: b1 = 0 only; tempered:
+    b1 is the scale c of the agreement model's log odds (TEMPER_GRID, uniform) and b0 is centred on 0."""
     b0 = np.linspace(*prior.grid0[:2], int(prior.grid0[2]))
-    b1 = np.linspace(*prior.grid1[:2], int(prior.grid1[2])) if slope else np.zeros(1)
+    b1 = np.linspace(*TEMPER_GRID[:2], int(TEMPER_GRID[2])) if tempered else (
+        np.linspace(*prior.grid1[:2], int(prior.grid1[2])) if slope else np.zeros(1))
     B0, B1 = np.meshgrid(b0, b1, indexing="ij")
-    logprior = -0.5 * ((B0 - prior.mean0) / prior.sd0) ** 2
-    if slope:
+    logprior = -0.5 * ((B0 - (0.0 if tempered else prior.mean0)) / prior.sd0) ** 2
+    if slope and not tempered:
         logprior = logprior - 0.5 * ((B1 - prior.mean1) / prior.sd1) ** 2
     logprior = logprior - float(logsumexp(logprior.ravel()))
     return B0.ravel(), B1.ravel(), logprior.ravel()
@@ -46,12 +54,17 @@ class _SplitPosterior:
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
         n_models = offsets.shape[0]
-        grids = [_grid(prior, slope=m != "constant") for m in prior.models]
+        grids = [_grid(prior, slope=m != "constant", tempered=m == "tempered") for m in prior.models]
         self.b0 = np.concatenate([g[0] for g in grids])
         self.b1 = np.concatenate([g[1] for g in grids])
         self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
         self.models = prior.models
-        self.x, self.offsets, self.wrong, self.trials = x, offsets, wrong, trials
+        # per model, the covariate that b1 multiplies: the margin x, or for "tempered" the agreement model's log odds
+        # (passed as that model's offset; its offset is then 0)
+        tempered = np.array([m == "tempered" for m in prior.models])
+        self.xs = np.where(tempered[:, None], offsets, np.asarray(x, dtype=float)[None, :])
+        self.offsets = np.where(tempered[:, None], 0.0, offsets)
+        self.x, self.wrong, self.trials = x, wrong, trials
         if prior.tau > 0:
             nodes, weights = np.polynomial.hermite_e.hermegauss(prior.nodes)
             self.u = prior.tau * nodes
@@ -62,6 +75,11 @@ class _SplitPosterior:
         for j in np.nonzero((trials > 0) & can_err)[0]:
             lp += self._log_marginal(int(j), slice(None))
         w = np.exp(lp - lp.max())
+        # every model's posterior probability (the guard reads it); models named in prior.guard_models weigh in here
+        # only, and the estimate averages the others
+        self._probabilities = {m: float(w[self.model == i].sum() / w.sum()) for i, m in enumerate(self.models)}
+        if prior.guard_models and not set(prior.models) <= set(prior.guard_models):
+            w = np.where(np.isin(self.model, [i for i, m in enumerate(self.models) if m in prior.guard_models]), 0.0, w)
         # keep the grid points that carry posterior mass (the rest weigh < 1e-12 of the largest): every later step
         # costs grid x splits x nodes
         live = w > 1e-12
@@ -79,7 +97,7 @@ class _SplitPosterior:
         return np.searchsorted(self._live, full)
 
     def _z(self, j: int, g: Any) -> np.ndarray:
-        z: np.ndarray = self.b0[g] + self.b1[g] * self.x[j] + self.offsets[self.model[g], j]
+        z: np.ndarray = self.b0[g] + self.b1[g] * self.xs[self.model[g], j] + self.offsets[self.model[g], j]
         return z
 
     def _log_lik_nodes(self, j: int, g: Any) -> np.ndarray:
@@ -113,6 +131,17 @@ class _SplitPosterior:
             draws[:, c] = p[idx, q]
         return mean, draws
 
+    def means(self, tempered: bool) -> tuple[float, float] | None:
+        """Posterior means of (b0, b1) given the "tempered" model (tempered=True: b1 is its scale c) or given the
+        other models (b1 their slope in the margin); None when those models hold no posterior mass."""
+        sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
+        sel = sel if tempered else ~sel
+        mass = float(self.w[sel].sum())
+        if mass <= 0:
+            return None
+        return float(self.w[sel] @ self.b0[sel]) / mass, float(self.w[sel] @ self.b1[sel]) / mass
+
     def model_probabilities(self) -> dict[str, float]:
-        return {m: float(self.w[self.model == i].sum()) for i, m in enumerate(self.models)}
+        """Each model's posterior probability given the labels (before `prior.guard_models` are set aside)."""
+        return dict(self._probabilities)
 
