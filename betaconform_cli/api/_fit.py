@@ -73,9 +73,11 @@ def fit(
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+        from .. import fit as _fitting  # noqa: F401
+    datasets = pending.result()
     from ..fit import fitted_counts
 
-    datasets = pending.result()
     if opts.record.by is not None:
         return _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
     targets = save.targets([ds.name for ds in datasets]) if save else []
