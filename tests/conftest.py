@@ -27,11 +27,23 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 
 
+def _cost_class(item: pytest.Item) -> int:
+    """0: the fresh venv and the JVM (tens of seconds of one worker); 1: seeded simulations and the real model
+    (seconds); 2: the rest (milliseconds to a second)."""
+    if item.get_closest_marker("install") or item.get_closest_marker("spark"):
+        return 0
+    return 1 if item.get_closest_marker("slow") or item.get_closest_marker("model") else 2
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """tests/hostile/ runs real CLI processes (seconds each on 2 cores): marked `hostile`, left out of the fast tier."""
+    """tests/hostile/ runs real CLI processes (seconds each on 2 cores): marked `hostile`, left out of the fast tier.
+    The longest tests run first (a stable sort by cost class): pytest-xdist deals the first quarter of the list out
+    one test at a time in turn, so the long ones start at once, side by side on every worker, and the many short
+    ones fill in behind them instead of one long test finishing alone at the end (docs/TESTING.md)."""
     for item in items:
         if HOSTILE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.hostile)
+    items.sort(key=_cost_class)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -69,7 +81,46 @@ def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+def fake_vector(text: str, dimension: int) -> Any:
+    """A unit vector standing in for a text's embedding: a function of the text alone (its SHA-256)."""
+    import hashlib
+
+    import numpy as np
+
+    h = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest(), dtype=np.uint8).astype(float)
+    v = np.resize(h - h.mean(), dimension)
+    return np.asarray(v / np.linalg.norm(v))
+
+
+def fill_embedding_cache(root: Path, *files: Path) -> Path:
+    """`root` as an embedding cache (--cache-dir) holding a vector for every text of the given JSON Lines files,
+    for the default model: a command run with it never loads the model (torch, seconds of CPU; a missing text
+    would). For tests whose subject is not the embeddings."""
+    from betaconform_cli import embeddings
+
+    embedder = embeddings.load_embedder(None, root)
+    assert embedder.cache is not None
+    for f in files:
+        for line in Path(f).read_text(encoding="utf-8").splitlines():
+            text = json.loads(line).get("text")
+            if text:
+                embedder.cache.put(text, fake_vector(text, embedder.dimension))
+    return root
+
+
 def invoke(runner: CliRunner, *args: str) -> Any:
     from betaconform_cli.cli import app
 
     return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def forecast_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For simulations of the live loop that never read `Decision.more` ("label about N more"): plan's forecast
+    behind it (stopping.live._forecast_more, about 70% of each check's time) is the last thing decide_with_votes does
+    and sets nothing but `more`; standing in 0 for it leaves every decision, half-width, estimate and pick as they
+    were (checked on the pool-check loop's seeds: identical histories, 3.4x less time). Tests that read `more` keep
+    the real forecast."""
+    from betaconform_cli.stopping import live
+
+    monkeypatch.setattr(live, "_forecast_more", lambda *args, **kwargs: 0)

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from scipy import stats
 
 from betaconform_cli import api
 from betaconform_cli.counts import CountTable
@@ -29,13 +28,9 @@ from betaconform_cli.savedfit import dump_fit, load_fit
 from betaconform_cli.settings import FitSettings
 from betaconform_cli.votes import METHOD_LABELS, METHOD_VOTES, analyse_with_votes, estimate_errors
 
+from .oracles import hyper_error
+
 KS = tuple(range(1, 12))
-
-
-def hyper_error(n: int, s: int, k: int) -> float:
-    """Majority error of k judges drawn from n with s correct (ties half), from scipy's hypergeometric pmf."""
-    pmf = stats.hypergeom(n, s, k).pmf(np.arange(k + 1))
-    return float(sum(p * (1.0 if 2 * c < k else 0.5 if 2 * c == k else 0.0) for c, p in enumerate(pmf)))
 
 
 def make(seed: int, items: int = 600, judges: int = 11, labeled: int = 30, noise: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

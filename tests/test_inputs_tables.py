@@ -60,6 +60,7 @@ def fit_json(runner, path: Path) -> dict:
 class TestSameFitInEveryFormat:
     """The property of issue 11: one set of items, every format, identical fit JSON."""
 
+    @pytest.mark.slow  # 8 examples x 7 formats, a fit each: ~6 s of CPU (the fast tier keeps the reading check below)
     @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(items=items_strategy())
     def test_formats_agree(self, runner, tmp_path_factory, items) -> None:

@@ -116,6 +116,7 @@ class TestPromiseBySimulation:
         cover = np.mean(hits, axis=0)
         assert np.all(cover >= 0.8), cover
 
+    @pytest.mark.usefixtures("forecast_unread")  # the loop asks for 10 by split, never for the forecast's N
     def test_live_loop_keeps_the_promise(self) -> None:
         """The live loop as `sample --pool` runs it (next 10 by split, the product's check, target 0.05, 0.9 level)
         on 20 fixed-seed pools of 150 items: at the stop the estimate is within the target of the pool's error at

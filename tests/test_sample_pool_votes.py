@@ -120,6 +120,7 @@ class TestRule:
 
 @pytest.mark.slow  # seeded statistical check (the full suite runs it)
 class TestFewerLabels:
+    @pytest.mark.usefixtures("forecast_unread")  # batches of 10: the forecast's N is never read
     def test_stops_sooner_and_stays_within_target(self) -> None:
         """The live loop (batches of 10, target 0.05) on pools whose split tells right from wrong: with the pool's
         verdicts it stops with fewer labels than the labels alone, and its estimate at the stop is within the

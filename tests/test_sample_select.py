@@ -8,12 +8,13 @@ import json
 
 import numpy as np
 import pytest
-from scipy.stats import hypergeom
 
 from betaconform_cli.inputs import Item
 from betaconform_cli.stopping.live import decide, decide_with_votes
 from betaconform_cli.stopping.rules import PrecisionRule
 from betaconform_cli.stopping.select import allocate, next_by_split, split_table, stratified_check
+
+from .oracles import hyper_error as majority_error
 
 
 def pool_of(n: int, judges: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -22,12 +23,6 @@ def pool_of(n: int, judges: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     side = rng.integers(0, 2, size=n)
     right = rng.random((n, judges)) < rng.beta(3.0, 1.0, size=n)[:, None]
     return np.where(right, side[:, None], 1 - side[:, None]), side
-
-
-def majority_error(n: int, s: int, k: int) -> float:
-    """Independent of the package: P(fewer than half of k judges drawn from n, s of them right, are right) + half a tie."""
-    x = hypergeom(n, s, k)
-    return float(x.cdf((k - 1) // 2) + (0.5 * x.pmf(k // 2) if k % 2 == 0 else 0.0))
 
 
 def pool_error(verdicts: np.ndarray, gold: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:

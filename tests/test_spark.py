@@ -31,10 +31,15 @@ pytestmark = [pytest.mark.spark, pytest.mark.skipif(shutil.which("java") is None
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
+    """One local JVM for the module, tuned for a short run on tiny data (none of it changes what the SQL computes):
+    one shuffle partition, no UI or console progress, and the JVM's quick compiler only (C1) with the serial garbage
+    collector, which halves the JVM's CPU time here (about 20 s to 10 s for start-up, query and write; docs/TESTING.md)."""
     from pyspark.sql import SparkSession
 
     session = (SparkSession.builder.master("local[1]").appName("betaconform-test")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "1")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .config("spark.sql.session.timeZone", "UTC").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session

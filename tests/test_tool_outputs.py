@@ -16,11 +16,12 @@ from betaconform_cli import formats
 from betaconform_cli.inputs.paths import tool_output
 from betaconform_cli.report.render import to_csv
 
-from .conftest import SAMPLE, invoke
+from .conftest import SAMPLE, fill_embedding_cache, invoke
 
 Q, C, S, SB = (SAMPLE / f for f in ("qa_judges.jsonl", "code_review.jsonl", "system_verdicts.jsonl", "system_b_verdicts.jsonl"))
 
-# each command of the CLI, with the invocations that reach each of its outputs ({fits}: fit --save-dir's folder)
+# each command of the CLI, with the invocations that reach each of its outputs ({fits}: fit --save-dir's folder;
+# {cache}: an embedding cache holding counts_only's texts, so that transfer does not load the model)
 COMMANDS: dict[str, list[list[str]]] = {
     "fit": [["fit", str(Q)]],
     "report": [["report", "{fits}/qa_judges.yaml"]],
@@ -31,7 +32,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     "doctor": [["doctor", str(Q)], ["doctor", str(S)]],
     "drift": [["drift", str(S), str(SB), "--permutations", "99"]],
     "plan": [["plan", str(S), "--ks", "1", "--draws", "20", "--label-cost", "2"]],
-    "transfer": [["transfer", str(SAMPLE / "counts_only.jsonl"), "--sources", "configs/priors/"]],
+    "transfer": [["transfer", str(SAMPLE / "counts_only.jsonl"), "--sources", "configs/priors/", "--cache-dir", "{cache}"]],
 }
 
 
@@ -42,7 +43,7 @@ def test_every_command_is_listed() -> None:
     assert names == set(COMMANDS)
 
 
-@pytest.mark.slow  # every command twice (about 15 s); the fast tier keeps the issue's case (score) below
+@pytest.mark.slow  # every command twice (about 3 s of CPU); the fast tier keeps the issue's case (score) below
 def test_every_output_in_the_data_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command's CSV and JSON, written into the folder of the data it was made from (as `> out.csv` writes
     it: sample's -o is its next items): each is known as this tool's output, `fit` on the folder reads the data
@@ -53,11 +54,13 @@ def test_every_output_in_the_data_folder_is_skipped(tmp_path: Path, monkeypatch:
     data.mkdir()
     shutil.copy(Q, data / "qa.jsonl")
     assert invoke(runner, "fit", Q, "--save-dir", tmp_path / "fits").exit_code == 0
+    fill_embedding_cache(tmp_path / "cache", SAMPLE / "counts_only.jsonl")
     written = []
     for name, calls in COMMANDS.items():
         for n, args in enumerate(calls):
             for fmt in ("csv", "json"):
-                res = invoke(runner, *[a.replace("{fits}", str(tmp_path / "fits")) for a in args], "-f", fmt)
+                res = invoke(runner, *[a.replace("{fits}", str(tmp_path / "fits")).replace("{cache}", str(tmp_path / "cache"))
+                                      for a in args], "-f", fmt)
                 assert res.exit_code in (0, 1) and res.stdout.strip(), (name, n, fmt, res.output)
                 out = data / f"{name}-{n}.{fmt}"
                 out.write_text(res.stdout, encoding="utf-8")

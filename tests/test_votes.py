@@ -29,13 +29,9 @@ from betaconform_cli.votes import (
 from betaconform_cli.votes.folded import _fit_folded
 from betaconform_cli.votes.posterior import _SplitPosterior
 
+from .oracles import hyper_error
+
 KS = tuple(range(1, 12))
-
-
-def hyper_error(n: int, s: int, k: int) -> float:
-    """Majority error of k judges drawn from n with s correct (ties half), from scipy's hypergeometric pmf."""
-    pmf = stats.hypergeom(n, s, k).pmf(np.arange(k + 1))
-    return float(sum(p * (1.0 if 2 * c < k else 0.5 if 2 * c == k else 0.0) for c, p in enumerate(pmf)))
 
 
 def pinned(b0: float, b1: float, models: tuple[str, ...] = ("flat",)) -> SplitPrior:

@@ -83,10 +83,11 @@ def fit(
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+        from .. import fit as _fitting  # noqa: F401
+    datasets, failed = pending.result(), list(pending.failed)  # bad inputs fail alone (failed_inputs.py)
     from ..fit import fitted_counts
 
-    datasets = pending.result()
-    failed = list(pending.failed)  # bad inputs fail alone (failed_inputs.py); --save FILE still takes one input
     if opts.record.by is not None:
         sliced = _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
         return with_failures(sliced, failure_documents("fit", failed))

@@ -88,6 +88,12 @@ class PendingInputs:
         else:
             self._planned = how
 
+    @property
+    def works_meanwhile(self) -> bool:
+        """Whether the first read runs beside the caller (forked workers or a thread) until `result()`: only then
+        is other work before `result()` free; otherwise a refusal would pay for it in vain."""
+        return self._thread is not None or (self._first is not None and self._first.works_meanwhile)
+
     def _read_first(self, path: Path, how: Plan) -> None:
         try:
             self._done.append(read_path(path, self.opts, self.keep, how))
@@ -153,6 +159,8 @@ class ReadInputs:
     def __init__(self, datasets: list[Dataset]):
         self.datasets = datasets
         self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
+
+    works_meanwhile = False
 
     def result(self) -> list[Dataset]:
         return self.datasets

@@ -459,6 +459,11 @@ class PendingRead:
         with open_binary(self.path) as fh:
             return [_scan_blocks(_blocks(fh, None, self.path), self.opts, self.keep)]
 
+    @property
+    def works_meanwhile(self) -> bool:
+        """Whether forked workers are counting beside the caller until `result()`."""
+        return self._async is not None
+
     def result(self) -> Dataset:
         src = self.where or ("<stdin>" if is_stdin(self.path) else str(self.path))
         try:

@@ -6,7 +6,6 @@ read vectors that the `embedding_cache` fixture puts in the cache first.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import resource
@@ -17,8 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+
+from tests.conftest import fake_vector, fill_embedding_cache  # noqa: F401 - fake_vector: the hostile tests import it from here
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
@@ -114,29 +114,14 @@ def saved_fit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def fake_vector(text: str, dimension: int) -> np.ndarray:
-    h = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest(), dtype=np.uint8).astype(float)
-    v = np.resize(h - h.mean(), dimension)
-    return np.asarray(v / np.linalg.norm(v))
-
-
 @pytest.fixture(scope="session")
 def embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """A cache directory holding a vector for every text of the given files, for the default model: a transfer
     run then never loads the model (a missing text would, and fail under the memory cap)."""
-    from betaconform_cli import embeddings
-
     root = tmp_path_factory.mktemp("cache")
-    embedder = embeddings.load_embedder(None, root)
-    assert embedder.cache is not None
 
     def fill(*files: Path) -> Path:
-        for f in files:
-            for line in Path(f).read_text(encoding="utf-8").splitlines():
-                text = json.loads(line).get("text")
-                if text:
-                    embedder.cache.put(text, fake_vector(text, embedder.dimension))  # type: ignore[union-attr]
-        return root
+        return fill_embedding_cache(root, *files)
 
     return fill
 
