@@ -72,6 +72,8 @@ class DoctorDocument(Struct, kw_only=True, frozen=True):
     clusters: Count | UnsetType = UNSET  # the labeled items' clusters, when they are not independent (epochs)
     vocabularies: Vocabularies | UnsetType = UNSET
     problems: list[str] | UnsetType = UNSET
+    no_verdict_items: Count | UnsetType = UNSET  # items no judge gave a verdict on (Votes.no_verdict), when any
+    no_verdict_labeled: Count | UnsetType = UNSET
 
 
 class Vocabularies(Struct, kw_only=True, frozen=True):
@@ -109,6 +111,12 @@ def doctor_document(ds: Dataset) -> DoctorDocument:
                       agreement=[Agreement(judges=[a, b], agreement=round(x, 4), items=n) for a, b, x, n in agreement(v)],
                       judges=_judges(ds, doc), vocabularies=Vocabularies(gold=list(gold), verdicts=list(labeled),
                                                                          unlabeled_verdicts=list(unlabeled)))
+    if v is not None and v.no_verdict_items:
+        labeled_nv = sum(n for g, n in v.no_verdict if g >= 0)
+        doc = replace(doc, no_verdict_items=v.no_verdict_items, no_verdict_labeled=labeled_nv,
+                      notes=[*(doc.notes or []), f"{v.no_verdict_items} items had no verdict ({labeled_nv} of them labeled): "
+                             "score counts them in the population whose pass rate it estimates (their own labels, else "
+                             "predicted from the labels); fit, judges and sample cannot use an item without a verdict"])
     if labels_problem(ds) is not None:  # read here only because it has unlabeled items (checks.check_datasets)
         doc = replace(doc, notes=[*(doc.notes or []), f"no labeled items: {ds.unlabeled_items} unlabeled items, a pool "
                                   "(`sample --pool` reads it); fit, judges and score need gold labels"])

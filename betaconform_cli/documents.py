@@ -322,7 +322,8 @@ def document_schema(type_: type[Struct], title: str, module: str = "documents") 
 
 def json_schema() -> dict[str, Any]:
     """The published JSON schema of the fit document (docs/schema/fit.json): `fit`'s and `transfer`'s printed
-    document or `report`'s (`anyOf`; report's embedding has no vector, the printed one's must)."""
+    document or `report`'s (`anyOf`; report's embedding has no vector, the printed one's must); schemas.py adds
+    the document of an input of `fit`'s batch that failed (failed_inputs.InputFailure)."""
     refs, defs = msgspec.json.schema_components([fit_document_type(), report_document_type()])
     schema = document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json")
     del schema["$ref"]

@@ -371,8 +371,11 @@ def output_columns(name: str) -> tuple[str, ...]:
 
 
 def output_table_of(header: tuple[str, ...] | list[str]) -> OutputTable | None:
-    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None."""
+    """The registered CSV report whose header this is (exactly, or its leading columns when `more`), else None; a
+    last column `error` is a batch's (report/failed.py: the inputs that failed)."""
     cols = tuple(header)
+    if len(cols) > 1 and cols[-1] == "error":
+        cols = cols[:-1]
     return next((t for t in _OUTPUT_TABLES.values()
                  if cols == t.columns or (t.more and cols[:len(t.columns)] == t.columns)), None)
 
@@ -390,7 +393,11 @@ for _table in (
                              "width_mean"), more=True),  # then margin_k<k>, condition, samples_mean, samples_sd
     OutputTable("score", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low", "bias_high",
                           "labels_only", "labels_low", "labels_high", "labeled_items", "unlabeled_items", "judges", "clusters",
-                          "target", "confidence_level", "method", "lambda")),
+                          "target", "confidence_level", "method", "lambda", "no_verdict_items", "no_verdict_labeled")),
+    OutputTable("score before no_verdict", ("dataset", "positive", "estimate", "low", "high", "judges_say", "bias", "bias_low",
+                                            "bias_high", "labels_only", "labels_low", "labels_high", "labeled_items",
+                                            "unlabeled_items", "judges", "clusters", "target", "confidence_level", "method",
+                                            "lambda")),  # files of older versions
     OutputTable("plan", ("dataset", "what", "k", "labels", "low", "high", "more", "reached", "cost", "target", "confidence_level",
                          "items", "labeled")),
     OutputTable("drift", ("old", "new", "name", "kind", "old_accuracy", "old_items", "new_accuracy", "new_items", "paired",

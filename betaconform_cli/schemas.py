@@ -14,6 +14,7 @@ from .doctor import DoctorDocument
 from .documents import SCHEMA, document_schema, fit_document_type, json_schema, report_document_type
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
+from .failed_inputs import InputFailure, with_failure_schema
 from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
 from .score_document import CompareDocument, ScoreDocument, score_schema
@@ -37,24 +38,31 @@ class Published:
         return self.type if self.choose is None else self.choose(doc)
 
 
+def _or_failure(choose: Callable[[Mapping[str, Any]], builtins.type[Struct]]) -> Callable[[Mapping[str, Any]], builtins.type[Struct]]:
+    """A batch command's chooser: an input that failed (failed_inputs.InputFailure, its keys exactly), else `choose`."""
+    keys = set(InputFailure.__struct_fields__)
+    return lambda d: InputFailure if set(d) == keys else choose(d)
+
+
 def published() -> tuple[Published, ...]:
     doctor = document_schema(DoctorDocument, f"BetaConform doctor document ({SCHEMA}): doctor -f json", "doctor")
     evaluate = document_schema(EvaluateDocument, f"BetaConform evaluate document ({EVALUATE_SCHEMA}): evaluate -f json",
                                "evaluate/document")
-    return (
-        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), json_schema(),
-                  lambda d: report_document_type() if d.get("command") == "report" else fit_document_type()),
-        Published("doctor.json", ("doctor",), DoctorDocument, doctor),
+    judges = document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")
+    return (  # fit, doctor, score and judges over several inputs: a bad one is an InputFailure document (failed_inputs.py)
+        Published("fit.json", ("fit", "report", "transfer"), fit_document_type(), with_failure_schema(json_schema()),
+                  _or_failure(lambda d: report_document_type() if d.get("command") == "report" else fit_document_type())),
+        Published("doctor.json", ("doctor",), DoctorDocument, with_failure_schema(doctor), _or_failure(lambda d: DoctorDocument)),
         Published("evaluate.json", ("evaluate",), EvaluateDocument, evaluate),
-        Published("score.json", ("score",), ScoreDocument, score_schema(),
-                  lambda d: CompareDocument if "difference" in d else ScoreDocument),
-        Published("judges.json", ("judges",), JudgesDocument,
-                  document_schema(JudgesDocument, f"BetaConform judges document ({SCHEMA}): judges -f json", "judges/document")),
+        Published("score.json", ("score",), ScoreDocument, with_failure_schema(score_schema()),
+                  _or_failure(lambda d: CompareDocument if "difference" in d else ScoreDocument)),
+        Published("judges.json", ("judges",), JudgesDocument, with_failure_schema(judges), _or_failure(lambda d: JudgesDocument)),
         Published("drift.json", ("drift",), DriftDocument,
                   document_schema(DriftDocument, f"BetaConform drift document ({SCHEMA}): drift -f json", "judges/drift_document")),
         Published("slices.json", ("fit --by", "judges --by", "score --by"), SlicesDocument,
-                  document_schema(SlicesDocument, f"BetaConform slices document ({SCHEMA}): fit, judges and score --by -f json",
-                                  "slicing")),
+                  with_failure_schema(document_schema(
+                      SlicesDocument, f"BetaConform slices document ({SCHEMA}): fit, judges and score --by -f json", "slicing")),
+                  _or_failure(lambda d: SlicesDocument)),
         Published("sample.json", ("sample",), ReplaySummary,
                   sample_schema(f"BetaConform sample documents ({SCHEMA}): sample -f json, live or --replay"),
                   sample_type),

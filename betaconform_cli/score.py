@@ -76,6 +76,7 @@ from .ppi import (
     wilson_fpc,
     wmean,
 )
+from .score_strata import Judged, Unjudged, mix
 from .settings import SCORE_TARGETS as TARGETS
 
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
@@ -86,13 +87,16 @@ POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", 
 
 @dataclass(frozen=True)
 class ScoreSizes:
-    """What a score rests on: the labeled and unlabeled items, the judges, the labeled clusters (when `clusters`
-    was given)."""
+    """What a score rests on: the labeled and unlabeled items (every item, with a verdict or not), the judges, the
+    labeled clusters (when `clusters` was given), and the items no judge gave a verdict on, with how many of them
+    are labeled (score_strata.py)."""
 
     labeled_items: int
     unlabeled_items: int
     judges: int
     clusters: int | None = None
+    no_verdict: int = 0
+    no_verdict_labeled: int = 0
 
     @property
     def items(self) -> int:
@@ -208,6 +212,7 @@ class _Parts:
     y: np.ndarray
     labeled: np.ndarray
     ddof: int
+    fit: _Fit
 
 
 @dataclass(frozen=True)
@@ -307,7 +312,7 @@ def _estimate(
         models=ScoreModels(model, latent),
         ppi_estimate=min(1.0, max(0.0, fit.theta)),
     )
-    return _Parts(result, fit.resid / n, y, labeled, fit.ddof)
+    return _Parts(result, fit.resid / n, y, labeled, fit.ddof, fit)
 
 
 def score(
@@ -336,7 +341,39 @@ def score(
     v, g = binarize(verdicts, gold, positive)
     cluster = _cluster_codes(clusters, g.shape[0])
     w = _check_counts(counts, g.shape[0], cluster is not None)
+    judged = (v >= 0).any(axis=1) & (w > 0)
+    if judged.any() and not judged[w > 0].all():  # items no judge answered: the mixture of score_strata.py
+        return _with_unjudged(v, g, positive, cluster, w, judged, confidence_level, target, lambda_)
     return _estimate(v, g, positive, cluster, w, confidence_level, target, lambda_).result
+
+
+def _with_unjudged(
+    v: np.ndarray, g: np.ndarray, positive: Any, cluster: np.ndarray | None, w: np.ndarray, judged: np.ndarray,
+    confidence_level: float, target: str, lambda_: float | None,
+) -> ScoreResult:
+    """The pass rate of every item when some have no verdict (score_strata.py, eqs. 7-9): the estimator on the
+    judged items, mixed with the others' labels, or predicted at the judged items' rate where none is labeled."""
+    labeled, none = g >= 0, ~judged & (w > 0)
+    if float(w[judged & labeled].sum()) < 2:
+        raise ParameterError("gold", f"needs at least 2 labeled items that a judge gave a verdict on; got "
+                                     f"{int(w[judged & labeled].sum())} (and {int(w[none & labeled].sum())} labeled items without one)")
+    parts = _estimate(v[judged], g[judged], positive, None if cluster is None else cluster[judged], w[judged],
+                      confidence_level, target, lambda_)
+    r, fit = parts.result, parts.fit
+    n, n_items = float(w[labeled].sum()), float(w.sum())
+    unjudged = Unjudged(float(w[none].sum()), float(w[none & labeled].sum()), float(w[none & (g == 1)].sum()))
+    y = np.where(labeled, g, 0).astype(float)
+    part = Judged(fit.theta, r.score.estimate, fit.var_score, fit.model, fit.clusters - fit.ddof, float(w[judged].sum()),
+                  pseudo_variance(y[labeled], w[labeled]))
+    m = mix(part, unjudged, target)
+    around = score_form_interval(m.theta, m.variance, m.dof, confidence_level, m.model, -math.inf, math.inf)
+    raw = Interval(m.theta, max(0.0, around.low), min(1.0, around.high))
+    successes = int(round(float(w[labeled] @ y[labeled])))
+    sizes = replace(r.sizes, labeled_items=int(n), unlabeled_items=int(n_items - n), no_verdict=int(unjudged.items),
+                    no_verdict_labeled=int(unjudged.labeled))
+    return replace(r, score=replace(raw, estimate=min(raw.high, max(raw.low, m.estimate))), sizes=sizes,
+                   labels_only=wilson_fpc(successes, int(n), confidence_level, int(n_items) if target == "set" else None),
+                   ppi_estimate=min(1.0, max(0.0, m.theta)))
 
 
 def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
@@ -378,11 +415,21 @@ def score_votes(
     `positive` is the class as written."""
     code = resolve_positive(votes.classes, positive)
     options: dict[str, Any] = {"confidence_level": confidence_level, "target": target, "rng": rng}
+    # the items no judge gave a verdict on are rows with no verdict (score_strata.py), one per gold, each its own cluster
+    none_gold = np.array([g for g, _ in votes.no_verdict], dtype=np.int32)
+    none_counts = np.array([n for _, n in votes.no_verdict], dtype=np.int64)
+    blank = np.full((len(none_gold), len(votes.judges)), -1, dtype=np.int32)
     if clusters is None:  # patterns with counts: what 10^7 rows cost is what their distinct patterns cost
-        result = score(votes.patterns, votes.gold, code, counts=votes.counts, **options)
+        result = score(np.vstack([votes.patterns, blank]), np.concatenate([votes.gold, none_gold]), code,
+                       counts=np.concatenate([votes.counts, none_counts]), **options)
     else:
         verdicts, gold = votes.per_item()
-        result = score(verdicts, gold, code, clusters=clusters, **options)
+        rows = np.repeat(np.arange(len(none_gold)), none_counts)
+        codes = _cluster_codes(clusters, len(gold))
+        assert codes is not None
+        own = codes.max(initial=-1) + 1 + np.arange(len(rows))
+        result = score(np.vstack([verdicts, blank[rows]]), np.concatenate([gold, none_gold[rows]]), code,
+                       clusters=np.concatenate([codes, own]), **options)
     return replace(result, positive=votes.classes[code])
 
 

@@ -18,6 +18,7 @@ from .documents import SCHEMA, Count, Fraction, Level, document_schema
 from .gate import ScoreCheck
 from .ppi import Interval
 from .score import TARGET_TEXT, ComparisonResult, ScoreResult
+from .score_strata import note
 from .version import __version__
 
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
@@ -69,6 +70,8 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     positive: str | int | float | bool  # the class that passes, as written
     labeled_items: Count
     unlabeled_items: Count
+    no_verdict_items: Count  # of all items, those no judge gave a verdict on (score_strata.py)
+    no_verdict_labeled: Count
     judges: Count
     clusters: Count | None
     confidence_level: Level
@@ -77,6 +80,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     method: str
     lambda_: Annotated[float, Meta(ge=-1, le=1)] = msgspec.field(name="lambda")
     ppi_estimate: Fraction
+    no_verdict_note: str | UnsetType = UNSET  # how the items without a verdict were estimated (score_strata.note)
     gate: ScoreGateResult | UnsetType = UNSET
 
 
@@ -115,9 +119,9 @@ def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | N
         schema="betaconform/1", command="score", tool_version=__version__, dataset=name, source=source, score=_estimate(r.score),
         judges_say=JudgesSay(estimate=r.judges_say, bias=_difference(r.judges_bias)), labels_only=_estimate(r.labels_only),
         positive=r.positive, labeled_items=r.sizes.labeled_items, unlabeled_items=r.sizes.unlabeled_items,
-        judges=r.sizes.judges, clusters=r.sizes.clusters, confidence_level=r.confidence_level, target=r.target,  # type: ignore[arg-type]
+        no_verdict_items=r.sizes.no_verdict, no_verdict_labeled=r.sizes.no_verdict_labeled, judges=r.sizes.judges, clusters=r.sizes.clusters, confidence_level=r.confidence_level, target=r.target,  # type: ignore[arg-type]
         target_text=TARGET_TEXT[r.target], method=r.method, lambda_=r.lambda_, ppi_estimate=r.ppi_estimate,
-        gate=_gate(check),
+        no_verdict_note=note(r.sizes.no_verdict, r.sizes.no_verdict_labeled) if r.sizes.no_verdict else UNSET, gate=_gate(check),
     )
 
 

@@ -58,7 +58,8 @@ class TestPublishedSchema:
     """docs/schema/fit.json is generated from the types and kept current."""
 
     def test_not_stale(self) -> None:
-        assert PUBLISHED.read_text() == schema_text(), "docs/schema/fit.json is stale: run `make schema`"
+        published_fit = next(p.schema for p in published() if p.file == "fit.json")  # with a batch's failed input
+        assert PUBLISHED.read_text() == schema_text(published_fit), "docs/schema/fit.json is stale: run `make schema`"
 
     def test_is_the_fit_document(self) -> None:
         schema = json_schema()

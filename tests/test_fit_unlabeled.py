@@ -247,6 +247,8 @@ class TestCli:
         class Pending:
             def __init__(self, inner: Any) -> None:
                 self.inner = inner
+                self.failed = inner.failed  # the inputs of a batch that failed (none here)
+                self.works_meanwhile = inner.works_meanwhile
 
             def result(self) -> list[Any]:
                 return [replace(ds, votes=as_votes(votes, gold)) for ds in self.inner.result()]

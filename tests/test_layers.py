@@ -25,8 +25,10 @@ LAYER_OF = {
     "ppi": 1, "extrapolation": 1,
     # 2: estimators, the error table, the fit's documents
     "fit": 2, "estimators": 2, "documents": 2, "posterior": 2, "savedfit": 2, "embeddings": 2, "votes": 2, "doctor": 2,
+    "failed_inputs": 2,
     # 3: the commands' concepts
     "stopping": 3, "transfer": 3, "judges": 3, "score": 3, "score_document": 3,
+    "score_strata": 3,
     # 4: the paper's experiments, the published schemas' list
     "evaluate": 4, "schemas": 4,
     # 5: views and renderings

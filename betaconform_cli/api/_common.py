@@ -60,9 +60,17 @@ class SaveTo:
         return targets
 
 
-def skip_note(ds: Dataset) -> list[str]:
+def skip_note(ds: Dataset, used: int = 0) -> list[str]:
     """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
-    of a JSON Lines file, or items and why."""
+    of a JSON Lines file, or items and why. `used`: items without a verdict that the command uses after all
+    (score's population: Votes.no_verdict), not skipped for it."""
+    if used and ds.reading is not None:
+        from dataclasses import replace
+
+        from ..inputs.build import NO_VERDICT
+
+        skips = tuple(replace(s, count=s.count - min(used, s.count)) if s.reason == NO_VERDICT else s for s in ds.reading.skips)
+        ds = replace(ds, skipped=max(ds.skipped - used, 0), reading=replace(ds.reading, skips=tuple(s for s in skips if s.count)))
     if not ds.skipped:
         return list(ds.left_out)
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips) if ds.reading is not None else ""

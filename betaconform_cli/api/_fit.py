@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import P0, P1, P2, FitWarning, ParameterError
+from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..gate import Gate
 from ..inputs import Dataset, InputOptions, Keep, begin_read
 from ..settings import FitSettings, check_seed, generator
@@ -48,6 +48,19 @@ def _fit_one(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], un
     return result
 
 
+def _fit_or_fail(ds: Dataset, settings: FitSettings, seed: int, notes: list[str], unlabeled: bool,
+                 failed: list[tuple[str, InputError]], read: int) -> FitResult | None:
+    """_fit_one, or None with the input's InputError added to `failed` when it is one of several (`read` datasets
+    read, besides those failed already); alone, the error is raised."""
+    try:
+        return _fit_one(ds, settings, seed, notes, unlabeled)
+    except InputError as exc:
+        if read + len(failed) < 2:
+            raise
+        failed.append((ds.name, exc))
+        return None
+
+
 def fit(
     arguments: Sequence[str], opts: InputOptions = InputOptions(), settings: FitSettings = FitSettings(), seed: int = 0,
     gate: Gate | None = None, chart: bool = True, save: SaveTo = SaveTo(), embed: EmbedOptions | None = None,
@@ -60,35 +73,32 @@ def fit(
     progress(done, total, what): after each dataset (a folder of many files can take a while). With
     `opts.record.by` (--by), the error table of each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
     from ..documents import fit_document
+    from ..failed_inputs import failure_documents
+    from ..report.failed import with_failures
     from ..report.fit import FitReport, saved_document
 
     check_seed(seed)
     adjust = _slice_options(opts, adjust, save, embed)
-    if embed is not None and not save:
-        raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
-    if embed is not None:
-        from ..embeddings import require_backend
-
-        require_backend(embed.model)
+    _check_embed(embed, save)
     # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
     # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2)
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
     if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
         from .. import fit as _fitting  # noqa: F401
-    datasets = pending.result()
+    datasets, failed = pending.result(), list(pending.failed)  # bad inputs fail alone (failed_inputs.py)
     from ..fit import fitted_counts
 
     if opts.record.by is not None:
-        return _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
-    targets = save.targets([ds.name for ds in datasets]) if save else []
-    notes: list[str] = []
-    docs = []
-    checks = []
-    counts = []
+        sliced = _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
+        return with_failures(sliced, failure_documents("fit", failed))
+    targets = save.targets([ds.name for ds in datasets] + [name for name, _ in failed])[:len(datasets)] if save else []
+    docs, checks, counts, notes = [], [], [], list[str]()
     saves: list[tuple[Path, dict[str, Any]]] = []
     embedder = None
     for i, ds in enumerate(datasets):
-        result = _fit_one(ds, settings, seed, notes, unlabeled)
+        result = _fit_or_fail(ds, settings, seed, notes, unlabeled, failed, len(datasets))
+        if result is None:
+            continue
         check = gate.check(ds.name, result.rows, ds.most_judges) if gate is not None else None
         if check is not None and check.beyond:  # said even when it passes: a gate on the model alone is never silent
             notes.append(f"{ds.source}: the gate's k={check.k} is beyond the {check.beyond} judges any item has: "
@@ -107,7 +117,20 @@ def fit(
                 embedder = embedder or embeddings.embedder_for(embed)
                 vector = embeddings.dataset_embedding(embedder, ds)
             saves.append((targets[i], saved_document(doc, vector)))
-    return FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts))
+    if failed and not docs:
+        raise failed[0][1]
+    return with_failures(FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts)),
+                         failure_documents("fit", failed))
+
+
+def _check_embed(embed: EmbedOptions | None, save: SaveTo) -> None:
+    """--embed adds the mean embedding to a saved fit: it needs one, and its backend."""
+    if embed is not None and not save:
+        raise ParameterError(("embed", "save", "save_dir"), f"{P0} adds the mean embedding to a saved fit: add {P1} FILE or {P2} DIR")
+    if embed is not None:
+        from ..embeddings import require_backend
+
+        require_backend(embed.model)
 
 
 def _slice_options(opts: InputOptions, adjust: str | None, save: SaveTo, embed: EmbedOptions | None) -> str:

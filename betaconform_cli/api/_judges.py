@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import P0, ParameterError, UsageError, quote, quote_all
-from ..inputs import InputOptions, Keep, read_inputs
+from ..errors import P0, InputError, ParameterError, UsageError, quote, quote_all
+from ..failed_inputs import failure_documents
+from ..inputs import InputOptions, Keep, read_batch
 from ..parameters import CONFIDENCE_LEVEL
 from ..settings import JUDGES_CSV_TABLES, check_seed
 from ._common import Progress, skip_note, unlabeled_only_judges
@@ -24,9 +25,11 @@ def doctor(arguments: Sequence[str], opts: InputOptions = InputOptions()) -> Doc
     """How each input is read (format, column roles, items, judges, skipped rows), without fitting anything."""
     from ..doctor import doctor_document
     from ..report.doctor import DoctorReport
+    from ..report.failed import with_failures
 
-    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
-    return DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
+    datasets, failed = read_batch(arguments, opts, Keep.JUDGMENTS, need_labels=False, vocabulary=False)  # shown, then refused
+    report = DoctorReport(tuple(doctor_document(ds) for ds in datasets), tuple(n for ds in datasets for n in ds.left_out))
+    return with_failures(report, failure_documents("doctor", failed))
 
 
 def judges(
@@ -44,6 +47,7 @@ def judges(
     "agreement"). With `opts.record.by` (--by), each slice's, intervals and the --max-error gate adjusted by `adjust`
     (docs/SLICES.md)."""
     from ..judges.analysis import JudgesRequest
+    from ..report.failed import with_failures
     from ..report.judges import JudgesReport
 
     check_seed(seed)
@@ -55,13 +59,22 @@ def judges(
     request = JudgesRequest(ks, confidence_level, ensemble, costs, max_error, population, unlabeled)
     docs = []
     notes: list[str] = []
-    datasets = read_inputs(arguments, opts, Keep.JUDGMENTS)
+    datasets, read_failed = read_batch(arguments, opts, Keep.JUDGMENTS)  # a bad input among several fails alone
+    failed = list(read_failed)
     if opts.record.by is not None:
-        return _judges_slices(datasets, opts.record.by, adjust, request, seed, positive, csv_table)
+        sliced = _judges_slices(datasets, opts.record.by, adjust, request, seed, positive, csv_table)
+        return with_failures(sliced, failure_documents("judges", failed))
     for ds in datasets:
         notes += skip_note(ds)
-        docs.append(_judges_one(ds, request, seed, positive, notes, progress))
-    return JudgesReport(tuple(docs), tuple(notes), csv_table)
+        try:
+            docs.append(_judges_one(ds, request, seed, positive, notes, progress))
+        except InputError as exc:  # this input fails alone (a counts file has no per-judge verdicts)
+            if len(datasets) + len(read_failed) < 2:
+                raise
+            failed.append((ds.name, exc))
+    if failed and not docs:
+        raise failed[0][1]
+    return with_failures(JudgesReport(tuple(docs), tuple(notes), csv_table), failure_documents("judges", failed))
 
 
 def _judges_one(ds: Dataset, request: JudgesRequest, seed: int, positive: str | None, notes: list[str],
@@ -78,8 +91,8 @@ def _judges_one(ds: Dataset, request: JudgesRequest, seed: int, positive: str | 
     unlabeled = request.use_unlabeled
     notes += _unchecked_judges(ds, ensemble, costs)
     if len(ds.judge_names) < 2:
-        raise ParameterError("judges", f"{ds.source}: needs at least 2 named judges; found {len(ds.judge_names)} "
-                                       "(counts carry no per-judge verdicts; `fit` works on them)")
+        raise InputError(ds.source, f"needs at least 2 named judges; found {len(ds.judge_names)} (counts carry no "
+                                    "per-judge verdicts; `fit` works on them)")
     notes += _unpriced_note(ds.name, ds.judge_names, costs, max_error)
     matrix = ds.judgment_matrix()
     label = f"{ds.name}: "

@@ -111,6 +111,11 @@ def fit(
         assert isinstance(again, Fitted)
         return again
 
+    from ..report.failed import WithFailures, with_failures
+
+    if isinstance(report, WithFailures):  # some inputs failed (failed_inputs.py): the good ones' result refits
+        inner: FitReport = report.inner
+        return with_failures(dataclasses.replace(inner, refit=refit), report.failed_inputs)
     return dataclasses.replace(report, refit=refit)
 
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..errors import P0, P1, InputError, ParameterError
+from ..failed_inputs import failure_documents
 from ..gate import ScoreCheck, ScoreGate
-from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..inputs import Dataset, InputOptions, Keep, read_batch, read_inputs
 from ..parameters import CONFIDENCE_LEVEL
 from ._common import skip_note
 
@@ -62,6 +63,7 @@ def score(
     a - b of two inputs on the items they share, paired by item id. With `opts.record.by` (--by), the pass rate of
     each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
+    from ..report.failed import with_failures
     from ..report.score import ScoreReport
     from ..score_document import score_document, with_gate
 
@@ -74,12 +76,15 @@ def score(
     clustered = opts.record.cluster_field is not None
     if compare and opts.record.by is not None:
         raise ParameterError(("by", "compare"), f"{P0} slices one system's score; {P1} is not sliced: drop one of them")
-    datasets = read_inputs(arguments, opts, Keep.ITEMS if compare or clustered else Keep.COUNTS)
+    keep = Keep.ITEMS if compare or clustered else Keep.COUNTS
+    datasets, read_failed = (read_inputs(arguments, opts, keep), ()) if compare else read_batch(arguments, opts, keep)
+    failed = list(read_failed)
     notes: list[str] = []
-    for ds in datasets:
-        notes += skip_note(ds)
+    for ds in datasets:  # the items without a verdict are part of score's population (score_strata.py), not skipped
+        notes += skip_note(ds, 0 if compare or ds.votes is None else ds.votes.no_verdict_items)
     if opts.record.by is not None:
-        return _score_slices(datasets, opts, positive, confidence_level, target, gate, adjust, tuple(notes))
+        sliced = _score_slices(datasets, opts, positive, confidence_level, target, gate, adjust, tuple(notes))
+        return with_failures(sliced, failure_documents("score", failed))
     if compare:
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
@@ -89,10 +94,18 @@ def score(
     docs = []
     checks = []
     for ds in datasets:
-        result, check = _score_one(ds, opts, positive, confidence_level, target, gate)
+        try:
+            result, check = _score_one(ds, opts, positive, confidence_level, target, gate)
+        except InputError as exc:  # this input fails alone (failed_inputs.py); alone, or all of them, it is the error
+            if len(datasets) + len(read_failed) < 2:
+                raise
+            failed.append((ds.name, exc))
+            continue
         docs.append(score_document(ds.name, ds.source, result, check))
         checks += [check] if check is not None else []
-    return ScoreReport(tuple(docs), tuple(checks), tuple(notes))
+    if failed and not docs:
+        raise failed[0][1]
+    return with_failures(ScoreReport(tuple(docs), tuple(checks), tuple(notes)), failure_documents("score", failed))
 
 
 def _score_one(ds: Dataset, opts: InputOptions, positive: str | None, level: float, target: str,

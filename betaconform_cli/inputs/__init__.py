@@ -20,11 +20,12 @@ from ..errors import InputError
 from ..formats import is_fit_name
 from .dispatch import read_path
 from .options import InputOptions, Keep
-from .paths import expand_paths, is_regular, read_faults
+from .paths import expand_paths, is_regular, is_stdin, read_faults, unique_paths
 
 if TYPE_CHECKING:
     from .dataset import Dataset, Item, Reading, dataset_name
     from .detect import Plan
+    from .jsonl import PendingRead
     from .pool import PoolItem, read_pool
 
 # Imported when first used (PEP 562): the CLI builds its options from InputOptions at start, and the datasets
@@ -42,7 +43,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = ["Dataset", "InputOptions", "Item", "Keep", "PendingInputs", "PoolItem", "ReadInputs", "Reading", "begin_read",
-           "dataset_name", "expand_paths", "read_dataset", "read_inputs", "read_pool"]
+           "dataset_name", "expand_paths", "read_batch", "read_dataset", "read_inputs", "read_pool"]
 
 class PendingInputs:
     """Inputs being read while the caller imports the fitting code: a big first JSON Lines file is counted by
@@ -50,10 +51,10 @@ class PendingInputs:
     other format is read by read_path in turn. `result()` reads the rest and returns every dataset in order."""
 
     def __init__(self, paths: Sequence[Path], opts: InputOptions, keep: Keep, parent_share: float = 1.0,
-                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True):
-        from .jsonl import PendingRead
-
+                 left_out: Sequence[str] = (), need_labels: bool = True, vocabulary: bool = True, batch: bool = False):
         self.checks = (need_labels, vocabulary)  # checks.check_datasets' switches
+        self.batch = batch  # a bad input among several fails alone (`failed`); else it stops the read
+        self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
         self.paths = list(paths)
         self.left_out = tuple(left_out)
         self.opts = opts
@@ -64,19 +65,28 @@ class PendingInputs:
         self._planned: Plan | None = None  # the first path's reader, chosen once
         first = self.paths[0] if self.paths else None
         if first is not None and (is_regular(first) or first.is_dir()):
-            from .detect import plan
+            try:
+                self._start(first, parent_share)
+            except InputError:
+                if not (batch and len(self.paths) > 1):
+                    raise  # in a batch, result() reads it again, and there it fails alone
 
-            with read_faults(str(first)):
-                how = plan(first, opts)
-            if how.reader == "jsonl":
-                self._first = PendingRead(first, opts, keep, parent_share=parent_share)
-            elif how.reader == "table":
-                import threading
+    def _start(self, first: Path, parent_share: float) -> None:
+        """Start reading the first path (a big JSON Lines file by forked workers, a table on a thread)."""
+        from .detect import plan
+        from .jsonl import PendingRead
 
-                self._thread = threading.Thread(target=self._read_first, args=(first, how), daemon=True)
-                self._thread.start()
-            else:
-                self._planned = how
+        with read_faults(str(first)):
+            how = plan(first, self.opts)
+        if how.reader == "jsonl":
+            self._first = PendingRead(first, self.opts, self.keep, parent_share=parent_share)
+        elif how.reader == "table":
+            import threading
+
+            self._thread = threading.Thread(target=self._read_first, args=(first, how), daemon=True)
+            self._thread.start()
+        else:
+            self._planned = how
 
     @property
     def works_meanwhile(self) -> bool:
@@ -103,14 +113,25 @@ class PendingInputs:
         from .checks import check_datasets
 
         out: list[Dataset] = []
+        batch = self.batch and len(self.paths) + len(self.failed) > 1
         for i, p in enumerate(self.paths):
             pending = i == 0 and (self._first is not None or self._thread is not None)
-            out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
+            try:
+                out += self._first_result() if pending else read_path(p, self.opts, self.keep, self._planned if i == 0 else None)
+            except InputError as exc:
+                if not batch:
+                    raise
+                from .dataset import dataset_name
+
+                self.failed.append(("stdin" if is_stdin(p) else dataset_name(p), exc))
         if out and self.left_out:  # said once, with the first dataset
             out[0] = dataclasses.replace(out[0], left_out=self.left_out)
         from .slices import apply
 
-        return apply(check_datasets(_distinct_logs(out), *self.checks, self.opts), self.opts.record.by)
+        checked = check_datasets(_distinct_logs(out), *self.checks, self.opts, failed=self.failed if batch else None)
+        if self.failed and not checked:  # nothing was read: the first bad input's error, as with one input
+            raise self.failed[0][1]
+        return apply(checked, self.opts.record.by)
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
@@ -137,6 +158,7 @@ class ReadInputs:
 
     def __init__(self, datasets: list[Dataset]):
         self.datasets = datasets
+        self.failed: list[tuple[str, InputError]] = []  # (dataset name, its error)
 
     works_meanwhile = False
 
@@ -146,11 +168,13 @@ class ReadInputs:
 
 def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
                parent_share: float = 1.0, name: str | None = None, need_labels: bool = True,
-               vocabulary: bool = True) -> PendingInputs | ReadInputs:
+               vocabulary: bool = True, batch: bool = False) -> PendingInputs | ReadInputs:
     """Expand the arguments and start reading (see PendingInputs). `arguments`: paths (a str or Path, or a
     sequence of them: files, folders, globs, '-'), or data in memory (a pandas or polars DataFrame, an Arrow table,
     a list of dicts; memory.py), whose dataset is called `name` (default "data"; a file's dataset is its stem).
-    `need_labels`, `vocabulary`: the checks every dataset passes (checks.py), for files and data in memory alike."""
+    `need_labels`, `vocabulary`: the checks every dataset passes (checks.py), for files and data in memory alike.
+    `batch`: with several inputs, one that is bad input (InputError) fails alone: the others are read and the
+    errors kept in the result's `failed` (every input bad: the first one's error is raised)."""
     from .checks import check_datasets
     from .memory import as_arguments, in_memory, read_memory
 
@@ -162,9 +186,26 @@ def begin_read(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep =
         return ReadInputs(apply(check_datasets(read_memory(arguments, opts, keep, name), need_labels, vocabulary, opts),
                                 opts.record.by))
     left_out: list[str] = []
-    paths = expand_paths(as_arguments(arguments), left_out)
+    args = as_arguments(arguments)
+    missing: list[tuple[str, InputError]] = []
+    if batch and len(args) > 1:  # an argument that names nothing readable (no such file) is one bad input too
+        paths = []
+        for arg in args:
+            try:
+                paths += expand_paths([arg], left_out)
+            except InputError as exc:
+                from .dataset import dataset_name
+
+                missing.append((dataset_name(arg), exc))
+        if not paths:
+            raise missing[0][1]
+        paths = unique_paths(paths)  # as expand_paths does over all the arguments at once
+    else:
+        paths = expand_paths(args, left_out)
     _refuse_saved_fits(paths)
-    return PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary)
+    pending = PendingInputs(paths, opts, keep, parent_share, left_out, need_labels, vocabulary, batch or bool(missing))
+    pending.failed += missing
+    return pending
 
 
 def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,
@@ -173,6 +214,16 @@ def read_inputs(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep 
     False reads a file of unlabeled items only; `vocabulary` False leaves gold and verdicts that share no class to
     the caller); InputError names the file, the line or row, and the field."""
     return begin_read(arguments, opts, keep, name=name, need_labels=need_labels, vocabulary=vocabulary).result()
+
+
+def read_batch(arguments: Any, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS, need_labels: bool = True,
+               vocabulary: bool = True) -> tuple[list[Dataset], tuple[tuple[str, InputError], ...]]:
+    """read_inputs for the commands that report each input on its own (score, fit, judges, doctor): the datasets
+    read, and (dataset name, InputError) of each input that is bad (begin_read's `batch`; every input bad raises
+    the first's error)."""
+    pending = begin_read(arguments, opts, keep, need_labels=need_labels, vocabulary=vocabulary, batch=True)
+    datasets = pending.result()
+    return datasets, tuple(pending.failed)
 
 
 def read_dataset(path: str | Path, opts: InputOptions = InputOptions(), keep: Keep = Keep.COUNTS,

@@ -260,9 +260,11 @@ def without_gold_skips(d: Dataset, unlabeled: int) -> Dataset:
         rest = max(s.count - unlabeled, 0)
         removed += s.count - rest
         if rest:
-            same = next((i for i, t in enumerate(skips) if t.reason == NO_VERDICT), None)
-            if same is None:
-                skips.append(Skip(NO_VERDICT, rest, 0))
-            else:
-                skips[same] = Skip(NO_VERDICT, skips[same].count + rest, skips[same].first)
+            skips.append(Skip(NO_VERDICT, rest, 0))
+    none = [s for s in skips if s.reason == NO_VERDICT]
+    if len(none) > 1:  # one line for the items without a verdict, whichever count came first
+        first = min((s.first for s in none if s.first), default=0)
+        at = skips.index(none[0])
+        skips = [s for s in skips if s.reason != NO_VERDICT]
+        skips.insert(at, Skip(NO_VERDICT, sum(s.count for s in none), first))
     return replace(d, skipped=d.skipped - removed, reading=replace(d.reading, skips=tuple(skips)))

@@ -63,24 +63,31 @@ def threshold_problem(ds: Dataset, threshold: float | None) -> str | None:
 
 
 def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabulary: bool = True,
-                   opts: InputOptions | None = None) -> list[Dataset]:
+                   opts: InputOptions | None = None, failed: list[tuple[str, InputError]] | None = None) -> list[Dataset]:
     """The datasets, each checked: InputError (naming its file) for the first that fails a check. `need_labels`
     False: a dataset of unlabeled items only is kept (doctor, sample's pool); one with no item at all is not.
     `vocabulary` False: the caller shows the vocabularies itself (doctor). `opts`: the options every reader must
-    have honoured: each dataset carries its items' clusters (`cluster_field`), and a `threshold` was applied."""
+    have honoured: each dataset carries its items' clusters (`cluster_field`), and a `threshold` was applied.
+    `failed` (a batch): each (dataset name, error) is added there and its dataset left out, instead of raised."""
     # a reader's slices (--by): a slice without labels says "too few labels" and a slice whose gold and verdicts share
     # no class is computed as it is, as long as another slice of its input passes (the input as a whole is checked)
     fine = {ds.slicing.parent for ds in datasets if ds.slicing is not None and ds.table.items > 0
             and (not vocabulary or vocabulary_problem(ds) is None)}
+    out = []
     for ds in datasets:
         problem = None if opts is None else clusters_problem(ds, opts.record.cluster_field) \
             or threshold_problem(ds, opts.handling.threshold)
         if problem is None and ds.slicing is not None and ds.slicing.key is not None and ds.slicing.parent in fine:
+            out.append(ds)
             continue
         if problem is None:
             problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
-        if problem is not None:
+        if problem is None:
+            out.append(ds)
+        elif failed is None:
             raise InputError(ds.source, problem)
-    return list(datasets)
+        else:
+            failed.append((ds.name, InputError(ds.source, problem)))
+    return out

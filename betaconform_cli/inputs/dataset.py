@@ -62,6 +62,9 @@ class Votes:
     of 10^7 rows costs what its distinct patterns cost. `item_pattern` (each item's pattern, in input order) and
     `ids` are kept only when a command needs items (pairing by id, the live sampling loop); `clusters` (each
     item's cluster id, e.g. the prompt that several sampled answers share) only when one was asked for.
+    `no_verdict`: the items no judge gave a verdict on, as (gold code or -1, items) pairs: no pattern holds them
+    (fit, judges and sample cannot use an item without a verdict; readers count them as skipped), but they are
+    items of the evaluated system, and `score` estimates the pass rate of all of them (score_strata.py).
     """
 
     judges: tuple[str, ...]
@@ -72,6 +75,7 @@ class Votes:
     item_pattern: np.ndarray | None = field(default=None, repr=False)
     ids: tuple[str, ...] | None = field(default=None, repr=False)
     clusters: tuple[str, ...] | None = field(default=None, repr=False)  # each item's cluster (--cluster-field), input order
+    no_verdict: tuple[tuple[int, int], ...] = ()  # (gold code or -1, items) of the items no judge gave a verdict on
 
     def __post_init__(self) -> None:
         p = np.asarray(self.patterns, dtype=np.int32).reshape(-1, len(self.judges))
@@ -90,6 +94,8 @@ class Votes:
                 raise ValueError("item_pattern must index patterns, one entry per item")
             ip.setflags(write=False)
             object.__setattr__(self, "item_pattern", ip)
+        if any(not -1 <= g < len(self.classes) or n < 0 for g, n in self.no_verdict):
+            raise ValueError("no_verdict must hold (gold code or -1, items >= 0) pairs")
         if self.clusters is not None and (self.item_pattern is None or len(self.clusters) != int(c.sum())):
             raise ValueError("clusters need item_pattern and one cluster id per item")
 
@@ -100,6 +106,11 @@ class Votes:
     @property
     def unlabeled_items(self) -> int:
         return int(self.counts[self.gold < 0].sum())
+
+    @property
+    def no_verdict_items(self) -> int:
+        """Items no judge gave a verdict on (labeled or not): in no pattern."""
+        return sum(n for _, n in self.no_verdict)
 
     def per_item(self) -> tuple[np.ndarray, np.ndarray]:
         """(verdicts (items, judges), gold (items,)): each item's row, in input order when items were kept."""

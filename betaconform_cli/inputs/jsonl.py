@@ -81,8 +81,10 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             line_shape = _line_shape(obj, shape, opts)
             p = records.parse(obj, line_shape, opts, keep is Keep.JUDGMENTS, raw)
             ident = _keep_item(out, obj, p, raw, lineno, opts) if keep_items else None
-        except records.NoVerdict:  # skipped and counted, as a table skips an item nobody judged
+        except records.NoVerdict as nv:  # skipped and counted, as a table skips an item nobody judged
             out.skip(NO_VERDICT, lineno)
+            if nv.parsed is not None and nv.parsed.classes is not None:  # and, with verdicts, in score's population
+                out.votes.no_verdict[nv.parsed.gold] = out.votes.no_verdict.get(nv.parsed.gold, 0) + 1
             continue
         except records.RecordError as err:
             if opts.handling.skip_invalid:
@@ -328,6 +330,8 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
             total.votes.patterns[vkey] = total.votes.patterns.get(vkey, 0) + n
         total.votes.items.extend(sc.votes.items)
         total.votes.clusters.update(sc.votes.clusters)
+        for gold, n in sc.votes.no_verdict.items():
+            total.votes.no_verdict[gold] = total.votes.no_verdict.get(gold, 0) + n
         total.slice_keys.update(sc.slice_keys)
         total.id_hashes.extend(sc.id_hashes)
         if total.id_lines is not None and sc.id_lines is not None:

@@ -149,11 +149,16 @@ def expand_paths(arguments: list[str], left_out: list[str] | None = None) -> lis
             if what is not None:
                 raise InputError(arg, f"this is {what}, not judgment data; give the judgment files it was made from")
             out.append(p)
-    if sum(is_stdin(p) for p in out) > 1:
+    return unique_paths(out)
+
+
+def unique_paths(paths: list[Path]) -> list[Path]:
+    """Each file once, in order (named twice, or by a folder and by name); '-' at most once."""
+    if sum(is_stdin(p) for p in paths) > 1:
         raise InputError(STDIN, "standard input can be read only once; give '-' once")
     seen: set[Path] = set()
     unique = []
-    for p in out:
+    for p in paths:
         key = p if is_stdin(p) else p.resolve()
         if key not in seen:
             seen.add(key)

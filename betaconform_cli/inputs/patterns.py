@@ -62,10 +62,11 @@ Row = tuple[tuple[str | None, ...], str | None]  # (each judge's class or None, 
 
 def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, int]],
           items: Sequence[Row] | None = None, ids: Sequence[str] | None = None,
-          clusters: Sequence[str] | None = None) -> Votes:
-    """Votes from pattern rows and their counts (rows with no verdict at all are left out). `items`: each item's
-    row in input order (then `rows` may be empty: counted from the items), `ids` their ids, `clusters` their cluster
-    ids (--cluster-field); kept as Votes.item_pattern / Votes.ids / Votes.clusters."""
+          clusters: Sequence[str] | None = None, no_verdict: Mapping[str | None, int] | None = None) -> Votes:
+    """Votes from pattern rows and their counts. `items`: each item's row in input order (then `rows` may be
+    empty: counted from the items), `ids` their ids, `clusters` their cluster ids (--cluster-field); kept as
+    Votes.item_pattern / Votes.ids / Votes.clusters. Rows with no verdict at all are in no pattern: they are counted
+    by their gold in Votes.no_verdict, with `no_verdict` ({gold class or None: items}) a reader counted itself."""
     judges = tuple(judges)
     tally: dict[Row, int] = {}
     if items is not None:
@@ -75,8 +76,13 @@ def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, i
         for r, n in (rows.items() if isinstance(rows, Mapping) else rows):
             if n:
                 tally[r] = tally.get(r, 0) + int(n)
+    unjudged: dict[str | None, int] = dict(no_verdict or {})
+    for (vs, g), n in tally.items():
+        if all(v is None for v in vs):
+            unjudged[g] = unjudged.get(g, 0) + n
     tally = {r: n for r, n in tally.items() if any(v is not None for v in r[0])}
-    classes = sorted({v for (vs, g) in tally for v in (*vs, g) if v is not None}, key=class_order)
+    seen = {v for (vs, g) in tally for v in (*vs, g) if v is not None} | {g for g, n in unjudged.items() if g is not None and n}
+    classes = sorted(seen, key=class_order)
     code = {c: i for i, c in enumerate(classes)}
     def coded(r: Row) -> tuple[tuple[int, ...], int]:
         vs, g = r
@@ -98,7 +104,8 @@ def build(judges: Sequence[str], rows: Mapping[Row, int] | Iterable[tuple[Row, i
             kept_ids = tuple(str(ids[i]) for i in pick)
         if clusters is not None:
             kept_clusters = tuple(str(clusters[i]) for i in pick)
-    return Votes(judges, tuple(classes), patterns, gold, counts, item_pattern, kept_ids, kept_clusters)
+    none = tuple(sorted((-1 if g is None else code[g], n) for g, n in unjudged.items() if n))
+    return Votes(judges, tuple(classes), patterns, gold, counts, item_pattern, kept_ids, kept_clusters, none)
 
 
 def merge_rows(judge_rows: Iterable[tuple[tuple[str, ...] | None, tuple[str | None, ...], str | None, int]]

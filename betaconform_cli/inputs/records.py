@@ -37,7 +37,12 @@ class RecordError(Exception):
 
 class NoVerdict(RecordError):
     """A record no judge gave a verdict on (empty, or every verdict null): skipped and counted, as tables skip such
-    an item, not an error."""
+    an item, not an error. `parsed`: the record as read (a verdicts record's gold class: score counts the item in
+    its population, Votes.no_verdict)."""
+
+    def __init__(self, field: str | None, message: str, parsed: Parsed | None = None):
+        super().__init__(field, message)
+        self.parsed = parsed
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,7 @@ def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: by
         p = _judgments(obj, shape, opts, marks, raw)
         where = opts.record.judgments_field
     if p.judges == 0:
-        raise NoVerdict(where, "item has no judges (empty or all null)")
+        raise NoVerdict(where, "item has no judges (empty or all null)", p)
     if p.judges > MAX_JUDGES:
         raise RecordError(where, f"{p.judges} judges on one item; at most {MAX_JUDGES} are supported")
     return p

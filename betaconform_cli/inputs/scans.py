@@ -35,6 +35,7 @@ class ScanVotes:
     items: list[tuple[tuple[Any, ...], str | None, int]] = field(default_factory=list)  # (votes key, id, line)
     clusters: dict[int, str] = field(default_factory=dict)  # line -> its cluster id (--cluster-field; items kept)
     keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)  # each distinct key, kept once
+    no_verdict: dict[str | None, int] = field(default_factory=dict)  # gold class (None: unlabeled) -> items no judge gave a verdict on
 
     def add(self, key: tuple[Any, ...], weight: int) -> tuple[Any, ...]:
         """Count a line's votes key; returns the one copy of that key, so that what a line keeps (items kept)
@@ -91,9 +92,12 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
         raise InputError(read.src, f"--labels gives gold to verdicts; this file holds '{shape}' records (correctness "
                                    "only, already scored)")
     votes: dict[tuple[Any, ...], int] = {}
+    no_verdict: dict[str | None, int] = {}
     for sc in scans:
         for vkey, n in sc.votes.patterns.items():
             votes[vkey] = votes.get(vkey, 0) + n
+        for gold, n in sc.votes.no_verdict.items():
+            no_verdict[gold] = no_verdict.get(gold, 0) + n
     counts = _drop_repeats(scans[0], counts, votes, skips, _repeated_ids(id_hashes, scans[0].id_lines, read, shape), read)
     skipped = sum(n for n, _ in skips.values())
     _check_labeled(counts, votes, skips, read)
@@ -106,7 +110,7 @@ def to_dataset(scans: list[Scan], read: FileRead) -> Dataset:
         notes=_labels_used(id_hashes, read.opts),
     )
     return Dataset(
-        votes=_vote_set(votes, scans[0], read) if votes else None,
+        votes=_vote_set(votes, scans[0], read, no_verdict) if votes else None,
         name=read.name,
         source=read.src,
         table=count_table(counts.items()),
@@ -210,13 +214,15 @@ def _roles(shape: str | None, read: FileRead) -> tuple[tuple[str, str], ...]:
     return roles
 
 
-def _vote_set(votes: dict[tuple[Any, ...], int], first: Scan, read: FileRead) -> Votes:
-    """The verdicts as vote patterns: counts only, or (items kept) one row per item in file order."""
+def _vote_set(votes: dict[tuple[Any, ...], int], first: Scan, read: FileRead,
+              no_verdict: dict[str | None, int] | None = None) -> Votes:
+    """The verdicts as vote patterns: counts only, or (items kept) one row per item in file order; `no_verdict` the
+    items no judge gave a verdict on, by gold (Votes.no_verdict)."""
     from .patterns import build, merge_rows
 
     judges, rows = merge_rows((keys, classes, gold, n) for (keys, classes, gold), n in votes.items())
     if read.keep is Keep.COUNTS:
-        return build(judges, rows)
+        return build(judges, rows, no_verdict=no_verdict)
     index = {j: i for i, j in enumerate(judges)}
     per_item = []
     for (keys, classes, gold), _, _ in first.votes.items:
@@ -225,7 +231,8 @@ def _vote_set(votes: dict[tuple[Any, ...], int], first: Scan, read: FileRead) ->
             row[index[nm]] = c
         per_item.append((tuple(row), gold))
     clusters = [first.votes.clusters[ln] for _, _, ln in first.votes.items] if read.opts.record.cluster_field is not None else None
-    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.votes.items], clusters)
+    return build(judges, {}, per_item, [i if i is not None else str(ln) for _, i, ln in first.votes.items], clusters,
+                 no_verdict)
 
 
 def _labels_used(hashes: array[int], opts: InputOptions) -> tuple[str, ...]:

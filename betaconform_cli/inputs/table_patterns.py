@@ -142,26 +142,32 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], s
         hist += [(ds, j, c, n, 0 if is_lab else n) for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist())]
         voted = mine & (given > 0)
         if voted.any():
-            out[ds] = _votes(codes[voted], gc[voted], items[voted], classes, gold_class, names)
+            unjudged: dict[str | None, int] = {}  # the items no judge gave a verdict on, by gold (Votes.no_verdict)
+            for g, n in zip(gc[mine & (given == 0)].tolist(), items[mine & (given == 0)].tolist()):
+                unjudged[gold_class[g]] = unjudged.get(gold_class[g], 0) + int(n)
+            out[ds] = _votes(codes[voted], gc[voted], items[voted], classes, gold_class, names, unjudged)
     return False, hist, out
 
 
 def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[str], gold_class: list[str | None],
-           names: list[str]) -> Votes:
+           names: list[str], unjudged: dict[str | None, int] | None = None) -> Votes:
     """Votes of coded patterns (codes: 1 + an index into `classes`, 0 none; gc: gold codes, gold_class[code] its class),
     exactly as patterns.build makes them from the same rows: the judges who gave a verdict, the classes seen sorted its
-    way, patterns sorted and merged."""
+    way, patterns sorted and merged; `unjudged` the items with no verdict by gold class (Votes.no_verdict)."""
+    unjudged = unjudged or {}
     used: np.ndarray = np.asarray(codes.any(axis=0), dtype=bool)
     codes = codes[:, used]
     seen = {classes[c - 1] for c in np.flatnonzero(np.bincount(codes.reshape(-1), minlength=len(classes) + 1)[1:]) + 1}
     seen |= {g for g in (gold_class[c] for c in np.unique(gc).tolist()) if g is not None}
+    seen |= {g for g, n in unjudged.items() if g is not None and n}
     ordered = sorted(seen, key=class_order)
     remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int64)
     gremap = np.array([-1 if g is None else ordered.index(g) for g in gold_class], dtype=np.int64)
     unique, inverse = _unique_rows(np.column_stack([remap[codes], gremap[gc]]), len(ordered))
     merged = np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
     judges = tuple(j for j, u in zip(names, used.tolist()) if u)
-    return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged)
+    none = tuple(sorted((-1 if g is None else ordered.index(g), n) for g, n in unjudged.items() if n))
+    return Votes(judges, tuple(ordered), unique[:, :-1], unique[:, -1], merged, no_verdict=none)
 
 
 def _unique_rows(table: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -183,8 +183,10 @@ def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) ->
         common = types.pop() if len(types) == 1 else "VARCHAR"
         keep = [c for c in (roles.dataset, roles.text, roles.gold, roles.item) if c] + ["__row"]
         cast = ", ".join(f"CAST({q(c)} AS {common}) AS {q(c)}" for c in roles.judge_cols)
-        src = (f"UNPIVOT (SELECT {', '.join(q(c) for c in dict.fromkeys(keep))}, {cast} FROM {table.numbered}) "
-               f"ON {', '.join(q(c) for c in roles.judge_cols)} INTO NAME __judge VALUE __cell")
+        # INCLUDE NULLS: a row whose every judge cell is empty is an item no judge gave a verdict on (counted, and in
+        # score's population), not a row that vanishes
+        src = (f"SELECT * FROM (SELECT {', '.join(q(c) for c in dict.fromkeys(keep))}, {cast} FROM {table.numbered}) "
+               f"UNPIVOT INCLUDE NULLS (__cell FOR __judge IN ({', '.join(q(c) for c in roles.judge_cols)}))")
         cells = replace(table, columns=table.columns + (("__cell", common),))
         mark = _verdict_expr(cells, "__cell", roles.gold, opts.handling.tolerance) if roles.gold else _mark_expr("__cell", common)
         item = f"CAST({q(roles.item)} AS VARCHAR)" if roles.item else "CAST(__row AS VARCHAR)"
@@ -225,8 +227,8 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
     inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
              f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
              f"GROUP BY ds, item")
-    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) WHERE len(js) > 0 ORDER BY first" if per_item else
-           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) WHERE len(js) > 0 GROUP BY ds, js, vs, gold")
+    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) ORDER BY first" if per_item else  # no verdict: Votes.no_verdict
+           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) GROUP BY ds, js, vs, gold")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
@@ -234,8 +236,10 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
     out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, set[str]] = {}
     for ds, js, _, _, _ in got:
-        seen.setdefault(ds, set()).update(js)
+        seen.setdefault(ds, set()).update(js or ())
     for ds, names in seen.items():
+        if not names:
+            continue  # no verdict at all in this dataset: no Votes (its items are skipped and counted)
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
         out[ds] = (judges, {}, [], []) if per_item else (judges, {})
     memo: dict[str | None, str | None] = {}
@@ -247,10 +251,12 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
 
     ats = {ds: {j: i for i, j in enumerate(got_ds[0])} for ds, got_ds in out.items()}
     for ds, js, vs, gold, n in got:
+        if ds not in out:
+            continue
         judges, tally, *items = out[ds]
         row: list[str | None] = [None] * len(judges)
         at = ats[ds]
-        for j, v in zip(js, vs):
+        for j, v in zip(js or (), vs or ()):
             row[at[j]] = cls(v)
         key = (tuple(row), cls(gold))
         if per_item:

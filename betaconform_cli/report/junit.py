@@ -25,7 +25,8 @@ def to_junit(command: str, found: Sequence[Verdict], now: datetime | None = None
         name = f"{v.dataset}: {v.gate}" if v.gate else v.dataset
         case = ET.SubElement(suite, "testcase", name=_x(name), classname=_x(f"betaconform.{command}"), time="0")
         if not v.passed:
-            failure = ET.SubElement(case, "failure", message=_x(v.reason or "failed"), type="gate" if v.gate else "failure")
+            kind = "input" if v.gate == "input" else "gate" if v.gate else "failure"  # input: not analysed (report/failed.py)
+            failure = ET.SubElement(case, "failure", message=_x(v.reason or "failed"), type=kind)
             failure.text = _x(v.reason or "failed", keep_newlines=True)
         elif v.reason:
             ET.SubElement(case, "system-out").text = _x(v.reason, keep_newlines=True)

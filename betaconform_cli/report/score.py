@@ -45,13 +45,21 @@ def heading(d: ScoreDocument) -> str:
             f"{clusters}; pass = {d.positive!s}")
 
 
+def _dataset_blocks(d: ScoreDocument, markdown: bool) -> list[Block]:
+    """A dataset's heading, its note on the items without a verdict (when it has some), table and chart."""
+    note = [Lines((d.no_verdict_note,))] if isinstance(d.no_verdict_note, str) else []
+    return [Lines((heading(d),), heading=markdown), *note, score_view(d), score_chart(d)]
+
+
 def score_view(d: ScoreDocument) -> TableView:
     """Corrected pass rate, the judges' majority and its bias, labels only: estimate and interval each."""
     bias = d.judges_say.bias
     rows = (
         ("corrected pass rate", pct(d.score.estimate), _iv(d.score), "judges + labels"),
-        ("judges say (majority)", pct(d.judges_say.estimate), "—", "all items, no labels"),
-        ("  off by (judges - corrected)", _points(bias.estimate), _points_iv(bias), "the judges' bias"),
+        ("judges say (majority)", pct(d.judges_say.estimate), "—",
+         f"the {d.labeled_items + d.unlabeled_items - d.no_verdict_items} judged items" if d.no_verdict_items else "all items, no labels"),
+        ("  off by (judges - corrected)", _points(bias.estimate), _points_iv(bias),
+         "the judges' bias on the judged items" if d.no_verdict_items else "the judges' bias"),
         ("labels only", pct(d.labels_only.estimate), _iv(d.labels_only), "Wilson, labeled items"),
     )
     return TableView(
@@ -107,7 +115,7 @@ def _score_row(d: ScoreDocument) -> tuple[Any, ...]:
     s, say, lo = d.score, d.judges_say, d.labels_only
     return (d.dataset, d.positive, s.estimate, s.low, s.high, say.estimate, say.bias.estimate, say.bias.low,
             say.bias.high, lo.estimate, lo.low, lo.high, d.labeled_items, d.unlabeled_items, d.judges, d.clusters,
-            d.target, d.confidence_level, d.method, d.lambda_)
+            d.target, d.confidence_level, d.method, d.lambda_, d.no_verdict_items, d.no_verdict_labeled)
 
 
 def _compare_row(d: CompareDocument) -> tuple[Any, ...]:
@@ -139,9 +147,9 @@ class ScoreReport(Results):
             if isinstance(d, CompareDocument):
                 out.append(compare_view(d))
                 for side in (d.a, d.b):
-                    out += [Lines((heading(side),), heading=markdown), score_view(side), score_chart(side)]
+                    out += _dataset_blocks(side, markdown)
             else:
-                out += [Lines((heading(d),), heading=markdown), score_view(d), score_chart(d)]
+                out += _dataset_blocks(d, markdown)
             gate = _gate_line(d)
             if gate is not None:
                 out.append(gate)

@@ -200,7 +200,7 @@ class TestNoQuietMisread:
 
 
 class TestValidInputIsRead:
-    """Item 5: items nobody judged are skipped and counted, pools of unlabeled items are read by doctor, a judge seen
+    """Item 5: items nobody judged are skipped and counted (by score: part of its population), pools of unlabeled items are read by doctor, a judge seen
     only on unlabeled items is kept, a long pool beside long labels is joined, and a labels stream is read."""
 
     def rows(self) -> list[dict[str, object]]:
@@ -220,6 +220,9 @@ class TestValidInputIsRead:
             assert doc["skipped"] == [{"reason": "no judge gave a verdict", "count": 3, "first": 31}]
             late = next(j for j in doc["judges"] if j["name"] == "late")
             assert late == {"name": "late", "verdicts": 0, "unlabeled": 6}  # kept, its unlabeled verdicts counted
+        elif command == "score":  # part of score's population (issue 26), not skipped: one labeled, two predicted
+            assert (doc["no_verdict_items"], doc["no_verdict_labeled"]) == (3, 1)
+            assert "no judge gave a verdict" not in p.stderr.decode()
         else:
             assert "3 no judge gave a verdict" in p.stderr.decode()
 
