@@ -50,9 +50,73 @@ def cli_env(**extra: str | None) -> dict[str, str]:
     return env
 
 
+class _ForkServer:
+    """The client of tests/hostile/forkserver.py: one server per pytest worker, started on first use."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.sock: Any = None
+
+    def _start(self) -> None:
+        import atexit
+        import socket
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        main_path = str(ROOT / "betaconform_cli" / "__main__.py")
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(theirs.fileno()),
+                                      str(MEMORY_CAP), main_path], env=cli_env(), pass_fds=(theirs.fileno(),),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        theirs.close()
+        self.sock = ours
+        atexit.register(self.stop)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.sock.close()
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def run(self, args: list[str], cwd: Path | None, timeout: float) -> subprocess.CompletedProcess[bytes]:
+        import socket
+        import tempfile
+
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
+            with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+                request = json.dumps({"args": args, "cwd": None if cwd is None else str(cwd)}).encode()
+                socket.send_fds(self.sock, [request], [out.fileno(), err.fileno()])
+                pid = json.loads(self.sock.recv(1 << 16))["pid"]
+                self.sock.settimeout(timeout)
+                try:
+                    status = json.loads(self.sock.recv(1 << 16))["status"]
+                except TimeoutError:
+                    os.kill(pid, signal.SIGKILL)
+                    self.sock.settimeout(None)
+                    self.sock.recv(1 << 16)
+                    raise subprocess.TimeoutExpired([sys.executable, "-m", "betaconform_cli", *args], timeout) from None
+                finally:
+                    self.sock.settimeout(None)
+                out.seek(0)
+                err.seek(0)
+                return subprocess.CompletedProcess([sys.executable, "-m", "betaconform_cli", *args],
+                                                   os.waitstatus_to_exitcode(status), out.read(), err.read())
+
+
+_FORK_SERVER = _ForkServer()
+
+
 def run_cli(*args: Any, env: dict[str, str] | None = None, input: bytes | None = None, cwd: Path | None = None,
             timeout: float = TIMEOUT, **popen: Any) -> subprocess.CompletedProcess[bytes]:
-    """`python -m betaconform_cli ARGS` as its own process (memory-capped), stdout and stderr as bytes."""
+    """`python -m betaconform_cli ARGS` as its own process (memory-capped), stdout and stderr as bytes. In the default
+    environment, with nothing on stdin and no other Popen option, the process is forked from a server that has
+    imported the package already (forkserver.py; BETACONFORM_FORKSERVER=0 starts a fresh interpreter every time)."""
+    if env is None and input is None and not popen and os.environ.get("BETACONFORM_FORKSERVER", "1") != "0":
+        return _FORK_SERVER.run([str(a) for a in args], cwd, timeout)
     return subprocess.run(
         [sys.executable, "-m", "betaconform_cli", *map(str, args)], capture_output=True, input=input, cwd=cwd,
         env=env or cli_env(), timeout=timeout, preexec_fn=_cap_memory, check=False, **popen,
