@@ -59,15 +59,18 @@ class _ForkServer:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: Any = None
+        self.env: dict[str, str] = {}
 
-    def _start(self) -> None:
+    def _start(self, env: dict[str, str]) -> None:
         import atexit
         import socket
 
+        self.stop()
+        self.env = env
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         main_path = str(ROOT / "betaconform_cli" / "__main__.py")
         self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), str(theirs.fileno()),
-                                      str(MEMORY_CAP), main_path], env=cli_env(), pass_fds=(theirs.fileno(),),
+                                      str(MEMORY_CAP), main_path], env=env, pass_fds=(theirs.fileno(),),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()
         self.sock = ours
@@ -85,8 +88,9 @@ class _ForkServer:
         import tempfile
 
         with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self._start()
+            env = cli_env()  # a test that changed os.environ gets a server started in the changed environment
+            if self.proc is None or self.proc.poll() is not None or env != self.env:
+                self._start(env)
             with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
                 request = json.dumps({"args": args, "cwd": None if cwd is None else str(cwd)}).encode()
                 socket.send_fds(self.sock, [request], [out.fileno(), err.fileno()])
