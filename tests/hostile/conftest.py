@@ -50,6 +50,11 @@ def cli_env(**extra: str | None) -> dict[str, str]:
     return env
 
 
+# read by the CLI when a command runs, never at import: a server started under other values serves them unchanged
+# (each test's own cache folder, tests/conftest.py)
+RUN_TIME_VARIABLES = frozenset({"XDG_CACHE_HOME", "HOME", "TMPDIR"})
+
+
 class _ForkServer:
     """The client of tests/hostile/forkserver.py: one server per pytest worker, started on first use."""
 
@@ -88,11 +93,12 @@ class _ForkServer:
         import tempfile
 
         with self.lock:
-            env = cli_env()  # a test that changed os.environ gets a server started in the changed environment
-            if self.proc is None or self.proc.poll() is not None or env != self.env:
+            env = cli_env()  # the child runs in it; a change beyond the paths read at run time restarts the server
+            changed = {k for k in env.keys() | self.env.keys() if env.get(k) != self.env.get(k)} - RUN_TIME_VARIABLES
+            if self.proc is None or self.proc.poll() is not None or changed:
                 self._start(env)
             with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-                request = json.dumps({"args": args, "cwd": None if cwd is None else str(cwd)}).encode()
+                request = json.dumps({"args": args, "cwd": None if cwd is None else str(cwd), "env": env}).encode()
                 socket.send_fds(self.sock, [request], [out.fileno(), err.fileno()])
                 pid = json.loads(self.sock.recv(1 << 16))["pid"]
                 self.sock.settimeout(timeout)

@@ -31,6 +31,8 @@ def _child(request: dict, fds: list[int], sock: socket.socket, cap: int, main_pa
         os.dup2(fds[1], 2)
         for fd in (null, *fds):
             os.close(fd)
+        os.environ.clear()
+        os.environ.update(request["env"])  # the run's environment (the server restarts where imports would differ)
         if request.get("cwd"):
             os.chdir(request["cwd"])
         sys.path[0] = os.getcwd()  # as `python -m` puts the working directory first
