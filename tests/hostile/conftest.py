@@ -65,9 +65,11 @@ class _ForkServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: Any = None
         self.env: dict[str, str] = {}
+        import atexit
+
+        atexit.register(self.stop)
 
     def _start(self, env: dict[str, str]) -> None:
-        import atexit
         import socket
 
         self.stop()
@@ -79,7 +81,6 @@ class _ForkServer:
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()
         self.sock = ours
-        atexit.register(self.stop)
 
     def stop(self) -> None:
         if self.proc is not None:
