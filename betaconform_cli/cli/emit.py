@@ -1,4 +1,4 @@
-"""The one output path: any result (report.Report) as a table, JSON, CSV or Markdown, to stdout or a file.
+"""The one output path: any result (report.Report) in any output format (output_formats.py), to stdout or a file.
 
 Data goes to stdout, messages to stderr. Tables never cut a number: a cell wraps between words and no column
 gets narrower than its longest word; a table that still does not fit the width is split into several tables that
@@ -11,7 +11,6 @@ as \\uXXXX, so it stays the same JSON). Files are always UTF-8.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import stat
 import sys
@@ -23,8 +22,10 @@ from typing import TYPE_CHECKING, TextIO
 from .. import atomic, protect
 from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
 from ..escape import markdown, rich_markup, terminal
-from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
-from .streams import WIDE, discard, encodable, json_encodable, say
+from ..formats import resolve
+from ..output_formats import output_endings, output_format_of
+from ..output_formats import output_format as format_named
+from .streams import discard, encodable, json_encodable, say
 
 if TYPE_CHECKING:
     from ..report import Report, Verdict
@@ -35,49 +36,28 @@ if TYPE_CHECKING:
 
 
 def resolve_format(out: OutputGroup) -> str:
-    """--format, else -o's extension (.txt: the table; another extension is refused), else the table."""
+    """--format, else -o's ending (output_formats.py's registry: .txt the table), else the table; an ending no
+    format has is refused."""
     if out.output is not None:
         atomic.check_target(out.output)
     if out.fmt is not None:
         return out.fmt
     if out.output is None:
         return "table"
+    found = output_format_of(out.output)
+    if found is not None:
+        return found
     suffix = out.output.suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix]
     if not suffix:
         raise ParameterError(("output", "fmt"), f"{P0} {out.output}: cannot tell the format without an extension; add {P1}")
-    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
+    *most, last = output_endings()
+    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use {', '.join(most)} or {last}), or add {P1}")
 
 
 def text_of(report: Report, fmt: str, path: Path | None = None) -> str:
-    """The report in a data format, or its tables as plain text (for a .txt file); JSON written to `path` takes
-    the layout its name asks for (render.json_for_file: an array in a .json file, JSON Lines in .jsonl)."""
-    if fmt == "json":
-        if path is None:
-            return report.json()
-        from ..report.render import json_for_file
-
-        return json_for_file(report.json(), path.name)
-    if fmt == "csv":
-        return report.csv()
-    if fmt == "markdown":
-        from ..report.render import to_markdown
-
-        return to_markdown(report.blocks(markdown=True))
-    if fmt == "html":
-        from ..report import verdicts
-        from ..report.html import to_html
-
-        return to_html(report.blocks(), f"betaconform {command_name()}", [(v.passed, _verdict_line(v)) for v in verdicts(report) if v.gate])
-    from rich.console import Console
-
-    from .terminal import show
-
-    buf = io.StringIO()
-    show(report.blocks(), Console(file=buf, width=WIDE, highlight=False, soft_wrap=False, color_system=None,
-                                  force_terminal=False, legacy_windows=False))
-    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+    """The report in an output format, by the writer output_formats.py's registry names for it (cli/writers.py's
+    for the built-in ones); `path` is the -o file (None for standard output)."""
+    return str(resolve(format_named(fmt).writer)(report, path))
 
 
 def write_stdout(text: str, fmt: str = "table") -> None:
@@ -85,7 +65,7 @@ def write_stdout(text: str, fmt: str = "table") -> None:
     stand-ins and backslash escapes."""
     enc = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
-        sys.stdout.write(json_encodable(text, enc) if fmt == "json" else encodable(text, enc))
+        sys.stdout.write(json_encodable(text, enc) if format_named(fmt).json else encodable(text, enc))
         sys.stdout.flush()
     except BrokenPipeError:
         discard(sys.stdout)
@@ -156,7 +136,7 @@ def command_name() -> str:
     return str(ctx.info_name) if ctx is not None and ctx.info_name else "betaconform"
 
 
-def _verdict_line(v: Verdict) -> str:
+def verdict_line(v: Verdict) -> str:
     """'qa_judges (max-error 20% at k=5): upper interval bound ... (limit 20.00%)'."""
     head = f"{v.dataset} ({v.gate})" if v.gate else v.dataset
     reason = v.reason[len(v.dataset) + 2:] if v.reason.startswith(f"{v.dataset}: ") else v.reason
@@ -195,12 +175,12 @@ def step_summary_text(report: Report, room: int | None = None) -> str:
     found = verdicts(report)
     failed = [v for v in found if not v.passed]
     for v in failed:
-        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(_verdict_line(v))}")
+        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(verdict_line(v))}")
         lines.append(">")
     if failed:
         lines[-1] = ""
     passed = [v for v in found if v.passed and v.gate]
-    lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
+    lines += [f"- :white_check_mark: gate passed: {markdown(verdict_line(v))}" for v in passed]
     if passed:
         lines.append("")
     parts = ["\n".join(lines) + "\n", to_markdown(report.blocks(markdown=True)) + "\n"]
