@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..formats import load_json
 from . import values
 from .table_sql import Table, first_row, q
 
@@ -25,17 +24,10 @@ def _nested(typ: str) -> bool:
 
 def _first_bad_json(path: Path, where: str) -> None:
     """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
-    import orjson
+    from .paths import iter_objects
 
-    from .paths import iter_lines
-
-    for lineno, raw in iter_lines(path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError(where, f"each line must be a JSON object, got {type(obj).__name__}", line=lineno)
+    for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {type(obj).__name__}"):
+        pass
 
 
 def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
