@@ -1,6 +1,5 @@
 """The cells of a table that a reader checks one by one, where DuckDB's aggregation cannot: a list or an object in
-a cell that must hold one value, and the line of a JSON Lines table that is not a JSON object (tables.py reads the
-rest)."""
+a cell that must hold one value (tables.py reads the rest)."""
 
 from __future__ import annotations
 
@@ -20,14 +19,6 @@ def _nested(typ: str) -> bool:
     union (Parquet and JSON carry them)."""
     t = typ.upper()
     return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
-
-
-def _first_bad_json(path: Path, where: str) -> None:
-    """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
-    from .paths import iter_objects
-
-    for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {type(obj).__name__}"):
-        pass
 
 
 def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:
