@@ -40,7 +40,7 @@ def html_text(report: Report, path: Path | None) -> str:
     """One self-contained page, headed by the command and each gate's verdict."""
     from ..report import verdicts
     from ..report.html import to_html
-    from .emit import command_name, verdict_line
+    from .ci_outputs import command_name, verdict_line
 
     return to_html(report.blocks(), f"betaconform {command_name()}", [(v.passed, verdict_line(v)) for v in verdicts(report) if v.gate])
 
