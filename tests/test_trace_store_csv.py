@@ -101,3 +101,17 @@ def test_skip_invalid_counts_a_malformed_csv_row(tmp_path: Path) -> None:
     a, _ = doctor(path, "--skip-invalid")
     assert a["items"] == 5 and a["skipped"] == [
         {"reason": "malformed CSV row (2 cells under a header of 18 columns)", "count": 1, "first": 3}]
+
+
+def test_langfuse_csv_timestamp_is_read_inside_its_json_quotes() -> None:
+    """Langfuse's CSV writer quotes every cell and JSON-stringifies the score's Date (stringify.ts `stringifyForCsv`):
+    the fixture's header and cells are quoted so, and its timestamp cell holds "...Z" in its own quotes; a time or
+    cluster read from it is the ISO text, as in the JSON export (the CSV's Date carries milliseconds)."""
+    from betaconform_cli.inputs import read_inputs
+    from betaconform_cli.inputs.options import InputOptions, Keep, RecordFields
+
+    raw = (FIXTURES / "langfuse" / "scores.csv").read_text(encoding="utf-8").splitlines()
+    assert raw[0].startswith('"id","traceId",') and '"""2026-11-27T09:00:00.000Z"""' in raw[1]
+    opts = InputOptions(record=RecordFields(cluster_field="timestamp"))
+    got = [sorted(set(d.votes.clusters or ())) for d in read_inputs([str(FIXTURES / "langfuse" / "scores.csv")], opts, Keep.ITEMS)]
+    assert got == [["2026-11-27T09:00:00.000Z"]] * 2
