@@ -131,10 +131,12 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
             else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
     inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
-        rows = con.execute(f"SELECT ds, key, gold, count(*), n, bool_or(bad) FROM ({inner}) GROUP BY ds, key, gold, n").fetchall()
+        got = con.execute(f"SELECT ds, key, gold, count(*) AS items, n, bool_or(bad) AS bad FROM ({inner}) "
+                          "GROUP BY ds, key, gold, n").fetchnumpy()  # columns as arrays: no Python tuple per key
         total = None if none == 0 else int(con.execute(f"SELECT count(*) FROM {table.sql}").fetchone()[0])
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
+    rows = (got["ds"].tolist(), *(np.ma.filled(got[c], 0) for c in ("key", "gold", "items", "n", "bad")))
     bad, hist, votes = _decode(rows, classes, golds, slots, bits, gold_at, total)
     if bad and sample is not None:
         raise _Unseen
@@ -144,21 +146,22 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     return hist, votes
 
 
-def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
+def _decode(rows: tuple[Any, ...], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
             gold_at: int | None = None, total: int | None = None) -> tuple[bool, list[tuple[Any, ...]], dict[Any, Votes]]:
-    """(whether a check failed, the histogram rows, each dataset's Votes) of the (dataset, key, gold code, items, rows
-    per item beyond the judges present, bad) rows (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the
+    """(whether a check failed, the histogram rows, each dataset's Votes) of the columns (dataset: a list, then as
+    arrays: key (0: NULL), gold code, items, rows per item beyond the judges present, bad) (gold code: 1 + an index into `golds`, 0 none; with `gold_at`, the
     code is the bit set on top of the key from that bit on). `total`: the table's rows, which must equal the filled
     slots summed over the items (each row fills its judge's slot: a judge named twice for an item, or a verdict or
     judge without a code, leaves fewer); None: a mask counted them per item (the rows column). A check fails there,
-    or where an item is bad (no id, two gold labels, gold on some rows only, a gold text without a code). The keys are unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its
-    order, patterns sorted, repeats merged)."""
-    if not rows:
+    or where an item is bad (no id, two gold labels, gold on some rows only, a gold text without a code). The keys
+    are unpacked with numpy, the Votes laid out as patterns.build lays them out (classes in its order, patterns
+    sorted, repeats merged)."""
+    ds_col, key_col, gc_col, items_col, n_col, bad_col = rows
+    if not len(ds_col):
         return False, [], {}
     names = sorted(slots)
     shifts = np.array([slots[j] for j in names], dtype=np.uint64)
-    ds_col, key_col, gc_col, items_col, n_col, bad_col = zip(*rows)
-    keys = np.array([0 if k is None else k for k in key_col], dtype=np.uint64)
+    keys = np.asarray(key_col, dtype=np.uint64)
     codes = ((keys[:, None] >> shifts[None, :]) & np.uint64((1 << bits) - 1)).astype(np.int64)
     extra = np.array(n_col, dtype=np.int64)
     if total is not None and total != int(np.dot(np.array(items_col, dtype=np.int64), (codes > 0).sum(axis=1))):
@@ -169,7 +172,7 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], s
         extra += (top == 0) | ((top & (top - np.uint64(1))) != 0)
         gc = np.log2(np.maximum(top, np.uint64(1)).astype(np.float64)).astype(np.int64)  # a power of two: exact
     extra += gc > len(golds)  # a gold text without a code (the first rows did not show it)
-    if any(bad_col) or extra.any():
+    if np.any(bad_col) or extra.any():
         return True, [], {}
     codes[codes > len(classes)] = 0  # 0: no verdict (no row, or a row without one)
     gold_class = [None, *(canonical(t) for t in golds)]  # each gold code's class, None: no gold
@@ -181,7 +184,7 @@ def _decode(rows: list[tuple[Any, ...]], classes: list[str], golds: list[str], s
     hist: list[tuple[Any, ...]] = []
     out: dict[Any, Votes] = {}
     for ds in dict.fromkeys(ds_col):
-        mine = np.array([d == ds for d in ds_col]) if len(set(ds_col)) > 1 else np.ones(len(rows), dtype=bool)
+        mine = np.array([d == ds for d in ds_col]) if len(set(ds_col)) > 1 else np.ones(len(ds_col), dtype=bool)
         cell, inverse = _unique_rows(cells[mine], len(names) + 1)
         sums = np.bincount(inverse, weights=items[mine], minlength=len(cell)).astype(np.int64)
         hist += [(ds, j, c, n, 0 if is_lab else n) for (is_lab, j, c), n in zip(cell.tolist(), sums.tolist())]
