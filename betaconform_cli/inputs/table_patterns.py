@@ -20,7 +20,7 @@ from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
 ONE_HOT_GOLDS = 31  # distinct gold texts whose one-hot code may ride on top of the key (more: aggregated apart)
-SAMPLE_ROWS = 1 << 16  # the verdict and gold texts are read from the first rows (a text they miss: read all, again)
+SAMPLE_ROWS = 1 << 16  # judges, verdict and gold texts are read from the first rows (one they miss: read all, again)
 
 
 class _Unseen(Exception):
@@ -40,13 +40,19 @@ def _slots(names: list[str], col: str, bits: int, width: int = 64) -> tuple[str,
 
 def _texts(con: Any, table: Table, roles: Roles, sample: int | None) -> tuple[list[str], dict[str, str | None], list[tuple[Any, Any]]] | None:
     """The distinct judges (sorted), verdict texts (raw -> class, None: a missing-value word) and gold texts (raw, as
-    gold_expr reads it). The judges are read from their whole column, the verdict and gold texts from the first
-    `sample` rows (None: all): a text those rows miss has no code, and the key shows it (counts_and_patterns). None
-    when a judge name is empty (an error histograms' checks name) or there are too many texts to code."""
-    judge = f"CAST({q(roles.judge or '')} AS VARCHAR)"
-    names = [r[0] for r in con.execute(f"SELECT DISTINCT {judge} FROM {table.sql}").fetchall()]
-    verdict, gold_col = q(roles.verdict or ""), q(roles.gold or "")  # gold_expr on the distinct texts only
-    src = table.sql if sample is None else f"(SELECT {verdict}, {gold_col} FROM {table.sql} LIMIT {int(sample)})"
+    gold_expr reads it), from the first `sample` rows (None: all rows): a name or a text those rows miss has no code,
+    and the key shows it (counts_and_patterns). Where the first rows name one judge only (a file sorted by judge),
+    the judges are read from their whole column. None when a judge name is empty (an error histograms' checks name)
+    or there are too many texts to code."""
+    judge, verdict, gold_col = q(roles.judge or ""), q(roles.verdict or ""), q(roles.gold or "")
+    src = table.sql
+    if sample is not None:  # the first rows, read once (each distinct query below then reads a few thousand rows)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE __first_rows AS SELECT {judge}, {verdict}, {gold_col} FROM {table.sql} "
+                    f"LIMIT {int(sample)}")
+        src = "__first_rows"
+    names = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({judge} AS VARCHAR) FROM {src}").fetchall()]
+    if sample is not None and len(names) < 2:
+        names = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({judge} AS VARCHAR) FROM {table.sql}").fetchall()]
     raws = [r[0] for r in con.execute(f"SELECT DISTINCT CAST({verdict} AS VARCHAR) FROM {src}").fetchall()]
     gold_texts = con.execute(f"SELECT {gold_col}, {gold_expr(table, roles.gold or '')} FROM (SELECT DISTINCT CAST({gold_col} "
                              f"AS VARCHAR) AS {gold_col} FROM {src})").fetchall()
