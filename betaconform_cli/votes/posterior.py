@@ -61,8 +61,11 @@ class _SplitPosterior:
         self.models = prior.models
         # per model, the covariate that b1 multiplies: the margin x, or for "tempered" the agreement model's log odds
         # (passed as that model's offset; its offset is then 0)
+        # ("unanimous": b1 multiplies 1 where every verdict is one class, 0 elsewhere)
         tempered = np.array([m == "tempered" for m in prior.models])
-        self.xs = np.where(tempered[:, None], offsets, np.asarray(x, dtype=float)[None, :])
+        step = np.array([m == "unanimous" for m in prior.models])
+        xf = np.asarray(x, dtype=float)
+        self.xs = np.where(tempered[:, None], offsets, np.where(step[:, None], (xf >= 1.0 - 1e-9)[None, :] * 1.0, xf[None, :]))
         self.offsets = np.where(tempered[:, None], 0.0, offsets)
         self.x, self.wrong, self.trials = x, wrong, trials
         if prior.tau > 0:
@@ -72,8 +75,15 @@ class _SplitPosterior:
         else:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
         lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
-        for j in np.nonzero((trials > 0) & can_err)[0]:
-            lp += self._log_marginal(int(j), slice(None))
+        labeled = [int(j) for j in np.nonzero((trials > 0) & can_err)[0]]
+        per_split = [self._log_marginal(j, slice(None)) for j in labeled]
+        for lm in per_split:
+            lp += lm
+        if prior.weighting == "stacking" and n_models > 1 and labeled:
+            log_z = np.array([logsumexp(lp[self.model == i]) for i in range(n_models)])
+            stack = self._stacking_weights(lp, log_z, labeled, per_split)
+            # each model's own posterior over its grid, the models weighed by stacking instead of their evidence
+            lp = lp - log_z[self.model] + np.log(np.maximum(stack, 1e-300))[self.model]
         w = np.exp(lp - lp.max())
         # every model's posterior probability (the guard reads it); models named in prior.guard_models weigh in here
         # only, and the estimate averages the others
@@ -100,11 +110,43 @@ class _SplitPosterior:
         z: np.ndarray = self.b0[g] + self.b1[g] * self.xs[self.model[g], j] + self.offsets[self.model[g], j]
         return z
 
-    def _log_lik_nodes(self, j: int, g: Any) -> np.ndarray:
+    def _log_lik_nodes(self, j: int, g: Any, leave_out: float | None = None) -> np.ndarray:
+        """log P(split j's labeled outcomes | grid point, node); leave_out 1.0 / 0.0: without one of its labeled items
+        whose plurality was wrong / right."""
+        trials, wrong = self.trials[j], self.wrong[j]
+        if leave_out is not None:
+            trials, wrong = trials - 1.0, wrong - leave_out
         zu = self._z(j, g)[:, None] + self.u[None, :]
         # log sigmoid(-z) = log sigmoid(z) - z: one logaddexp over the grid x nodes instead of two (the hot spot)
-        out: np.ndarray = self.trials[j] * _log_sigmoid(zu) - (self.trials[j] - self.wrong[j]) * zu
+        out: np.ndarray = trials * _log_sigmoid(zu) - (trials - wrong) * zu
         return out
+
+    def _stacking_weights(self, lp: np.ndarray, log_z: np.ndarray, labeled: list[int],
+                          per_split: list[np.ndarray]) -> np.ndarray:
+        """The models' stacking weights (Yao, Vehtari, Simpson and Gelman 2018): the weights on the simplex that
+        maximise the sum over labeled items of log sum_m w_m p_m(item's outcome | the other labeled items), each
+        model's leave-one-out predictive density exact on its grid (a ratio of its marginal likelihoods with and
+        without the item). Unlike the marginal likelihood, it does not reward a model for a prior that the labels
+        only fail to contradict (the constant model's Occam factor at r = 10), only for predicting held-out labels."""
+        n_models = len(log_z)
+        rows, counts = [], []
+        for j, lm in zip(labeled, per_split):
+            for out, n in ((1.0, self.wrong[j]), (0.0, self.trials[j] - self.wrong[j])):
+                if n <= 0:
+                    continue
+                rest = lp - lm + logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, slice(None), out), axis=1)
+                rows.append([log_z[i] - logsumexp(rest[self.model == i]) for i in range(n_models)])
+                counts.append(n)
+        loo = np.array(rows)
+        dens, n_items = np.exp(loo - loo.max(axis=1, keepdims=True)), np.array(counts)
+        weights = np.full(n_models, 1.0 / n_models)
+        for _ in range(2000):  # EM for mixture weights of fixed components: each round raises the objective
+            new = weights * ((n_items / (dens @ weights)) @ dens) / n_items.sum()
+            done = float(np.abs(new - weights).max()) < 1e-10
+            weights = new
+            if done:
+                break
+        return weights
 
     def _log_marginal(self, j: int, g: Any) -> np.ndarray:
         out: np.ndarray = logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, g), axis=1)
@@ -134,14 +176,17 @@ class _SplitPosterior:
     def means(self, tempered: bool) -> tuple[float, float] | None:
         """Posterior means of (b0, b1) given the "tempered" model (tempered=True: b1 is its scale c) or given the
         other models (b1 their slope in the margin); None when those models hold no posterior mass."""
-        sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
-        sel = sel if tempered else ~sel
+        if tempered:
+            sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
+        else:  # the curves in the margin x (the "unanimous" step's b1 is not a slope)
+            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in ("tempered", "unanimous")])
         mass = float(self.w[sel].sum())
         if mass <= 0:
             return None
         return float(self.w[sel] @ self.b0[sel]) / mass, float(self.w[sel] @ self.b1[sel]) / mass
 
     def model_probabilities(self) -> dict[str, float]:
-        """Each model's posterior probability given the labels (before `prior.guard_models` are set aside)."""
+        """Each model's posterior probability given the labels, or its stacking weight (prior.weighting "stacking"),
+        before `prior.guard_models` are set aside."""
         return dict(self._probabilities)
 
