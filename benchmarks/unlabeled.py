@@ -112,6 +112,13 @@ ROUND2: dict[str, tuple[SplitPrior, bool | str]] = {
     "stacking: flat + folded + tempered + unanimous + constant": (
         SplitPrior(models=("flat", "folded", "tempered", "unanimous", "constant"), weighting="stacking"), "averaged"),
     "prototype (flat logistic, no guard)": (PROTO, False),
+    "flat + folded + tempered": (SplitPrior(models=("flat", "folded", "tempered")), True),
+    "folded + tempered": (SplitPrior(models=("folded", "tempered")), True),
+    "vote split with random effect tau = 2": (SplitPrior(tau=2.0), True),
+    "flat + folded + tempered with tau = 2": (SplitPrior(models=("flat", "folded", "tempered"), tau=2.0), True),
+    "flat + tempered + saturated": (SplitPrior(models=("flat", "tempered", "saturated")), True),
+    "flat + folded + tempered + saturated": (SplitPrior(models=("flat", "folded", "tempered", "saturated")), True),
+    "stacking: flat + tempered + saturated": (SplitPrior(models=("flat", "tempered", "saturated"), weighting="stacking"), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
@@ -419,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--r", default="10,30,56", help="numbers of labeled items, comma-separated")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
+    ap.add_argument("--only", default="", help="estimator names to keep, separated by ; (default: all)")
     ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
@@ -443,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         VARIANTS.clear()
         VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2}[args.variants])
     if args.only:
-        keep = set(args.only.split(","))
+        keep = set(args.only.split(";"))
         for k in list(VARIANTS):
             if k not in keep:
                 del VARIANTS[k]
@@ -480,8 +487,9 @@ def main(argv: list[str] | None = None) -> int:
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
     command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2") else "") + (" --loco" if args.loco else "")
     command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "")
-    heading = "## Results" if args.variants != "issue26" else (
-        "### Results: issue 26, " + ("the simulation of distinct judges" if args.simulate else "the shared data"))
+    where = "the simulation of distinct judges" if args.simulate else "the shared data"
+    heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}"}.get(
+        args.variants, "## Results")
     text = "\n".join([
         heading,
         "",
@@ -491,18 +499,19 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
-        *(["### Leave-one-collection-out (`--loco`)", "",
+        *([("#### " if args.variants == "round2" else "### ") + "Leave-one-collection-out (`--loco`)", "",
            "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
            "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
            "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
           if args.loco else []),
-        "### Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        ("#### " if args.variants == "round2" else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        write_block(args.update_doc, "unlabeled" + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
+        prefix = "unlabeled-r2" if args.variants == "round2" else "unlabeled"
+        write_block(args.update_doc, prefix + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0
 

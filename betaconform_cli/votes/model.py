@@ -17,8 +17,9 @@ DEFAULT_KS = tuple(range(1, 12))
 # the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
 # Beta-Binomial's, the judges' one-coin agreement model's, no dependence on the split at all, and the agreement
 # model's log odds scaled by c in [0, 1.5] (c = 0 is the constant model, c = 1 judges that err independently), and
-# a step at unanimity (one P(wrong) for every split where the judges disagree, another where all agree)
-MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous")
+# a step at unanimity (one P(wrong) for every split where the judges disagree, another where all agree), and no
+# shape at all (each split its own P(wrong) around a common level: posterior.SATURATED_TAU)
+MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous", "saturated")
 # how the models are weighed against each other (docs/UNLABELED.md, "Issue 26, round 2"): by the labels' marginal
 # likelihood ("evidence"), or by stacking the models' leave-one-label-out predictive densities ("stacking")
 WEIGHTINGS = ("evidence", "stacking")

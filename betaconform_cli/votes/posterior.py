@@ -16,6 +16,10 @@ from .model import SplitPrior
 # independently, as the one-coin model assumes; c < 1: they share errors, fewer independent judges in effect; c = 0:
 # the split says nothing); its b0 (a shift of every split's log odds) ~ N(0, sd0^2), centred on the model being right
 TEMPER_GRID = (0.0, 1.5, 31)
+# the "saturated" model: one common level b0 and each split's own P(wrong) around it, u_j ~ N(0, 2^2) (given an even
+# level, 95% of the splits' P(wrong) anywhere in 0.02-0.98: close to a uniform prior per split); no shape assumed, so
+# where the shape models miss (a step at unanimity, judges fooled together) its posterior stays as wide as the labels
+SATURATED_TAU = 2.0
 
 
 def _grid(prior: SplitPrior, slope: bool = True, tempered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,7 +58,7 @@ class _SplitPosterior:
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
         n_models = offsets.shape[0]
-        grids = [_grid(prior, slope=m != "constant", tempered=m == "tempered") for m in prior.models]
+        grids = [_grid(prior, slope=m not in ("constant", "saturated"), tempered=m == "tempered") for m in prior.models]
         self.b0 = np.concatenate([g[0] for g in grids])
         self.b1 = np.concatenate([g[1] for g in grids])
         self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
@@ -68,12 +72,14 @@ class _SplitPosterior:
         self.xs = np.where(tempered[:, None], offsets, np.where(step[:, None], (xf >= 1.0 - 1e-9)[None, :] * 1.0, xf[None, :]))
         self.offsets = np.where(tempered[:, None], 0.0, offsets)
         self.x, self.wrong, self.trials = x, wrong, trials
-        if prior.tau > 0:
+        if prior.tau > 0 or "saturated" in prior.models:
             nodes, weights = np.polynomial.hermite_e.hermegauss(prior.nodes)
-            self.u = prior.tau * nodes
+            self.u = nodes
             self.log_omega = np.log(weights / weights.sum())
         else:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
+        # each grid point's random-effect scale: tau, or SATURATED_TAU for the "saturated" model
+        self.tau = np.array([SATURATED_TAU if m == "saturated" else prior.tau for m in prior.models])[self.model]
         lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
         labeled = [int(j) for j in np.nonzero((trials > 0) & can_err)[0]]
         per_split = [self._log_marginal(j, slice(None)) for j in labeled]
@@ -93,7 +99,7 @@ class _SplitPosterior:
         # keep the grid points that carry posterior mass (the rest weigh < 1e-12 of the largest): every later step
         # costs grid x splits x nodes
         live = w > 1e-12
-        self.b0, self.b1, self.model = self.b0[live], self.b1[live], self.model[live]
+        self.b0, self.b1, self.model, self.tau = self.b0[live], self.b1[live], self.model[live], self.tau[live]
         self.w = w[live] / w[live].sum()
         self._live = np.nonzero(live)[0]
         self._w_full = np.where(live, w, 0.0) / w[live].sum()
@@ -116,7 +122,7 @@ class _SplitPosterior:
         trials, wrong = self.trials[j], self.wrong[j]
         if leave_out is not None:
             trials, wrong = trials - 1.0, wrong - leave_out
-        zu = self._z(j, g)[:, None] + self.u[None, :]
+        zu = self._z(j, g)[:, None] + self.tau[g][:, None] * self.u[None, :]
         # log sigmoid(-z) = log sigmoid(z) - z: one logaddexp over the grid x nodes instead of two (the hot spot)
         out: np.ndarray = trials * _log_sigmoid(zu) - (trials - wrong) * zu
         return out
@@ -159,7 +165,7 @@ class _SplitPosterior:
         omega = np.exp(self.log_omega)
         cum_prior = np.cumsum(omega)
         for c, j in enumerate(splits):
-            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
+            p = _sigmoid(self._z(j, slice(None))[:, None] + self.tau[:, None] * self.u[None, :])
             if self.trials[j] > 0:
                 ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
                 cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
@@ -179,7 +185,7 @@ class _SplitPosterior:
         if tempered:
             sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
         else:  # the curves in the margin x (the "unanimous" step's b1 is not a slope)
-            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in ("tempered", "unanimous")])
+            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in ("tempered", "unanimous", "saturated")])
         mass = float(self.w[sel].sum())
         if mass <= 0:
             return None
