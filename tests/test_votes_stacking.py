@@ -12,7 +12,7 @@ from scipy.special import expit, logsumexp
 
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.votes import SplitPrior
-from betaconform_cli.votes.posterior import TEMPER_GRID, _SplitPosterior
+from betaconform_cli.votes.posterior import SATURATED_TAU, TEMPER_GRID, _SplitPosterior
 
 X = np.array([0.2, 0.6, 1.0])  # the splits' margins
 L = np.array([-0.5, -3.0, -7.0])  # the agreement model's log odds per split (the tempered covariate)
@@ -101,3 +101,26 @@ class TestUnanimousStep:
             num = integrate.simpson(integrate.simpson(expit(z[..., j]) * dens, x=g1, axis=1), x=g0)
             assert mean[j] == pytest.approx(num / norm, abs=3e-3)
         assert mean[0] == pytest.approx(mean[1], abs=1e-12)  # one P(wrong) wherever the judges disagree
+
+
+class TestSaturated:
+    def test_posterior_mean_matches_nested_quadrature(self) -> None:
+        """The "saturated" model: P(wrong | split j) = sigmoid(b0 + u_j), u_j ~ N(0, SATURATED_TAU^2) independent per
+        split, b0 ~ N(0, 1.5^2). Per split, E[P(wrong)] = integral over b0's posterior of E[sigmoid(b0 + u) | b0, the
+        split's labels]: nested Simpson rules over b0 and u (dense grids) against the estimator's grid and
+        Gauss-Hermite nodes (abs 3e-3), for a split with labels and one without."""
+        x = np.array([0.2, 1.0, 0.6])
+        wrong, trials = np.array([3.0, 0.0, 0.0]), np.array([5.0, 4.0, 0.0])
+        post = _SplitPosterior(x, np.zeros((1, 3)), wrong, trials, np.ones(3, dtype=bool),
+                               SplitPrior(models=("saturated",), grid0=(-6.0, 6.0, 241)))
+        mean, _ = post.p_wrong(np.arange(3), np.zeros(1, dtype=int), np.random.default_rng(0))
+        b0, u = np.linspace(-6, 6, 401), np.linspace(-9 * SATURATED_TAU, 9 * SATURATED_TAU, 1201)
+        B, U = np.meshgrid(b0, u, indexing="ij")
+        prior_u = stats.norm.pdf(U, 0, SATURATED_TAU)
+        lik = [np.exp(w * np.log(expit(B + U)) + (t - w) * np.log(expit(-(B + U)))) * prior_u for w, t in zip(wrong, trials)]
+        per_split = [integrate.simpson(li, x=u, axis=1) for li in lik]  # p(split j's labels | b0)
+        post_b0 = stats.norm.pdf(b0, 0, 1.5) * per_split[0] * per_split[1] * per_split[2]
+        post_b0 /= integrate.simpson(post_b0, x=b0)
+        for j in range(3):
+            cond = integrate.simpson(expit(B + U) * lik[j], x=u, axis=1) / per_split[j]
+            assert mean[j] == pytest.approx(float(integrate.simpson(post_b0 * cond, x=b0)), abs=3e-3)
