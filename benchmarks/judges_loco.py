@@ -15,7 +15,14 @@ Dawid-Skene and the vote-split all-items estimates, guard or not); issue 17's (t
 latent-class estimate where the guard fell back); Dawid-Skene alone; the vote split alone; 0.25 / 0.75 mixes of the
 two; the vote split's pseudo-items a = 80 and infinite (the pool alone) instead of 20; the prediction-powered
 estimate rectified by the pick's own labels, pooled over the candidates, bootstrapped over the whole pick or
-cross-fitted (benchmarks/judges_rectified.py); the labels alone corrected by the bootstrap of the pick.
+cross-fitted (benchmarks/judges_rectified.py); the labels alone corrected by the bootstrap of the pick; round 3
+(benchmarks/judges_bayes.py): the empirical-Bayes rectifier, the Beta prior centred on the all-items estimate, the
+vote split's pseudo-items by empirical Bayes (alone, with Dawid-Skene, and averaged with the rectifier), and the
+shipped estimate with its interval at least the pooled rectifier's. Diagnostics: the empirical-Bayes weights and
+the shipped report's miss split into the part every candidate shares and the pick's own.
+
+--simulated N adds N datasets of each of two stated-model simulations (distinct judges: benchmarks/unlabeled.py's
+`simulate`; near-copies: `simulate_copies`), reported apart ("unseen-like") and never in a LOCO fold.
 
 LOCO: for each collection left out, the rule is chosen on the other two, the pick first (the lowest worst regret
 ratio against naive there; naive itself if none is below 1), then the report at that pick (coverage >= 0.88 in
@@ -23,6 +30,7 @@ every cell there, then the lowest worst |error| ratio); its numbers on the one l
 over the left-out collections. Nothing is tuned on the collection left out.
 
     nice -n 10 .venv/bin/python benchmarks/judges_loco.py --draws 30 --procs 2 > /tmp/loco.log
+    nice -n 10 .venv/bin/python benchmarks/judges_loco.py --draws 20 --procs 2 --only NONE --simulated 6
 
 Exits 0 with a message when the data folder is absent.
 """
