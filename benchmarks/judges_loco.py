@@ -419,10 +419,11 @@ def main() -> int:
     ap.add_argument("--simulated", type=int, default=0,
                     help="also this many datasets of each stated-model simulation, reported apart (unseen-like)")
     a = ap.parse_args()
-    if not a.data.is_dir():
+    if not a.data.is_dir() and not a.simulated:
         print(f"no data folder at {a.data}: skipping the LOCO protocol")
         return 0
-    files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+    files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
+        if a.data.is_dir() else []
     data = [d for d in (load(p, a.data) for p in files) if a.only in d.name] + simulated(a.simulated, a.seed)
     t0 = time.time()
     print(report(data, tuple(int(x) for x in a.rs.split(",")), a.draws, a.seed, a.procs))
