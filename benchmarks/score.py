@@ -155,6 +155,11 @@ def _ppi(
         cov = var_f if interval == "score" else float(np.cov(y, f_lab)[0, 1])
         grid = np.linspace(0.0, 1.0, 20001)
         model = (grid * (1 - grid) + lam * lam * var_f - 2 * lam * cov) * factor / n
+        if interval == "score-tested":  # the model's level only as far as the labels cannot rule it out
+            raw = float(((e - e.mean()) ** 2).sum()) / max(n - ddof, 1)  # the residuals' own variance
+            upper = (n - ddof) * raw / float(stats.chi2.ppf(1 - LEVEL, n - ddof)) * factor / n  # the most they allow
+            at_theta = (theta * (1 - theta) + lam * lam * var_f - 2 * lam * cov) * factor / n
+            model = model - max(0.0, at_theta - upper)
         inside = grid[np.abs(theta - grid) <= float(q) * np.sqrt(np.maximum(model, var))]
         if inside.size:
             low, high = min(low, float(inside[0])), max(high, float(inside[-1]))
@@ -510,6 +515,9 @@ ALTERNATIVES = {
     "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd; score form)": ours,
     "interval: theta +- t sd (the Wald form, before issue 26)": _variant(interval="wald"),
     "interval: score form with Cov(y, f) from the labels": _variant(interval="score-cov"),
+    "interval: score form (this benchmark's copy of ours)": _variant(interval="score"),
+    "interval: score form, the model's level lowered to what the labels allow (chi-square at the level)":
+        _variant(interval="score-tested"),
     "not moved (PPI++ alone)": _variant(toward=None),
     "moved: empirical Bayes, no limit": _variant(rule="eb"),
     "moved: limited to 1 sd": _variant(limit=1.0),
