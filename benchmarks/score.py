@@ -152,7 +152,11 @@ def _ppi(
     low, high = max(0.0, theta - half), min(1.0, theta + half)
     if interval != "wald":  # eq. 6 by brute force on a grid (the package solves the quadratic)
         var_f = float(np.var(f_all))
-        cov = var_f if interval == "score" else float(np.cov(y, f_lab)[0, 1])
+        cov = var_f if interval in ("score", "score-tested") else float(np.cov(y, f_lab)[0, 1])
+        if interval == "score-cov-bound":  # Cov(y, f) above Var(f) only as far as the labels rule Var(f) out
+            prod = (y - y.mean()) * (f_lab - f_lab.mean())
+            low_cov = cov - float(stats.norm.ppf(LEVEL)) * float(prod.std(ddof=1)) / math.sqrt(n)
+            cov = max(var_f, low_cov)
         grid = np.linspace(0.0, 1.0, 20001)
         model = (grid * (1 - grid) + lam * lam * var_f - 2 * lam * cov) * factor / n
         if interval == "score-tested":  # the model's level only as far as the labels cannot rule it out
@@ -516,6 +520,8 @@ ALTERNATIVES = {
     "interval: theta +- t sd (the Wald form, before issue 26)": _variant(interval="wald"),
     "interval: score form with Cov(y, f) from the labels": _variant(interval="score-cov"),
     "interval: score form (this benchmark's copy of ours)": _variant(interval="score"),
+    "interval: score form, Cov(y, f) = max(Var(f), the labels' one-sided lower bound at the level)":
+        _variant(interval="score-cov-bound"),
     "interval: score form, the model's level lowered to what the labels allow (chi-square at the level)":
         _variant(interval="score-tested"),
     "not moved (PPI++ alone)": _variant(toward=None),

@@ -230,9 +230,9 @@ def _forecast_more(rule: PrecisionRule, verdicts: np.ndarray, gold: np.ndarray, 
     on pools drawn from it: stopping/forecast.py), so that the number moves with the evidence, not with the noise
     of the running half-width: the upper end of plan's interval at the rule's level, not its median. A median
     forecast is right on average but jumps where the labels first show the judges erring together (the model
-    could not see it before: +67% in one round on LLMBar); the upper end already holds that chance, so it moves
-    at most 11-23% between rounds, at 1.0-1.3x the labels needed (docs/PLAN.md). The labels-only rule's need, so
-    an upper bound where the vote split stops sooner."""
+    could not see it before: +67% in one round on LLMBar); the upper end already holds that chance, so it moved
+    at most 4-29% in a round on every collection and simulation, at 1.02-1.34x the labels the rule needed
+    (docs/PLAN.md). The labels-only rule's need, so an upper bound where the vote split stops sooner."""
     from .forecast import forecast
 
     r = int((gold >= 0).sum())
