@@ -77,6 +77,7 @@ def _gold_draws_tau(v, rows, gold, draws, rng):  # type: ignore[no-untyped-def]
     """The alternative 'tau per draw': each draw refits the model on a Bayesian bootstrap (as plan does), then draws
     ONE power tau on the likelihood from its posterior given the labels (judges.unlabeled._tempered's weights) and
     every unlabeled gold from that tau's prediction, where plan draws each gold from the tau-averaged prediction."""
+    from betaconform_cli.dawid_skene import log_likelihood, normalise
     from betaconform_cli.judges import unlabeled as u
 
     unl = np.flatnonzero(gold < 0)
@@ -84,8 +85,8 @@ def _gold_draws_tau(v, rows, gold, draws, rng):  # type: ignore[no-untyped-def]
         g = gold.copy()
         boot = type(v)(v.patterns, v.gold, rng.gamma(v.counts.astype(float)), v.classes)
         model = u.fit_classes(boot)
-        loglik = u._log_likelihood(u._onehot(boot), (boot.patterns >= 0).astype(float), model.accuracy)
-        preds = np.stack([u._normalise(t * loglik + np.log(model.prior)[None, :]) for t in u.TEMPERS])
+        loglik = log_likelihood(u._coded(boot), model.accuracy)
+        preds = np.stack([normalise(t * loglik + np.log(model.prior)[None, :]) for t in u.TEMPERS])
         lab = boot.labeled
         w = (u.TEMPERS == 1.0).astype(float)
         if lab.any():
