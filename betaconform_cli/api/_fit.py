@@ -72,19 +72,20 @@ def fit(
 
     progress(done, total, what): after each dataset (a folder of many files can take a while). With
     `opts.record.by` (--by), the error table of each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
+    check_seed(seed)
+    adjust = _slice_options(opts, adjust, save, embed)
+    _check_embed(embed, save)
+    # a big file's workers start counting now, while this process imports scipy (~0.2 s) and the output's modules,
+    # then count a smaller first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs
+    # 0.72 vs 0.80 s); nothing is imported before the fork that the workers do not need
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+        from .. import fit as _fitting  # noqa: F401
     from ..documents import fit_document
     from ..failed_inputs import failure_documents
     from ..report.failed import with_failures
     from ..report.fit import FitReport, saved_document
 
-    check_seed(seed)
-    adjust = _slice_options(opts, adjust, save, embed)
-    _check_embed(embed, save)
-    # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
-    # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
-    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
-        from .. import fit as _fitting  # noqa: F401
     datasets, failed = pending.result(), list(pending.failed)  # bad inputs fail alone (failed_inputs.py)
     from ..fit import fitted_counts
 
