@@ -94,3 +94,51 @@ class TestPlan:
         assert "error: " + got.value.render(lambda p: "--" + p.replace("_", "-")) == printed.stderr.strip()
         with pytest.raises(InputError, match="carries no verdicts"):
             bc.plan(SAMPLE / "qa_judges.jsonl")
+
+
+class TestNoLabelsYet:
+    """plan and drift are for runs with few labels or none: a run without any reads (fit refuses it)."""
+
+    def test_plan_and_drift_without_labels(self) -> None:
+        unlabeled = [{**r, "gold": None} for r in long_rows()]
+        planned = bc.plan(unlabeled, ks="1,3", draws=20).to_dict()
+        assert planned["plan"]["labeled"] == 0 and planned["plan"]["items"] == 150
+        drifted = bc.drift(unlabeled, unlabeled, permutations=99).to_dict()
+        assert [r["labeled_items"] for r in drifted["runs"]] == [0, 0]
+        with pytest.raises(InputError, match="no labeled items"):
+            bc.fit(unlabeled)
+
+
+class TestNotebookFrames:
+    """DataFrames as a notebook makes them: the same items in other dtypes give the same numbers; what cannot be
+    read is one line."""
+
+    def test_dtypes_give_the_same_fit(self) -> None:
+        pd = pytest.importorskip("pandas")
+        pl = pytest.importorskip("polars")
+        frame = pd.DataFrame(long_rows())
+        plain = bc.fit(frame, ks="1,3").error(3)
+        ids = {name: i for i, name in enumerate(frame["item_id"].unique())}
+        variants = [
+            frame.astype({"judge": "category", "verdict": "category", "gold": "category"}).assign(item_id=frame["item_id"].map(ids)),
+            frame.assign(verdict=frame["verdict"] == "pass", gold=frame["gold"].map({"pass": True, "fail": False})),
+            pl.from_pandas(frame).with_columns(pl.col("verdict").cast(pl.Enum(["fail", "pass"]))).lazy(),
+        ]
+        for v in variants:
+            assert bc.fit(v, ks="1,3").error(3) == plain
+
+    def test_a_lazy_frame_does_not_warn(self) -> None:
+        pl = pytest.importorskip("polars")
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = bc.doctor(pl.LazyFrame(long_rows())).to_dict()
+        assert (got["items"], got["unlabeled_items"]) == (40, 110)
+
+    def test_columns_on_two_levels(self) -> None:
+        pd = pytest.importorskip("pandas")
+        wide = pd.DataFrame(long_rows()).pivot(index="item_id", columns="judge", values=["verdict"])
+        with pytest.raises(InputError, match=r"^<DataFrame>: has columns on 2 levels \(a MultiIndex") as got:
+            bc.fit(wide)
+        assert "\n" not in str(got.value)

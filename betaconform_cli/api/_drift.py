@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def _one(argument: Any, opts: InputOptions, which: str) -> Dataset:
     """The run in `argument` (a path, or data in memory: inputs.read_inputs): one dataset that carries verdicts."""
-    datasets = read_inputs(argument, opts, Keep.ITEMS)
+    datasets = read_inputs(argument, opts, Keep.ITEMS, need_labels=False)  # the label-free test needs none
     if len(datasets) != 1:
         what = argument if isinstance(argument, (str, PathLike)) else "the data given"
         raise ParameterError(which, f"is one run (one file or one dataset); {what} holds {len(datasets)}")
