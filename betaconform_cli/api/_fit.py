@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,7 +81,9 @@ def fit(
     # 0.72 vs 0.80 s); nothing is imported before the fork that the workers do not need
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
     if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
-        from .. import fit as _fitting  # noqa: F401
+        # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
+        # the library's function (betaconform_cli/__init__.py), which imported no scipy and left it to the tail
+        importlib.import_module("betaconform_cli.fit")
     from ..documents import fit_document
     from ..failed_inputs import failure_documents
     from ..report.failed import with_failures
