@@ -76,9 +76,10 @@ def fit(
     check_seed(seed)
     adjust = _slice_options(opts, adjust, save, embed)
     _check_embed(embed, save)
-    # a big file's workers start counting now, while this process imports scipy (~0.2 s) and the output's modules,
-    # then count a smaller first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs
-    # 0.72 vs 0.80 s); nothing is imported before the fork that the workers do not need
+    # a big file's workers start counting now, while this process imports scipy and the output's modules (~0.3 s of
+    # CPU), then counts a smaller first share itself: parent_share 0.2 balances the two on 2 cores (CPU traced on the
+    # 1M-item file: parent 0.32 + 0.10 after the fork, worker 0.39; docs/SPEED.md); nothing is imported before the
+    # fork that the workers do not need
     pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
     if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
         # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
