@@ -76,15 +76,7 @@ def fit(
     check_seed(seed)
     adjust = _slice_options(opts, adjust, save, embed)
     _check_embed(embed, save)
-    # a big file's workers start counting now, while this process imports scipy and the output's modules (~0.3 s of
-    # CPU), then counts a smaller first share itself: parent_share 0.2 balances the two on 2 cores (CPU traced on the
-    # 1M-item file: parent 0.32 + 0.10 after the fork, worker 0.39; docs/SPEED.md); nothing is imported before the
-    # fork that the workers do not need
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
-    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
-        # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
-        # the library's function (betaconform_cli/__init__.py), which imported no scipy and left it to the tail
-        importlib.import_module("betaconform_cli.fit")
+    pending = _begin_read(arguments, opts, embed)
     from ..documents import fit_document
     from ..failed_inputs import failure_documents
     from ..report.failed import with_failures
@@ -126,6 +118,19 @@ def fit(
         raise failed[0][1]
     return with_failures(FitReport(tuple(docs), tuple(checks), chart, tuple(notes), tuple(saves), tuple(counts)),
                          failure_documents("fit", failed))
+
+
+def _begin_read(arguments: Sequence[str], opts: InputOptions, embed: EmbedOptions | None) -> Any:
+    """Start reading: a big file's workers count now, while this process imports scipy and the output's modules
+    (~0.3 s of CPU), then count a smaller first share itself: parent_share 0.2 balances the two on 2 cores (CPU
+    traced on the 1M-item file: parent 0.32 + 0.10 after the fork, worker 0.39; docs/SPEED.md). Nothing is imported
+    before the fork that the workers do not need."""
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+        # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
+        # the library's function (betaconform_cli/__init__.py), which imported no scipy and left it to the tail
+        importlib.import_module("betaconform_cli.fit")
+    return pending
 
 
 def _check_embed(embed: EmbedOptions | None, save: SaveTo) -> None:

@@ -73,7 +73,7 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             if opts.handling.skip_invalid:
                 out.skip("malformed JSON", lineno)
                 continue
-            out.error = (lineno, _json_problem(raw, exc), None)
+            out.error = (lineno, values.json_problem(raw, exc), None)
             break
         if fast and _count_fast(out, obj, opts, lineno):
             continue
@@ -164,10 +164,6 @@ def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
     return shape
 
 
-def _json_problem(raw: bytes, exc: Exception) -> str:
-    return values.json_problem(raw, exc)
-
-
 def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
     """Split a file into consecutive ranges of about the given shares, each starting right after a newline."""
     size = path.stat().st_size
@@ -218,19 +214,19 @@ def _blocks(fh: BinaryIO, remaining: int | None, path: Path, at_start: bool = Tr
 
 
 class _FastDecoder:
-    """msgspec decoders that keep only the raw bytes of the judgments field and the id: first one that takes the id
-    as a string (its hash is the id's, with no str() per line), and from the first block whose ids are not all
-    strings on, one that takes a number or null too (hashed as text, as scans.id_hash does). An id of another kind
-    (a list, a 100-digit number) fails both: that block takes the careful path."""
+    """msgspec decoders that keep only the raw bytes of the judgments field and the id: one that takes the id as a
+    string (hashed as it is, no str() per line), and from the first block with a number or null id on, one that
+    takes those too (hashed as text: scans.id_hash). Any other id (a list, a 100-digit number): the careful path."""
 
-    def __init__(self, msgspec: Any, field_name: str, id_field: str):
+    def __init__(self, field_name: str, id_field: str):
+        import msgspec
+
         def decoder(ident: Any) -> Any:
             item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
                                      rename={"judgments": field_name, "ident": id_field}, gc=False)  # no cycles: untracked
             return msgspec.json.Decoder(item)
 
-        self.text = decoder(str)
-        self.any = decoder(str | int | float | None)
+        self.text, self.any = decoder(str), decoder(str | int | float | None)
         self.texts_only = True  # every id so far a string (or none)
         self.invalid = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
 
@@ -248,15 +244,6 @@ class _FastDecoder:
 
         texts = map(_IDENT, lines) if self.texts_only else map(str, map(_IDENT, lines))
         return np.fromiter(map(hash, texts), np.int64, len(lines))
-
-
-def _fast_decoder(field_name: str, id_field: str = "id") -> _FastDecoder | None:
-    """The fast path's decoders (None without msgspec)."""
-    try:
-        import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
-        return None
-    return _FastDecoder(msgspec, field_name, id_field)
 
 
 _JUDGMENTS = attrgetter("judgments")
@@ -279,14 +266,11 @@ def _shallow(buf: bytes) -> bool:
 
 def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int, int] | None], field_name: str,
                 ids: array[int] | None = None, n_lines: int | None = None) -> dict[tuple[int, int], int] | None:
-    """Counts of a block of list-shaped lines, or None when anything needs the careful path.
-
-    msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
-    hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
-    distinct array is validated once by the careful code. No Python code runs per line. `ids` receives the hash
-    of each line's id as written (hash(b"") without one), one per line: a block with blank lines (whose lines
-    msgspec does not hand back) takes the careful path.
-    """
+    """Counts of a block of list-shaped lines, or None when anything needs the careful path. msgspec parses every
+    line in C (validating the JSON, skipping fields we do not use) and hands back the judgments array as raw bytes;
+    a Counter tallies the distinct arrays (in C), each validated once by the careful code: no Python code runs per
+    line. `ids` receives the hash of each line's id (_FastDecoder.id_hashes), one per line: a block with blank
+    lines (which msgspec does not hand back) takes the careful path."""
     try:
         lines = decoder.decode_lines(buf)
         if not buf.isascii():  # the common file is ASCII: checked at memory speed
@@ -335,10 +319,9 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
     fast_ok = keep is Keep.COUNTS and "." not in opts.record.judgments_field and "." not in opts.record.id_field
     for buf, n_lines in blocks:
         if shape == "list" and fast_ok:
-            if decoder is None:
-                decoder = _fast_decoder(opts.record.judgments_field, opts.record.id_field)
+            decoder = decoder or _FastDecoder(opts.record.judgments_field, opts.record.id_field)
             ids = array("q")
-            got = _fast_block(buf, decoder, cache, opts.record.judgments_field, ids, n_lines) if decoder else None
+            got = _fast_block(buf, decoder, cache, opts.record.judgments_field, ids, n_lines)
             if got is not None:
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n
