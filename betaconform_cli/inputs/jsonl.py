@@ -271,6 +271,8 @@ def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int,
     a Counter tallies the distinct arrays (in C), each validated once by the careful code: no Python code runs per
     line. `ids` receives the hash of each line's id (_FastDecoder.id_hashes), one per line: a block with blank
     lines (which msgspec does not hand back) takes the careful path."""
+    if not _shallow(buf):  # first: msgspec recurses into the fields it skips (RecursionError past ~1000 levels)
+        return None
     try:
         lines = decoder.decode_lines(buf)
         if not buf.isascii():  # the common file is ASCII: checked at memory speed
@@ -280,8 +282,6 @@ def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int,
     if n_lines is None:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
     if ids is not None and len(lines) != n_lines:
-        return None
-    if not _shallow(buf):
         return None
     tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
     counts: dict[tuple[int, int], int] = {}
