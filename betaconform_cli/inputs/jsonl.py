@@ -239,11 +239,20 @@ class _FastDecoder:
         return self.any.decode_lines(buf)  # type: ignore[no-any-return]
 
     def id_hashes(self, lines: list[Any]) -> Any:
-        """The hash of each line's id as text (scans.id_hash; hash("") without one), as an int64 array."""
+        """The hash of each line's id as text (scans.id_hash; hash("") without one or with a null one), as an int64
+        array."""
         import numpy as np
 
         texts = map(_IDENT, lines) if self.texts_only else map(str, map(_IDENT, lines))
-        return np.fromiter(map(hash, texts), np.int64, len(lines))
+        out = np.fromiter(map(hash, texts), np.int64, len(lines))
+        if not self.texts_only:  # a null id is no id, as on the careful path, not the id "None" (a real one)
+            for i in np.flatnonzero(out == _HASH_NONE).tolist():
+                if lines[i].ident is None:
+                    out[i] = _HASH_EMPTY
+        return out
+
+
+_HASH_NONE, _HASH_EMPTY = hash("None"), hash("")
 
 
 _JUDGMENTS = attrgetter("judgments")
