@@ -297,6 +297,16 @@ class TestFastPath:
             read_dataset(write_jsonl("ids3.jsonl", lines, raw=True))
         assert info.value.line == 211
 
+    def test_id_field_that_is_the_judgments_field(self, write_jsonl, block: int) -> None:
+        """--id-field judgments: read as the careful path reads it (each list its id), not a ValueError from the
+        fast path's struct (two fields renamed to one name)."""
+        lines = [f'{{"judgments": [{i % 2}, {i // 2 % 2}, {i // 4 % 2}]}}' for i in range(8)] * 2
+        p = write_jsonl("same.jsonl", lines[:8], raw=True)
+        assert read_dataset(p, InputSpec(id_field="judgments")).n_items == 8
+        with pytest.raises(InputError, match="appears again") as info:
+            read_dataset(write_jsonl("same2.jsonl", lines, raw=True), InputSpec(id_field="judgments"))
+        assert info.value.line == 9
+
 
 class TestVotes:
     """The unlabeled-items data model: patterns with counts, expanded per item on demand."""

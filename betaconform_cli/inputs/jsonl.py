@@ -325,7 +325,9 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
     line0 = 0
     decoder: _FastDecoder | None = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fast_ok = keep is Keep.COUNTS and "." not in opts.record.judgments_field and "." not in opts.record.id_field
+    fields = opts.record
+    # one field for both (--id-field judgments) cannot be two fields of the fast path's struct: the careful path's
+    fast_ok = keep is Keep.COUNTS and "." not in fields.judgments_field + fields.id_field and fields.id_field != fields.judgments_field
     for buf, n_lines in blocks:
         if shape == "list" and fast_ok:
             decoder = decoder or _FastDecoder(opts.record.judgments_field, opts.record.id_field)
