@@ -220,12 +220,10 @@ class _FastDecoder:
 
     def __init__(self, field_name: str, id_field: str):
         import msgspec
-
         def decoder(ident: Any) -> Any:
             item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
                                      rename={"judgments": field_name, "ident": id_field}, gc=False)  # no cycles: untracked
             return msgspec.json.Decoder(item)
-
         self.text, self.any = decoder(str), decoder(str | int | float | None)
         self.texts_only = True  # every id so far a string (or none)
         self.invalid = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
@@ -239,20 +237,13 @@ class _FastDecoder:
         return self.any.decode_lines(buf)  # type: ignore[no-any-return]
 
     def id_hashes(self, lines: list[Any]) -> Any:
-        """The hash of each line's id as text (scans.id_hash; hash("") without one or with a null one), as an int64
-        array."""
+        """The hash of each line's id as text (scans.id_hash; hash("") without one or with a null one), as int64."""
         import numpy as np
-
         texts = map(_IDENT, lines) if self.texts_only else map(str, map(_IDENT, lines))
         out = np.fromiter(map(hash, texts), np.int64, len(lines))
         if not self.texts_only:  # a null id is no id, as on the careful path, not the id "None" (a real one)
-            for i in np.flatnonzero(out == _HASH_NONE).tolist():
-                if lines[i].ident is None:
-                    out[i] = _HASH_EMPTY
+            out[[i for i in np.flatnonzero(out == hash("None")).tolist() if lines[i].ident is None]] = hash("")
         return out
-
-
-_HASH_NONE, _HASH_EMPTY = hash("None"), hash("")
 
 
 _JUDGMENTS = attrgetter("judgments")
@@ -325,8 +316,7 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
     line0 = 0
     decoder: _FastDecoder | None = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fields = opts.record
-    # one field for both (--id-field judgments) cannot be two fields of the fast path's struct: the careful path's
+    fields = opts.record  # one field for both (--id-field judgments) is not two fields of the fast path's struct
     fast_ok = keep is Keep.COUNTS and "." not in fields.judgments_field + fields.id_field and fields.id_field != fields.judgments_field
     for buf, n_lines in blocks:
         if shape == "list" and fast_ok:
