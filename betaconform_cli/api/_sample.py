@@ -128,7 +128,7 @@ def sample_live(
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, next_rng, joined, check)
-    doc = live_document(fit_document("sample", ds.name, ds.source, table, result, seed), _rule_doc(rule), decision, check,
+    doc = live_document(fit_document("sample", ds.name, ds.source, table, result.record(), seed), _rule_doc(rule), decision, check,
                         [it.id for it in items], None if pool is None else (why or _pool_votes_absent(rule, pool_ds)),
                         [p.id for p in nxt])
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)
