@@ -141,7 +141,7 @@ class TestModel:
         assert u["choice"].startswith("the labels-only rule") and "every item read" in u["reason"]
         alone = analyse_judges(correct, names, rng=np.random.default_rng(0), population=400, settings=FAST)
         assert [e.members for e in res.ensembles] == [e.members for e in alone.ensembles]
-        assert [j.to_dict() for j in res.judges] == [j.to_dict() for j in alone.judges]
+        assert res.judges == alone.judges
         truth = (votes == gold[:, None]).astype(float)
         v = per_item(votes, shown)
         model = fit_classes(v)

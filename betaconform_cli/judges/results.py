@@ -51,17 +51,6 @@ class JudgesSettings:
         if self.beam_width < 1:
             raise UsageError(f"beam_width must be at least 1; got {self.beam_width}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pseudo_items": self.pseudo_items,
-            "interval_widening": self.interval_widening,
-            "ranking": self.ranking,
-            "maxent_penalty": list(self.maxent_penalty),
-            "model": self.model.to_dict(),
-            "exact_max_judges": self.exact_max_judges,
-            "beam_width": self.beam_width,
-        }
-
 
 # --- result rows ------------------------------------------------------------------------------------------
 
@@ -77,9 +66,6 @@ class JudgeRow:
     items: int
     deviation: float  # accuracy minus the mean accuracy of all judges
     mean_excess: float | None  # mean over its pairs of (both wrong - expected if independent)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("name", "accuracy", "low", "high", "items", "deviation", "mean_excess")}
 
 
 @dataclass(frozen=True)
@@ -99,17 +85,9 @@ class PairRow:
             return None
         return self.both_wrong - self.expected_if_independent
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "items": self.items,
-            "both_wrong": self.both_wrong,
-            "expected_if_independent": self.expected_if_independent,
-            "excess": self.excess,
-            "p_value": self.p_value,
-            "note": None if self.items else "no item judged by both",
-        }
+    @property
+    def note(self) -> str | None:
+        return None if self.items else "no item judged by both"
 
 
 @dataclass(frozen=True)
@@ -121,17 +99,6 @@ class Exchangeability:
     p_value: float | None
     items: int
     note: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "test": "cochran_q",
-            "hypothesis": "all judges have the same accuracy (matched items)",
-            "statistic": self.statistic,
-            "df": self.df,
-            "p_value": self.p_value,
-            "items": self.items,
-            "note": self.note,
-        }
 
 
 @dataclass(frozen=True)
@@ -149,20 +116,6 @@ class EnsembleRow:
     all_judges: float | None  # fit's estimate for the vote of all judges
     search: str  # "exact" or "beam"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "members": list(self.members),
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "empirical": self.empirical,
-            "items": self.items,
-            "random_k": self.random_k,
-            "all_judges": self.all_judges,
-            "search": self.search,
-        }
-
 
 @dataclass(frozen=True)
 class NamedEnsemble:
@@ -175,20 +128,6 @@ class NamedEnsemble:
     empirical: float | None
     items: int
     fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: documents.row_type())
-
-    def to_dict(self) -> dict[str, Any]:
-        from ..documents import plain
-
-        return {
-            "members": list(self.members),
-            "k": len(self.members),
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "empirical": self.empirical,
-            "items": self.items,
-            "fit": plain(self.fit),  # JSON values: judges.json keeps fit's row as a plain object
-        }
 
 
 @dataclass(frozen=True)
@@ -205,21 +144,6 @@ class CostChoice:
     candidates: int
     search: str
     prices: dict[str, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "max_error": self.max_error,
-            "met": self.met,
-            # met: the cheapest ensemble meeting max_error; not met: the ensemble with the lowest upper bound
-            "members": list(self.members),
-            "cost": self.cost,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "candidates": self.candidates,
-            "search": self.search,
-            "prices": self.prices,
-        }
 
 
 @dataclass(frozen=True)
