@@ -8,15 +8,12 @@ pool's verdicts) are UNSET, or absent, where they are absent, so the JSON keeps 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from ..documents import Count, Fraction, K, document_schema, fit_document_type, row_type
-
-if TYPE_CHECKING:
-    from .replay import ReplayRun
 
 Json = Any  # a rule's own settings (rules.Rule.describe: each rule has its own)
 
@@ -147,8 +144,9 @@ def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, lab
     else:
         if pool_unused is not None:
             pool = PoolVerdicts(used=False, reason=pool_unused, next_by="random")
-        if "last" in decision.path.extra:
-            intervals = [StoppingInterval(k=k, **v) for k, v in decision.path.extra["last"].items()]
+        if "intervals" in decision.path.extra:  # the precision rule's, after the last label
+            intervals = [StoppingInterval(k=k, low=float(lo[-1]), high=float(hi[-1]))
+                         for k, (lo, hi) in decision.path.extra["intervals"].items()]
     fields = {f: getattr(fit, f) for f in fit.__struct_fields__}
     return live_document_type()(**fields, mode="live", **rule, stopped=decision.stopped,
                                 stopped_by=decision.stopped_by, samples=decision.samples, stop_at=decision.stop_at,
@@ -157,8 +155,8 @@ def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, lab
 
 
 def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: dict[str, Any],
-                     runs: list[ReplayRun], summary: dict[str, Any]) -> tuple[tuple[Struct, ...], ReplaySummary]:
-    """--replay's documents: one per run (`rule`: {"rule", "rule_settings", "theoretical_samples"}), and the summary
+                     runs: list[Any], summary: Summary) -> tuple[tuple[Struct, ...], ReplaySummary]:
+    """--replay's documents: one per run (`runs`: replay.ReplayRun, which imports this module; `rule`: {"rule", "rule_settings", "theoretical_samples"}), and the summary
     (stopping.replay.summarize)."""
     run_doc = run_type()
     docs = tuple(run_doc(
@@ -166,12 +164,10 @@ def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule
         seed=seed, **rule, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
         statistic=r.statistic, error_rates=[e.document() for e in r.result.rows],
         actual=[Actual(k=k, error=v) for k, v in r.actual.items()], margin=r.margin,
-        stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, **v) for k, v in r.intervals.items()],
+        stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, low=lo, high=hi) for k, (lo, hi) in r.intervals.items()],
     ) for r in runs)
     last = ReplaySummary(schema="betaconform/1", command="sample", mode="replay",
-                         summary=Summary(runs=summary["runs"], stopped=summary["stopped"],
-                                         samples=MeanSd(**summary["samples"]), margin=MeanSd(**summary["margin"])),
-                         dataset=dataset, **rule, seed=seed)
+                         summary=summary, dataset=dataset, **rule, seed=seed)
     return docs, last
 
 
