@@ -25,10 +25,6 @@ class GateCheck:
     passed: bool
     beyond: int = 0  # k is beyond the data: the most judges any item has (0: k is within the data)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "max_error": self.max_error, "on": self.on, "value": self.value, "passed": self.passed,
-                "extrapolated": bool(self.beyond)}
-
     def line(self) -> str:
         what = "estimated error" if self.on == "estimate" else "upper interval bound of the error"
         status = "ok" if self.passed else "FAIL"
@@ -102,9 +98,6 @@ class ScoreCheck:
     value: float
     passed: bool
     what: str = "score"  # "score", or "difference" for a comparison
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"min_score": self.min_score, "on": self.on, "value": self.value, "passed": self.passed}
 
     def line(self) -> str:
         what = f"corrected {self.what}" if self.on == "estimate" else f"lower interval bound of the corrected {self.what}"
