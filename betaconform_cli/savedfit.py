@@ -12,7 +12,7 @@ Schema ``betaconform/fit/1``::
     histogram: {11: [..]}    # items by number of judges, then by number correct (sufficient statistic)
     method: default
     seed: 0
-    settings: {...}          # FitSettings.to_dict()
+    settings: {...}          # FitSettings (fit.settings_document)
     model: {...}             # fitted mixture (family, components, log-likelihood, ...)
     baselines: {binomial: {family, p}, beta_binomial: {...}}   # the Binomial and the single Beta-Binomial (a model)
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
