@@ -16,7 +16,16 @@ from ..settings import TIE_RULE
 from ..version import __version__
 from .gold import METHODS, Agreement, Figures
 from .model import ClassPosterior
-from .results import INTERVAL_METHOD, SELECTION_NOTE, CostChoice, EnsembleRow, JudgeRow, JudgesResult, PairRow
+from .results import (
+    INTERVAL_METHOD,
+    SELECTION_NOTE,
+    CostChoice,
+    EnsembleRow,
+    JudgeRow,
+    JudgesResult,
+    JudgesUnlabeled,
+    PairRow,
+)
 from .results import Exchangeability as ExchangeabilityTest
 from .results import NamedEnsemble as NamedEnsembleRow
 
@@ -144,20 +153,6 @@ class LatentClassModel(Struct, kw_only=True, frozen=True):
     draws: Count
 
 
-class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
-    """Whether and how the items without gold were used (every.Every.record)."""
-
-    method: Literal["every_item", "labels_only"]
-    used: bool
-    reason: str
-    labeled_items: Count
-    unlabeled_items: Count
-    model: dict[str, Json] | None
-    choice: str  # which rule picked each size's ensemble (every.Every.choice)
-    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
-    report: str  # how the ensembles' errors were estimated (every.Every.report)
-
-
 class AgreementEstimate(Struct, kw_only=True, frozen=True):
     """A figure and its interval at the document's confidence level."""
 
@@ -265,15 +260,9 @@ def _selection(r: JudgesResult) -> tuple[str, str]:
     """(how the ensembles were chosen and estimated, the interval's method): the labels-only notes, or what the
     unlabeled items' record says where the ensembles' errors cover every item read."""
     u = r.unlabeled
-    if u is None or u.get("report_method") != "every_item":
+    if u is None or u.report_method != "every_item":
         return SELECTION_NOTE, INTERVAL_METHOD
-    return f"chosen by {u['choice']}; estimate and interval: {u['report']}", EVERY_INTERVAL
-
-
-def _unlabeled(r: JudgesResult) -> dict[str, Any]:
-    if r.unlabeled is None:
-        return {}
-    return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": JudgesUnlabeled(**r.unlabeled)}
+    return f"chosen by {u.choice}; estimate and interval: {u.report}", EVERY_INTERVAL
 
 
 def _estimate(x: Any) -> AgreementEstimate | None:
@@ -310,7 +299,8 @@ def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, rando
     selection, interval = _selection(r)
     return JudgesDocument(
         schema="betaconform/1", command="judges", tool_version=__version__, dataset=dataset, source=source, seed=seed,
-        items=r.scope.items, **_unlabeled(r), dropped_items=r.scope.dropped_items, judge_names=list(r.names),
+        items=r.scope.items, unlabeled_items=UNSET if r.unlabeled is None else r.unlabeled.unlabeled_items,
+        unlabeled=UNSET if r.unlabeled is None else r.unlabeled, dropped_items=r.scope.dropped_items, judge_names=list(r.names),
         target=r.target, population=r.scope.population, settings=_settings(r),
         interval=JudgesInterval(confidence_level=r.confidence_level, method=interval), selection=selection,
         tie_rule=TIE_RULE, judges=[_judge(j) for j in r.judges], pairs=[_pair(p) for p in r.pairs],

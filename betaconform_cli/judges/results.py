@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from msgspec import Struct
+
+from ..documents import Count
 from ..errors import UsageError
 from ..fit import FitResult
 from .model import ClassPosterior, ModelSettings
@@ -50,6 +53,21 @@ class JudgesSettings:
             raise UsageError(f"exact_max_judges must be between 1 and 16; got {self.exact_max_judges}")
         if self.beam_width < 1:
             raise UsageError(f"beam_width must be at least 1; got {self.beam_width}")
+
+
+# the unlabeled items' record is the judges document's own type (judges/document.py publishes it: judges.json)
+class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
+    """Whether and how the items without gold were used (every.Every.record)."""
+
+    method: Literal["every_item", "labels_only"]
+    used: bool
+    reason: str
+    labeled_items: Count
+    unlabeled_items: Count
+    model: dict[str, Any] | None
+    choice: str  # which rule picked each size's ensemble (every.Every.choice)
+    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
+    report: str  # how the ensembles' errors were estimated (every.Every.report)
 
 
 # --- result rows ------------------------------------------------------------------------------------------
@@ -187,18 +205,18 @@ class JudgesResult:
     ensembles: tuple[EnsembleRow, ...]
     picks: Picks
     models: JudgesModels = field(repr=False)
-    unlabeled: dict[str, Any] | None = None  # every.Every.record(): the unlabeled items and how they were used
+    unlabeled: JudgesUnlabeled | None = None  # every.Every.record(): the unlabeled items and how they were used
 
     @property
     def used_unlabeled(self) -> bool:
-        return self.unlabeled is not None and bool(self.unlabeled["used"])
+        return self.unlabeled is not None and self.unlabeled.used
 
     @property
     def target(self) -> str:
         population, items = self.scope.population, self.scope.items
         if self.unlabeled is not None and population is not None:
-            n_unl = self.unlabeled["unlabeled_items"]
-            every = self.unlabeled.get("report_method") == "every_item"
+            n_unl = self.unlabeled.unlabeled_items
+            every = self.unlabeled.report_method == "every_item"
             how = "by the judges' verdicts" if every else "unknown (labels only)"
             return (f"error on the {population} items read: the {items} labeled ones exact, the {n_unl} "
                     f"unlabeled ones {how}")
