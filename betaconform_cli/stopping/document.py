@@ -8,12 +8,15 @@ pool's verdicts) are UNSET, or absent, where they are absent, so the JSON keeps 
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from ..documents import Count, Fraction, K, document_schema, fit_document_type, row_type
+
+if TYPE_CHECKING:
+    from .rules import Rule
 
 Json = Any  # a rule's own settings (rules.Rule.describe: each rule has its own)
 
@@ -120,10 +123,10 @@ def live_document_type() -> type[Struct]:
     return _live_type(fit_document_type())
 
 
-def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, labeled_ids: list[str | None],
+def live_document(fit: Any, rule: Rule, decision: Any, check: Any, labeled_ids: list[str | None],
                   pool_unused: str | None, next_ids: list[str | None]) -> Any:
-    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (`rule`: its name,
-    settings and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
+    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (its name, settings
+    and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
     and the message; `pool_unused`: why the pool's verdicts were not used (None without a pool)."""
     if decision.stopped_by == "pool exhausted":
         message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
@@ -148,26 +151,29 @@ def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, lab
             intervals = [StoppingInterval(k=k, low=float(lo[-1]), high=float(hi[-1]))
                          for k, (lo, hi) in decision.path.extra["intervals"].items()]
     fields = {f: getattr(fit, f) for f in fit.__struct_fields__}
-    return live_document_type()(**fields, mode="live", **rule, stopped=decision.stopped,
+    return live_document_type()(**fields, mode="live", rule=rule.name, rule_settings=rule.describe(),
+                                theoretical_samples=rule.theoretical_samples(), stopped=decision.stopped,
                                 stopped_by=decision.stopped_by, samples=decision.samples, stop_at=decision.stop_at,
                                 more_needed=decision.more, statistic=decision.statistic, labeled_ids=labeled_ids,
                                 pool_verdicts=pool, stopping_intervals=intervals, message=message, next_ids=next_ids)
 
 
-def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: dict[str, Any],
+def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: Rule,
                      runs: list[Any], summary: Summary) -> tuple[tuple[Struct, ...], ReplaySummary]:
-    """--replay's documents: one per run (`runs`: replay.ReplayRun, which imports this module; `rule`: {"rule", "rule_settings", "theoretical_samples"}), and the summary
-    (stopping.replay.summarize)."""
+    """--replay's documents: one per run (`runs`: replay.ReplayRun, which imports this module; `rule`: its name,
+    settings and Proposition 4.1's size), and the summary (stopping.replay.summarize)."""
     run_doc = run_type()
+    settings, size = rule.describe(), rule.theoretical_samples()
     docs = tuple(run_doc(
         schema="betaconform/1", command="sample", mode="replay", dataset=dataset, source=source, pool_items=pool_items,
-        seed=seed, **rule, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
+        seed=seed, rule=rule.name, rule_settings=settings, theoretical_samples=size, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
         statistic=r.statistic, error_rates=[e.document() for e in r.result.rows],
         actual=[Actual(k=k, error=v) for k, v in r.actual.items()], margin=r.margin,
         stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, low=lo, high=hi) for k, (lo, hi) in r.intervals.items()],
     ) for r in runs)
     last = ReplaySummary(schema="betaconform/1", command="sample", mode="replay",
-                         summary=summary, dataset=dataset, **rule, seed=seed)
+                         summary=summary, dataset=dataset, rule=rule.name, rule_settings=settings,
+                         theoretical_samples=size, seed=seed)
     return docs, last
 
 
