@@ -1,16 +1,145 @@
-"""The prediction of `score`: a two-class Dawid-Skene model of all judges' pass / not-pass verdicts (each judge its
-own sensitivity and specificity, verdicts independent given the item's gold), fitted by EM without the gold, and
-the judges' majority. Verdicts are codes 1 (pass), 0 (not pass), -1 (none); see betaconform_cli.score.binarize."""
+"""The one Dawid-Skene model (Dawid and Skene 1979): every judge's verdicts on every item, judges independent given
+the item's true class, fitted by EM (em.run) with the gold clamped where it is known. Its users: `score`
+(score/judge_model.py: two classes, pass / not pass), `judges` on unlabeled items (judges/unlabeled.fit_classes) and
+the vote split's one-coin offset (votes/agreement.fit_one_coin). Each keeps only its start, its stopping rule and
+what it does with the fit (orienting the classes, tempering the likelihood); the likelihood, the E-step and the
+M-steps are here, once.
+
+The model: an item's true class c (0 .. C-1) has prior pi_c; given c, judge j says c with probability a_jc and each
+other class with (1 - a_jc) / (C - 1); a missing verdict (code -1) drops out of its item's likelihood.
+- `DawidSkene`: class-conditional accuracy a_jc (for two classes, the full confusion matrix: a_j1 the
+  sensitivity, a_j0 the specificity).
+- `OneCoin`: one accuracy a_j per judge, the same for every class; it overrides only the M-step (as crowd-kit's
+  OneCoinDawidSkene does).
+M-step (MAP): a Beta(1 + a, 1 + b) prior on each accuracy, i.e. (hits + a) / (verdicts + a + b), and a Dirichlet(2)
+prior on pi, i.e. (items of class c + 1) / (items + C); both with each row's weight (items per pattern).
+E-step: P(c | verdicts) per row, one-hot on labeled rows; the objective is the log likelihood (verdicts, and the
+gold where known), plus the prior's log density where `map_objective`.
+"""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import em
 
+Params = tuple[np.ndarray, np.ndarray]  # (prior pi (C,), accuracy (J, C) or, one coin, (J,))
+
+
+@dataclass(frozen=True)
+class Coded:
+    """Verdict rows as the model reads them: one-hot verdicts (m, J, C), whether each judge gave one (m, J), the
+    items per row (m,), the gold one-hot where known (m, C; zero rows elsewhere) and which rows are labeled."""
+
+    onehot: np.ndarray = field(repr=False)
+    said: np.ndarray = field(repr=False)
+    weight: np.ndarray = field(repr=False)
+    clamp: np.ndarray = field(repr=False)
+    labeled: np.ndarray = field(repr=False)
+    classes: int
+
+
+def coded(verdicts: np.ndarray, classes: int, weight: np.ndarray | None = None,
+          gold: np.ndarray | None = None) -> Coded:
+    """Rows x judges of class codes (-1: no verdict), `classes` classes, items per row (default 1 each), gold per
+    row (-1 or None: unknown)."""
+    verdicts = np.asarray(verdicts)
+    m = verdicts.shape[0]
+    onehot = (verdicts[:, :, None] == np.arange(classes)[None, None, :]).astype(float)
+    g = np.full(m, -1, dtype=np.int64) if gold is None else np.asarray(gold, dtype=np.int64)
+    labeled = g >= 0
+    clamp = np.zeros((m, classes))
+    clamp[np.flatnonzero(labeled), g[labeled]] = 1.0
+    w = np.ones(m) if weight is None else np.asarray(weight, dtype=float)
+    return Coded(onehot, (verdicts >= 0).astype(float), w, clamp, labeled, classes)
+
+
+def log_likelihood(x: Coded, accuracy: np.ndarray) -> np.ndarray:
+    """(m, C) log P(a row's verdicts | class c): log a_jc for each judge that said c, log (1 - a_jc) / (C - 1) for
+    each that said another class. A one-coin accuracy (J,) is the same in every class."""
+    if accuracy.ndim == 1:
+        accuracy = np.broadcast_to(accuracy[:, None], (len(accuracy), x.classes))
+    log_right = np.log(accuracy)
+    log_wrong = np.log((1.0 - accuracy) / max(x.classes - 1, 1))
+    out: np.ndarray = x.said @ log_wrong + np.einsum("mjc,jc->mc", x.onehot, log_right - log_wrong)
+    return out
+
+
+def normalise(log_joint: np.ndarray) -> np.ndarray:
+    """Rows of log joint probabilities to memberships: shifted by the row's largest, exponentiated, divided."""
+    w = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
+    out: np.ndarray = w / w.sum(axis=1, keepdims=True)
+    return out
+
+
+def vote_shares(x: Coded, pseudo: float) -> np.ndarray:
+    """The usual start: each row's share of verdicts per class, `pseudo` added to every class's count (a row with
+    no count at all: zero memberships, so that it plays no part in the first M-step)."""
+    shares = x.onehot.sum(axis=1) + pseudo
+    total = shares.sum(axis=1, keepdims=True)
+    out: np.ndarray = np.divide(shares, total, out=np.zeros_like(shares), where=total > 0)
+    return out
+
+
+@dataclass(frozen=True)
+class DawidSkene:
+    """The class-conditional model: MAP with Beta(1 + a, 1 + b) on each a_jc (`a`, `b`: pseudo-verdicts right and
+    wrong); `map_objective`: EM's objective is the log posterior density, not the log likelihood."""
+
+    a: float = 1.0
+    b: float = 1.0
+    map_objective: bool = False
+
+    def m_step(self, x: Coded, w: np.ndarray) -> Params:
+        """(prior, accuracy) from memberships w (m, C)."""
+        nw = x.weight[:, None] * w
+        hits = np.einsum("mjc,mc->jc", x.onehot, nw)
+        return self._prior(x, nw), (hits + self.a) / (x.said.T @ nw + self.a + self.b)
+
+    @staticmethod
+    def _prior(x: Coded, nw: np.ndarray) -> np.ndarray:
+        prior: np.ndarray = (nw.sum(axis=0) + 1.0) / (x.weight.sum() + x.classes)  # Dirichlet(2) MAP
+        return prior
+
+    def e_step(self, x: Coded, params: Params) -> tuple[np.ndarray, float]:
+        """(memberships, objective): P(c | verdicts), the gold clamped where known; the log likelihood of the
+        verdicts (and of the gold on labeled rows), with the prior's log density where `map_objective`."""
+        prior, accuracy = params
+        joint = log_likelihood(x, accuracy) + np.log(prior)[None, :]
+        marginal = em.log_normalise(joint)[1]  # log P(verdicts)
+        with_gold = (joint * x.clamp).sum(axis=1)  # log P(verdicts, gold) on labeled rows
+        objective = float(x.weight @ np.where(x.labeled, with_gold, marginal))
+        if self.map_objective:
+            objective += float(np.log(prior).sum()
+                               + (self.a * np.log(accuracy) + self.b * np.log1p(-accuracy)).sum())
+        return np.where(x.labeled[:, None], x.clamp, normalise(joint)), objective
+
+    def fit(self, x: Coded, starts: list[np.ndarray], *, max_iter: int, tol: float, watch_accuracy: bool = False,
+            watch_start: np.ndarray | None = None, name: str | None = None) -> em.EMFit[Params]:
+        """em.run from each start's memberships (labeled rows clamped); stops on the objective, or on the
+        accuracies where `watch_accuracy` (from `watch_start`); `name`: warn at the cap."""
+        clamped = [np.where(x.labeled[:, None], x.clamp, s) for s in starts]
+        return em.run(clamped, lambda w: self.m_step(x, w), lambda p: self.e_step(x, p), max_iter=max_iter, tol=tol,
+                      watch=(lambda p: p[1]) if watch_accuracy else None, watch_start=watch_start, name=name,
+                      stacklevel=4)
+
+
+@dataclass(frozen=True)
+class OneCoin(DawidSkene):
+    """The one-coin model: a_j the same in every class; only the M-step differs (accuracies kept in [clip, 1 - clip])."""
+
+    clip: float = 1e-6
+
+    def m_step(self, x: Coded, w: np.ndarray) -> Params:
+        nw = x.weight[:, None] * w
+        hits = np.einsum("mjc,mc->j", x.onehot, nw)
+        acc = np.clip((hits + self.a) / (x.said.T @ x.weight + self.a + self.b), self.clip, 1 - self.clip)
+        return self._prior(x, nw), acc
+
+
+# score's two-class use of the model (pass / not pass), moved to the score package in part 2 of issue 28's item
 DS_MAX_ITER = 500
 DS_TOL = 1e-8
 DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
@@ -39,35 +168,15 @@ def majority(verdicts: np.ndarray) -> np.ndarray:
 def fit_dawid_skene(
     verdicts: np.ndarray, weights: np.ndarray | None = None, max_iter: int = DS_MAX_ITER, tol: float = DS_TOL
 ) -> JudgeModel:
-    """EM for the two-class Dawid-Skene model on pass/not-pass/none verdicts (rows x judges; `weights`: items per
-    row, for patterns with counts), started from the judges' vote shares; a missing verdict drops out of its item's
-    likelihood. Oriented so that the judges are on average better than chance (the labels of the two latent
-    classes are otherwise exchangeable)."""
-    w = np.ones(verdicts.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    seen = verdicts >= 0
-    pos = ((verdicts == 1) & seen).astype(float)
-    neg = ((verdicts == 0) & seen).astype(float)
-    n_seen = seen.sum(axis=1)
-    q = np.where(n_seen > 0, (pos.sum(axis=1) + 0.5) / (n_seen + 1.0), 0.5)  # P(pass) per item
-    a = DS_PSEUDO
-
-    def m_step(q: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:  # MAP: Beta(1 + a, 1 + a) on every rate
-        wq, wr = w * q, w * (1 - q)
-        prevalence = (wq.sum() + a) / (w.sum() + 2 * a)
-        sensitivity = (wq @ pos + a) / (wq @ (pos + neg) + 2 * a)
-        specificity = (wr @ neg + a) / (wr @ (pos + neg) + 2 * a)
-        return prevalence, sensitivity, specificity
-
-    def e_step(params: tuple[float, np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
-        prevalence, sensitivity, specificity = params
-        log_pass = math.log(prevalence) + pos @ np.log(sensitivity) + neg @ np.log1p(-sensitivity)
-        log_fail = math.log1p(-prevalence) + pos @ np.log1p(-specificity) + neg @ np.log(specificity)
-        log_post, norm = em.log_normalise(np.stack([log_pass, log_fail], axis=1))
-        return np.exp(log_post[:, 0]), float(w @ norm)
-
-    fit = em.run([q], m_step, e_step, max_iter=max_iter, tol=tol, name="Dawid-Skene")
-    (prevalence, sensitivity, specificity), q = fit.params, fit.posterior
+    """The two-class model (class 1 pass, 0 not pass) on pass/not-pass/none verdicts (rows x judges; `weights`: items
+    per row, for patterns with counts), fitted without the gold, started from the judges' vote shares (half a
+    pseudo-verdict each way), stopping on the likelihood. Oriented so that the judges are on average better than
+    chance (the labels of the two latent classes are otherwise exchangeable)."""
+    x = coded(verdicts, 2, weights)
+    fit = DawidSkene(DS_PSEUDO, DS_PSEUDO).fit(x, [vote_shares(x, 0.5)], max_iter=max_iter, tol=tol, name="Dawid-Skene")
+    (prior, accuracy), q = fit.params, fit.posterior[:, 1]
+    prevalence, sensitivity, specificity = float(prior[1]), accuracy[:, 1], accuracy[:, 0]
     if np.mean(sensitivity + specificity) < 1.0:  # the classes came out swapped: judges worse than chance
         q, prevalence = 1.0 - q, 1.0 - prevalence
         sensitivity, specificity = 1.0 - specificity, 1.0 - sensitivity
-    return JudgeModel(float(prevalence), sensitivity, specificity, q, fit.converged, fit.n_iter, fit.objective)
+    return JudgeModel(prevalence, sensitivity, specificity, q, fit.converged, fit.n_iter, fit.objective)

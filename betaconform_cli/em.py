@@ -1,8 +1,8 @@
 """The EM loop, once: every model that alternates an M-step and an E-step over soft class memberships runs it here.
 
-Its users: `dawid_skene` (score's two-class model), `latent_classes` (score's C classes), `votes/agreement.py` (the
-one-coin model of the vote split) and `judges/unlabeled.py` (judges on unlabeled items). Each keeps only what is
-its own: its start, its M-step (parameters from the memberships), its E-step (memberships and the objective from
+Its users: `dawid_skene` (the one Dawid-Skene model, whose users are `score`'s two classes, `votes/agreement.py`'s
+one coin and `judges/unlabeled.py`'s class-conditional model) and `latent_classes` (score's C classes). Each keeps
+only what is its own: its start, its M-step (parameters from the memberships), its E-step (memberships and the objective from
 the parameters) and what it does with the fit afterwards (orienting or ordering the classes). This module keeps
 the iteration cap, the stopping test, the objective's history, the choice among starts, the warning when the cap
 is reached, and the memberships' normalisation in log space (`log_normalise`).
@@ -98,10 +98,12 @@ def run(
     watch: Callable[[P], np.ndarray] | None = None,
     watch_start: np.ndarray | None = None,
     name: str | None = None,
+    stacklevel: int = 3,
 ) -> EMFit[P]:
     """EM from each start's memberships (the stopping test in the module's docstring), at most `max_iter`
     iterations each; the fit whose final objective is highest (an earlier start wins unless beaten by more than
-    START_MARGIN). `name`: warn (FitWarning, at the model's caller) when the chosen fit reached the cap."""
+    START_MARGIN). `name`: warn (FitWarning, at the model's caller: `stacklevel` as warnings.warn's, counted from
+    here) when the chosen fit reached the cap."""
     if max_iter < 1 or not starts:
         raise ValueError("EM needs a start and at least one iteration")
     best: EMFit[P] | None = None
@@ -111,5 +113,5 @@ def run(
             best = fit
     assert best is not None
     if name is not None and not best.converged:
-        warnings.warn(f"{name} EM did not converge in {max_iter} iterations", FitWarning, stacklevel=3)
+        warnings.warn(f"{name} EM did not converge in {max_iter} iterations", FitWarning, stacklevel=stacklevel)
     return best

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from betaconform_cli.dawid_skene import coded, log_likelihood
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import JudgesSettings, ModelSettings, analyse_judges
@@ -16,8 +17,6 @@ from betaconform_cli.judges.splits import split_estimates
 from betaconform_cli.judges.subsets import empirical_subset_errors
 from betaconform_cli.judges.unlabeled import (
     Verdicts,
-    _log_likelihood,
-    _onehot,
     fit_classes,
     from_votes,
     judge_accuracy,
@@ -60,7 +59,7 @@ class TestModel:
         acc = rng.uniform(0.3, 0.95, size=(3, 3))
         patterns = np.array(list(itertools.product(range(-1, 3), repeat=3)))
         v = Verdicts(patterns, np.full(len(patterns), -1), np.ones(len(patterns), dtype=np.int64), 3)
-        got = np.exp(_log_likelihood(_onehot(v), (patterns >= 0).astype(float), acc))
+        got = np.exp(log_likelihood(coded(v.patterns, 3), acc))
         for p, row in enumerate(patterns):
             for c in range(3):
                 want = np.prod([acc[j, c] if s == c else (1 - acc[j, c]) / 2 for j, s in enumerate(row) if s >= 0])

@@ -4,8 +4,8 @@ The data: each judge's verdict (a class code, -1 none) on every item, and gold o
 distinct patterns with counts (`inputs.dataset.Votes`). The model (Dawid and Skene 1979, with gold where known):
 an item's true class c has prior pi_c; given c, judge j says c with probability a_jc and each other class with
 (1 - a_jc) / (C - 1) (class-conditional accuracy; for two classes this is the full confusion matrix), judges
-independent given c. Fitted by EM (MAP: Dirichlet(2) on pi, Beta(1.5, 1.5) on each a_jc), the gold clamped on
-the labeled items, from two starts (fit_classes). Its posterior w[p, c] = P(gold = c | verdicts of pattern p) is one-hot on labeled patterns.
+independent given c: the one Dawid-Skene model (betaconform_cli.dawid_skene.DawidSkene). Fitted by EM (MAP:
+Dirichlet(2) on pi, Beta(1.5, 1.5) on each a_jc), the gold clamped on the labeled items, from two starts (fit_classes). Its posterior w[p, c] = P(gold = c | verdicts of pattern p) is one-hot on labeled patterns.
 
 A subset S's error on the items read (finite population, the target when there are unlabeled items): over the
 items on which every member of S gave a verdict, labeled items contribute their exact majority error (fewer than
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import em
+from ..dawid_skene import Coded, DawidSkene, coded, log_likelihood, normalise, vote_shares
 from ..distributions import majority_error_weights
 from ..intervals import enclose, z_value
 
@@ -43,6 +43,7 @@ WIDENING = 1.0  # the normal interval's half-width multiplied by this (benchmark
 ALPHA, BETA = 1.5, 1.5  # Beta prior of each a_jc (symmetric: the labels, not the prior, say who beats chance)
 TEMPERS = np.round(np.linspace(0.0, 1.5, 31), 2)  # the grid of tau (0: the verdicts ignored)
 CHUNK_CELLS = 4_000_000  # subsets x patterns x classes per block (bounded memory)
+MODEL = DawidSkene(ALPHA - 1, BETA - 1, map_objective=True)  # Beta(ALPHA, BETA) on each a_jc, Dirichlet(2) on pi
 
 
 @dataclass(frozen=True)
@@ -112,69 +113,27 @@ def _onehot(v: Verdicts) -> np.ndarray:
     return out
 
 
-def _log_likelihood(onehot: np.ndarray, said: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
-    """(m, C) log P(a pattern's verdicts | gold = c)."""
-    c = accuracy.shape[1]
-    log_right = np.log(accuracy)  # (J, C)
-    log_wrong = np.log((1.0 - accuracy) / max(c - 1, 1))
-    # judge j with a verdict: log a_jc if it said c, log wrong_jc otherwise
-    out: np.ndarray = said @ log_wrong + np.einsum("mjc,jc->mc", onehot, log_right - log_wrong)
-    return out
-
-
-def _normalise(logw: np.ndarray) -> np.ndarray:
-    w = np.exp(logw - logw.max(axis=1, keepdims=True))
-    out: np.ndarray = w / w.sum(axis=1, keepdims=True)
-    return out
-
-
-def _em(v: Verdicts, onehot: np.ndarray, said: np.ndarray, clamp: np.ndarray, starts: list[np.ndarray],
-        max_iter: int, tol: float) -> em.EMFit[tuple[np.ndarray, np.ndarray]]:
-    """EM from each soft gold in `starts` (the labeled patterns' clamped): parameters (prior, accuracy); the
-    objective is the log posterior density, the best start's kept."""
-    lab = v.labeled
-    n = v.counts.astype(float)
-
-    def m_step(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        nw = n[:, None] * w
-        prior = (nw.sum(axis=0) + 1.0) / (nw.sum() + v.classes)  # Dirichlet(2) MAP
-        return prior, (np.einsum("mjc,mc->jc", onehot, nw) + ALPHA - 1) / (said.T @ nw + ALPHA + BETA - 2)  # Beta MAP
-
-    def e_step(params: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:  # the gold clamped where known
-        prior, accuracy = params
-        logw = _log_likelihood(onehot, said, accuracy) + np.log(prior)[None, :]
-        marginal = em.log_normalise(logw)[1]  # log P(verdicts)
-        gold_term = (logw * clamp).sum(axis=1)  # log P(verdicts, gold) on labeled patterns
-        logp = float((n * np.where(lab, gold_term, marginal)).sum() + np.log(prior).sum()
-                     + ((ALPHA - 1) * np.log(accuracy) + (BETA - 1) * np.log1p(-accuracy)).sum())
-        # the memberships by _normalise (shift, exp, divide), as the start and _tempered compute them, not by
-        # exp(log posterior): the two differ in the last bits, and the published numbers were made this way
-        return np.where(lab[:, None], clamp, _normalise(logw)), logp
-
-    # stops on the accuracies, without a warning at the cap: ClassModel reports `converged` in the JSON instead
-    return em.run(starts, m_step, e_step, max_iter=max_iter, tol=tol, watch=lambda p: p[1])
+def _coded(v: Verdicts) -> Coded:
+    return coded(v.patterns, v.classes, v.counts.astype(float), v.gold)
 
 
 def fit_classes(v: Verdicts, max_iter: int = 500, tol: float = 1e-10) -> ClassModel:
-    """EM (MAP) for the model above, gold clamped on labeled patterns. Two starts: the vote shares (judges better
-    than chance) and the labeled items' own accuracies (judges who err together, e.g. adversarial items where
-    the majority is mostly wrong); the one with the higher posterior density is kept."""
-    onehot = _onehot(v)
-    said = (v.patterns >= 0).astype(float)
-    lab = v.labeled
-    clamp = np.zeros((len(v.gold), v.classes))
-    clamp[np.flatnonzero(lab), v.gold[lab]] = 1.0
-    shares = onehot.sum(axis=1) + 0.1
-    starts = [shares / shares.sum(axis=1, keepdims=True)]
-    if lab.any():  # one E-step with the labeled items' accuracies (smoothed) and class shares
-        nl = (v.counts * lab).astype(float)[:, None] * clamp
-        acc = (np.einsum("mjc,mc->jc", onehot, nl) + 1.0) / (said.T @ nl + 2.0)
+    """The one Dawid-Skene model (dawid_skene.DawidSkene: class-conditional, MAP, gold clamped on labeled patterns),
+    stopping when no accuracy moves by more than `tol`, without a warning at the cap (ClassModel reports `converged`
+    in the JSON instead). Two starts: the vote shares (judges better than chance) and the labeled items' own
+    accuracies (judges who err together, e.g. adversarial items where the majority is mostly wrong); the one with
+    the higher posterior density is kept."""
+    x = _coded(v)
+    starts = [vote_shares(x, 0.1)]
+    if x.labeled.any():  # one E-step with the labeled items' accuracies (smoothed) and class shares
+        nl = x.weight[:, None] * x.clamp
+        acc = (np.einsum("mjc,mc->jc", x.onehot, nl) + 1.0) / (x.said.T @ nl + 2.0)
         prior = (nl.sum(axis=0) + 1.0) / (nl.sum() + v.classes)
-        starts.append(_normalise(_log_likelihood(onehot, said, acc) + np.log(prior)[None, :]))
-    fit = _em(v, onehot, said, clamp, [np.where(lab[:, None], clamp, w0) for w0 in starts], max_iter, tol)
+        starts.append(normalise(log_likelihood(x, acc) + np.log(prior)[None, :]))
+    fit = MODEL.fit(x, starts, max_iter=max_iter, tol=tol, watch_accuracy=True)
     prior, accuracy = fit.params
-    predictive, temper, evidence = _tempered(v, _log_likelihood(onehot, said, accuracy), prior)
-    posterior = np.where(lab[:, None], clamp, predictive)
+    predictive, temper, evidence = _tempered(v, log_likelihood(x, accuracy), prior)
+    posterior = np.where(x.labeled[:, None], x.clamp, predictive)
     return ClassModel(prior, accuracy, posterior, predictive, evidence, fit.n_iter, fit.converged, temper)
 
 
@@ -185,7 +144,7 @@ def _tempered(v: Verdicts, loglik: np.ndarray, prior: np.ndarray) -> tuple[np.nd
     few labels that the model gets right do not make it certain); tau: the weights' mean; gain: the labels' log
     marginal likelihood over the class prior alone (nats; 0 when the verdicts are ignored, tau = 0)."""
     lab = v.labeled
-    preds = np.stack([_normalise(tau * loglik + np.log(prior)[None, :]) for tau in TEMPERS])  # (T, m, C)
+    preds = np.stack([normalise(tau * loglik + np.log(prior)[None, :]) for tau in TEMPERS])  # (T, m, C)
     if not lab.any():
         return preds[np.flatnonzero(TEMPERS == 1.0)[0]], 1.0, 0.0
     rows, g, n = np.flatnonzero(lab), v.gold[lab], v.counts[lab].astype(float)

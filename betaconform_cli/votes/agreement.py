@@ -14,58 +14,31 @@ import math
 import numpy as np
 
 from .. import em
+from ..dawid_skene import OneCoin, coded, log_likelihood, vote_shares
 from ..distributions import logsumexp
 
 _ITERATIONS = 200
 _TOL = 1e-8
 
 
-def _log_joint(votes: np.ndarray, acc: np.ndarray, pi: np.ndarray, classes: int) -> np.ndarray:
-    """log P(gold = c, verdicts) per item and class, under accuracies `acc` and class prior `pi`."""
-    has = votes >= 0
-    hit = np.log(acc)
-    miss = np.log((1.0 - acc) / (classes - 1))
-    base = (has * miss[None, :]).sum(axis=1)
-    out = np.empty((votes.shape[0], classes))
-    for c in range(classes):
-        out[:, c] = np.log(pi[c]) + base + ((votes == c) * (hit - miss)[None, :]).sum(axis=1)
-    return out
-
-
 def _log_posterior(votes: np.ndarray, acc: np.ndarray, pi: np.ndarray, classes: int) -> np.ndarray:
     """log P(gold = c | verdicts) per item and class, under accuracies `acc` and class prior `pi`."""
-    return em.log_normalise(_log_joint(votes, acc, pi, classes))[0]
+    joint = log_likelihood(coded(votes, classes), acc) + np.log(pi)[None, :]
+    return em.log_normalise(joint)[0]
 
 
 def fit_one_coin(votes: np.ndarray, gold: np.ndarray, weight: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """EM for the one-coin Dawid-Skene model: (each judge's accuracy, the class prior). Deterministic: it starts
-    from the items' vote shares and stops when no accuracy moves by more than 1e-8 (at most 200 rounds)."""
-    has = votes >= 0
-    lab = gold >= 0
-    counts = np.stack([(votes == c).sum(axis=1) for c in range(classes)], axis=1).astype(float)
-    onehot = np.zeros_like(counts)
-    onehot[np.nonzero(lab)[0], gold[lab]] = 1.0
-    rows, known = np.arange(len(gold)), np.maximum(gold, 0)
-
-    def m_step(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # add-one smoothing of each accuracy and class share
-        right = np.zeros(votes.shape[1])
-        for c in range(classes):
-            right += ((votes == c) * (weight * q[:, c])[:, None]).sum(axis=0)
-        acc = np.clip((right + 1.0) / ((has * weight[:, None]).sum(axis=0) + 2.0), 1e-6, 1 - 1e-6)
-        return acc, (weight @ q + 1.0) / (weight.sum() + classes)
-
-    def e_step(params: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:  # labeled items keep their gold
-        joint = _log_joint(votes, *params, classes)
-        log_post, norm = em.log_normalise(joint)
-        return np.where(lab[:, None], onehot, np.exp(log_post)), float(weight @ np.where(lab, joint[rows, known], norm))
-
-    start = np.where(lab[:, None], onehot, counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0))
-    # unlike score's models it stops on the accuracies (round 0's all 0.5), not on the likelihood, and does not warn
+    """The one Dawid-Skene model's one-coin variant (dawid_skene.OneCoin: add-one smoothing of each accuracy and
+    class share), labeled items clamped: (each judge's accuracy, the class prior). Deterministic: it starts from the
+    items' vote shares and stops when no accuracy moves by more than 1e-8 (at most 200 rounds)."""
+    x = coded(votes, classes, weight, gold)
+    # unlike score's model it stops on the accuracies (round 0's all 0.5), not on the likelihood, and does not warn
     # at the cap: the rule this model was benchmarked with, kept so that its offsets and every number after them
     # stay the same (the offsets are one input of a fit whose calibration (b0, b1) the labels then make)
-    fit = em.run([start], m_step, e_step, max_iter=_ITERATIONS, tol=_TOL, watch=lambda p: p[0],
-                 watch_start=np.full(votes.shape[1], 0.5))
-    return fit.params
+    fit = OneCoin().fit(x, [vote_shares(x, 0.0)], max_iter=_ITERATIONS, tol=_TOL, watch_accuracy=True,
+                        watch_start=np.full(votes.shape[1], 0.5))
+    prior, acc = fit.params
+    return acc, prior
 
 
 def split_offsets(votes: np.ndarray, counts: np.ndarray, weight: np.ndarray, classes: int, item_split: np.ndarray,
