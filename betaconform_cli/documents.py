@@ -168,7 +168,7 @@ class TransferRecord(Struct, kw_only=True):
 
 
 class Unlabeled(Struct, kw_only=True):
-    """How the estimate used the items without gold (votes.VoteEstimate.fit_fields)."""
+    """How the estimate used the items without gold (votes.VoteEstimate.fit_record)."""
 
     method: Literal["vote_split", "labels_only"]
     reason: str

@@ -18,7 +18,7 @@ Schema ``betaconform/fit/1``::
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
     unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
     unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
-                             # how the estimate used them (votes.VoteEstimate.fit_fields); rows then add
+                             # how the estimate used them (votes.VoteEstimate.fit_record); rows then add
                              # labels_only, labels_only_low, labels_only_high
     provenance: {...}        # shipped priors: where the data came from and its licence
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed` (written last)

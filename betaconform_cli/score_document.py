@@ -48,7 +48,7 @@ class JudgesSay(Struct, kw_only=True, frozen=True):
 
 
 class ScoreGateResult(Struct, kw_only=True, frozen=True):
-    """The --min-score gate's check (gate.ScoreCheck.to_dict)."""
+    """The --min-score gate's check (gate.ScoreCheck)."""
 
     min_score: float
     on: Literal["lower", "estimate"]
