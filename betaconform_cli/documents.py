@@ -378,7 +378,9 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
 
 
 def check(doc: Any, type_: type[Struct]) -> Any:
-    """`doc` (plain Python values) converted to `type_`; a TypeProblem naming the field when it does not fit."""
+    """`doc` (plain Python values read from a file) converted to `type_`; a TypeProblem naming the field when it
+    does not fit. The package's one msgspec.convert: a saved fit's typed parse (savedfit.validate); a document this
+    tool builds is made typed from its result, never converted from a dict (tests/test_one_record.py)."""
     try:
         return msgspec.convert(doc, type_)
     except msgspec.ValidationError as exc:

@@ -29,6 +29,9 @@ beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent 
 component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
 a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
 dropped, never copied into the stable JSON. '-' reads a fit (or a config) from standard input.
+
+A saved fit is parsed and checked once: `load_fit` returns the typed saved fit that `validate` made (the one check,
+also run before a write), and `report` and `transfer` read that as it is.
 """
 
 from __future__ import annotations
