@@ -92,9 +92,11 @@ class ErrorRow:
         # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
         # carries the items' sampling uncertainty but not the mixture's own
         extrapolated = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
-        labels_only = {} if self.labels_only is None else dict(zip(("labels_only", "labels_only_low", "labels_only_high"), self.labels_only))
+        own, own_low, own_high = (UNSET, UNSET, UNSET) if self.labels_only is None else self.labels_only
+        # the columns are the registry's estimators (estimators.row_columns), named at run time as row_type() is
         return row_type()(k=self.k, estimate=self.estimate, low=self.low, high=self.high, **self.columns,
-                          extrapolated=extrapolated, beyond_data=self.beyond_data, **labels_only)
+                          extrapolated=extrapolated, beyond_data=self.beyond_data, labels_only=own,
+                          labels_only_low=own_low, labels_only_high=own_high)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,15 @@ class TestNoDictBetween:
         found = [f"{m}:{c.lineno}" for m, c in _package_calls() if _is_convert(c) and m != ONE_CONVERT]
         assert found == []
 
+    def test_builders_splat_only_typed_fields(self) -> None:
+        """A builder names each field; the only `**` left copy a typed record's own fields (report's document of the
+        typed saved fit, the live sample document extending the fit document) or the registry's estimator columns,
+        named at run time like the row type itself."""
+        allowed = {("documents.py", "shown"), ("stopping/document.py", "fields"), ("fit.py", "self.columns")}
+        found = [(m, ast.unparse(k.value).split(",")[0].strip("{*")) for m in (*DOCUMENT_MODULES, "fit.py")
+                 if (PACKAGE / m).exists() for c in _calls(PACKAGE / m) for k in c.keywords if k.arg is None]
+        assert [f for f in found if f not in allowed] == []
+
     def test_document_modules_call_no_to_dict(self) -> None:
         """A document's builder reads its result's attributes, not the result's dict view."""
         found = [f"{m}:{c.lineno}" for m in DOCUMENT_MODULES if (PACKAGE / m).exists()
