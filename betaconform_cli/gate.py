@@ -4,9 +4,9 @@ so that a small sample cannot pass by luck)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import P0, P1, ParameterError
 
@@ -105,6 +105,15 @@ class ScoreCheck:
         return f"{status} {self.dataset}: {what} is {100 * self.value:.2f}% (minimum {100 * self.min_score:.2f}%)"
 
 
+class Estimate(Protocol):
+    """What the score gate reads of an estimate: the estimate and its interval's lower end."""
+
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def low(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class ScoreGate:
     """Pass when the corrected pass rate (`on` its interval's lower end, or the estimate) is at least `min_score`;
@@ -122,8 +131,9 @@ class ScoreGate:
         if self.on not in SCORE_ON:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, interval: Mapping[str, Any]) -> ScoreCheck:
-        value = float(interval["estimate"] if self.on == "estimate" else interval["low"])
+    def check(self, dataset: str, interval: Estimate) -> ScoreCheck:
+        """The check of one corrected pass rate (ppi.Interval) or difference (score_document.Difference)."""
+        value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")
 
