@@ -204,7 +204,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                 scorers.append(k)
     if not scorers:
         raise InputError(where, "no scorers: nothing plays a judge in this log")
-    field, golds = _golds(samples, opts, where)
+    field, golds, gold_notes = _golds(samples, opts, where)
     gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
@@ -212,6 +212,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     judges = _judges(samples, scorers)
     columns = {j.name: [_verdict(s, j) for s in samples] for j in judges}
     use, notes = _usable_judges(columns, gk, field, opts)
+    notes = gold_notes + notes
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
     epochs = max(int(s.get("epoch") or 1) for s in samples)
@@ -238,9 +239,9 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     return found if opts.record.by is None else named(found, name or task or path.stem, opts.record.by)
 
 
-def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:
-    """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file; a human's
-    edit of a score (score.history) is the gold of its sample-epoch, over both."""
+def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any], list[str]]:
+    """(the gold label's field, each sample's gold: None where missing, notes), from the log or a --labels file; a
+    human's edit of a score (score.history) is the gold of its sample-epoch, over both (_with_edits)."""
     field = opts.record.label_field if opts.record.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
@@ -256,6 +257,16 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
         raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
+    return field, *_with_edits(samples, golds, field, where, reference=field == "target" and opts.labels is None)
+
+
+def _with_edits(samples: list[Any], golds: list[Any], field: str, where: str, reference: bool) -> tuple[list[Any], list[str]]:
+    """The golds with each human edit in place of its sample's gold, and a note. When the gold is the sample's
+    `target` and it shares no class with any score (a reference answer such as "Paris", which the scorers grade
+    C/I), only the edited samples are labeled: the target is not a verdict, and the rest stay unlabeled."""
+    golds = list(golds)
+    edited: dict[int, Any] = {}
+    scorer_of: dict[int, str] = {}
     for n, s in enumerate(samples, start=1):
         edits = {sc: v for sc, score in (s.get("scores") or {}).items() if (v := _edited(score)) is not None and not _missing(v)}
         if len({class_text(v) for v in edits.values()}) > 1:
@@ -263,8 +274,35 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
             raise InputError(where, f"human edits disagree on this sample's gold ({shown})", line=n, field="scores.*.history",
                              unit="sample")
         if edits:
-            golds[n - 1] = next(iter(edits.values()))
-    return field, golds
+            scorer_of[n - 1], edited[n - 1] = next(iter(edits.items()))
+    if not edited:
+        return golds, []
+    kept = {class_text(g) for i, g in enumerate(golds) if i not in edited and g is not None and _kind(g) != "dict"}
+    if reference and kept and not kept & _score_classes(samples):
+        shown = ", ".join(f'"{c}"' for c in sorted(kept, key=str)[:3]) + (", ..." if len(kept) > 3 else "")
+        note = (f"gold: the human edits of {len(edited)} sample(s); target ({shown}) shares no class with the scores "
+                f"(reference answers, not verdicts), so the other {len(golds) - len(edited)} sample(s) are unlabeled")
+        return [edited.get(i) for i in range(len(golds))], [note]
+    kinds = {_kind(g) for i, g in enumerate(golds) if i not in edited and g is not None}
+    for i, v in edited.items():
+        if kinds and _kind(v) not in kinds:
+            raise InputError(where, f"a human edit gives {values.shown(v)} ({_kind(v)}) as gold, but the gold in {field} is "
+                                    f"{'/'.join(sorted(kinds))}: edit it in the gold's vocabulary", line=i + 1,
+                             field=f"scores.{scorer_of[i]}.history", unit="sample")
+        golds[i] = v
+    return golds, []
+
+
+def _score_classes(samples: list[Any]) -> set[str | None]:
+    """Every class a scorer (or a panel member) gave in the log, as class_text."""
+    out: set[str | None] = set()
+    for s in samples:
+        for score in (s.get("scores") or {}).values():
+            value, meta = _original(score)
+            for v in [*(value if isinstance(value, list) else [value]), *(_panel(meta) or [])]:
+                if not isinstance(v, (list, dict)) and not _missing(v):
+                    out.add(class_text(v))
+    return out
 
 
 def _usable_judges(columns: dict[str, list[Any]], gold_kind: str, field: str, opts: InputOptions) -> tuple[list[str], list[str]]:
