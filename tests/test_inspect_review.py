@@ -32,7 +32,7 @@ def test_edits_are_the_gold_and_reference_targets_leave_the_rest_unlabeled(runne
     t = task()
     doc = json.loads(invoke(runner, "doctor", REVIEWED, "-f", "json").stdout)
     assert doc["items"] == 3 and doc["unlabeled_items"] == 3  # items: the labeled ones
-    assert any("human edits of 3 sample(s)" in n and "unlabeled" in n for n in doc["notes"])
+    assert any("reference answers, not verdicts" in n for n in doc["notes"])
     fit = json.loads(invoke(runner, "fit", REVIEWED, "-f", "json").stdout)
     # independent truth: on the reviewed samples c0..c2 a judge is right unless its hash flipped it
     correct = [sum(t.uniform(j, f"c{i}") >= 0.25 for j in JUDGES) for i in range(3)]
@@ -42,3 +42,15 @@ def test_edits_are_the_gold_and_reference_targets_leave_the_rest_unlabeled(runne
 def test_unreviewed_log_with_reference_targets_is_refused(runner) -> None:
     res = invoke(runner, "fit", RAW)
     assert res.exit_code == 2 and "share no class" in res.output and "Traceback" not in res.output
+
+
+def test_labels_file_gives_gold_beside_reference_targets(runner, tmp_path: Path) -> None:
+    """--labels on the unreviewed log: the file's labels are the gold (before, each contradicted target "Paris")."""
+    t = task()
+    rows = [(f"c{i}", "C" if t.answer_of(f"c{i}") == t.CAPITALS[i][1] else "I") for i in (1, 3, 4, 5)]
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,label\n" + "".join(f"{i},{g}\n" for i, g in rows), encoding="utf-8")
+    doc = json.loads(invoke(runner, "fit", RAW, "--labels", labels, "-f", "json").stdout)
+    correct = [sum(t.uniform(j, i) >= 0.25 for j in JUDGES) for i, _ in rows]
+    assert doc["items"] == 4 and doc["unlabeled_items"] == 2
+    assert doc["histogram"] == {"3": [correct.count(k) for k in range(4)]}

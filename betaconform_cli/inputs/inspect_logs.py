@@ -241,9 +241,20 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any], list[str]]:
     """(the gold label's field, each sample's gold: None where missing, notes), from the log or a --labels file; a
-    human's edit of a score (score.history) is the gold of its sample-epoch, over both (_with_edits)."""
+    human's edit of a score (score.history) is the gold of its sample-epoch, over both (_edits). A `target` that
+    shares no class with any score is a reference answer ("Paris", which the scorers grade C/I), not a gold: where a
+    labels file or edits give gold, the target is set aside (the samples they leave out are unlabeled); where
+    nothing else does, it stays, and the reading is refused ("share no class")."""
     field = opts.record.label_field if opts.record.label_field != "label" else "target"
     golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    scorer_of, edited = _edits(samples, where)
+    notes: list[str] = []
+    shown = _reference(golds, samples) if field == "target" and (edited or opts.labels is not None) else None
+    if shown is not None:
+        notes.append(f"gold: target ({shown}) shares no class with the scores (reference answers, not verdicts): the "
+                     f"gold is the {'labels file and ' if opts.labels is not None else ''}human edits; a sample without one "
+                     "is unlabeled")
+        golds = [None] * len(golds)
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
         from .labels import load
 
@@ -257,14 +268,19 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
         raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
-    return field, *_with_edits(samples, golds, field, where, reference=field == "target" and opts.labels is None)
+    kinds = {_kind(g) for i, g in enumerate(golds) if i not in edited and g is not None}
+    for i, v in edited.items():
+        if kinds and _kind(v) not in kinds:
+            raise InputError(where, f"a human edit gives {values.shown(v)} ({_kind(v)}) as gold, but the gold in {field} is "
+                                    f"{'/'.join(sorted(kinds))}: edit it in the gold's vocabulary", line=i + 1,
+                             field=f"scores.{scorer_of[i]}.history", unit="sample")
+        golds[i] = v
+    return field, golds, notes
 
 
-def _with_edits(samples: list[Any], golds: list[Any], field: str, where: str, reference: bool) -> tuple[list[Any], list[str]]:
-    """The golds with each human edit in place of its sample's gold, and a note. When the gold is the sample's
-    `target` and it shares no class with any score (a reference answer such as "Paris", which the scorers grade
-    C/I), only the edited samples are labeled: the target is not a verdict, and the rest stay unlabeled."""
-    golds = list(golds)
+def _edits(samples: list[Any], where: str) -> tuple[dict[int, str], dict[int, Any]]:
+    """({sample index: the scorer a human edited}, {sample index: the edited value}); edits of one sample that
+    disagree are an error naming it."""
     edited: dict[int, Any] = {}
     scorer_of: dict[int, str] = {}
     for n, s in enumerate(samples, start=1):
@@ -275,22 +291,15 @@ def _with_edits(samples: list[Any], golds: list[Any], field: str, where: str, re
                              unit="sample")
         if edits:
             scorer_of[n - 1], edited[n - 1] = next(iter(edits.items()))
-    if not edited:
-        return golds, []
-    kept = {class_text(g) for i, g in enumerate(golds) if i not in edited and g is not None and _kind(g) != "dict"}
-    if reference and kept and not kept & _score_classes(samples):
-        shown = ", ".join(f'"{c}"' for c in sorted(kept, key=str)[:3]) + (", ..." if len(kept) > 3 else "")
-        note = (f"gold: the human edits of {len(edited)} sample(s); target ({shown}) shares no class with the scores "
-                f"(reference answers, not verdicts), so the other {len(golds) - len(edited)} sample(s) are unlabeled")
-        return [edited.get(i) for i in range(len(golds))], [note]
-    kinds = {_kind(g) for i, g in enumerate(golds) if i not in edited and g is not None}
-    for i, v in edited.items():
-        if kinds and _kind(v) not in kinds:
-            raise InputError(where, f"a human edit gives {values.shown(v)} ({_kind(v)}) as gold, but the gold in {field} is "
-                                    f"{'/'.join(sorted(kinds))}: edit it in the gold's vocabulary", line=i + 1,
-                             field=f"scores.{scorer_of[i]}.history", unit="sample")
-        golds[i] = v
-    return golds, []
+    return scorer_of, edited
+
+
+def _reference(golds: list[Any], samples: list[Any]) -> str | None:
+    """The first few target classes, shown, when the targets share no class with the scores (else None)."""
+    kept = {class_text(g) for g in golds if g is not None and _kind(g) != "dict"}
+    if not kept or kept & _score_classes(samples):
+        return None
+    return ", ".join(f'"{c}"' for c in sorted(kept, key=str)[:3]) + (", ..." if len(kept) > 3 else "")
 
 
 def _score_classes(samples: list[Any]) -> set[str | None]:
