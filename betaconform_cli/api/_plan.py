@@ -33,7 +33,7 @@ def plan(
     if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):
         raise ParameterError("label_cost", f"must be a finite cost of at least 0 per label; got {label_cost}")
     no_clusters(opts, "plan")
-    datasets = read_inputs(arguments, opts, Keep.COUNTS)
+    datasets = read_inputs(arguments, opts, Keep.COUNTS, need_labels=False)  # none labeled yet is what plan is for
     notes: list[str] = []
     docs = []
     for ds in datasets:
