@@ -246,15 +246,15 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
     labels file or edits give gold, the target is set aside (the samples they leave out are unlabeled); where
     nothing else does, it stays, and the reading is refused ("share no class")."""
     field = opts.record.label_field if opts.record.label_field != "label" else "target"
-    golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    raw = [records.get(s, field, None) for s in samples]
     scorer_of, edited = _edits(samples, where)
     notes: list[str] = []
-    shown = _reference(golds, samples) if field == "target" and (edited or opts.labels is not None) else None
+    shown = _reference(raw, samples) if field == "target" and (edited or opts.labels is not None) else None
+    golds = [None] * len(raw) if shown is not None else [_gold(g, where, n, field) for n, g in enumerate(raw, start=1)]
     if shown is not None:
         notes.append(f"gold: target ({shown}) shares no class with the scores (reference answers, not verdicts): the "
                      f"gold is the {'labels file and ' if opts.labels is not None else ''}human edits; a sample without one "
                      "is unlabeled")
-        golds = [None] * len(golds)
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
         from .labels import load
 
@@ -296,7 +296,8 @@ def _edits(samples: list[Any], where: str) -> tuple[dict[int, str], dict[int, An
 
 def _reference(golds: list[Any], samples: list[Any]) -> str | None:
     """The first few target classes, shown, when the targets share no class with the scores (else None)."""
-    kept = {class_text(g) for g in golds if g is not None and _kind(g) != "dict"}
+    flat = [x for g in golds for x in (g if isinstance(g, list) else [g])]  # a target may list several answers
+    kept = {class_text(g) for g in flat if not _missing(g) and _kind(g) not in ("dict", "list")}
     if not kept or kept & _score_classes(samples):
         return None
     return ", ".join(f'"{c}"' for c in sorted(kept, key=str)[:3]) + (", ..." if len(kept) > 3 else "")
