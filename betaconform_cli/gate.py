@@ -4,9 +4,9 @@ so that a small sample cannot pass by luck)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import P0, P1, ParameterError
 
@@ -24,10 +24,6 @@ class GateCheck:
     value: float
     passed: bool
     beyond: int = 0  # k is beyond the data: the most judges any item has (0: k is within the data)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "max_error": self.max_error, "on": self.on, "value": self.value, "passed": self.passed,
-                "extrapolated": bool(self.beyond)}
 
     def line(self) -> str:
         what = "estimated error" if self.on == "estimate" else "upper interval bound of the error"
@@ -103,13 +99,19 @@ class ScoreCheck:
     passed: bool
     what: str = "score"  # "score", or "difference" for a comparison
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"min_score": self.min_score, "on": self.on, "value": self.value, "passed": self.passed}
-
     def line(self) -> str:
         what = f"corrected {self.what}" if self.on == "estimate" else f"lower interval bound of the corrected {self.what}"
         status = "ok" if self.passed else "FAIL"
         return f"{status} {self.dataset}: {what} is {100 * self.value:.2f}% (minimum {100 * self.min_score:.2f}%)"
+
+
+class Estimate(Protocol):
+    """What the score gate reads of an estimate: the estimate and its interval's lower end."""
+
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def low(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,9 @@ class ScoreGate:
         if self.on not in SCORE_ON:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, interval: Mapping[str, Any]) -> ScoreCheck:
-        value = float(interval["estimate"] if self.on == "estimate" else interval["low"])
+    def check(self, dataset: str, interval: Estimate) -> ScoreCheck:
+        """The check of one corrected pass rate (ppi.Interval) or difference (score_document.Difference)."""
+        value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")
 

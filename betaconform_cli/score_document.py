@@ -48,7 +48,7 @@ class JudgesSay(Struct, kw_only=True, frozen=True):
 
 
 class ScoreGateResult(Struct, kw_only=True, frozen=True):
-    """The --min-score gate's check (gate.ScoreCheck.to_dict)."""
+    """The --min-score gate's check (gate.ScoreCheck)."""
 
     min_score: float
     on: Literal["lower", "estimate"]
@@ -110,7 +110,9 @@ def _difference(iv: Interval) -> Difference:
 
 
 def _gate(check: ScoreCheck | None) -> ScoreGateResult | UnsetType:
-    return UNSET if check is None else msgspec.convert(check.to_dict(), ScoreGateResult)
+    if check is None:
+        return UNSET
+    return ScoreGateResult(min_score=check.min_score, on=check.on, value=check.value, passed=check.passed)  # type: ignore[arg-type]
 
 
 def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | None = None) -> ScoreDocument:

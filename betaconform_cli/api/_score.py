@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ..errors import P0, P1, InputError, ParameterError
 from ..failed_inputs import failure_documents
 from ..gate import ScoreCheck, ScoreGate
@@ -89,7 +87,7 @@ def score(
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
         doc = _compare(datasets[0], datasets[1], opts, positive, confidence_level, target)
-        check = gate.check(doc.dataset, msgspec.to_builtins(doc.difference)) if gate is not None else None
+        check = gate.check(doc.dataset, doc.difference) if gate is not None else None
         return ScoreReport((with_gate(doc, check),), (check,) if check is not None else (), tuple(notes))
     docs = []
     checks = []
@@ -115,7 +113,7 @@ def _score_one(ds: Dataset, opts: InputOptions, positive: str | None, level: flo
     votes = _votes(ds, opts)
     with _About(ds.source):
         result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=level, target=target)
-    return result, (gate.check(ds.name, result.score.to_dict()) if gate is not None else None)
+    return result, (gate.check(ds.name, result.score) if gate is not None else None)
 
 
 def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str | None, confidence_level: float,
