@@ -6,8 +6,8 @@ here imports it, its file kinds and their name endings, its content sniff, its `
 and dispatch in inputs/, folder and glob scanning, dataset names, `--from`'s choices and InputOptions' check are all
 read from it. A file's kind (how its bytes are laid out) comes from its name, compared without regard to case:
 `DATA.JSONL`, `a.ndjson` and `b.jsonl.gz` are all JSON Lines, wherever they are named -- alone, in a folder or by a
-glob. `input_formats()` are the `--from` choices (a reader or a table shape, not a kind); `OUTPUT_FORMATS` are
-`--format`'s.
+glob. `input_formats()` are the `--from` choices (a reader or a table shape, not a kind); `--format`'s are
+output_formats.py's registry.
 """
 
 from __future__ import annotations
@@ -337,9 +337,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
 
 # --- saved fits and outputs ---------------------------------------------------------------------------------
 FIT_SUFFIXES = (".yaml", ".yml")
-OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "html")
-OUTPUT_EXTENSIONS = {".json": "json", ".jsonl": "json", ".ndjson": "json", ".csv": "csv", ".md": "markdown",
-                     ".markdown": "markdown", ".txt": "table", ".html": "html", ".htm": "html"}
+# output formats (`-f`, `-o`'s endings): their registry is output_formats.py
 
 
 

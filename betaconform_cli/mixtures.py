@@ -51,6 +51,13 @@ class MixtureFit:
     items: int
     log_posterior: float | None = None
 
+    @classmethod
+    def on(cls, table: CountTable, mixture: Mixture, method: str, converged: bool = True, n_iter: int = 0, n_starts: int = 1,
+           log_posterior: float | None = None) -> MixtureFit:
+        """A mixture fitted to `table` (or transferred to it): its log-likelihood and items are the table's."""
+        return cls(mixture, method, mixture_log_likelihood(table, mixture), converged, n_iter, n_starts, table.items,
+                   log_posterior)
+
     @property
     def components(self) -> int:
         return self.mixture.n_components
@@ -180,16 +187,7 @@ def fit_mixture(
     converged = bool(best.success) or float(np.max(np.abs(best.jac[free]), initial=0.0)) <= 1e-5 * (1.0 + abs(best.fun))
     if not converged:
         warnings.warn(f"MAP mixture fit did not converge: {best.message}", FitWarning, stacklevel=2)
-    return MixtureFit(
-        mixture=mixture,
-        method="map",
-        log_likelihood=mixture_log_likelihood(table, mixture),
-        converged=converged,
-        n_iter=total_iter,
-        n_starts=len(starts),
-        items=table.items,
-        log_posterior=-float(best.fun),
-    )
+    return MixtureFit.on(table, mixture, "map", converged, total_iter, len(starts), log_posterior=-float(best.fun))
 
 
 def default_starts(components: int) -> int:
@@ -249,15 +247,7 @@ def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, cli
         joint = np.log([w, 1 - w])[:, None] + logpdf
         gamma = np.exp(joint[0] - logsumexp(joint, axis=0))
     mixture = Mixture((w, 1 - w), tuple(alphas), tuple(betas)).sorted()
-    return MixtureFit(
-        mixture=mixture,
-        method="paper-em",
-        log_likelihood=mixture_log_likelihood(table, mixture),
-        converged=converged,
-        n_iter=it,
-        n_starts=1,
-        items=table.items,
-    )
+    return MixtureFit.on(table, mixture, "paper-em", converged, it)
 
 
 def fit_binomial(table: CountTable) -> Binomial:

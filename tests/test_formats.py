@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from betaconform_cli import formats
+from betaconform_cli import formats, output_formats
 from betaconform_cli.errors import InputError, ParamsError
 from betaconform_cli.inputs import read_inputs
 from betaconform_cli.savedfit import expand_fits, read_yaml
@@ -135,7 +135,7 @@ def _core_choices() -> list[tuple[str, str, tuple[str, ...]]]:
 
     return [
         ("fit", "--from", formats.input_formats()), ("doctor", "--duplicates", formats.DUPLICATES),
-        ("judges", "--format", formats.OUTPUT_FORMATS), ("fit", "--components", tuple(str(c) for c in settings.COMPONENTS)),
+        ("judges", "--format", output_formats.output_formats()), ("fit", "--components", tuple(str(c) for c in settings.COMPONENTS)),
         ("fit", "--on", gate.GATE_ON), ("report", "--on", gate.GATE_ON), ("score", "--on", gate.SCORE_ON),
         ("score", "--target", score.TARGETS), ("sample", "--rule", rules.RULES), ("evaluate", "--rule", rules.RULES),
         ("sample", "--precision-method", rules.PRECISION_METHODS), ("transfer", "--method", tsettings.METHODS),

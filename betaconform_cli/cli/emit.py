@@ -1,4 +1,4 @@
-"""The one output path: any result (report.Report) as a table, JSON, CSV or Markdown, to stdout or a file.
+"""The one output path: any result (report.Report) in any output format (output_formats.py), to stdout or a file.
 
 Data goes to stdout, messages to stderr. Tables never cut a number: a cell wraps between words and no column
 gets narrower than its longest word; a table that still does not fit the width is split into several tables that
@@ -11,9 +11,7 @@ as \\uXXXX, so it stays the same JSON). Files are always UTF-8.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,13 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .. import atomic, protect
-from ..errors import P0, P1, BetaConformError, ParameterError, UsageError
-from ..escape import markdown, rich_markup, terminal
-from ..formats import OUTPUT_EXTENSIONS as EXTENSIONS
-from .streams import WIDE, discard, encodable, json_encodable, say
+from ..errors import P0, P1, ParameterError, UsageError
+from ..escape import rich_markup, terminal
+from ..formats import resolve
+from ..output_formats import output_endings, output_format_of
+from ..output_formats import output_format as format_named
+from .ci_outputs import STEP_SUMMARY, append_step_summary, write_junit
+from .streams import discard, encodable, json_encodable, say
 
 if TYPE_CHECKING:
-    from ..report import Report, Verdict
+    from ..report import Report
     from .options import OutputGroup
 
 # The report layer and rich are imported where a report is written (terminal.py holds the rich side), not when
@@ -35,49 +36,28 @@ if TYPE_CHECKING:
 
 
 def resolve_format(out: OutputGroup) -> str:
-    """--format, else -o's extension (.txt: the table; another extension is refused), else the table."""
+    """--format, else -o's ending (output_formats.py's registry: .txt the table), else the table; an ending no
+    format has is refused."""
     if out.output is not None:
         atomic.check_target(out.output)
     if out.fmt is not None:
         return out.fmt
     if out.output is None:
         return "table"
+    found = output_format_of(out.output)
+    if found is not None:
+        return found
     suffix = out.output.suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix]
     if not suffix:
         raise ParameterError(("output", "fmt"), f"{P0} {out.output}: cannot tell the format without an extension; add {P1}")
-    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use .txt, .json, .csv, .md or .html), or add {P1}")
+    *most, last = output_endings()
+    raise ParameterError(("output", "fmt"), f"{P0} {out.output}: unknown extension {suffix!r} (use {', '.join(most)} or {last}), or add {P1}")
 
 
 def text_of(report: Report, fmt: str, path: Path | None = None) -> str:
-    """The report in a data format, or its tables as plain text (for a .txt file); JSON written to `path` takes
-    the layout its name asks for (render.json_for_file: an array in a .json file, JSON Lines in .jsonl)."""
-    if fmt == "json":
-        if path is None:
-            return report.json()
-        from ..report.render import json_for_file
-
-        return json_for_file(report.json(), path.name)
-    if fmt == "csv":
-        return report.csv()
-    if fmt == "markdown":
-        from ..report.render import to_markdown
-
-        return to_markdown(report.blocks(markdown=True))
-    if fmt == "html":
-        from ..report import verdicts
-        from ..report.html import to_html
-
-        return to_html(report.blocks(), f"betaconform {command_name()}", [(v.passed, _verdict_line(v)) for v in verdicts(report) if v.gate])
-    from rich.console import Console
-
-    from .terminal import show
-
-    buf = io.StringIO()
-    show(report.blocks(), Console(file=buf, width=WIDE, highlight=False, soft_wrap=False, color_system=None,
-                                  force_terminal=False, legacy_windows=False))
-    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+    """The report in an output format, by the writer output_formats.py's registry names for it (cli/writers.py's
+    for the built-in ones); `path` is the -o file (None for standard output)."""
+    return str(resolve(format_named(fmt).writer)(report, path))
 
 
 def write_stdout(text: str, fmt: str = "table") -> None:
@@ -85,7 +65,7 @@ def write_stdout(text: str, fmt: str = "table") -> None:
     stand-ins and backslash escapes."""
     enc = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
-        sys.stdout.write(json_encodable(text, enc) if fmt == "json" else encodable(text, enc))
+        sys.stdout.write(json_encodable(text, enc) if format_named(fmt).json else encodable(text, enc))
         sys.stdout.flush()
     except BrokenPipeError:
         discard(sys.stdout)
@@ -145,101 +125,6 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
     if out.step_summary:
         append_step_summary(report)
     return report.exit_code
-
-
-def command_name() -> str:
-    """The command being run ('fit'), from the command line's context; 'betaconform' outside one."""
-    # unavoidable private import: typer's own click (typer._click, typer >= 0.29 as pinned) holds the running context,
-    # and typer re-exports no way to reach it
-    from typer._click.globals import get_current_context
-    ctx = get_current_context(silent=True)
-    return str(ctx.info_name) if ctx is not None and ctx.info_name else "betaconform"
-
-
-def _verdict_line(v: Verdict) -> str:
-    """'qa_judges (max-error 20% at k=5): upper interval bound ... (limit 20.00%)'."""
-    head = f"{v.dataset} ({v.gate})" if v.gate else v.dataset
-    reason = v.reason[len(v.dataset) + 2:] if v.reason.startswith(f"{v.dataset}: ") else v.reason
-    return f"{head}: {reason}" if reason else head
-
-
-def write_junit(report: Report, path: Path) -> None:
-    """One JUnit test case per dataset and gate, atomically; a file that cannot be written is one line on
-    stderr, and the exit code stays the verdict's."""
-    from ..report import verdicts
-    from ..report.junit import to_junit
-
-    try:
-        atomic.write_text(path, to_junit(command_name(), verdicts(report)))
-    except (OSError, BetaConformError) as exc:
-        say(f"warning: could not write the JUnit file {path}: {_reason(exc)}")
-        return
-    say(f"wrote {path}")
-
-
-STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-
-
-SUMMARY_LIMIT = (1 << 20) - 1024  # GitHub drops a job summary over 1 MiB (the whole step's, gates included): 1 KiB spare
-SUMMARY_CUT = ("the rest of this report is left out: GitHub shows at most 1 MiB of a job summary; write the whole "
-               "report with -o report.md")
-
-
-def step_summary_text(report: Report, room: int | None = None) -> str:
-    """The job summary's Markdown: the command, each failed gate first with its reason, then the report; within
-    `room` bytes when given (the report cut first, with a note: render.cap_markdown)."""
-    from ..report import verdicts
-    from ..report.render import cap_markdown, to_markdown
-
-    lines = [f"## betaconform {command_name()}", ""]
-    found = verdicts(report)
-    failed = [v for v in found if not v.passed]
-    for v in failed:
-        lines.append(f"> **:x: {'gate failed' if v.gate else 'failed'}:** {markdown(_verdict_line(v))}")
-        lines.append(">")
-    if failed:
-        lines[-1] = ""
-    passed = [v for v in found if v.passed and v.gate]
-    lines += [f"- :white_check_mark: gate passed: {markdown(_verdict_line(v))}" for v in passed]
-    if passed:
-        lines.append("")
-    parts = ["\n".join(lines) + "\n", to_markdown(report.blocks(markdown=True)) + "\n"]
-    return "".join(parts) if room is None else cap_markdown(parts, room, SUMMARY_CUT)
-
-
-def _size(path: str) -> int:
-    """A file's size now (0 when it does not exist yet, or is no regular file); stat never blocks on a FIFO."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return 0
-    return st.st_size if stat.S_ISREG(st.st_mode) else 0
-
-
-def append_step_summary(report: Report) -> None:
-    """Append the Markdown report to $GITHUB_STEP_SUMMARY (GitHub Actions' job page) when it is set, all or
-    nothing (atomic.append_bytes: a full disk appends nothing); a failure is one line on stderr."""
-    target = os.environ.get(STEP_SUMMARY)
-    if not target:
-        return
-    try:
-        size = _size(target)
-        # the file's whole content counts toward GitHub's limit (what earlier steps and commands wrote too), and a
-        # newline append_bytes may put first
-        data = step_summary_text(report, SUMMARY_LIMIT - size - 1).encode("utf-8", "backslashreplace")
-        if not data:
-            say(f"warning: the job summary ${STEP_SUMMARY} ({target}) is full ({size} bytes; GitHub shows at most "
-                "1 MiB): nothing appended")
-            return
-        atomic.append_bytes(target, data)
-    except (OSError, BetaConformError) as exc:
-        say(f"warning: could not append to the job summary ${STEP_SUMMARY} ({target}): {_reason(exc)}")
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    return str(exc)
 
 
 def refuse_overwrites(inputs: Sequence[str], fits: Sequence[str] = (), others: Sequence[Path | None] = (),

@@ -6,7 +6,9 @@ object (sqlite-utils' output_options decorator, for typer). Choices are the core
 (formats.input_formats(), estimators.METHODS, gate.GATE_ON, ...) read by typer as a Literal of their values, so that
 `--help` lists them, a wrong value is a usage error, and a value added to the core is a choice at once (an input
 format registered at run time, after this module is imported, is read by its name and content, not offered as
-`--from`: typer's choices are fixed here).
+`--from`: typer's choices are fixed here). `--format`'s choices are the output formats' registry as it is when typer
+builds a command (`Format`, an Enum class whose iteration reads the registry), so an output format registered later
+is a choice too.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import dataclasses
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum, EnumMeta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
@@ -24,9 +27,10 @@ import typer
 
 from ..errors import P0, ParameterError
 from ..estimators import METHODS
-from ..formats import DUPLICATES, OUTPUT_FORMATS, input_formats
+from ..formats import DUPLICATES, input_formats
 from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
 from ..inputs import InputOptions
+from ..output_formats import output_endings, output_formats
 from ..parameters import CONFIDENCE_LEVEL
 from ..settings import (
     COMPONENTS,
@@ -69,7 +73,21 @@ if TYPE_CHECKING:  # to mypy a choice is the str it is; Literal[...] of a tuple 
     CsvTable: TypeAlias = str
     Adjust: TypeAlias = str
 else:  # typer reads a Literal as the choice of its values (a click Choice, as it reads an enum)
-    Format, SourceFormat, Duplicates = Literal[OUTPUT_FORMATS], Literal[input_formats()], Literal[DUPLICATES]
+    class _Registered(EnumMeta):
+        """typer reads an Enum's choices by iterating its class each time it builds a command (for --help and for a
+        value): this one iterates the output formats' registry then, so a format registered after this import
+        (a plugin, a test) is a `-f` choice, and one unregistered is none."""
+
+        def __iter__(cls) -> Iterator[str]:
+            return iter(output_formats())
+
+        def __len__(cls) -> int:
+            return len(output_formats())
+
+    class Format(str, Enum, metaclass=_Registered):  # its "members" are the registry's names, as plain str
+        pass
+
+    SourceFormat, Duplicates = Literal[input_formats()], Literal[DUPLICATES]
     Method, Components = Literal[METHODS], Literal[tuple(str(c) for c in COMPONENTS)]  # --method: estimators.METHODS
     ScoreOn, Target, GateOn, Rule = Literal[SCORE_ON], Literal[SCORE_TARGETS], Literal[GATE_ON], Literal[RULES]
     PrecisionMethod = Literal[PRECISION_METHODS]  # sample
@@ -156,7 +174,7 @@ class OutputGroup:
     """Where and how results are written (every command)."""
 
     fmt: Annotated[Format | None, _opt("--format", "-f", help="output format (default: from -o's extension, else table)", panel=OUTPUT)] = None
-    output: Annotated[Path | None, _opt("--output", "-o", help="write the result to FILE (atomically; .txt .json .csv .md .html); the table still shows", panel=OUTPUT)] = None
+    output: Annotated[Path | None, _opt("--output", "-o", help=f"write the result to FILE (atomically; {' '.join(output_endings())}); the table still shows", panel=OUTPUT)] = None
     junit: Annotated[Path | None, _opt("--junit", help="also write a JUnit XML file: one test case per dataset and gate (for CI test reports)", panel=OUTPUT)] = None
     step_summary: Annotated[bool, _opt("--step-summary/--no-step-summary", help="append the Markdown report to $GITHUB_STEP_SUMMARY when it is set (GitHub Actions' job page)", panel=OUTPUT)] = True
 

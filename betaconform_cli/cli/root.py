@@ -10,6 +10,7 @@ import sys
 import typing
 import warnings
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any
 
 import typer
@@ -210,8 +211,8 @@ def _needs_no_coercion(param: Any, value: Any) -> bool:
         return False
     if ann is str:
         return type(value) is str
-    if typing.get_origin(ann) is typing.Literal:
-        choices = typing.get_args(ann)
+    if typing.get_origin(ann) is typing.Literal or (isinstance(ann, type) and issubclass(ann, Enum)):
+        choices = typing.get_args(ann) or tuple(ann)  # an Enum of plain str: options.Format, the output formats' registry
         return type(value) is str and all(type(c) is str for c in choices) and value in choices
     if typing.get_origin(ann) is list and typing.get_args(ann) == (str,):
         return type(value) in (tuple, list) and all(type(v) is str for v in value)

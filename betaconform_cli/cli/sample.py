@@ -10,8 +10,8 @@ import typer
 from .. import api
 from ..atomic import check_target
 from ..errors import P0, P1, ParameterError
-from ..formats import OUTPUT_EXTENSIONS
 from ..inputs import InputOptions
+from ..output_formats import output_format_of
 from ..settings import FitSettings
 from .emit import FileOut, emit, output_format, progress, refuse_overwrites, write_lines
 from .options import RULE, EstimateGroup, ModelGroup, OutputGroup, PrecisionMethod, Rule, RuleGroup, grouped
@@ -73,7 +73,7 @@ def live(labeled: str, the_rule: Any, pool: str | None, settings: FitSettings, s
         if pool is None:  # there would be nothing to write: an empty file and "wrote 0 next item(s)"
             raise ParameterError(("output", "pool"), f"{P0} receives the next items to label, which come from {P1}: add {P1}, or drop "
                                                      f"{P0} (the decision goes to standard output; --format sets its format)")
-        if OUTPUT_EXTENSIONS.get(next_file.suffix.lower(), "json") != "json":
+        if output_format_of(next_file) not in (None, "json"):
             raise ParameterError("output", f"{P0} {next_file}: the next items are written as JSON Lines (the pool's own lines); "
                                            "give a .jsonl name")
     refuse_overwrites([labeled] + ([pool] if pool else []), out=out)

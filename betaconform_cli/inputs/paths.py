@@ -16,7 +16,7 @@ import re
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -313,9 +313,10 @@ def read_line(fh: BinaryIO, path: Path, lineno: int) -> bytes:
     return line
 
 
-def iter_objects(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_objects(path: Path, where: str, wrong: Callable[[Any], str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of a JSON Lines file whose every line must be a JSON object:
-    a line that is not JSON, or not an object, is an InputError naming the file and the line."""
+    a line that is not JSON, or not an object, is an InputError naming the file and the line (`wrong(value)`: the
+    reader's words for a line that is no object; by default "each line must be an object, got ...")."""
     import orjson
 
     from ..formats import load_json
@@ -327,7 +328,7 @@ def iter_objects(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]
         except orjson.JSONDecodeError as exc:
             raise InputError(where, values.json_problem(raw, exc), line=n) from None
         if not isinstance(obj, dict):
-            raise InputError(where, f"each line must be an object, got {values.shown(obj)}", line=n)
+            raise InputError(where, wrong(obj) if wrong else f"each line must be an object, got {values.shown(obj)}", line=n)
         yield n, obj
 
 

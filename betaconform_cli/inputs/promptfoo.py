@@ -24,7 +24,7 @@ from .build import Mark, from_marks
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
-from .paths import iter_lines, open_binary
+from .paths import iter_objects, open_binary
 from .slices import named, record_labels
 
 MODEL_GRADED = {
@@ -61,14 +61,7 @@ def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
             yield 1, doc
             return
         raise InputError(where, "not a promptfoo results file (no 'results')")
-    for lineno, raw in iter_lines(path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError(where, "each line must be a promptfoo result object", line=lineno)
-        yield lineno, obj
+    yield from iter_objects(path, where, lambda obj: "each line must be a promptfoo result object")
 
 
 def _kind(value: Any) -> str:

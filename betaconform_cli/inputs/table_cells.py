@@ -1,6 +1,5 @@
 """The cells of a table that a reader checks one by one, where DuckDB's aggregation cannot: a list or an object in
-a cell that must hold one value, and the line of a JSON Lines table that is not a JSON object (tables.py reads the
-rest)."""
+a cell that must hold one value (tables.py reads the rest)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..formats import load_json
 from . import values
 from .table_sql import Table, first_row, q
 
@@ -21,21 +19,6 @@ def _nested(typ: str) -> bool:
     union (Parquet and JSON carry them)."""
     t = typ.upper()
     return t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "LIST"))
-
-
-def _first_bad_json(path: Path, where: str) -> None:
-    """InputError naming the first line of a JSON Lines file that is not a JSON object (nothing when all are)."""
-    import orjson
-
-    from .paths import iter_lines
-
-    for lineno, raw in iter_lines(path):
-        try:
-            obj = load_json(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(where, values.json_problem(raw, exc), line=lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError(where, f"each line must be a JSON object, got {type(obj).__name__}", line=lineno)
 
 
 def _line_numbers(path: Path, rows: set[int]) -> dict[int, int]:

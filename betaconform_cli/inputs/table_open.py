@@ -12,8 +12,7 @@ from ..errors import InputError
 from ..formats import MAX_TABLE_COLUMNS
 from . import values
 from .dataset import MAX_JUDGES
-from .paths import MAX_LINE_BYTES, is_regular, open_binary, open_raw, verify_gzip
-from .table_cells import _first_bad_json
+from .paths import MAX_LINE_BYTES, is_regular, iter_objects, open_binary, open_raw, verify_gzip
 from .table_sql import Table, fail, lit
 
 ROLE_NAMES = {
@@ -123,7 +122,9 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
         raise
     except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the user's file
         if kind == "jsonl" and not path.is_dir():
-            _first_bad_json(path, where)  # DuckDB names the line where the parser stopped, not the bad line
+            # DuckDB names the line where the parser stopped, not the bad line: name the first line that is no object
+            for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {type(obj).__name__}"):
+                pass
         raise fail(where, exc) from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",
                  "(SELECT *, rowid + 1 AS __row, NULL AS __file FROM src)", rejected)

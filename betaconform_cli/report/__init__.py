@@ -94,6 +94,19 @@ class Verdictless(Results):
         return 0
 
 
+class Gated(Results):
+    """For results that act on a verdict: exit code 1 when there is a failure line (a failed gate), else 0. The
+    failure lines are, unless a result says otherwise, each of its `checks` (gate.py's) that failed its gate."""
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        return gate_failures(getattr(self, "checks", ()))
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0
+
+
 class Report(Protocol):
     """What every result offers the emitter."""
 

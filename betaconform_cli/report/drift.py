@@ -12,7 +12,7 @@ from typing import Any
 from ..documents import plain
 from ..formats import output_columns
 from ..judges.drift_document import DriftDocument, DriftGateResult, DriftRowResult
-from . import Results, Verdict
+from . import Gated, Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -83,7 +83,7 @@ def _row(d: DriftDocument, r: DriftRowResult) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class DriftReport(Results):
+class DriftReport(Gated):
     """One comparison old -> new; exit 1 when --fail-on-drift and anything drifted."""
 
     document: DriftDocument
@@ -118,7 +118,3 @@ class DriftReport(Results):
         """Lines for stderr at the end: each judge (or the panel) that drifted, when gated."""
         m = self.document.settings.max_change
         return tuple(f"gate failed: {self.document.dataset}: {r.name} drifted: {_why(r, m)}" for r in self._drifted())
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failures else 0

@@ -19,7 +19,7 @@ from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
 from ..parameters import CONFIDENCE_LEVEL
 from ..settings import TIE_RULE
-from . import Results, Verdict, gate_failures, gate_verdicts
+from . import Gated, Verdict, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, beyond_note, caption_of, k_label, pct, tie_note
 
@@ -288,7 +288,7 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
 
 
 @dataclass(frozen=True)
-class FitReport(Results):
+class FitReport(Gated):
     """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
     holds each document's observed and fitted counts (fit.fitted_counts, in the same order), which the chart draws."""
 
@@ -386,12 +386,3 @@ class FitReport(Results):
         return gate_verdicts([d.dataset for d in self.documents], self.checks,
                              lambda c: f"max-error {100 * c.max_error:g}% at k={c.k}" + (" on the estimate" if c.on == "estimate" else "")
                              + (" (extrapolated)" if c.beyond else ""))
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        """Lines for stderr at the end: each dataset that failed the gate."""
-        return gate_failures(self.checks)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failures else 0

@@ -11,7 +11,7 @@ from ..errors import quote_all
 from ..formats import output_columns
 from ..judges.document import JudgesDocument
 from ..settings import TIE_RULE
-from . import Results, Verdict
+from . import Gated, Verdict
 from .judges_agreement import (
     AGREEMENT_CSV,
     agreement_rows,
@@ -218,7 +218,7 @@ ENSEMBLE_CSV = output_columns("judges")  # registered in formats.py, so that a f
 
 
 @dataclass(frozen=True)
-class JudgesReport(Results):
+class JudgesReport(Gated):
     """One document per dataset; exit 1 when an error limit was asked for and no ensemble meets it."""
 
     documents: tuple[JudgesDocument, ...]
@@ -274,7 +274,3 @@ class JudgesReport(Results):
                 out.append(f"no ensemble meets max error {pct(c.max_error)} with these labels: {d.dataset}'s lowest "
                            f"upper bound is {pct(c.high)} ({quote_all(c.members)}); label more items")
         return tuple(out)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failures else 0

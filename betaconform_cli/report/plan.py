@@ -9,7 +9,7 @@ from typing import Any
 from ..documents import plain
 from ..formats import output_columns
 from ..stopping.forecast import Forecast, PlanDocument
-from . import Results
+from . import Verdictless
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
@@ -55,7 +55,7 @@ def plan_view(d: PlanDocument) -> TableView:
 
 
 @dataclass(frozen=True)
-class PlanReport(Results):
+class PlanReport(Verdictless):
     """One document per dataset; plan has no gate (exit 0)."""
 
     documents: tuple[PlanDocument, ...]
@@ -72,14 +72,6 @@ class PlanReport(Results):
 
     def csv(self) -> str:
         return to_csv(CSV_COLUMNS, (row for d in self.documents for row in _rows(d)))
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def exit_code(self) -> int:
-        return 0
 
 
 def _rows(d: PlanDocument) -> list[tuple[Any, ...]]:

@@ -15,7 +15,7 @@ from ..documents import plain
 from ..formats import output_columns
 from ..gate import ScoreCheck
 from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
-from . import Results, Verdict, gate_failures, gate_verdicts
+from . import Gated, Verdict, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -125,7 +125,7 @@ def _compare_row(d: CompareDocument) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class ScoreReport(Results):
+class ScoreReport(Gated):
     """One document per dataset (or one comparison); exit 1 when a --min-score gate fails."""
 
     documents: tuple[ScoreDocument | CompareDocument, ...]
@@ -169,12 +169,3 @@ class ScoreReport(Results):
         """One per dataset (or comparison): its --min-score gate, or a passing case when there is no gate."""
         return gate_verdicts([d.dataset for d in self.documents], self.checks,
                              lambda c: f"min-score {100 * c.min_score:g}%" + (" on the estimate" if c.on == "estimate" else ""))
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        """Lines for stderr at the end: each dataset (or comparison) that failed the gate."""
-        return gate_failures(self.checks)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failures else 0

@@ -9,7 +9,7 @@ from typing import Any
 from ..formats import output_columns
 from ..slicing import MIN_LABELED, SliceEntry, SliceFamily, SliceGate, SlicesDocument
 from ..version import __version__
-from . import Results, Verdict
+from . import Gated, Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -48,7 +48,7 @@ def family_chart(f: SliceFamily) -> Chart:
 
 
 @dataclass(frozen=True)
-class SlicesReport(Results):
+class SlicesReport(Gated):
     """A command's result per slice: the families (one per input) and the command's own report over the slices
     with enough labels (`inner`: a FitReport, JudgesReport or ScoreReport); exit 1 when a slice fails its gate."""
 
@@ -117,10 +117,6 @@ class SlicesReport(Results):
     def failures(self) -> tuple[str, ...]:
         """Each slice that failed its gate: which slice, the gate's line and the level it was decided at."""
         return tuple(f"gate failed: slice {e.key!r} of {f.parent}: {_decided(f, g)}" for f, e, g in self._gated() if not g.passed)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.failures else 0
 
 
 def _decided(f: SliceFamily, g: SliceGate) -> str:

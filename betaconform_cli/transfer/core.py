@@ -19,7 +19,7 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, analyse, fit_paper_em, mixture_log_likelihood
+from ..fit import FitResult, MixtureFit, analyse, fit_paper_em
 from ..posterior import cell_posterior
 from ..settings import FitSettings
 from .candidates import Cells, build_candidates, source_centre, target_cells
@@ -93,7 +93,7 @@ def transfer(
                                 fit_settings.confidence_level)
     rows, as_is_w, shifts = source_table(srcs, prior, cands, post, single_lml, match, profiles)
     mixture = summary_mixture(without.fit.mixture, srcs, post.no_transfer, as_is_w, shifts, cands, post)
-    fit = MixtureFit(mixture, "transfer", mixture_log_likelihood(target, mixture), True, 0, 1, target.items)
+    fit = MixtureFit.on(target, mixture, "transfer")
     result = FitResult(base, fit, without.binomial, without.beta_binomial, error_rows(ks, centre, low, high, mixture, without))
     none, none_reason = no_source_verdict(post.no_transfer, p0)
     return TransferResult(settings, result, without, rows, post.no_transfer, p0, conflict, reason, none, none_reason,

@@ -12,7 +12,7 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, fit_paper_em, mixture_log_likelihood
+from ..fit import FitResult, MixtureFit, fit_paper_em
 from ..posterior import cell_posterior, mixture_cells
 from ..settings import FitSettings
 from .pooled import error_rows
@@ -53,6 +53,6 @@ def paper_transfer(
     centre = cells @ post.errors
     low, high = post.interval_scaled(rng, fit_settings.confidence_level, target.items + fit_settings.flat,
                                      fit_settings.n_draws, cells)
-    fit = MixtureFit(avg, "paper-transfer", mixture_log_likelihood(target, avg), True, 0, 1, target.items)
+    fit = MixtureFit.on(target, avg, "paper-transfer")
     base = replace(fit_settings, method="default")
     return FitResult(base, fit, without.binomial, without.beta_binomial, error_rows(ks, centre, low, high, avg, without))
