@@ -4,7 +4,7 @@ so that a small sample cannot pass by luck)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,6 +36,15 @@ class GateCheck:
                 "(docs/EXTRAPOLATION.md)" if self.beyond else "")
         return (f"{status} {self.dataset}: {what} at k={self.k} is {100 * self.value:.2f}% (limit {100 * self.max_error:.2f}%"
                 f"{past})")
+
+
+class Estimated(Protocol):
+    """What the score gate reads of an interval: the estimate and the lower end."""
+
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def low(self) -> float: ...
 
 
 class ErrorRow(Protocol):
@@ -129,8 +138,9 @@ class ScoreGate:
         if self.on not in SCORE_ON:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, interval: Mapping[str, Any]) -> ScoreCheck:
-        value = float(interval["estimate"] if self.on == "estimate" else interval["low"])
+    def check(self, dataset: str, interval: Estimated) -> ScoreCheck:
+        """The typed interval (score.ppi.Interval, or a comparison's difference) against the minimum."""
+        value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")
 

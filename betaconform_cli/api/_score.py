@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ..errors import P0, P1, InputError, ParameterError
 from ..failed_inputs import failure_documents
 from ..gate import ScoreCheck, ScoreGate
@@ -20,7 +18,7 @@ if TYPE_CHECKING:
     from ..report.score import ScoreReport
     from ..report.slices import SlicesReport
     from ..score import ScoreResult
-    from ..score_document import CompareDocument
+    from ..score.document import CompareDocument
 
 # core parameters that are the data, not an option: an error about them is an error in that input file
 _DATA_PARAMS = frozenset({"gold", "verdicts", "counts", "clusters", "ids_a", "ids_b", "verdicts_a", "verdicts_b"})
@@ -65,7 +63,7 @@ def score(
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.failed import with_failures
     from ..report.score import ScoreReport
-    from ..score_document import score_document, with_gate
+    from ..score.document import score_document, with_gate
 
     core.check_options(confidence_level, target)
     from ._slices import adjustment
@@ -89,7 +87,7 @@ def score(
         if len(datasets) != 2:
             raise ParameterError("compare", f"compares exactly two inputs (a - b); got {len(datasets)}")
         doc = _compare(datasets[0], datasets[1], opts, positive, confidence_level, target)
-        check = gate.check(doc.dataset, msgspec.to_builtins(doc.difference)) if gate is not None else None
+        check = gate.check(doc.dataset, doc.difference) if gate is not None else None
         return ScoreReport((with_gate(doc, check),), (check,) if check is not None else (), tuple(notes))
     docs = []
     checks = []
@@ -115,7 +113,7 @@ def _score_one(ds: Dataset, opts: InputOptions, positive: str | None, level: flo
     votes = _votes(ds, opts)
     with _About(ds.source):
         result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=level, target=target)
-    return result, (gate.check(ds.name, result.score.to_dict()) if gate is not None else None)
+    return result, (gate.check(ds.name, result.score) if gate is not None else None)
 
 
 def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str | None, confidence_level: float,
@@ -123,7 +121,7 @@ def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str
     """score --by: each slice's corrected pass rate at the adjusted level, its gate decided by `adjust` (api/_slices.py)."""
     from ..report.score import ScoreReport
     from ..report.slices import SlicesReport
-    from ..score_document import score_document
+    from ..score.document import score_document
     from ..slicing import SliceFigure
     from ._slices import SliceJob, gated_name, run, statement
 
@@ -166,7 +164,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     import numpy as np
 
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
-    from ..score_document import compare_document, score_document
+    from ..score.document import compare_document, score_document
 
     sides = []
     for ds in (a, b):

@@ -8,19 +8,20 @@ JSON keeps exactly its keys in their order. The key `lambda` (a Python keyword) 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from .documents import SCHEMA, Count, Fraction, Level, document_schema
-from .gate import ScoreCheck
+from ..documents import SCHEMA, Count, Fraction, Level, document_schema
+from ..gate import ScoreCheck
+from ..version import __version__
+from .estimator import TARGET_TEXT, ComparisonResult, ScoreResult
 from .ppi import Interval
-from .score import TARGET_TEXT, ComparisonResult, ScoreResult
-from .score_strata import note
-from .version import __version__
+from .strata import note
 
+GateOn = Literal["lower", "estimate"]  # gate.SCORE_ON
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
 
 
@@ -48,10 +49,10 @@ class JudgesSay(Struct, kw_only=True, frozen=True):
 
 
 class ScoreGateResult(Struct, kw_only=True, frozen=True):
-    """The --min-score gate's check (gate.ScoreCheck.to_dict)."""
+    """The --min-score gate's check (gate.ScoreCheck)."""
 
     min_score: float
-    on: Literal["lower", "estimate"]
+    on: GateOn
     value: float
     passed: bool
 
@@ -70,7 +71,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     positive: str | int | float | bool  # the class that passes, as written
     labeled_items: Count
     unlabeled_items: Count
-    no_verdict_items: Count  # of all items, those no judge gave a verdict on (score_strata.py)
+    no_verdict_items: Count  # of all items, those no judge gave a verdict on (strata.py)
     no_verdict_labeled: Count
     judges: Count
     clusters: Count | None
@@ -80,7 +81,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     method: str
     lambda_: Annotated[float, Meta(ge=-1, le=1)] = msgspec.field(name="lambda")
     ppi_estimate: Fraction
-    no_verdict_note: str | UnsetType = UNSET  # how the items without a verdict were estimated (score_strata.note)
+    no_verdict_note: str | UnsetType = UNSET  # how the items without a verdict were estimated (strata.note)
     gate: ScoreGateResult | UnsetType = UNSET
 
 
@@ -110,7 +111,10 @@ def _difference(iv: Interval) -> Difference:
 
 
 def _gate(check: ScoreCheck | None) -> ScoreGateResult | UnsetType:
-    return UNSET if check is None else msgspec.convert(check.to_dict(), ScoreGateResult)
+    """The gate's check, from the typed check (not through a dict)."""
+    if check is None:
+        return UNSET
+    return ScoreGateResult(min_score=check.min_score, on=cast(GateOn, check.on), value=check.value, passed=check.passed)
 
 
 def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | None = None) -> ScoreDocument:
