@@ -80,11 +80,9 @@ class PlanDocument(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _check(target: float, confidence_level: float, draws: int) -> None:
-    if not 0 < target < 0.5:
-        raise ParameterError("target", f"is a half-width between 0 and 0.5 (0.03 = 3 points); got {target}")
+    check("target", target)
     check("confidence_level", confidence_level)
-    if not 10 <= draws <= 100_000:
-        raise ParameterError("draws", f"must be from 10 to 100,000; got {draws}")
+    check("draws", draws)
 
 
 def _items(counts: np.ndarray, pattern_gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
