@@ -47,7 +47,8 @@ class Parameter:
 
     def holds(self, value: Any) -> bool:
         if self.each:
-            return isinstance(value, (list, tuple)) and len(value) > 0 and all(self._holds(v) for v in value)
+            sized = hasattr(value, "__len__") and hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+            return sized and len(value) > 0 and all(self._holds(v) for v in value)
         return self._holds(value)
 
     def _holds(self, value: Any) -> bool:
@@ -110,7 +111,8 @@ def check(key: str, value: Any) -> None:
     """A ParameterError naming the parameter, its range and the value, unless `value` is in the range of `key`."""
     p = PARAMETERS[key]
     if not p.holds(value):
-        raise ParameterError(p.name, f"{p.message}; got {list(value) if isinstance(value, tuple) else value}")
+        shown = list(value) if p.each and hasattr(value, "__iter__") and not isinstance(value, (str, bytes)) else value
+        raise ParameterError(p.name, f"{p.message}; got {shown}")
 
 
 def check_optional(key: str, value: Any) -> None:

@@ -127,7 +127,7 @@ def check_settings(s: FitSettings) -> None:
         raise ParameterError("components", f"must be 1, 2, 3 or auto; got {s.components!r}")
     if s.method == "paper" and s.components not in (2, "auto"):
         raise UsageError("the paper's method fits exactly two components: leave components at auto")
-    check("ks", tuple(s.ks))
+    check("ks", s.ks)
     check("confidence_level", s.confidence_level)
     if s.strength < 0 or s.flat <= 0:
         raise UsageError("strength must be >= 0 and flat > 0")

@@ -20,7 +20,8 @@ class TestTable:
 
     @pytest.mark.parametrize(("key", "value"), [
         ("confidence_level", 0.9), ("confidence_level", np.float64(0.5)), ("confidence_level", np.float32(0.99)),
-        ("drift.confidence_level", 0.5), ("seed", 0), ("seed", 2**53 - 1)])
+        ("drift.confidence_level", 0.5), ("seed", 0), ("seed", 2**53 - 1), ("ks", (1, 3)), ("ks", range(1, 12)),
+        ("ks", np.array([1, 201])), ("at_k", np.int64(3)), ("threshold", -1e300), ("tolerance", 0)])
     def test_holds(self, key: str, value: object) -> None:
         check(key, value)
 
@@ -36,6 +37,12 @@ class TestTable:
         ("seed", 10**400, None),  # a huge int is compared as an int (no OverflowError)
         ("seed", 1.0, "seed must be an integer from 0 to 2^53 - 1 (9007199254740991); got 1.0"),
         ("seed", np.int64(3), None),  # as settings.check_seed always did: a Python int only
+        ("ks", (), "ks must be ensemble sizes from 1 to 201; got []"),
+        ("ks", (1, 202), "ks must be ensemble sizes from 1 to 201; got [1, 202]"),
+        ("ks", "1-3", "ks must be ensemble sizes from 1 to 201; got 1-3"),
+        ("at_k", 2.0, "at_k must be a positive integer; got 2.0"),
+        ("tolerance", math.inf, "tolerance must be a finite number >= 0; got inf"),
+        ("target", 0.5, "target is a half-width between 0 and 0.5 (0.03 = 3 points); got 0.5"),
     ])
     def test_refuses(self, key: str, value: object, message: str | None) -> None:
         with pytest.raises(ParameterError) as exc:
