@@ -78,7 +78,7 @@ def score(
     datasets, read_failed = (read_inputs(arguments, opts, keep), ()) if compare else read_batch(arguments, opts, keep)
     failed = list(read_failed)
     notes: list[str] = []
-    for ds in datasets:  # the items without a verdict are part of score's population (score_strata.py), not skipped
+    for ds in datasets:  # the items without a verdict are part of score's population (score/strata.py), not skipped
         notes += skip_note(ds, 0 if compare or ds.votes is None else ds.votes.no_verdict_items)
     if opts.record.by is not None:
         sliced = _score_slices(datasets, opts, positive, confidence_level, target, gate, adjust, tuple(notes))
