@@ -38,15 +38,6 @@ class GateCheck:
                 f"{past})")
 
 
-class Estimated(Protocol):
-    """What the score gate reads of an interval: the estimate and the lower end."""
-
-    @property
-    def estimate(self) -> float: ...
-    @property
-    def low(self) -> float: ...
-
-
 class ErrorRow(Protocol):
     """What the gate reads of an error row: k, the estimate and the interval's upper end."""
 
@@ -119,6 +110,15 @@ class ScoreCheck:
         return f"{status} {self.dataset}: {what} is {100 * self.value:.2f}% (minimum {100 * self.min_score:.2f}%)"
 
 
+class Estimate(Protocol):
+    """What the score gate reads of an estimate: the estimate and its interval's lower end."""
+
+    @property
+    def estimate(self) -> float: ...
+    @property
+    def low(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class ScoreGate:
     """Pass when the corrected pass rate (`on` its interval's lower end, or the estimate) is at least `min_score`;
@@ -133,8 +133,8 @@ class ScoreGate:
         if self.on not in SCORE_ON:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
-    def check(self, dataset: str, interval: Estimated) -> ScoreCheck:
-        """The typed interval (score.ppi.Interval, or a comparison's difference) against the minimum."""
+    def check(self, dataset: str, interval: Estimate) -> ScoreCheck:
+        """The check of one corrected pass rate (ppi.Interval) or difference (score_document.Difference)."""
         value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")

@@ -8,7 +8,7 @@ JSON keeps exactly its keys in their order. The key `lambda` (a Python keyword) 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -21,7 +21,6 @@ from .estimator import TARGET_TEXT, ComparisonResult, ScoreResult
 from .ppi import Interval
 from .strata import note
 
-GateOn = Literal["lower", "estimate"]  # gate.SCORE_ON
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
 
 
@@ -52,7 +51,7 @@ class ScoreGateResult(Struct, kw_only=True, frozen=True):
     """The --min-score gate's check (gate.ScoreCheck)."""
 
     min_score: float
-    on: GateOn
+    on: Literal["lower", "estimate"]
     value: float
     passed: bool
 
@@ -111,10 +110,9 @@ def _difference(iv: Interval) -> Difference:
 
 
 def _gate(check: ScoreCheck | None) -> ScoreGateResult | UnsetType:
-    """The gate's check, from the typed check (not through a dict)."""
     if check is None:
         return UNSET
-    return ScoreGateResult(min_score=check.min_score, on=cast(GateOn, check.on), value=check.value, passed=check.passed)
+    return ScoreGateResult(min_score=check.min_score, on=check.on, value=check.value, passed=check.passed)  # type: ignore[arg-type]
 
 
 def score_document(name: str, source: str, r: ScoreResult, check: ScoreCheck | None = None) -> ScoreDocument:
