@@ -5,7 +5,9 @@ issue 30's target is set against (`betaconform fit` <= 1.3x of it), and which ma
 (those the readers' one JSON rule, orjson's, refuses: a reader that accepts one cannot be this tool's fast path
 without a second, strict parse).
 
-    .venv/bin/python benchmarks/jsonl_alternatives.py [--items 1000000] [--repeats 5] [--update-doc docs/SPEED.md]
+    .venv/bin/python benchmarks/jsonl_alternatives.py [--items 1000000] [--repeats 5] [--realtime] [--update-doc docs/SPEED.md]
+
+--realtime: each run at real-time priority (speed.py's): a shared machine's other jobs wait meanwhile.
 """
 
 from __future__ import annotations
@@ -55,11 +57,14 @@ BAD_LINES = {  # lines orjson refuses (the first three: not JSON at all; the las
 
 def child(code: str, *args: str) -> tuple[float, float]:
     """(wall, CPU: user + system of the child and its threads and workers) of `python -c code args`."""
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tempfile.gettempdir())
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
+    from speed import realtime
+
+    with realtime():
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tempfile.gettempdir())
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
     if status != 0:
         raise SystemExit(f"failed: {code}\n{proc.stderr.read().decode() if proc.stderr else ''}")
     return wall, usage.ru_utime + usage.ru_stime
@@ -94,8 +99,14 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--update-doc", type=Path)
+    ap.add_argument("--realtime", action="store_true", help="each run at real-time priority (Linux, CAP_SYS_NICE)")
     args = ap.parse_args()
+    import speed
     from speed import write_big_jsonl
+
+    speed.REALTIME = args.realtime
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "betaconform_cli")], check=True,
+                   stdout=subprocess.DEVNULL)  # as installed (PYTHONDONTWRITEBYTECODE=1 would compile per run)
 
     load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +119,8 @@ def main() -> int:
                 runs[way].append(child(code, str(big), str(small)))
         through = lets_through(Path(tmp))
     parse = [w for w, _ in runs[next(iter(WAYS))]]
-    lines = [f"`python benchmarks/jsonl_alternatives.py --items {args.items} --repeats {args.repeats}` on {os.cpu_count()} cores, "
+    flag = " --realtime" if args.realtime else ""
+    lines = [f"`python benchmarks/jsonl_alternatives.py --items {args.items} --repeats {args.repeats}{flag}` on {os.cpu_count()} cores, "
              f"Python {platform.python_version()}; load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. "
              "Each a fresh process; median [min-max] of the runs; the ratio is each run's wall time over the bare parse's "
              "in the same round.", "",

@@ -15,7 +15,14 @@ Dawid-Skene and the vote-split all-items estimates, guard or not); issue 17's (t
 latent-class estimate where the guard fell back); Dawid-Skene alone; the vote split alone; 0.25 / 0.75 mixes of the
 two; the vote split's pseudo-items a = 80 and infinite (the pool alone) instead of 20; the prediction-powered
 estimate rectified by the pick's own labels, pooled over the candidates, bootstrapped over the whole pick or
-cross-fitted (benchmarks/judges_rectified.py); the labels alone corrected by the bootstrap of the pick.
+cross-fitted (benchmarks/judges_rectified.py); the labels alone corrected by the bootstrap of the pick; round 3
+(benchmarks/judges_bayes.py): the empirical-Bayes rectifier, the Beta prior centred on the all-items estimate, the
+vote split's pseudo-items by empirical Bayes (alone, with Dawid-Skene, and averaged with the rectifier), and the
+shipped estimate with its interval at least the pooled rectifier's. Diagnostics: the empirical-Bayes weights and
+the shipped report's miss split into the part every candidate shares and the pick's own.
+
+--simulated N adds N datasets of each of two stated-model simulations (distinct judges: benchmarks/unlabeled.py's
+`simulate`; near-copies: `simulate_copies`), reported apart ("unseen-like") and never in a LOCO fold.
 
 LOCO: for each collection left out, the rule is chosen on the other two, the pick first (the lowest worst regret
 ratio against naive there; naive itself if none is below 1), then the report at that pick (coverage >= 0.88 in
@@ -23,6 +30,7 @@ every cell there, then the lowest worst |error| ratio); its numbers on the one l
 over the left-out collections. Nothing is tuned on the collection left out.
 
     nice -n 10 .venv/bin/python benchmarks/judges_loco.py --draws 30 --procs 2 > /tmp/loco.log
+    nice -n 10 .venv/bin/python benchmarks/judges_loco.py --draws 20 --procs 2 --only NONE --simulated 6
 
 Exits 0 with a message when the data folder is absent.
 """
@@ -44,6 +52,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from judges_bayes import eb_beta, eb_pseudo_items, eb_rectified  # noqa: E402
 from judges_rectified import (  # noqa: E402
     LabeledErrors,
     cross_fit,
@@ -54,7 +63,7 @@ from judges_rectified import (  # noqa: E402
     pooled,
     rectified,
 )  # noqa: E402
-from unlabeled import Data, draw, load  # noqa: E402
+from unlabeled import Data, draw, load, simulate  # noqa: E402
 
 from betaconform_cli.judges import JudgesSettings, rescore, sample_posterior  # noqa: E402
 from betaconform_cli.judges.analysis import pick_lowest  # noqa: E402
@@ -136,9 +145,20 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
             out[(f"{pname} / rectified by the pick's own labels", k)] = _rec(truth, i, a.estimate, a.low, a.high)
             p = rectified(le, i, 0.9, pooled(le, i))
             out[(f"{pname} / rectified, pooled over the candidates", k)] = _rec(truth, i, p.estimate, p.low, p.high)
+            half = max(p.high - p.estimate, p.estimate - p.low)  # what the labels can check of the model's level
+            lo = max(min(tg.low[i], tg.estimate[i] - half), tg.floor[i])
+            hi = min(max(tg.high[i], tg.estimate[i] + half), tg.ceiling[i])
+            out[(f"{pname} / {SHIPPED[:-10]}, its interval at least the pooled rectifier's half-width", k)] = _rec(
+                truth, i, tg.estimate[i], lo, hi)
             out[(f"{pname} / labels' own error", k)] = _rec(truth, i, float(t.empirical[i]), np.nan, np.nan)
         _naive_corrections(out, k, le, picks[TIES], tg.estimate, truth, boot)
+        _bayes(out, k, (v, model, t.members, ds, le), {p: picks[p] for p in (TIES, PICK)}, tg.estimate, truth, gen)
         out[("guard falls back", k)] = (0.0, 0.0, 0.0, float(not use), model.temper)
+        # where the shipped report's miss lies: shared by every candidate (the model's level on this draw) or the pick's
+        i = product.pick(k)
+        common = float(np.nanmean(tg.estimate - truth))
+        out[("miss decomposed", k)] = (abs(tg.estimate[i] - truth[i]), abs(common), abs(tg.estimate[i] - truth[i] - common),
+                                       float(np.nanmean(np.abs(tg.estimate - truth))), 0.0)
     return out
 
 
@@ -185,6 +205,33 @@ def _naive_corrections(out: dict[tuple[str, int], Record], k: int, le: LabeledEr
     out[(f"{pname} / labels only, pick bootstrapped", k)] = _rec(truth, i, c.estimate, c.low, c.high)
 
 
+EB = "empirical Bayes: "
+
+
+def _bayes(out: dict[tuple[str, int], Record], k: int, fitted: tuple[Any, ...], picks: dict[str, int],
+           estimate: np.ndarray, truth: np.ndarray, gen: np.random.Generator) -> None:
+    """The third round's empirical-Bayes reports (benchmarks/judges_bayes.py) at each pick."""
+    v, model, members, ds, le = fitted
+    a = eb_pseudo_items(v, model, members, gen)
+    sp = split_estimates(v, model, members, 0.9, a)
+    both = combined_estimates(ds, sp)
+    shrink = []
+    for pname, i in picks.items():
+        rect = eb_rectified(le, i, 0.9)
+        beta = eb_beta(le, i, estimate, 0.9, gen)
+        out[(f"{pname} / {EB}rectifier shrunk toward every candidate's", k)] = _rec(truth, i, rect.estimate, rect.low, rect.high)
+        out[(f"{pname} / {EB}Beta prior centred on the all-items estimate", k)] = _rec(truth, i, beta.estimate, beta.low, beta.high)
+        out[(f"{pname} / {EB}vote split's pseudo-items, alone", k)] = _rec(truth, i, sp.estimate[i], sp.low[i], sp.high[i])
+        out[(f"{pname} / {EB}Dawid-Skene + vote split, its pseudo-items", k)] = _rec(
+            truth, i, both.estimate[i], both.low[i], both.high[i])
+        mix = (0.5 * (both.estimate[i] + rect.estimate), 0.5 * (both.low[i] + rect.low), 0.5 * (both.high[i] + rect.high))
+        out[(f"{pname} / {EB}mean of the rectifier and that", k)] = _rec(truth, i, *mix)
+        shrink.append((rect.shrink, beta.shrink))
+    fin = a[a < 1e11]
+    out[("eb weights", k)] = (shrink[-1][0], shrink[-1][1], float(np.median(fin)) if len(fin) else np.nan,
+                             float(len(fin) / len(a)), 0.0)
+
+
 def _job(args: tuple[Data, int, int, int]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
     d, size, draws, seed = args
     t0 = time.time()
@@ -208,7 +255,7 @@ def summarise(res: dict[tuple[str, int], list[Any]], data: list[Data], rs: tuple
     """Means over draws, then over each collection's datasets (and over all datasets: collection "all")."""
     methods = sorted({m for recs in res.values() for rec in recs for (m, _) in rec})
     groups = {c: [d.name for d in data if d.collection == c] for c in sorted({d.collection for d in data})}
-    groups["all"] = [d.name for d in data]
+    groups["all"] = [d.name for d in data if d.collection not in SIMULATED]
     out: Summary = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -290,8 +337,10 @@ def worst(s: Summary, methods: list[str], colls: list[str], rs: tuple[int, ...])
 def report(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: int) -> str:
     res = run(data, rs, draws, seed, procs)
     s = summarise(res, data, rs)
-    colls = sorted({d.collection for d in data})
-    methods = sorted({m for (m, _, _, _) in s if m != "guard falls back"})
+    every = sorted({d.collection for d in data})
+    colls = [c for c in every if c not in SIMULATED]
+    sims = [c for c in every if c in SIMULATED]
+    methods = sorted({m for (m, _, _, _) in s if m not in ("guard falls back", "eb weights", "miss decomposed")})
     rules = [m for m in methods if not m.endswith(("labels' own error", "of a random subset"))]
     loco = ["| left out | chosen on the other collections | regret vs naive (k = 3 / 5) | abs vs naive | coverage |",
             "|---|---|---|---|---|"]
@@ -302,13 +351,61 @@ def report(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: 
         held.extend(cs)
         loco.append(f"| {c} | {m} | {' / '.join(f'{x[0]:.2f}x' for x in cs)} | {' / '.join(f'{x[1]:.2f}x' for x in cs)} | "
                     f"{' / '.join(f'{x[2]:.2f}' for x in cs)} |")
-    loco.append(f"| **worst held out** | | {max(x[0] for x in held):.2f}x | {max(x[1] for x in held):.2f}x | "
-                f"{min(x[2] for x in held):.2f} |")
+    if held:
+        loco.append(f"| **worst held out** | | {max(x[0] for x in held):.2f}x | {max(x[1] for x in held):.2f}x | "
+                    f"{min(x[2] for x in held):.2f} |")
     fb = [f"{c}: guard fell back in {100 * s[('guard falls back', c, r, 3)][3]:.0f}% of draws at r = {r} "
-          f"(tau {s[('guard falls back', c, r, 3)][4]:.2f})" for c in colls for r in rs]
+          f"(tau {s[('guard falls back', c, r, 3)][4]:.2f})" for c in every for r in rs]
+    fb += [f"{c}: at the shipped pick, rectifier's own weight B {s[('eb weights', c, r, k)][0]:.2f}, Beta prior's own "
+           f"weight n / (n + c) {s[('eb weights', c, r, k)][1]:.2f}, vote split's pseudo-items (median finite) "
+           f"{s[('eb weights', c, r, k)][2]:.0f}, finite in {100 * s[('eb weights', c, r, k)][3]:.0f}% of strata (r = {r}, k = {k})"
+           for c in every for r in rs for k in KS]
+    fb += [f"{c}: the shipped report's |miss| at the pick {100 * s[('miss decomposed', c, r, k)][0]:.2f} points; the part "
+           f"every candidate shares (mean over candidates of estimate - truth) {100 * s[('miss decomposed', c, r, k)][1]:.2f}, "
+           f"the pick's own {100 * s[('miss decomposed', c, r, k)][2]:.2f}; a candidate's on average "
+           f"{100 * s[('miss decomposed', c, r, k)][3]:.2f} (r = {r}, k = {k})" for c in every for r in rs for k in KS]
+    sim = []
+    if sims:
+        m = choose(s, rules, colls, rs) if colls else f"{PICK} / {SHIPPED}"
+        sim = [f"**Unseen-like: the stated-model simulations** (not in any fold; the rule chosen on every real "
+               f"collection: {m})", worst(s, [m], sims, rs), "**Every rule on the simulations, worst of the two**",
+               worst(s, rules, sims, rs)]
     return "\n\n".join([f"**LOCO ({draws} draws per dataset, r = {', '.join(map(str, rs))})**", "\n".join(loco),
                         "**Every rule, worst collection**", worst(s, rules, colls, rs),
-                        "**Every rule, per collection**", table(s, methods, [*colls, "all"], rs), "\n".join(fb)])
+                        *sim, "**Every rule, per collection**", table(s, methods, [*every, "all"], rs), "\n".join(fb)])
+
+
+SIMULATED = ("sim-distinct", "sim-copies")  # the stated-model collections: reported apart, never in a LOCO fold
+
+
+def simulate_copies(index: int, seed: int) -> Data:
+    """One simulated dataset of near-copies (one model under several prompts), from a stated generative model whose
+    parameters are drawn from stated priors, none read off a target's numbers: a share h ~ U(0.05, 0.4) of hard
+    items; a base verdict per item, correct with probability p_easy ~ U(0.8, 0.97) or p_hard ~ U(0.1, 0.5); each
+    judge copies the base verdict with probability c_j ~ U(0.4, 0.95), else is correct on its own with
+    probability its accuracy on the item's class (p + N(0, 0.1), clipped to [0.02, 0.98]). K ~ {5, 7, 9, 11}
+    judges, N ~ {100, 200, 400} items."""
+    rng = np.random.default_rng([seed, 2627, index])
+    k, n = int(rng.choice([5, 7, 9, 11])), int(rng.choice([100, 200, 400]))
+    hard = rng.random(n) < rng.uniform(0.05, 0.4)
+    p = np.where(hard, rng.uniform(0.1, 0.5), rng.uniform(0.8, 0.97))
+    base = rng.random(n) < p
+    copy = rng.random((n, k)) < rng.uniform(0.4, 0.95, size=k)[None, :]
+    own_p = np.clip(p[:, None] + rng.normal(0.0, 0.1, size=k)[None, :], 0.02, 0.98)
+    own = rng.random((n, k)) < own_p
+    j = np.where(copy, base[:, None], own).astype(np.int64)
+    j = j[np.argsort(j.sum(axis=1), kind="stable")]
+    return Data(f"copies{index:02d}_k{k}_n{n}", "sim-copies", j)
+
+
+def simulated(count: int, seed: int) -> list[Data]:
+    """`count` datasets of each stated model: distinct judges (benchmarks/unlabeled.py's Rasch-type `simulate`)
+    and near-copies (`simulate_copies`)."""
+    out = []
+    for i in range(count):
+        d = simulate(i, seed)
+        out += [Data(d.name, "sim-distinct", d.judgments), simulate_copies(i, seed)]
+    return out
 
 
 def main() -> int:
@@ -319,12 +416,15 @@ def main() -> int:
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--rs", default="30", help="labeled items per draw, comma-separated")
     ap.add_argument("--only", default="", help="dataset names containing this (a quick look)")
+    ap.add_argument("--simulated", type=int, default=0,
+                    help="also this many datasets of each stated-model simulation, reported apart (unseen-like)")
     a = ap.parse_args()
-    if not a.data.is_dir():
+    if not a.data.is_dir() and not a.simulated:
         print(f"no data folder at {a.data}: skipping the LOCO protocol")
         return 0
-    files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
-    data = [d for d in (load(p, a.data) for p in files) if a.only in d.name]
+    files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
+        if a.data.is_dir() else []
+    data = [d for d in (load(p, a.data) for p in files) if a.only in d.name] + simulated(a.simulated, a.seed)
     t0 = time.time()
     print(report(data, tuple(int(x) for x in a.rs.split(",")), a.draws, a.seed, a.procs))
     print(f"\n({time.time() - t0:.0f} s)")

@@ -47,6 +47,55 @@ from betaconform_cli.stopping.rules import PrecisionRule, _first_run  # noqa: E4
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 R0 = (0, 10, 30)
+DRAWS: dict[tuple[str, int | None], np.ndarray] = {}  # the last forecast's labels per draw, per (what, k)
+
+
+def _capture() -> None:
+    """Keep each forecast's draws (stopping.forecast._summary sees them) so that every statistic of them can be
+    measured from the same draws."""
+    import betaconform_cli.stopping.forecast as fc
+
+    summary = fc._summary
+
+    def keep(what: str, k: int | None, needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
+        DRAWS[(what, k)] = np.asarray(needed, dtype=float)
+        return summary(what, k, needed, level)
+
+    fc._summary = keep
+
+
+def statistics(needed: np.ndarray, level: float) -> dict[str, float]:
+    """The statistics of the draws' labels a forecast could report: the median (plan's forecast), the mean, the
+    one-sided upper quantile at the level, and the equal-tailed interval's upper end (plan's `high`)."""
+    def q(p: float) -> float:
+        return float(np.quantile(needed, p, method="inverted_cdf"))
+    return {"median": q(0.5), "mean": float(needed.mean()), "upper (one-sided)": q(level),
+            "upper (interval's high)": q((1 + level) / 2)}
+
+
+def _gold_draws_tau(v, rows, gold, draws, rng):  # type: ignore[no-untyped-def]
+    """The alternative 'tau per draw': each draw refits the model on a Bayesian bootstrap (as plan does), then draws
+    ONE power tau on the likelihood from its posterior given the labels (judges.unlabeled._tempered's weights) and
+    every unlabeled gold from that tau's prediction, where plan draws each gold from the tau-averaged prediction."""
+    from betaconform_cli.dawid_skene import log_likelihood, normalise
+    from betaconform_cli.judges import unlabeled as u
+
+    unl = np.flatnonzero(gold < 0)
+    for _ in range(draws):
+        g = gold.copy()
+        boot = type(v)(v.patterns, v.gold, rng.gamma(v.counts.astype(float)), v.classes)
+        model = u.fit_classes(boot)
+        loglik = log_likelihood(u._coded(boot), model.accuracy)
+        preds = np.stack([normalise(t * loglik + np.log(model.prior)[None, :]) for t in u.TEMPERS])
+        lab = boot.labeled
+        w = (u.TEMPERS == 1.0).astype(float)
+        if lab.any():
+            i, y, n = np.flatnonzero(lab), boot.gold[lab], boot.counts[lab]
+            ll = (n[None, :] * np.log(np.maximum(preds[:, i, y], 1e-300))).sum(axis=1)
+            w = np.exp(ll - ll.max())
+        cum = np.cumsum(preds[rng.choice(len(w), p=w / w.sum())][rows[unl]], axis=1)
+        g[unl] = np.minimum((cum < rng.random(len(unl))[:, None]).sum(axis=1), v.classes - 1)
+        yield g
 
 
 def load_correct(path: Path) -> np.ndarray:
@@ -135,6 +184,11 @@ def one(collection: str, name: str, gold: np.ndarray, verdicts: np.ndarray, r0: 
         high = np.inf if f.high is None else f.high
         covered = float(((stops >= f.low) & (stops <= high)).mean())
         rows.append((collection, name, f.what, f.labels / float(stops[reached].mean()), covered, float(reached.mean())))
+        if f.what == "error" and args.statistics:  # each statistic of the same draws; covered: actual <= it
+            for stat, value in statistics(DRAWS[("error", None)], args.level).items():
+                ratio = value / float(stops[reached].mean()) if np.isfinite(value) else np.nan
+                rows.append((collection, name, f"error, {stat}", ratio, float((stops <= value).mean()),
+                             float(reached.mean())))
     return rows
 
 
@@ -144,30 +198,39 @@ def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.N
 
     rule = PrecisionRule(target=args.target, confidence_level=args.level)
     jumps: dict[str, dict[str, list[float]]] = {}
+    ratios: dict[str, dict[str, list[float]]] = {}  # each round's total against the loop's own stop
     for collection, name, gold, verdicts in sets:
         rng = np.random.default_rng([args.seed, zlib.crc32(name.encode())])
         order = rng.permutation(len(gold))
         totals: dict[str, list[float]] = {"forecast (now)": [], "half-width scaling (before)": []}
+        stop = len(gold)
         for r in range(10, len(gold), 10):
             observed = np.full(len(gold), -1)
             observed[order[:r]] = gold[order[:r]]
             half = vote_check(rule, verdicts, observed, rng, 2).half_width
             if half <= rule.target:
+                stop = r
                 break
             totals["forecast (now)"].append(r + _forecast_more(rule, verdicts, observed, 2, rng))
             totals["half-width scaling (before)"].append(max(r + 1, _needed(r, half / rule.target, 1.1)))
+            if args.statistics:  # the same draws _forecast_more just made, each statistic as sample would say it
+                for stat, value in statistics(DRAWS[("error", None)], args.level).items():
+                    more = len(gold) - r if not np.isfinite(value) else max(1, round(value) - r, rule.min_samples - r)
+                    totals.setdefault(f"forecast: {stat}", []).append(r + min(more, len(gold) - r))
         for how, t in totals.items():
             a = np.array(t, dtype=float)
             jumps.setdefault(collection, {}).setdefault(how, []).extend(np.abs(a[1:] / a[:-1] - 1).tolist())
+            ratios.setdefault(collection, {}).setdefault(how, []).extend((a / stop).tolist())
         print(f"  {name}: {len(totals['forecast (now)'])} rounds", file=sys.stderr, flush=True)
     print(f"\nrounds of 10 labels, target {args.target}: the jump of 'label about N more' between rounds")
-    print("| collection | how | rounds | median jump | largest jump | rounds over 30% |\n|---|---|---:|---:|---:|---:|")
+    print("| collection | how | rounds | median jump | largest jump | rounds over 30% | total / the loop's stop: "
+          "median (10%-90% of rounds) |\n|---|---|---:|---:|---:|---:|---|")
     for col, by in sorted(jumps.items()):
         for how, j in by.items():
-            a = np.array(j)
+            a, q = np.array(j), np.quantile(ratios[col][how], [0.1, 0.5, 0.9])
             if a.size:
                 print(f"| {col} | {how} | {a.size} | {100 * np.median(a):.0f}% | {100 * a.max():.0f}% | "
-                      f"{100 * (a > 0.3).mean():.0f}% |")
+                      f"{100 * (a > 0.3).mean():.0f}% | {q[1]:.2f} ({q[0]:.2f}-{q[2]:.2f}) |")
 
 
 def main() -> int:
@@ -181,7 +244,16 @@ def main() -> int:
     parser.add_argument("--orders", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--rounds", action="store_true", help="the running forecast's jumps between rounds")
+    parser.add_argument("--statistics", action="store_true",
+                        help="measure every statistic of the draws (median, mean, upper quantiles), error only")
+    parser.add_argument("--variant", choices=("plan", "tau-per-draw"), default="plan",
+                        help="how the draws' golds are made: plan's (the tau-averaged prediction) or one tau per draw")
     args = parser.parse_args()
+    _capture()
+    if args.variant == "tau-per-draw":
+        import betaconform_cli.stopping.forecast as fc
+
+        fc._gold_draws = _gold_draws_tau
     if args.simulate:
         sets = simulated(args.seed)
     elif not args.data.is_dir():
@@ -208,10 +280,10 @@ def main() -> int:
             print(f"  r0={r0} {name} done ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
         print(f"\nr0 = {r0} labels already made, target {args.target}, level {args.level}, {args.draws} draws, "
               f"{args.orders} orders")
-        print("| collection | forecast of | datasets | ratio forecast / actual (mean; range) | actual inside the "
-              "interval | pool enough (actual) |\n|---|---|---:|---|---:|---:|")
+        print("| collection | forecast of | datasets | ratio forecast / actual (mean; range) | actual inside the interval "
+              "(statistic rows: at most it) | pool enough (actual) |\n|---|---|---:|---|---:|---:|")
         worst: dict[str, tuple[float, str]] = {}
-        for what in ("error", "score"):
+        for what in dict.fromkeys(r[2] for r in rows):
             for col in sorted({r[0] for r in rows}):
                 sel = [r for r in rows if r[0] == col and r[2] == what]
                 ratios = np.array([r[3] for r in sel if np.isfinite(r[3])])

@@ -152,11 +152,27 @@ def _ppi(
     low, high = max(0.0, theta - half), min(1.0, theta + half)
     if interval != "wald":  # eq. 6 by brute force on a grid (the package solves the quadratic)
         var_f = float(np.var(f_all))
-        cov = var_f if interval == "score" else float(np.cov(y, f_lab)[0, 1])
+        cov = var_f if interval in ("score", "score-tested", "score-model") else float(np.cov(y, f_lab)[0, 1])
+        if interval == "score-cov-bound":  # Cov(y, f) above Var(f) only as far as the labels rule Var(f) out
+            prod = (y - y.mean()) * (f_lab - f_lab.mean())
+            low_cov = cov - float(stats.norm.ppf(LEVEL)) * float(prod.std(ddof=1)) / math.sqrt(n)
+            cov = max(var_f, low_cov)
         grid = np.linspace(0.0, 1.0, 20001)
         model = (grid * (1 - grid) + lam * lam * var_f - 2 * lam * cov) * factor / n
-        inside = grid[np.abs(theta - grid) <= float(q) * np.sqrt(np.maximum(model, var))]
-        if inside.size:
+        if interval == "score-tested":  # the model's level only as far as the labels cannot rule it out
+            raw = float(((e - e.mean()) ** 2).sum()) / max(n - ddof, 1)  # the residuals' own variance
+            upper = (n - ddof) * raw / float(stats.chi2.ppf(1 - LEVEL, n - ddof)) * factor / n  # the most they allow
+            at_theta = (theta * (1 - theta) + lam * lam * var_f - 2 * lam * cov) * factor / n
+            model = model - max(0.0, at_theta - upper)
+        model_only = False
+        if interval == "score-model":  # the model's variance alone unless the labels show more (chi-square)
+            at_theta = (theta * (1 - theta) + lam * lam * var_f - 2 * lam * cov) * factor / n
+            least = (n - ddof) * s2 / float(stats.chi2.ppf(LEVEL, n - ddof)) * factor / n  # the least they allow
+            model_only = least <= at_theta
+        inside = grid[np.abs(theta - grid) <= float(q) * np.sqrt(model if model_only else np.maximum(model, var))]
+        if inside.size and model_only:
+            low, high = float(inside[0]), float(inside[-1])
+        elif inside.size:
             low, high = min(low, float(inside[0])), max(high, float(inside[-1]))
     estimate = theta if toward is None or lam == 0 else _moved(theta, math.sqrt(var), toward, rule, limit)
     return min(high, max(low, estimate)), low, high
@@ -510,6 +526,13 @@ ALTERNATIVES = {
     "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd; score form)": ours,
     "interval: theta +- t sd (the Wald form, before issue 26)": _variant(interval="wald"),
     "interval: score form with Cov(y, f) from the labels": _variant(interval="score-cov"),
+    "interval: score form (this benchmark's copy of ours)": _variant(interval="score"),
+    "interval: score form, Cov(y, f) = max(Var(f), the labels' one-sided lower bound at the level)":
+        _variant(interval="score-cov-bound"),
+    "interval: the model's variance at theta0 alone, unless the labels' residuals rule it out as too small (chi-square at the level)":
+        _variant(interval="score-model"),
+    "interval: score form, the model's level lowered to what the labels allow (chi-square at the level)":
+        _variant(interval="score-tested"),
     "not moved (PPI++ alone)": _variant(toward=None),
     "moved: empirical Bayes, no limit": _variant(rule="eb"),
     "moved: limited to 1 sd": _variant(limit=1.0),

@@ -81,9 +81,16 @@ def _half(m: SplitModel) -> bool:
     return m.labeled_splits >= 5 and z_ok and m.model_probabilities.get("constant", 0.0) < 0.5
 
 
+def _no_constant_rule(m: SplitModel) -> bool:
+    """The product's guard without its "constant" rule: enough labeled splits, and judges that agree beyond chance
+    (the constant model then only enters the average)."""
+    return m.labeled_splits >= 5 and (m.agreement_z is None or m.agreement_z >= CHANCE_Z)
+
+
 GUARDS: dict[str, Callable[[SplitModel], bool]] = {
     "half": _half,
     "splits": lambda m: m.labeled_splits >= 5,
+    "averaged": _no_constant_rule,
 }
 PROTO = SplitPrior(mean1=-2.0, sd1=3.0, models=("flat",), tau=0.0)
 ISSUE26: dict[str, tuple[SplitPrior, bool | str]] = {
@@ -93,7 +100,27 @@ ISSUE26: dict[str, tuple[SplitPrior, bool | str]] = {
     "vote split + constant for the guard (>= 1/2)": (SplitPrior(models=("flat", "tempered", "constant"), guard_models=("constant",)), "half"),
     "vote split without the random effect (tau = 0)": (SplitPrior(tau=0.0), True),
 }
-DIAGNOSTICS = ("oracle: true P(wrong given split)", "DS plug-in (no labels)")
+# issue 26 item 3, round 2 (--variants round2): the models weighed by stacking their leave-one-label-out predictive
+# densities instead of their marginal likelihood, and a step at unanimity
+FT, FTU = ("flat", "tempered"), ("flat", "tempered", "unanimous")
+ROUND2: dict[str, tuple[SplitPrior, bool | str]] = {
+    "vote split": (SplitPrior(), True),
+    "stacking: flat + tempered": (SplitPrior(weighting="stacking"), True),
+    "flat + tempered + unanimous": (SplitPrior(models=FTU), True),
+    "stacking: flat + tempered + unanimous": (SplitPrior(models=FTU, weighting="stacking"), True),
+    "stacking: flat + tempered + constant": (SplitPrior(models=(*FT, "constant"), weighting="stacking"), "averaged"),
+    "stacking: flat + folded + tempered + unanimous + constant": (
+        SplitPrior(models=("flat", "folded", "tempered", "unanimous", "constant"), weighting="stacking"), "averaged"),
+    "prototype (flat logistic, no guard)": (PROTO, False),
+    "flat + folded + tempered": (SplitPrior(models=("flat", "folded", "tempered")), True),
+    "folded + tempered": (SplitPrior(models=("folded", "tempered")), True),
+    "vote split with random effect tau = 2": (SplitPrior(tau=2.0), True),
+    "flat + folded + tempered with tau = 2": (SplitPrior(models=("flat", "folded", "tempered"), tau=2.0), True),
+    "flat + tempered + saturated": (SplitPrior(models=("flat", "tempered", "saturated")), True),
+    "flat + folded + tempered + saturated": (SplitPrior(models=("flat", "folded", "tempered", "saturated")), True),
+    "stacking: flat + tempered + saturated": (SplitPrior(models=("flat", "tempered", "saturated"), weighting="stacking"), True),
+}
+DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
 
 @dataclass
@@ -194,7 +221,20 @@ def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str,
         out: np.ndarray = per.mean(axis=0)
         return out
 
-    return {"oracle: true P(wrong given split)": plug(p_split[m]), "DS plug-in (no labels)": plug(p_ds)}
+    # the true curve's SHAPE with its level b fitted to the r labels (posterior mean over b ~ N(0, 1.5^2) on a grid):
+    # what a perfect model of how P(wrong) varies across splits would give when the labels must still set its level
+    clipped = np.clip(p_split, 1e-3, 1 - 1e-3)
+    shape = np.log(clipped / (1 - clipped))
+    b = np.linspace(-6.0, 6.0, 241)
+    can = lab & (2 * s != big_k)
+    z = shape[m[can]][None, :] + b[:, None]
+    wrong_lab = (s[can] < m[can]).astype(float)
+    logpost = -0.5 * (b / 1.5) ** 2 + (wrong_lab * -np.logaddexp(0, -z) + (1 - wrong_lab) * -np.logaddexp(0, z)).sum(axis=1)
+    wb = np.exp(logpost - logpost.max())
+    wb /= wb.sum()
+    level = sum(wi * plug(np.where(2 * m == big_k, p_split[m], 1 / (1 + np.exp(-(shape[m] + bi))))) for wi, bi in zip(wb, b) if wi > 1e-9)
+    return {"oracle: true P(wrong given split)": plug(p_split[m]), "oracle shape, level from the labels": np.asarray(level),
+            "DS plug-in (no labels)": plug(p_ds)}
 
 
 def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = False) -> Cell:
@@ -386,8 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--r", default="10,30,56", help="numbers of labeled items, comma-separated")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--only", default="", help="comma-separated estimator names to keep (default: all)")
-    ap.add_argument("--variants", choices=("product", "explore", "issue26"), default="product",
+    ap.add_argument("--only", default="", help="estimator names to keep, separated by ; (default: all)")
+    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
@@ -408,9 +448,9 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--runs must be at least 2")
     if args.variants != "product":
         VARIANTS.clear()
-        VARIANTS.update(EXPLORE if args.variants == "explore" else ISSUE26)
+        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2}[args.variants])
     if args.only:
-        keep = set(args.only.split(","))
+        keep = set(args.only.split(";"))
         for k in list(VARIANTS):
             if k not in keep:
                 del VARIANTS[k]
@@ -445,10 +485,11 @@ def main(argv: list[str] | None = None) -> int:
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
-    command += (f" --variants {args.variants}" if args.variants == "issue26" else "") + (" --loco" if args.loco else "")
+    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2") else "") + (" --loco" if args.loco else "")
     command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "")
-    heading = "## Results" if args.variants != "issue26" else (
-        "### Results: issue 26, " + ("the simulation of distinct judges" if args.simulate else "the shared data"))
+    where = "the simulation of distinct judges" if args.simulate else "the shared data"
+    heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}"}.get(
+        args.variants, "## Results")
     text = "\n".join([
         heading,
         "",
@@ -458,18 +499,19 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
-        *(["### Leave-one-collection-out (`--loco`)", "",
+        *([("#### " if args.variants == "round2" else "### ") + "Leave-one-collection-out (`--loco`)", "",
            "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
            "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
            "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
           if args.loco else []),
-        "### Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        ("#### " if args.variants == "round2" else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        write_block(args.update_doc, "unlabeled" + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
+        prefix = "unlabeled-r2" if args.variants == "round2" else "unlabeled"
+        write_block(args.update_doc, prefix + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0
 

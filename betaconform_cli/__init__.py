@@ -1,6 +1,6 @@
 """BetaConform: majority-vote error of an LLM-judge ensemble for k = 1..11 judges from a few labels.
 
-The library (docs/API.md): `fit`, `score`, `judges`, `doctor`, `sample` and `load_fit` take a path, a list of paths, a
+The library (docs/API.md): `fit`, `score`, `judges`, `doctor`, `sample`, `drift`, `plan` and `load_fit` take a path, a list of paths, a
 pandas or polars DataFrame, an Arrow table or a list of dicts, with the CLI's options by their Python names, and
 return the results the CLI prints. They are loaded on first use, so `import betaconform_cli` stays light.
 """
@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any  # typing: loaded by every command anyway 
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ below loads them on first use
     from .api._library import doctor as doctor
+    from .api._library import drift as drift
     from .api._library import fit as fit
     from .api._library import judges as judges
     from .api._library import load_fit as load_fit
+    from .api._library import plan as plan
     from .api._library import sample as sample
     from .api._library import score as score
     from .errors import BetaConformError as BetaConformError
@@ -30,12 +32,13 @@ from .version import __version__
 # the library's functions (api/_library.py) and the errors a caller catches, by the name this package exports, and
 # the module each is loaded from on first use (tests/test_imports.py reads this table as the package's imports)
 _HOME = {"fit": "api._library", "score": "api._library", "judges": "api._library", "doctor": "api._library",
-         "sample": "api._library", "load_fit": "api._library", "BetaConformError": "errors", "InputError": "errors",
+         "sample": "api._library", "drift": "api._library", "plan": "api._library", "load_fit": "api._library",
+         "BetaConformError": "errors", "InputError": "errors",
          "ParameterError": "errors", "UsageError": "errors", "OutputError": "errors", "EmbeddingError": "errors",
          "ParamsError": "errors"}
 _LIBRARY = tuple(name for name, home in _HOME.items() if home == "api._library")
 __all__ = ["BetaConformError", "EmbeddingError", "InputError", "OutputError", "ParameterError", "ParamsError", "UsageError",
-           "__version__", "doctor", "fit", "judges", "load_fit", "sample", "score"]
+           "__version__", "doctor", "drift", "fit", "judges", "load_fit", "plan", "sample", "score"]
 
 
 class _Package(types.ModuleType):

@@ -276,6 +276,22 @@ class TestFastPath:
         p = write_jsonl("r.jsonl", [{"votes": [1, 0, 1]}] * 200)
         assert read_dataset(p, InputSpec(judgments_field="votes")).table.counts[3, 2] == 200
 
+    def test_ids_of_every_kind_are_one_id_by_their_text(self, write_jsonl, block: int) -> None:
+        """The fast path reads string ids first and numbers or null from the first block that has one: 7 and "7"
+        are still one id (a repeat, named at its line), null ids and missing ids repeat freely."""
+        lines = [f'{{"id": "s{i}", "judgments": [1, 0, 1]}}' for i in range(300)]
+        lines[3] = '{"id": "7", "judgments": [1, 1]}'
+        lines[150] = '{"id": null, "judgments": [1]}'
+        lines[160] = '{"id": null, "judgments": [0]}'
+        lines[170] = '{"judgments": [0]}'
+        lines[171] = '{"judgments": [1]}'
+        p = write_jsonl("ids.jsonl", lines, raw=True)
+        assert read_dataset(p).n_items == 300
+        lines[250] = '{"id": 7, "judgments": [0, 0]}'
+        with pytest.raises(InputError, match="appears again") as info:
+            read_dataset(write_jsonl("ids2.jsonl", lines, raw=True))
+        assert info.value.line == 251
+
 
 class TestVotes:
     """The unlabeled-items data model: patterns with counts, expanded per item on demand."""

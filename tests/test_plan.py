@@ -105,6 +105,28 @@ class TestErrorForecast:
         assert f.low is not None and f.high is not None and f.labels is not None
         assert np.mean([(f.low <= s <= f.high) for s in stops]) >= 0.8
         assert abs(f.labels / np.mean(stops) - 1) < 0.15
+        assert np.mean([s <= f.high for s in stops]) >= 0.9  # the upper end `sample` says: enough in most orders
+
+
+class TestRunningForecast:
+    def test_sample_says_the_upper_end_of_plans_interval(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """`sample --pool`'s "label about N more" is the upper end of plan's interval at the rule's level (the
+        labels so far subtracted), not its median, which jumps where the labels first show shared mistakes."""
+        from betaconform_cli.stopping import live
+
+        monkeypatch.setattr(live, "FORECAST_DRAWS", 10)  # the fewest plan allows: the wiring, not the Monte Carlo
+        rng = np.random.default_rng(6)
+        gold, verdicts = pool(rng, 100, (0.85, 0.75, 0.7))
+        observed = np.full(100, -1)
+        observed[:20] = gold[:20]
+        rule = PrecisionRule(target=0.06, ks=(1, 3))
+        more = live._forecast_more(rule, verdicts, observed, 2, np.random.default_rng(5))
+        seed = np.random.default_rng(5).integers(2**63)
+        plan = forecast(votes_of(verdicts, observed), 0.06, rule.ks, rule.confidence_level, 10,
+                        rng=np.random.default_rng(seed), rule=rule)
+        (f,) = [f for f in plan.forecasts if f.what == "error" and f.k is None]
+        assert f.labels is not None and f.high is not None and f.high > f.labels
+        assert more == round(f.high) - 20
 
 
 class TestScoreForecast:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
@@ -21,11 +22,12 @@ if TYPE_CHECKING:
     from ..report.drift import DriftReport
 
 
-def _one(argument: str, opts: InputOptions, which: str) -> Dataset:
-    """The run in `argument`: one dataset that carries verdicts."""
-    datasets = read_inputs([argument], opts, Keep.ITEMS)
+def _one(argument: Any, opts: InputOptions, which: str) -> Dataset:
+    """The run in `argument` (a path, or data in memory: inputs.read_inputs): one dataset that carries verdicts."""
+    datasets = read_inputs(argument, opts, Keep.ITEMS, need_labels=False)  # the label-free test needs none
     if len(datasets) != 1:
-        raise ParameterError(which, f"is one run (one file or one dataset); {argument} holds {len(datasets)}")
+        what = argument if isinstance(argument, (str, PathLike)) else "the data given"
+        raise ParameterError(which, f"is one run (one file or one dataset); {what} holds {len(datasets)}")
     ds = datasets[0]
     if ds.votes is None:
         raise InputError(ds.source, "carries no verdicts: drift compares what each judge said on every item, labeled or "
@@ -99,7 +101,7 @@ def _split_runs(ds: Dataset, time_field: str, split_at: str) -> tuple[tuple[str,
     return names, max(len(classes), 2), old, new, []
 
 
-def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None, split_at: str | None) -> tuple[
+def _read(old: Any, new: Any, opts: InputOptions, time_field: str | None, split_at: str | None) -> tuple[
         tuple[str, ...], int, Run, Run, list[str], tuple[str, str], tuple[str, str]]:
     """(judges, classes, old run, new run, notes, (names), (sources)) from two inputs or one cut in time."""
     if (time_field is None) != (split_at is None):
@@ -128,12 +130,13 @@ def _read(old: str, new: str | None, opts: InputOptions, time_field: str | None,
             (f"{ds.source} ({time_field} < {split_at})", f"{ds.source} ({time_field} >= {split_at})"))
 
 
-def drift(old: str, new: str | None = None, opts: InputOptions = InputOptions(), confidence_level: float = DRIFT_CONFIDENCE_LEVEL,
+def drift(old: Any, new: Any = None, opts: InputOptions = InputOptions(), confidence_level: float = DRIFT_CONFIDENCE_LEVEL,
           max_change: float = 0.0, permutations: int = 999, seed: int = 0, fail_on_drift: bool = False,
           time_field: str | None = None, split_at: str | None = None) -> DriftReport:
     """Per judge and for the panel: the change of accuracy on the labels (paired on shared items, else unpaired)
     and a label-free test of the vote patterns; with `fail_on_drift`, exit 1 when anything drifted. Two inputs
-    (old, new), or one (old) cut at `split_at` of its `time_field` (items before: the old run)."""
+    (old, new), or one (old) cut at `split_at` of its `time_field` (items before: the old run); each a path or data in
+    memory (inputs.read_inputs)."""
     import numpy as np
 
     from ..judges.drift import check_options

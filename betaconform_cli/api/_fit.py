@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -72,19 +73,15 @@ def fit(
 
     progress(done, total, what): after each dataset (a folder of many files can take a while). With
     `opts.record.by` (--by), the error table of each slice, intervals and gate adjusted by `adjust` (docs/SLICES.md)."""
+    check_seed(seed)
+    adjust = _slice_options(opts, adjust, save, embed)
+    _check_embed(embed, save)
+    pending = _begin_read(arguments, opts, embed)
     from ..documents import fit_document
     from ..failed_inputs import failure_documents
     from ..report.failed import with_failures
     from ..report.fit import FitReport, saved_document
 
-    check_seed(seed)
-    adjust = _slice_options(opts, adjust, save, embed)
-    _check_embed(embed, save)
-    # a big file's workers start counting now, while this process imports scipy (~0.2 s), then count a smaller
-    # first share itself (parent_share 0.2 was fastest of 0.2, 0.5, 1 on 2 cores: 0.69 vs 0.72 vs 0.80 s)
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
-    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
-        from .. import fit as _fitting  # noqa: F401
     datasets, failed = pending.result(), list(pending.failed)  # bad inputs fail alone (failed_inputs.py)
     from ..fit import fitted_counts
 
@@ -123,6 +120,19 @@ def fit(
                          failure_documents("fit", failed))
 
 
+def _begin_read(arguments: Sequence[str], opts: InputOptions, embed: EmbedOptions | None) -> Any:
+    """Start reading: a big file's workers count now, while this process imports scipy and the output's modules
+    (~0.3 s of CPU), then count a smaller first share itself: parent_share 0.2 balances the two on 2 cores (CPU
+    traced on the 1M-item file: parent 0.32 + 0.10 after the fork, worker 0.39; docs/SPEED.md). Nothing is imported
+    before the fork that the workers do not need."""
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+        # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
+        # the library's function (betaconform_cli/__init__.py), which imported no scipy and left it to the tail
+        importlib.import_module("betaconform_cli.fit")
+    return pending
+
+
 def _check_embed(embed: EmbedOptions | None, save: SaveTo) -> None:
     """--embed adds the mean embedding to a saved fit: it needs one, and its backend."""
     if embed is not None and not save:
@@ -135,6 +145,8 @@ def _check_embed(embed: EmbedOptions | None, save: SaveTo) -> None:
 
 def _slice_options(opts: InputOptions, adjust: str | None, save: SaveTo, embed: EmbedOptions | None) -> str:
     """--by's adjustment (api/_slices.adjustment), and no saved fit with it (a saved fit is of a whole input)."""
+    if opts.record.by is None and adjust is None:
+        return "holm"  # unused without slices; the slices' module (~7 ms of imports) is not loaded before the read
     from ._slices import adjustment
 
     if opts.record.by is not None and (save or embed is not None):

@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
 from ..inputs import InputOptions
-from ..parameters import CONFIDENCE_LEVEL
+from ..parameters import CONFIDENCE_LEVEL, DRIFT_CONFIDENCE_LEVEL
 from ..settings import FitSettings, parse_ks
 
 if TYPE_CHECKING:
     from ..report.doctor import DoctorReport
+    from ..report.drift import DriftReport
     from ..report.fit import FitReport
     from ..report.judges import JudgesReport
+    from ..report.plan import PlanReport
     from ..report.sample import LiveReport, ReplayReport
     from ..report.score import ScoreReport
     from ..report.slices import SlicesReport
@@ -62,6 +64,11 @@ def _ks(ks: str | Sequence[int] | None, default: str = "1-11") -> tuple[int, ...
     if isinstance(ks, str):
         return parse_ks(ks)
     return tuple(sorted({int(k) for k in ks}))
+
+
+def _real(x: Any) -> Any:
+    """An int given for a fraction or a cost as the float the CLI parses (its messages then say -1.0, as the CLI's)."""
+    return float(x) if type(x) is int else x
 
 
 def _settings(ks: Any, confidence_level: float, method: str, components: int | str) -> FitSettings:
@@ -193,3 +200,35 @@ def sample(
     the_rule = make_rule(rule, **given)
     return api_sample(_source(source, name), the_rule, settings, seed, input_options(options), replay, runs,
                       None if pool is None else str(pool), batch)
+
+
+def drift(
+    old: Any, new: Any = None, *, confidence_level: float = DRIFT_CONFIDENCE_LEVEL, max_change: float = 0.0,
+    permutations: int = 999, seed: int = 0, fail_on_drift: bool = False, time_field: str | None = None,
+    split_at: str | None = None, **input_opts: Any,
+) -> DriftReport:
+    """`betaconform drift`: have the same judges changed between two runs (api.drift)? `old` and `new` are each one
+    run (a path, a DataFrame, an Arrow table or a list of dicts; data in memory is named "old" and "new" unless
+    given as {name: data}); or `old` alone cut in time at `split_at` of its `time_field`. `fail_on_drift=True`:
+    `exit_code` 1 and `failures` when a judge or the panel drifted (beyond `max_change`)."""
+    from ..inputs.memory import in_memory
+    from . import drift as api_drift
+
+    def run(source: Any, title: str) -> Any:
+        return _source(source, title) if in_memory(source) in ("frame", "records") else source
+
+    return api_drift(run(old, "old"), None if new is None else run(new, "new"), input_options(input_opts),
+                     _real(confidence_level), _real(max_change), permutations, seed, fail_on_drift, time_field, split_at)
+
+
+def plan(
+    source: Any, *, name: str | None = None, target: float = 0.05, ks: str | Sequence[int] | None = None,
+    positive: str | None = None, label_cost: float | None = None, confidence_level: float = CONFIDENCE_LEVEL,
+    draws: int = 200, seed: int = 0, **input_opts: Any,
+) -> PlanReport:
+    """`betaconform plan`: the labels a target half-width needs (the error at each k, the score), forecast from the
+    judges' verdicts before labeling (api.plan); `label_cost`: the cost of one label, for the labels still to make."""
+    from . import plan as api_plan
+
+    return api_plan(_source(source, name), input_options(input_opts), _real(target), _ks(ks), _real(confidence_level), draws,
+                    seed, None if label_cost is None else _real(label_cost), positive)

@@ -32,7 +32,7 @@ def plan(
     check_seed(seed)
     check_optional("label_cost", label_cost)
     no_clusters(opts, "plan")
-    datasets = read_inputs(arguments, opts, Keep.COUNTS)
+    datasets = read_inputs(arguments, opts, Keep.COUNTS, need_labels=False)  # none labeled yet is what plan is for
     notes: list[str] = []
     docs = []
     for ds in datasets:

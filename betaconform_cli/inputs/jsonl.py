@@ -73,7 +73,7 @@ def _scan(lines: Iterator[bytes], opts: InputOptions, keep: Keep, shape: str | N
             if opts.handling.skip_invalid:
                 out.skip("malformed JSON", lineno)
                 continue
-            out.error = (lineno, _json_problem(raw, exc), None)
+            out.error = (lineno, values.json_problem(raw, exc), None)
             break
         if fast and _count_fast(out, obj, opts, lineno):
             continue
@@ -164,10 +164,6 @@ def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
     return shape
 
 
-def _json_problem(raw: bytes, exc: Exception) -> str:
-    return values.json_problem(raw, exc)
-
-
 def _byte_ranges(path: Path, shares: list[float]) -> list[tuple[int, int]]:
     """Split a file into consecutive ranges of about the given shares, each starting right after a newline."""
     size = path.stat().st_size
@@ -217,16 +213,37 @@ def _blocks(fh: BinaryIO, remaining: int | None, path: Path, at_start: bool = Tr
             yield buf, n_lines
 
 
-def _fast_decoder(field_name: str, id_field: str = "id") -> Any:
-    """A msgspec decoder that keeps only the raw bytes of the judgments and id fields (None without msgspec)."""
-    try:
+class _FastDecoder:
+    """msgspec decoders that keep only the raw bytes of the judgments field and the id: one that takes the id as a
+    string (hashed as it is, no str() per line), and from the first block with a number or null id on, one that
+    takes those too (hashed as text: scans.id_hash). Any other id (a list, a 100-digit number): the careful path."""
+
+    def __init__(self, field_name: str, id_field: str):
         import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency; the careful path works without it
-        return None
-    ident = str | int | float | None  # an id of another kind (a list, a 100-digit number) takes the careful path
-    item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
-                             rename={"judgments": field_name, "ident": id_field}, gc=False)  # no cycles: untracked
-    return msgspec.json.Decoder(item)
+
+        def decoder(ident: Any) -> Any:
+            item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
+                                     rename={"judgments": field_name, "ident": id_field}, gc=False)  # no cycles: untracked
+            return msgspec.json.Decoder(item)
+
+        self.text, self.any = decoder(str), decoder(str | int | float | None)
+        self.texts_only = True  # every id so far a string (or none)
+        self.invalid = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
+
+    def decode_lines(self, buf: bytes) -> list[Any]:
+        if self.texts_only:
+            try:
+                return self.text.decode_lines(buf)  # type: ignore[no-any-return]
+            except self.invalid[1]:
+                self.texts_only = False  # a number or a null id: the other decoder from now on (one retry)
+        return self.any.decode_lines(buf)  # type: ignore[no-any-return]
+
+    def id_hashes(self, lines: list[Any]) -> Any:
+        """The hash of each line's id as text (scans.id_hash; hash("") without one), as an int64 array."""
+        import numpy as np
+
+        texts = map(_IDENT, lines) if self.texts_only else map(str, map(_IDENT, lines))
+        return np.fromiter(map(hash, texts), np.int64, len(lines))
 
 
 _JUDGMENTS = attrgetter("judgments")
@@ -247,23 +264,18 @@ def _shallow(buf: bytes) -> bool:
     return int(np.add.reduceat(opening, starts, dtype=np.int32).max()) <= MAX_JSON_DEPTH
 
 
-def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | None], field_name: str,
+def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int, int] | None], field_name: str,
                 ids: array[int] | None = None, n_lines: int | None = None) -> dict[tuple[int, int], int] | None:
-    """Counts of a block of list-shaped lines, or None when anything needs the careful path.
-
-    msgspec parses every line of the block in C (validating the JSON, skipping fields we do not use) and
-    hands back the judgments array as raw bytes; a Counter tallies the distinct arrays (in C), and each
-    distinct array is validated once by the careful code. No Python code runs per line. `ids` receives the hash
-    of each line's id as written (hash(b"") without one), one per line: a block with blank lines (whose lines
-    msgspec does not hand back) takes the careful path.
-    """
-    import msgspec
-
+    """Counts of a block of list-shaped lines, or None when anything needs the careful path. msgspec parses every
+    line in C (validating the JSON, skipping fields we do not use) and hands back the judgments array as raw bytes;
+    a Counter tallies the distinct arrays (in C), each validated once by the careful code: no Python code runs per
+    line. `ids` receives the hash of each line's id (_FastDecoder.id_hashes), one per line: a block with blank
+    lines (which msgspec does not hand back) takes the careful path."""
     try:
         lines = decoder.decode_lines(buf)
         if not buf.isascii():  # the common file is ASCII: checked at memory speed
             buf.decode("utf-8")  # msgspec does not check the text of fields it skips; orjson does
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+    except decoder.invalid:
         return None
     if n_lines is None:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
@@ -291,7 +303,7 @@ def _fast_block(buf: bytes, decoder: Any, cache: dict[bytes, tuple[int, int] | N
             return None
         counts[key] = counts.get(key, 0) + n
     if ids is not None:
-        ids.extend(map(hash, map(str, map(_IDENT, lines))))
+        ids.frombytes(decoder.id_hashes(lines).tobytes())
     return counts
 
 
@@ -302,15 +314,14 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
     total = Scan({}, id_lines=array("q") if id_lines else None)
     shape: str | None = None
     line0 = 0
-    decoder: Any = None
+    decoder: _FastDecoder | None = None
     cache: dict[bytes, tuple[int, int] | None] = {}
     fast_ok = keep is Keep.COUNTS and "." not in opts.record.judgments_field and "." not in opts.record.id_field
     for buf, n_lines in blocks:
         if shape == "list" and fast_ok:
-            if decoder is None:
-                decoder = _fast_decoder(opts.record.judgments_field, opts.record.id_field) or False
+            decoder = decoder or _FastDecoder(opts.record.judgments_field, opts.record.id_field)
             ids = array("q")
-            got = _fast_block(buf, decoder, cache, opts.record.judgments_field, ids, n_lines) if decoder else None
+            got = _fast_block(buf, decoder, cache, opts.record.judgments_field, ids, n_lines)
             if got is not None:
                 for key, n in got.items():
                     total.counts[key] = total.counts.get(key, 0) + n

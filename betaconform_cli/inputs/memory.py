@@ -27,7 +27,8 @@ DEFAULT_NAME = "data"  # the dataset's name when the caller gives none
 def frame_library(obj: Any) -> str | None:
     """'pandas', 'polars' or 'pyarrow' for a DataFrame or Table of that library (by its type's module), else None."""
     top = type(obj).__module__.split(".")[0]
-    if top in FRAME_MODULES and hasattr(obj, "columns" if top != "pyarrow" else "schema"):
+    if top in FRAME_MODULES and hasattr(type(obj), "columns" if top != "pyarrow" else "schema"):  # the type's: a polars
+        # LazyFrame would resolve its schema (and warn) to answer for the object
         return top
     return None
 
@@ -78,6 +79,10 @@ def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> l
         from .tables import read_frame
 
         library = frame_library(source) or ""
+        if library == "pandas" and getattr(source.columns, "nlevels", 1) > 1:
+            raise InputError(FRAME, f"has columns on {source.columns.nlevels} levels (a MultiIndex, as pivot(values=[...]) "
+                                    "makes): give one name per column, e.g. df.columns = ['_'.join(map(str, c)) for c in "
+                                    "df.columns], or pivot(values='verdict')")
         if library == "pandas" and any(n is not None for n in source.index.names):
             source = source.reset_index()  # a named index (df.set_index("item_id")) is a column, as it was before
         return read_frame(source, library, opts, keep, label, FRAME)

@@ -12,7 +12,7 @@ from typing import Any
 from ..documents import plain
 from ..formats import output_columns
 from ..judges.drift_document import DriftDocument, DriftGateResult, DriftRowResult
-from . import Verdict
+from . import Results, Verdict
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct
 
@@ -83,7 +83,7 @@ def _row(d: DriftDocument, r: DriftRowResult) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class DriftReport:
+class DriftReport(Results):
     """One comparison old -> new; exit 1 when --fail-on-drift and anything drifted."""
 
     document: DriftDocument

@@ -9,6 +9,7 @@ from typing import Any
 from ..documents import plain
 from ..formats import output_columns
 from ..stopping.forecast import Forecast, PlanDocument
+from . import Results
 from .render import to_csv, to_json
 from .views import BLANK, Block, Lines, TableView
 
@@ -54,7 +55,7 @@ def plan_view(d: PlanDocument) -> TableView:
 
 
 @dataclass(frozen=True)
-class PlanReport:
+class PlanReport(Results):
     """One document per dataset; plan has no gate (exit 0)."""
 
     documents: tuple[PlanDocument, ...]

@@ -16,7 +16,10 @@ averaged over models by the labels' marginal likelihood; by default (issue 26) t
 in the margin) and "tempered" (P(wrong) = sigmoid(b0 + c L_j + u_j), L_j the log odds of a one-coin Dawid-Skene
 model fitted to every item's verdicts, c ~ U(0, 1.5): c = 1 judges that err independently, c < 1 judges that share
 errors, c = 0 a split that says nothing); issue 17's "folded" (a Beta-Binomial fitted to every item's split),
-"agreement" (L_j as an offset) and "constant" can be averaged too (`SplitPrior.models`). Weak Gaussian priors on
+"agreement" (L_j as an offset) and "constant", and issue 26 round 2's "unanimous" (a step where all verdicts agree)
+and "saturated" (each split its own P(wrong) around a common level) can be averaged too (`SplitPrior.models`), and
+weighed by stacking their leave-one-label-out predictive densities instead (`SplitPrior.weighting`; measured, not
+the default: docs/UNLABELED.md, "Issue 26, round 2"). Weak Gaussian priors on
 (b0, b1) and a random effect u_j per split; the posterior is exact on a grid. Labeled items contribute their exact
 error, unlabeled items their expected error under the posterior (a finite-population estimate). The interval comes
 from posterior draws plus the unlabeled items' own Bernoulli outcomes (a normal approximation of their sum), so it

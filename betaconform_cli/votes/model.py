@@ -16,8 +16,13 @@ METHOD_LABELS: Method = "labels_only"
 DEFAULT_KS = tuple(range(1, 12))
 # the models of P(plurality wrong | split) that can be averaged (docs/UNLABELED.md): no offset, the folded
 # Beta-Binomial's, the judges' one-coin agreement model's, no dependence on the split at all, and the agreement
-# model's log odds scaled by c in [0, 1.5] (c = 0 is the constant model, c = 1 judges that err independently)
-MODELS = ("flat", "folded", "agreement", "constant", "tempered")
+# model's log odds scaled by c in [0, 1.5] (c = 0 is the constant model, c = 1 judges that err independently), and
+# a step at unanimity (one P(wrong) for every split where the judges disagree, another where all agree), and no
+# shape at all (each split its own P(wrong) around a common level: posterior.SATURATED_TAU)
+MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous", "saturated")
+# how the models are weighed against each other (docs/UNLABELED.md, "Issue 26, round 2"): by the labels' marginal
+# likelihood ("evidence"), or by stacking the models' leave-one-label-out predictive densities ("stacking")
+WEIGHTINGS = ("evidence", "stacking")
 
 
 @dataclass(frozen=True)
@@ -39,15 +44,21 @@ class SplitPrior:
     grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
     # models that only the guard reads (their posterior probability), left out of the estimate's average
     guard_models: tuple[str, ...] = ()
+    weighting: str = "evidence"
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.models if m not in MODELS]
         if not self.models or unknown:
             raise ParameterError("prior.models", f"must name models among {list(MODELS)}; got {list(self.models)}")
+        if self.weighting not in WEIGHTINGS:
+            raise ParameterError("prior.weighting", f"must be one of {list(WEIGHTINGS)}; got {self.weighting!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"b0": {"mean": self.mean0, "sd": self.sd0}, "b1": {"mean": self.mean1, "sd": self.sd1},
-                "models": list(self.models), "tau": self.tau}
+        out: dict[str, Any] = {"b0": {"mean": self.mean0, "sd": self.sd0}, "b1": {"mean": self.mean1, "sd": self.sd1},
+                               "models": list(self.models), "tau": self.tau}
+        if self.weighting != "evidence":  # issue 17's and issue 26's documents stay as they were
+            out["weighting"] = self.weighting
+        return out
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,10 @@ from .model import SplitPrior
 # independently, as the one-coin model assumes; c < 1: they share errors, fewer independent judges in effect; c = 0:
 # the split says nothing); its b0 (a shift of every split's log odds) ~ N(0, sd0^2), centred on the model being right
 TEMPER_GRID = (0.0, 1.5, 31)
+# the "saturated" model: one common level b0 and each split's own P(wrong) around it, u_j ~ N(0, 2^2) (given an even
+# level, 95% of the splits' P(wrong) anywhere in 0.02-0.98: close to a uniform prior per split); no shape assumed, so
+# where the shape models miss (a step at unanimity, judges fooled together) its posterior stays as wide as the labels
+SATURATED_TAU = 2.0
 
 
 def _grid(prior: SplitPrior, slope: bool = True, tempered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,26 +58,38 @@ class _SplitPosterior:
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
         n_models = offsets.shape[0]
-        grids = [_grid(prior, slope=m != "constant", tempered=m == "tempered") for m in prior.models]
+        grids = [_grid(prior, slope=m not in ("constant", "saturated"), tempered=m == "tempered") for m in prior.models]
         self.b0 = np.concatenate([g[0] for g in grids])
         self.b1 = np.concatenate([g[1] for g in grids])
         self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
         self.models = prior.models
         # per model, the covariate that b1 multiplies: the margin x, or for "tempered" the agreement model's log odds
         # (passed as that model's offset; its offset is then 0)
+        # ("unanimous": b1 multiplies 1 where every verdict is one class, 0 elsewhere)
         tempered = np.array([m == "tempered" for m in prior.models])
-        self.xs = np.where(tempered[:, None], offsets, np.asarray(x, dtype=float)[None, :])
+        step = np.array([m == "unanimous" for m in prior.models])
+        xf = np.asarray(x, dtype=float)
+        self.xs = np.where(tempered[:, None], offsets, np.where(step[:, None], (xf >= 1.0 - 1e-9)[None, :] * 1.0, xf[None, :]))
         self.offsets = np.where(tempered[:, None], 0.0, offsets)
         self.x, self.wrong, self.trials = x, wrong, trials
-        if prior.tau > 0:
+        if prior.tau > 0 or "saturated" in prior.models:
             nodes, weights = np.polynomial.hermite_e.hermegauss(prior.nodes)
-            self.u = prior.tau * nodes
+            self.u = nodes
             self.log_omega = np.log(weights / weights.sum())
         else:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
+        # each grid point's random-effect scale: tau, or SATURATED_TAU for the "saturated" model
+        self.tau = np.array([SATURATED_TAU if m == "saturated" else prior.tau for m in prior.models])[self.model]
         lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
-        for j in np.nonzero((trials > 0) & can_err)[0]:
-            lp += self._log_marginal(int(j), slice(None))
+        labeled = [int(j) for j in np.nonzero((trials > 0) & can_err)[0]]
+        per_split = [self._log_marginal(j, slice(None)) for j in labeled]
+        for lm in per_split:
+            lp += lm
+        if prior.weighting == "stacking" and n_models > 1 and labeled:
+            log_z = np.array([logsumexp(lp[self.model == i]) for i in range(n_models)])
+            stack = self._stacking_weights(lp, log_z, labeled, per_split)
+            # each model's own posterior over its grid, the models weighed by stacking instead of their evidence
+            lp = lp - log_z[self.model] + np.log(np.maximum(stack, 1e-300))[self.model]
         w = np.exp(lp - lp.max())
         # every model's posterior probability (the guard reads it); models named in prior.guard_models weigh in here
         # only, and the estimate averages the others
@@ -83,7 +99,7 @@ class _SplitPosterior:
         # keep the grid points that carry posterior mass (the rest weigh < 1e-12 of the largest): every later step
         # costs grid x splits x nodes
         live = w > 1e-12
-        self.b0, self.b1, self.model = self.b0[live], self.b1[live], self.model[live]
+        self.b0, self.b1, self.model, self.tau = self.b0[live], self.b1[live], self.model[live], self.tau[live]
         self.w = w[live] / w[live].sum()
         self._live = np.nonzero(live)[0]
         self._w_full = np.where(live, w, 0.0) / w[live].sum()
@@ -100,11 +116,43 @@ class _SplitPosterior:
         z: np.ndarray = self.b0[g] + self.b1[g] * self.xs[self.model[g], j] + self.offsets[self.model[g], j]
         return z
 
-    def _log_lik_nodes(self, j: int, g: Any) -> np.ndarray:
-        zu = self._z(j, g)[:, None] + self.u[None, :]
+    def _log_lik_nodes(self, j: int, g: Any, leave_out: float | None = None) -> np.ndarray:
+        """log P(split j's labeled outcomes | grid point, node); leave_out 1.0 / 0.0: without one of its labeled items
+        whose plurality was wrong / right."""
+        trials, wrong = self.trials[j], self.wrong[j]
+        if leave_out is not None:
+            trials, wrong = trials - 1.0, wrong - leave_out
+        zu = self._z(j, g)[:, None] + self.tau[g][:, None] * self.u[None, :]
         # log sigmoid(-z) = log sigmoid(z) - z: one logaddexp over the grid x nodes instead of two (the hot spot)
-        out: np.ndarray = self.trials[j] * _log_sigmoid(zu) - (self.trials[j] - self.wrong[j]) * zu
+        out: np.ndarray = trials * _log_sigmoid(zu) - (trials - wrong) * zu
         return out
+
+    def _stacking_weights(self, lp: np.ndarray, log_z: np.ndarray, labeled: list[int],
+                          per_split: list[np.ndarray]) -> np.ndarray:
+        """The models' stacking weights (Yao, Vehtari, Simpson and Gelman 2018): the weights on the simplex that
+        maximise the sum over labeled items of log sum_m w_m p_m(item's outcome | the other labeled items), each
+        model's leave-one-out predictive density exact on its grid (a ratio of its marginal likelihoods with and
+        without the item). Unlike the marginal likelihood, it does not reward a model for a prior that the labels
+        only fail to contradict (the constant model's Occam factor at r = 10), only for predicting held-out labels."""
+        n_models = len(log_z)
+        rows, counts = [], []
+        for j, lm in zip(labeled, per_split):
+            for out, n in ((1.0, self.wrong[j]), (0.0, self.trials[j] - self.wrong[j])):
+                if n <= 0:
+                    continue
+                rest = lp - lm + logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, slice(None), out), axis=1)
+                rows.append([log_z[i] - logsumexp(rest[self.model == i]) for i in range(n_models)])
+                counts.append(n)
+        loo = np.array(rows)
+        dens, n_items = np.exp(loo - loo.max(axis=1, keepdims=True)), np.array(counts)
+        weights = np.full(n_models, 1.0 / n_models)
+        for _ in range(2000):  # EM for mixture weights of fixed components: each round raises the objective
+            new = weights * ((n_items / (dens @ weights)) @ dens) / n_items.sum()
+            done = float(np.abs(new - weights).max()) < 1e-10
+            weights = new
+            if done:
+                break
+        return weights
 
     def _log_marginal(self, j: int, g: Any) -> np.ndarray:
         out: np.ndarray = logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, g), axis=1)
@@ -117,7 +165,7 @@ class _SplitPosterior:
         omega = np.exp(self.log_omega)
         cum_prior = np.cumsum(omega)
         for c, j in enumerate(splits):
-            p = _sigmoid(self._z(j, slice(None))[:, None] + self.u[None, :])
+            p = _sigmoid(self._z(j, slice(None))[:, None] + self.tau[:, None] * self.u[None, :])
             if self.trials[j] > 0:
                 ln = self.log_omega[None, :] + self._log_lik_nodes(j, slice(None))
                 cond = np.exp(ln - logsumexp(ln, axis=1)[:, None])  # grid x nodes: the u posterior given (model, b0, b1)
@@ -134,14 +182,17 @@ class _SplitPosterior:
     def means(self, tempered: bool) -> tuple[float, float] | None:
         """Posterior means of (b0, b1) given the "tempered" model (tempered=True: b1 is its scale c) or given the
         other models (b1 their slope in the margin); None when those models hold no posterior mass."""
-        sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
-        sel = sel if tempered else ~sel
+        if tempered:
+            sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
+        else:  # the curves in the margin x (the "unanimous" step's b1 is not a slope)
+            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in ("tempered", "unanimous", "saturated")])
         mass = float(self.w[sel].sum())
         if mass <= 0:
             return None
         return float(self.w[sel] @ self.b0[sel]) / mass, float(self.w[sel] @ self.b1[sel]) / mass
 
     def model_probabilities(self) -> dict[str, float]:
-        """Each model's posterior probability given the labels (before `prior.guard_models` are set aside)."""
+        """Each model's posterior probability given the labels, or its stacking weight (prior.weighting "stacking"),
+        before `prior.guard_models` are set aside."""
         return dict(self._probabilities)
 
