@@ -314,7 +314,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
           ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
                                                        "annotator_kind annotation_name span_id")),
-          ("braintrust", ("jsonl", "json", "csv"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
+          ("braintrust", ("jsonl", "json", "csv", "parquet"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
                                                        for io in ("input", "output", "expected")),
                                                      "span_id root_span_id is_root")))),
 ):

@@ -115,12 +115,68 @@ class TestEveryCommand:
         plain = json.loads(bc.sample(TRIPLED, name="pw", ks="3", components=1).json())
         assert doc["samples"] == 60 and plain["samples"] == 180
 
-    def test_a_table_cannot_carry_clusters(self, tmp_path):
+    def test_a_counts_table_cannot_carry_clusters(self, tmp_path):
         path = tmp_path / "t.csv"
-        path.write_text("item,judge,verdict,gold\na,j1,1,1\na,j2,0,1\n")
+        path.write_text("judges,correct,count\n3,2,10\n3,3,5\n")
         out = CliRunner().invoke(app, ["fit", str(path), "--cluster-field", "prompt"])
         assert out.exit_code == 2
         assert "--cluster-field 'prompt'" in out.output and "t.csv" in out.output and "Traceback" not in out.output
+
+
+def _tables(tmp_path: Path) -> dict[str, Path]:
+    """TRIPLED as JSON Lines, as a long CSV and as a wide Parquet file (written by DuckDB), the prompt a column."""
+    import duckdb
+
+    n = len(TRIPLED[0]["verdicts"])
+    files = {"jsonl": tmp_path / "t.jsonl", "long": tmp_path / "long.csv", "wide": tmp_path / "wide.parquet"}
+    files["jsonl"].write_text("".join(json.dumps(r) + "\n" for r in TRIPLED))
+    files["long"].write_text("item,judge,verdict,gold,prompt\n" + "".join(
+        f"{r['id']},j{j},{v},{r['label']},{r['prompt']}\n" for r in TRIPLED for j, v in enumerate(r["verdicts"])))
+    wide = tmp_path / "wide.csv"
+    wide.write_text(f"item,gold,prompt,{','.join(f'j{j}' for j in range(n))}\n" + "".join(
+        f"{r['id']},{r['label']},{r['prompt']},{','.join(r['verdicts'])}\n" for r in TRIPLED))
+    duckdb.sql(f"COPY (SELECT * FROM read_csv('{wide}', all_varchar = true)) TO '{files['wide']}' (FORMAT parquet)")
+    return files
+
+
+class TestTables:
+    """--cluster-field names a table's column (long or wide; CSV, Parquet): read in the same pass as the rest of the
+    table's roles, so every command counts the clusters exactly as for the same items in JSON Lines."""
+
+    def test_fit_and_doctor_equal_json_lines(self, tmp_path):
+        files = _tables(tmp_path)
+        docs = {k: json.loads(bc.fit(str(f), ks="3", components=1, cluster_field="prompt").json()) for k, f in files.items()}
+        plain = json.loads(bc.fit(str(files["long"]), ks="3", components=1).json())["error_rates"][0]
+        want = docs["jsonl"]["error_rates"][0]
+        assert want["high"] - want["low"] > 1.4 * (plain["high"] - plain["low"])  # the clusters are counted
+        for k in ("long", "wide"):
+            got = docs[k]["error_rates"][0]
+            np.testing.assert_allclose([got["low"], got["estimate"], got["high"]], [want["low"], want["estimate"], want["high"]],
+                                       rtol=1e-12)
+            doc = json.loads(bc.doctor(str(files[k]), cluster_field="prompt").json())
+            assert (doc["clusters"], doc["items"]) == (60, 180)
+            assert doc["roles"]["cluster"] == "prompt" and "text" not in doc["roles"]  # never also guessed as the text
+
+    def test_score_counts_the_table_clusters(self, tmp_path):
+        files = _tables(tmp_path)
+        got = [json.loads(bc.score(str(files[k]), positive="A", cluster_field="prompt").json()) for k in ("jsonl", "long")]
+        assert got[0]["clusters"] == got[1]["clusters"] == 60 and got[0]["score"] == got[1]["score"]
+
+    @pytest.mark.parametrize(("rows", "want"), [
+        ("a,j1,1,1,\n", "row 1: column 'prompt': no cluster id for item 'a'"),
+        ("a,j1,1,1,p\na,j2,0,1,q\n", "row 2: column 'prompt': item 'a' is in cluster 'p' (row 1) and 'q' here"),
+    ])
+    def test_a_missing_or_second_cluster_names_the_row(self, tmp_path, rows, want):
+        path = tmp_path / "t.csv"
+        path.write_text("item,judge,verdict,gold,prompt\n" + rows)
+        out = CliRunner().invoke(app, ["fit", str(path), "--cluster-field", "prompt"])
+        assert out.exit_code == 2 and want in out.output and "Traceback" not in out.output, out.output
+
+    def test_a_column_that_is_not_there(self, tmp_path):
+        path = tmp_path / "t.csv"
+        path.write_text("item,judge,verdict,gold\na,j1,1,1\na,j2,0,1\n")
+        out = CliRunner().invoke(app, ["fit", str(path), "--cluster-field", "prompt"])
+        assert out.exit_code == 2 and "no column 'prompt'" in out.output and "'item', 'judge'" in out.output, out.output
 
 
 class TestTraceStoresAndRagas:
@@ -156,10 +212,12 @@ def test_drift_says_it_does_not_count_clusters(tmp_path):
     data = str(ROOT / "sample_data" / "system_verdicts.jsonl")
     out = CliRunner().invoke(app, ["drift", data, data, "--cluster-field", "prompt"])
     assert out.exit_code == 2 and "leave --cluster-field out (drift does not count" in out.output
-    path = tmp_path / "t.csv"
-    path.write_text("item,judge,verdict,gold,ts\na,j1,1,1,1\na,j2,0,1,1\nb,j1,1,0,2\nb,j2,1,0,2\n")
-    out = CliRunner().invoke(app, ["drift", str(path), "--time-field", "ts", "--split-at", "2"])
-    assert out.exit_code == 2 and "--time-field 'ts' is read from JSON Lines" in out.output
+    path = tmp_path / "t.csv"  # a table's column is read the same way (tables read --cluster-field's column)
+    path.write_text("item,judge,verdict,gold,ts\na,j1,1,1,1\na,j2,0,1,1\nb,j1,1,0,2\nb,j2,1,0,2\nc,j1,0,0,2\nc,j2,0,0,2\n")
+    out = CliRunner().invoke(app, ["drift", str(path), "--time-field", "ts", "--split-at", "2", "-f", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert [(r["source"].rsplit(" ", 3)[-3:], r["items"]) for r in doc["runs"]] == [(["(ts", "<", "2)"], 1), (["(ts", ">=", "2)"], 2)]
 
 
 def test_each_slice_keeps_its_clusters():

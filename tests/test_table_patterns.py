@@ -163,3 +163,34 @@ def test_no_gold_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert got and got[0] is not None and one[0].unlabeled_items == 2
     _two_pass(monkeypatch)
     _same(one, read_inputs([str(path)], need_labels=False))
+
+
+@pytest.mark.parametrize("late", ["verdict", "gold", "two golds", "judge", "sorted by judge"])
+def test_texts_the_first_rows_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str) -> None:
+    """Judges, verdict and gold texts are read from the first rows only (SAMPLE_ROWS, 2 here): a judge, a verdict or
+    a gold label that first shows after them has no code, the key says so, and the pass runs again with every text: the
+    two passes' result, or their error (gold 'Z' beside 'A' on one item, 'Z' never seen in the first rows). Where
+    the first rows name one judge (a file sorted by judge), the judges are read from their whole column at once."""
+    monkeypatch.setattr(table_patterns, "SAMPLE_ROWS", 2)
+    rows = ["item_id,judge,verdict,gold", "a,j1,A,A", "a,j2,B,A", "b,j1,A,", "b,j2,A,"]
+    rows += {"verdict": ["c,j1,C,B", "c,j2,B,B"], "gold": ["c,j1,B,B", "c,j2,A,B"], "two golds": ["c,j1,B,A", "c,j2,A,Z"],
+             "judge": ["c,j3,B,A", "c,j1,A,A"], "sorted by judge": []}[late]
+    if late == "sorted by judge":  # the first rows name one judge (and every other text): judges read whole at once
+        rows = ["item_id,judge,verdict,gold", "a,j1,A,A", "b,j1,B,", "a,j2,B,A", "b,j2,A,"]
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    passes = []
+    real = table_patterns._one_pass
+    monkeypatch.setattr(table_patterns, "_one_pass", lambda *a: passes.append(a[-1]) or real(*a))
+    if late == "two golds":
+        with pytest.raises(InputError) as one:
+            read_inputs([str(path)])
+        _two_pass(monkeypatch)
+        with pytest.raises(InputError) as two:
+            read_inputs([str(path)])
+        assert str(one.value) == str(two.value) and "two different gold labels" in str(one.value)
+        return
+    one = read_inputs([str(path)])
+    assert passes == ([2] if late == "sorted by judge" else [2, None])  # a text the first rows missed: again
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))

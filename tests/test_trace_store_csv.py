@@ -101,3 +101,38 @@ def test_skip_invalid_counts_a_malformed_csv_row(tmp_path: Path) -> None:
     a, _ = doctor(path, "--skip-invalid")
     assert a["items"] == 5 and a["skipped"] == [
         {"reason": "malformed CSV row (2 cells under a header of 18 columns)", "count": 1, "first": 3}]
+
+
+def test_langfuse_csv_timestamp_is_read_inside_its_json_quotes() -> None:
+    """Langfuse's CSV writer quotes every cell and JSON-stringifies the score's Date (stringify.ts `stringifyForCsv`):
+    the fixture's header and cells are quoted so, and its timestamp cell holds "...Z" in its own quotes; a time or
+    cluster read from it is the ISO text, as in the JSON export (the CSV's Date carries milliseconds)."""
+    from betaconform_cli.inputs import read_inputs
+    from betaconform_cli.inputs.options import InputOptions, Keep, RecordFields
+
+    raw = (FIXTURES / "langfuse" / "scores.csv").read_text(encoding="utf-8").splitlines()
+    assert raw[0].startswith('"id","traceId",') and '"""2026-11-27T09:00:00.000Z"""' in raw[1]
+    opts = InputOptions(record=RecordFields(cluster_field="timestamp"))
+    got = [sorted(set(d.votes.clusters or ())) for d in read_inputs([str(FIXTURES / "langfuse" / "scores.csv")], opts, Keep.ITEMS)]
+    assert got == [["2026-11-27T09:00:00.000Z"]] * 2
+
+
+def test_braintrust_btql_json_and_parquet_are_the_json_export(tmp_path: Path) -> None:
+    """Braintrust's published machine exports are the SQL API's (`POST /btql`, `fmt` json, jsonl or parquet): the
+    json response holds the rows under `data`, and a Parquet file of the same rows keeps objects as structs (scores,
+    input) and ids as whatever type the writer chose (DuckDB types them UUID here). Both read as the JSON export."""
+    import duckdb
+
+    rows = json.loads((FIXTURES / "braintrust" / "experiment.json").read_text(encoding="utf-8"))
+    response = tmp_path / "btql.json"
+    response.write_text(json.dumps({"data": rows, "schema": {"type": "array"}}), encoding="utf-8")
+    lines = tmp_path / "rows.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    parquet = tmp_path / "btql.parquet"
+    duckdb.sql(f"COPY (SELECT * FROM read_json_auto('{lines}')) TO '{parquet}' (FORMAT parquet)")
+    assert "STRUCT" in str(duckdb.sql(f"DESCRIBE SELECT scores FROM '{parquet}'").fetchall())
+    for path in (response, parquet):
+        (d,) = doctor(path)
+        assert (d["format"], d["items"], d["unlabeled_items"]) == ("braintrust", 4, 1)
+        assert [j["name"] for j in d["judges"]] == ["Factuality", "ClosedQA"] and d["roles"]["gold"] == "scores.Human review"
+    same_fit(parquet, ts.TestBraintrust.PLAN, ("Factuality", "ClosedQA"), tmp_path, *CHEAP)

@@ -94,7 +94,7 @@ INPUT_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "label_field": (("--label-field",), "field with the gold label (dotted path, e.g. vars.gold)"),
     "id_field": (("--id-field",), "JSON field with the item id"),
     "text_field": (("--text-field",), "JSON field with the item text"),
-    "cluster_field": (("--cluster-field",), "JSON field with a cluster id: items that share it (samples or epochs of one prompt) are "
+    "cluster_field": (("--cluster-field",), "JSON field (a table's column) with a cluster id: items that share it (samples or epochs of one prompt) are "
                                            "correlated, and every interval counts them as one cluster (inspect-ai logs: the epochs)"),
     "item_col": (("--item-col", "--id-col"), "table (and --labels file): the item id column (default: guessed)"),
     "judge_col": (("--judge-col",), "long table: the judge name column"),

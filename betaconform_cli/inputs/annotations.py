@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
+from uuid import UUID
 
 import orjson
 
@@ -196,6 +197,18 @@ def _document(src: Source, skipped: Skipped | None = None) -> Iterator[tuple[int
         yield n, obj
 
 
+def _plain(value: Any) -> Any:
+    """A Parquet cell as its JSON export holds it: a UUID (a column an engine typed so) is its text, in lists and
+    structs too; the rest as DuckDB gives it."""
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 def _parquet(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
     from .tables import connect
 
@@ -204,7 +217,7 @@ def _parquet(src: Source) -> Iterator[tuple[int, dict[str, Any]]]:
         cur = con.execute("SELECT * FROM read_parquet(?)", [str(src.path)])
         names = [d[0] for d in cur.description]
         for n, row in enumerate(cur.fetchall(), start=1):
-            yield n, dict(zip(names, row))
+            yield n, {k: _plain(v) for k, v in zip(names, row)}
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - DuckDB's errors on a damaged file are about the user's file

@@ -48,9 +48,9 @@ def clusters_problem(ds: Dataset, cluster_field: str | None) -> str | None:
     or none was asked for). JSON Lines read the field from each line; an inspect-ai log's clusters are its epochs."""
     if cluster_field is None or ds.clusters is not None or (ds.votes is not None and ds.votes.clusters is not None):
         return None
-    return (f"--cluster-field '{cluster_field}': clusters are read from JSON Lines, trace stores' exports and Ragas "
-            f"results (a field on each record; an inspect-ai log's epochs are clusters without it), and this input is "
-            f"{ds.shape}; write one line per item with the cluster id in a field")
+    return (f"--cluster-field '{cluster_field}': clusters are read from JSON Lines, long and wide tables (a column), "
+            f"trace stores' exports and Ragas results (a field on each record; an inspect-ai log's epochs are clusters "
+            f"without it), and this input is {ds.shape}; write one line or row per item with the cluster id in a field")
 
 
 def threshold_problem(ds: Dataset, threshold: float | None) -> str | None:

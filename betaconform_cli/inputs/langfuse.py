@@ -13,11 +13,12 @@ counted.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
 from ..errors import InputError
-from .annotations import Note, datasets, decoded, first_text, read_notes
+from .annotations import Note, Skipped, datasets, decoded, first_text, read_notes, records
 from .dataset import Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
@@ -50,10 +51,27 @@ def _note(n: int, s: dict[str, Any], where: str, left: Counter[str]) -> Note | N
     return Note(item, name, judge, s.get(at), n, at, None)
 
 
+def _dated(rec: dict[str, Any]) -> dict[str, Any]:
+    """A CSV export's row with its `timestamp` as the JSON export holds it: Langfuse's CSV writer passes every
+    non-string value through JSON.stringify (transforms/stringify.ts `stringifyForCsv`), so the score's Date arrives
+    as "2026-11-27T09:00:00.000Z" in its own quotes; --time-field and --cluster-field read the text inside them."""
+    t = rec.get("timestamp")
+    if isinstance(t, str) and len(t) > 1 and t[0] == t[-1] == '"':
+        try:
+            return {**rec, "timestamp": json.loads(t)}
+        except ValueError:
+            return rec
+    return rec
+
+
 def read_langfuse(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The langfuse format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left))
+    skipped: Skipped = []
+    rows = None
+    if src.plan.kind in ("csv", "tsv"):
+        rows = ((n, _dated(rec)) for n, rec in records(src, skipped if opts.handling.skip_invalid else None))
+    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left), rows, skipped)
     reading = Reading("langfuse", (("item", "traceId[/observationId]"), ("question", "name"),
                                    ("judges", "source EVAL/API: metadata.judge, else the source"), ("gold", "source ANNOTATION")),
                       unit="record")

@@ -62,9 +62,10 @@ class Roles:
     text: str | None = None
     dataset: str | None = None
     judge_cols: tuple[str, ...] = ()
+    cluster: str | None = None  # --cluster-field naming a column: items that share its value are one cluster
 
     def listing(self) -> tuple[tuple[str, str], ...]:
-        pairs = [(r, getattr(self, r)) for r in ("item", "judge", "correct", "verdict", "gold", "text", "dataset")]
+        pairs = [(r, getattr(self, r)) for r in ("item", "judge", "correct", "verdict", "gold", "text", "dataset", "cluster")]
         out = tuple((r, c) for r, c in pairs if c and not c.startswith("__"))  # "__gold": none (tables.NO_GOLD)
         return out + ((("judges", ", ".join(self.judge_cols)),) if self.judge_cols else ())
 
@@ -172,16 +173,18 @@ def _verdict_expr(table: Table, verdict: str, gold: str, tolerance: float | None
 
 
 def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) -> str:
-    """SELECT ds, item, judge, mark, gold, text, rn: the table in its long form (a wide table unpivoted); rn is the
-    row number (NULL when not `numbered`: the histogram query at scale never numbers rows)."""
+    """SELECT ds, item, judge, mark, gold, text, rn, vt, cl: the table in its long form (a wide table unpivoted); rn is
+    the row number (NULL when not `numbered`: the histogram query at scale never numbers rows), vt the verdict's
+    text, cl the cluster id (trimmed text, NULL when missing; NULL without a cluster column)."""
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     text = f"CAST({q(roles.text)} AS VARCHAR)" if roles.text else "NULL"
+    cl = _class_expr(table, roles.cluster) if roles.cluster else "NULL"
     if roles.shape == "wide":
         for c in roles.judge_cols:
             _scalar(c, table.type_of(c), table.where)
         types = {table.type_of(c) for c in roles.judge_cols}
         common = types.pop() if len(types) == 1 else "VARCHAR"
-        keep = [c for c in (roles.dataset, roles.text, roles.gold, roles.item) if c] + ["__row"]
+        keep = [c for c in (roles.dataset, roles.text, roles.gold, roles.item, roles.cluster) if c] + ["__row"]
         cast = ", ".join(f"CAST({q(c)} AS {common}) AS {q(c)}" for c in roles.judge_cols)
         # INCLUDE NULLS: a row whose every judge cell is empty is an item no judge gave a verdict on (counted, and in
         # score's population), not a row that vanishes
@@ -193,14 +196,14 @@ def long_rows(table: Table, roles: Roles, opts: InputOptions, numbered: bool) ->
         gold = gold_expr(table, roles.gold) if roles.gold else "NULL"
         vt = _class_expr(cells, "__cell") if roles.gold else "NULL"
         return (f"SELECT {ds} AS ds, {item} AS item, __judge AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, "
-                f"__row AS rn, {vt} AS vt FROM ({src})")
+                f"__row AS rn, {vt} AS vt, {cl} AS cl FROM ({src})")
     mark = _mark_expr(roles.correct, table.type_of(roles.correct), table.where) if roles.correct else _verdict_expr(
         table, roles.verdict or "", roles.gold or "", opts.handling.tolerance)
     gold = gold_expr(table, roles.gold) if roles.gold and not roles.correct else "NULL"
     vt = _class_expr(table, roles.verdict) if roles.verdict and roles.gold and not roles.correct else "NULL"
     return (f"SELECT {ds} AS ds, CAST({q(roles.item or '')} AS VARCHAR) AS item, CAST({q(roles.judge or '')} AS VARCHAR) "
-            f"AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, {'__row' if numbered else 'NULL'} AS rn, {vt} AS vt "
-            f"FROM {table.numbered if numbered else table.sql}")
+            f"AS judge, {mark} AS mark, {gold} AS gold, {text} AS text, {'__row' if numbered else 'NULL'} AS rn, {vt} AS vt, "
+            f"{cl} AS cl FROM {table.numbered if numbered else table.sql}")
 
 
 def _class_expr(table: Table, col: str) -> str:
@@ -216,7 +219,7 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
     judge, and items GROUP BY that list and their gold, so that patterns, not rows, reach Python. Rows the
     histogram skipped (skip_invalid) or dropped (duplicates) are left out the same way; the checks ran before.
     `per_item` (commands that keep items): one row per item instead, in input order, with its id: {dataset:
-    (judges, {}, each item's (classes, gold), ids)}, patterns.build's arguments."""
+    (judges, {}, each item's (classes, gold), ids, clusters or None)}, patterns.build's arguments."""
     from .patterns import canonical
 
     rows = long_rows(table, roles, opts, numbered=per_item or opts.handling.duplicates != "error" and roles.shape == "long")
@@ -225,23 +228,23 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
         rows = f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1"
     ok = "(mark IS NULL OR mark >= 0) AND item IS NOT NULL AND judge IS NOT NULL"
     inner = (f"SELECT ds, item, min(rn) AS first, list(judge ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS js, "
-             f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold FROM ({rows}) WHERE {ok} "
-             f"GROUP BY ds, item")
-    sql = (f"SELECT ds, js, vs, gold, item FROM ({inner}) ORDER BY first" if per_item else  # no verdict: Votes.no_verdict
-           f"SELECT ds, js, vs, gold, count(*) FROM ({inner}) GROUP BY ds, js, vs, gold")
+             f"list(vt ORDER BY judge) FILTER (WHERE vt IS NOT NULL) AS vs, max(gold) AS gold, min(cl) AS cl FROM ({rows}) "
+             f"WHERE {ok} GROUP BY ds, item")
+    sql = (f"SELECT ds, js, vs, gold, item, cl FROM ({inner}) ORDER BY first" if per_item else  # no verdict: Votes.no_verdict
+           f"SELECT ds, js, vs, gold, count(*), NULL FROM ({inner}) GROUP BY ds, js, vs, gold")
     try:
         got = con.execute(sql).fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
     out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, set[str]] = {}
-    for ds, js, _, _, _ in got:
+    for ds, js, *_ in got:
         seen.setdefault(ds, set()).update(js or ())
     for ds, names in seen.items():
         if not names:
             continue  # no verdict at all in this dataset: no Votes (its items are skipped and counted)
         judges = tuple(c for c in roles.judge_cols if c in names) if roles.shape == "wide" else tuple(sorted(names))
-        out[ds] = (judges, {}, [], []) if per_item else (judges, {})
+        out[ds] = ((judges, {}, [], [], [] if roles.cluster else None) if per_item else (judges, {}))
     memo: dict[str | None, str | None] = {}
 
     def cls(text: str | None) -> str | None:  # few distinct texts: each written one way once
@@ -250,7 +253,7 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
         return memo[text]
 
     ats = {ds: {j: i for i, j in enumerate(got_ds[0])} for ds, got_ds in out.items()}
-    for ds, js, vs, gold, n in got:
+    for ds, js, vs, gold, n, cl in got:
         if ds not in out:
             continue
         judges, tally, *items = out[ds]
@@ -262,6 +265,8 @@ def vote_patterns(con: Any, table: Table, roles: Roles, opts: InputOptions, per_
         if per_item:
             items[0].append(key)
             items[1].append(str(n))
+            if items[2] is not None:  # --cluster-field: each item's cluster id (Votes.clusters)
+                items[2].append(str(cl))
         else:
             tally[key] = tally.get(key, 0) + int(n)
     return out
@@ -382,14 +387,15 @@ def histograms(con: Any, table: Table, roles: Roles, opts: InputOptions) -> list
 
 
 def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
-    """(every (dataset, item, judge, mark, gold, text, row) in row order, duplicates resolved as asked, checked;
-    the rows skipped as (dataset, reason, row) when opts.handling.skip_invalid, else [] -- a bad row is then an error)."""
+    """(every (dataset, item, judge, mark, gold, text, row, verdict, cluster) in row order, duplicates resolved as
+    asked, checked; the rows skipped as (dataset, reason, row) when opts.handling.skip_invalid, else [] -- a bad row
+    is then an error). With a cluster column every row needs a cluster id, one per item (check_clusters)."""
     rows = long_rows(table, roles, opts, numbered=True)
     if opts.handling.duplicates != "error" and roles.shape == "long":
         order = "ASC" if opts.handling.duplicates == "first" else "DESC"
         rows = (f"SELECT * FROM ({rows}) QUALIFY row_number() OVER (PARTITION BY ds, item, judge ORDER BY rn {order}) = 1")
     try:
-        got: list[tuple[Any, ...]] = con.execute(f"SELECT ds, item, judge, mark, gold, text, rn, vt FROM ({rows}) ORDER BY rn, judge").fetchall()
+        got: list[tuple[Any, ...]] = con.execute(f"SELECT ds, item, judge, mark, gold, text, rn, vt, cl FROM ({rows}) ORDER BY rn, judge").fetchall()
     except Exception as exc:  # noqa: BLE001
         raise fail(table.where, exc) from None
     skipped: list[tuple[Any, str, int]] = []
@@ -405,7 +411,23 @@ def marks(con: Any, table: Table, roles: Roles, opts: InputOptions) -> tuple[lis
         got = kept
     if any(r[3] is not None and r[3] < 0 or r[1] is None or r[2] is None for r in got) or _partial_gold(got, roles):
         check_rows(con, table, roles, opts)
+    if roles.cluster:
+        check_clusters(got, roles, table.where)
     return got, skipped
+
+
+def check_clusters(rows: list[tuple[Any, ...]], roles: Roles, where: str) -> None:
+    """A row without a cluster id, or an item whose rows name two clusters, is an InputError naming the row and the
+    cluster column (marks' rows: cluster last, row number at 6), as JSON Lines' --cluster-field names the line."""
+    first: dict[tuple[Any, Any], tuple[str, int]] = {}
+    for r in rows:
+        if r[8] is None:
+            raise InputError(where, f"no cluster id for item {r[1]!r} (--cluster-field '{roles.cluster}': every row needs "
+                                    "one)", line=int(r[6]), field=roles.cluster, unit="row")
+        seen = first.setdefault((r[0], r[1]), (r[8], int(r[6])))
+        if seen[0] != r[8]:
+            raise InputError(where, f"item {r[1]!r} is in cluster {seen[0]!r} (row {seen[1]}) and {r[8]!r} here",
+                             line=int(r[6]), field=roles.cluster, unit="row")
 
 
 def _partial_gold(rows: list[tuple[Any, ...]], roles: Roles) -> bool:

@@ -111,7 +111,8 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
                                               f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
     item = _find(table, "item", opts.table.item_col)
-    text = _find(table, "text", opts.table.text_col, frozenset({item} if item else ()))
+    cluster = _cluster_column(table, opts.record.cluster_field)
+    text = _find(table, "text", opts.table.text_col, frozenset(c for c in (item, cluster) if c))
     gold = _find(table, "gold", opts.table.gold_col)
     if shape == "long":
         judge = _find(table, "judge", opts.table.judge_col)
@@ -131,8 +132,8 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
                                           f"(columns: {quote_all(table.names)})")
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
-        return Roles("long", item, judge, correct, verdict, gold, text, dataset)
-    taken = {c for c in (item, gold, text, dataset, *index) if c}
+        return Roles("long", item, judge, correct, verdict, gold, text, dataset, cluster=cluster)
+    taken = {c for c in (item, gold, text, dataset, cluster, *index) if c}
     cols = _judge_columns(table, opts.table.judge_cols, taken)
     if len(cols) > MAX_JUDGES:  # refused before any cell is read: every row would hold them all
         raise InputError(table.where, f"{len(cols)} judge columns in a wide table (a column per judge); at most {MAX_JUDGES} "
@@ -141,13 +142,22 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
     if not cols:
         raise InputError(table.where, f"no judge columns: every column is an id, gold, text or dataset column "
                                       f"(columns: {quote_all(table.names)}); name them with `judge_cols`")
-    return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols)
+    return Roles("wide", item=item, gold=gold, text=text, dataset=dataset, judge_cols=cols, cluster=cluster)
+
+
+def _cluster_column(table: Table, name: str | None) -> str | None:
+    """The column --cluster-field names in a table (its exact name; a dotted JSON path is no column here)."""
+    if name is None or name in table.names:
+        return name
+    raise InputError(table.where, f"no column {name!r} (--cluster-field names the column whose value is each item's "
+                                  f"cluster); columns: {quote_all(table.names)}")
 
 
 def check_types(table: Table, roles: Roles) -> None:
     """Each column that plays a role holds one value per cell: a Parquet list or struct column as correctness, a
     judge, an id or a count is an InputError naming the column, never a failed cast deep in a query."""
-    used = [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.text, roles.dataset) if c]
+    used = [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.text, roles.dataset,
+                        roles.cluster) if c]
     used += list(roles.judge_cols)
     if roles.shape == "counts":
         used += [c for c in ("judges", "correct", "count") if c in table.names]
@@ -301,7 +311,7 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
                            "pandas writes (0, 1, 2, ...), not a judge" for c in index)
         check_types(table, roles)
         check_cells(con, own, [c for c in (roles.item, roles.judge, roles.correct, roles.verdict, roles.gold, roles.dataset,
-                                           *roles.judge_cols) if c], path, kind)
+                                           roles.cluster, *roles.judge_cols) if c], path, kind)
         if opts.labels is not None and (roles.shape in ("counts", "patterns") or roles.correct is not None):
             raise InputError(where, "--labels gives gold to verdicts; this table holds correctness (already scored)")
         reading = Reading(f"{roles.shape} table ({kind})", roles.listing(), unit="row", notes=notes)
@@ -324,8 +334,8 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             datasets = from_histograms(histograms(con, table, roles, opts), name, where, reading, keep)
         else:
             got, bad = marks(con, table, roles, opts)
-            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt)
-                    for ds, item, judge, mark, gold, text, rn, vt in got)
+            rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt, cluster=cl)
+                    for ds, item, judge, mark, gold, text, rn, vt, cl in got)
             datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
                                              empty_judge="column"), name, skipped + bad)
         if not with_votes:
