@@ -68,7 +68,7 @@ def write_prior(
     """
     ds = read_dataset(path, keep=Keep.ITEMS)
     result = analyse(ds.table, FitSettings(), np.random.default_rng(0))
-    doc = fit_document("fit", ds.name, source, ds.table, result, 0)
+    doc = fit_document("fit", ds.name, source, ds.table, result.record(), 0)
     saved = report.saved_document(doc, embeddings.dataset_embedding(embedder, ds))
     saved["provenance"] = {**provenance, "fitted_with": FITTED_WITH, "contains": CONTAINS}
     out = out_dir / f"{ds.name}.yaml"

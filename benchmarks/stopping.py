@@ -19,6 +19,7 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import msgspec  # noqa: E402
 import numpy as np  # noqa: E402
 
 from betaconform_cli import stopping as st  # noqa: E402
@@ -79,7 +80,7 @@ def bench(rule: st.Rule, items: list[Item], runs: int, seed: int) -> dict:
         warnings.simplefilter("ignore")
         rs = [st.replay_one(rule, items, settings, rng, i, table, actual) for i in range(runs)]
     secs = time.perf_counter() - t
-    summ = st.summarize(rs)
+    summ = msgspec.to_builtins(st.summarize(rs))
     within = within_k = None
     if isinstance(rule, st.PrecisionRule):
         ok = []

@@ -118,7 +118,7 @@ def load_priors(directory: Path) -> list[tuple[str, str, transfer.Source]]:
     out = []
     for f in sorted(directory.glob("*.y*ml")):
         doc = savedfit.load_fit(f)
-        prov = doc.get("provenance") or {}
+        prov = doc.provenance or {}  # the typed saved fit: UNSET (falsy) or None where absent
         out.append((norm(prov.get("collection")), norm(prov.get("benchmark")), transfer.Source.from_saved(doc, str(f))))
     return out
 

@@ -169,22 +169,3 @@ class Mixture:
             tuple(float(self.alphas[i]) for i in order),
             tuple(float(self.betas[i]) for i in order),
         )
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "family": "beta_binomial_mixture",
-            "components": [
-                {"weight": w, "alpha": a, "beta": b, "mean": a / (a + b)}
-                for w, a, b in zip(self.weights, self.alphas, self.betas)
-            ],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, object]) -> Mixture:
-        comps = d["components"]
-        assert isinstance(comps, list)
-        return cls(
-            tuple(float(c["weight"]) for c in comps),
-            tuple(float(c["alpha"]) for c in comps),
-            tuple(float(c["beta"]) for c in comps),
-        )

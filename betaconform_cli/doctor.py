@@ -141,6 +141,6 @@ def _judges(ds: Dataset, doc: DoctorDocument) -> list[JudgeVerdicts]:
     out = []
     for n in order:
         on_labeled = read[n] if n in read else int(labeled[at[n]]) if n in at else 0
-        extra = {"unlabeled": int(unlabeled[at[n]]) if n in at else 0} if ds.unlabeled_items else {}
-        out.append(JudgeVerdicts(name=n, verdicts=on_labeled, **extra))
+        on_unlabeled = (int(unlabeled[at[n]]) if n in at else 0) if ds.unlabeled_items else UNSET
+        out.append(JudgeVerdicts(name=n, verdicts=on_labeled, unlabeled=on_unlabeled))
     return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -28,6 +28,7 @@ from .settings import MAX_K, TIE_RULE
 
 if TYPE_CHECKING:
     from .counts import CountTable
+    from .distributions import Mixture
     from .gate import GateCheck
 
 SCHEMA = "betaconform/1"  # the JSON documents
@@ -67,6 +68,13 @@ class Model(Struct, kw_only=True):
     converged: bool | None | Opt = UNSET
     n_iter: Count | None | Opt = UNSET
     n_starts: Count | None | Opt = UNSET
+
+    def mixture(self) -> Mixture:
+        """The mixture this record describes (distributions.Mixture), read from its components."""
+        from .distributions import Mixture
+
+        comps = self.components
+        return Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))
 
 
 class BinomialModel(Struct, kw_only=True):
@@ -160,7 +168,7 @@ class TransferRecord(Struct, kw_only=True):
 
 
 class Unlabeled(Struct, kw_only=True):
-    """How the estimate used the items without gold (votes.VoteEstimate.fit_fields)."""
+    """How the estimate used the items without gold (votes.VoteEstimate.fit_record)."""
 
     method: Literal["vote_split", "labels_only"]
     reason: str
@@ -181,6 +189,12 @@ class GateResult(Struct, kw_only=True):
     value: float
     passed: bool
     extrapolated: bool | Opt = UNSET  # k beyond the most judges any item has (gate.GateCheck.beyond)
+
+
+def gate_result(check: GateCheck) -> GateResult:
+    """The gate's record in a fit document, read from the check."""
+    return GateResult(k=check.k, max_error=check.max_error, on=check.on,  # type: ignore[arg-type]  # Gate checks `on`
+                      value=check.value, passed=check.passed, extrapolated=bool(check.beyond))
 
 
 @functools.cache
@@ -269,26 +283,42 @@ def report_document_type() -> type[Struct]:
     return _document_type(row_type(), "report")
 
 
-class FitFields(Protocol):
-    """A fit's result as its document reads it (fit.FitResult, a layer above: the fit builds its own fields)."""
+class FitRecord(Struct, kw_only=True, frozen=True):
+    """The fit document's keys that the fit decides (fit.FitResult.record: read from the typed result);
+    `fit_document` adds where the data came from. Transfer replaces the method and its description."""
 
-    def fields(self) -> dict[str, Any]: ...
+    method: str
+    method_description: str | None
+    settings: Settings
+    model: Model
+    baselines: Baselines
+    interval: Interval
+    tie_rule: str
+    error_rates: list[Any]  # documents.row_type() rows
+    unlabeled_items: Count | Opt = UNSET  # set with `unlabeled`: the items without gold the estimate saw
+    unlabeled: Unlabeled | Opt = UNSET
 
 
 def fit_document(
-    command: str, name: str, source: str, table: CountTable, result: FitFields, seed: int, skipped: int = 0,
-    gate: GateCheck | None = None, unlabeled: int | None = None, **fields: Any,
+    command: str, name: str, source: str, table: CountTable, fit: FitRecord, seed: int, skipped: int = 0,
+    gate: GateCheck | None = None, unlabeled: int | None = None, transfer: tuple[list[TransferSource], list[Any],
+                                                                                TransferRecord] | None = None,
 ) -> Any:
-    """The printed fit document of one dataset (fit_document_type(), schema betaconform/1); `fields` sets the keys a
-    command adds or decides itself (transfer's sources, its method). `items` is the labeled count; `unlabeled` (when
-    given: `fit`) the items read with verdicts and no gold."""
+    """The printed fit document of one dataset (fit_document_type(), schema betaconform/1), from the fit's record
+    and the data's table: `items` is the labeled count; `unlabeled` (when given: `fit`) the items read with
+    verdicts and no gold, where the record has no count of its own; `transfer`: the sources, the rows without
+    transfer and the transfer's record."""
     from .version import __version__
 
-    body: dict[str, Any] = {"unlabeled_items": UNSET if unlabeled is None else unlabeled, **result.fields(), **fields}
+    count = fit.unlabeled_items if fit.unlabeled_items is not UNSET else UNSET if unlabeled is None else unlabeled
+    sources, without, record = transfer if transfer is not None else (UNSET, UNSET, UNSET)
     return fit_document_type()(
         schema=SCHEMA, command=command, tool_version=__version__, dataset=name, source=source, items=table.items,
-        judges=table.max_judges, skipped_lines=skipped, seed=seed, histogram=table.histogram_by_judges(), **body,
-        gate=UNSET if gate is None else GateResult(**gate.to_dict()))
+        unlabeled_items=count, judges=table.max_judges, skipped_lines=skipped, seed=seed,
+        histogram=table.histogram_by_judges(), method=fit.method, method_description=fit.method_description,
+        settings=fit.settings, model=fit.model, baselines=fit.baselines, interval=fit.interval, tie_rule=fit.tie_rule,
+        error_rates=fit.error_rates, unlabeled=fit.unlabeled, sources=sources, without_transfer=without,
+        transfer=record, gate=UNSET if gate is None else gate_result(gate))
 
 
 def report_document(saved: Any, path: str, gate: GateCheck | None = None) -> Any:
@@ -302,7 +332,7 @@ def report_document(saved: Any, path: str, gate: GateCheck | None = None) -> Any
            "seed": None if saved.seed is UNSET else saved.seed, "tie_rule": TIE_RULE if saved.tie_rule is UNSET else saved.tie_rule},
         embedding=emb if not emb else EmbeddingShown(model=emb.model, dimension=emb.dimension, texts=emb.texts),
         schema=SCHEMA, fitted_by="fit" if saved.command is UNSET else saved.command, saved_fit=path,
-        gate=UNSET if gate is None else GateResult(**gate.to_dict()))
+        gate=UNSET if gate is None else gate_result(gate))
 
 
 def fields() -> tuple[str, ...]:
@@ -348,7 +378,9 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
 
 
 def check(doc: Any, type_: type[Struct]) -> Any:
-    """`doc` (plain Python values) converted to `type_`; a TypeProblem naming the field when it does not fit."""
+    """`doc` (plain Python values read from a file) converted to `type_`; a TypeProblem naming the field when it
+    does not fit. The package's one msgspec.convert: a saved fit's typed parse (savedfit.validate); a document this
+    tool builds is made typed from its result, never converted from a dict (tests/test_one_record.py)."""
     try:
         return msgspec.convert(doc, type_)
     except msgspec.ValidationError as exc:

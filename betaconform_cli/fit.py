@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec import UNSET
 
 from .counts import CountTable, ItemClusters
 from .distributions import Binomial
-from .documents import Baselines, BinomialModel, Component, Interval, Model, Settings, row_type
+from .documents import Baselines, BinomialModel, Component, FitRecord, Interval, Model, Settings, row_type
 from .errors import UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
 from .intervals import enclose_value
@@ -45,15 +46,23 @@ if TYPE_CHECKING:
 __all__ = ["LOGIT_BOUNDS", "LOG_BOUNDS", "ErrorRow", "FitResult", "FitSettings", "FittedCounts", "MixtureFit", "Prior",
            "analyse", "cluster_interval", "default_starts", "empirical_errors", "error_margin", "fit_auto", "fit_binomial",
            "fit_candidates", "fit_mixture", "fit_models", "fit_paper_em", "fitted_counts", "mixture_log_likelihood",
-           "model_document"]
+           "model_document", "settings_document"]
 
 
 def model_document(fit: MixtureFit) -> Model:
     """The fitted mixture and how the fit went, as the fit document and a saved fit carry it."""
-    m: dict[str, Any] = fit.mixture.to_dict()
-    return Model(family=m["family"], components=[Component(**c) for c in m["components"]], method=fit.method,
-                 log_likelihood=fit.log_likelihood, log_posterior=fit.log_posterior, bic=fit.bic,
+    m = fit.mixture
+    return Model(family="beta_binomial_mixture",
+                 components=[Component(weight=w, alpha=a, beta=b, mean=a / (a + b)) for w, a, b in zip(m.weights, m.alphas, m.betas)],
+                 method=fit.method, log_likelihood=fit.log_likelihood, log_posterior=fit.log_posterior, bic=fit.bic,
                  converged=fit.converged, n_iter=fit.n_iter, n_starts=fit.n_starts)
+
+
+def settings_document(s: FitSettings) -> Settings:
+    """The fit's settings as the fit document and a saved fit carry them."""
+    return Settings(method=s.method, components=s.components, ks=list(s.ks), confidence_level=s.confidence_level,
+                    prior={"log_param_sd": s.prior.log_param_sd, "weight_concentration": s.prior.weight_concentration},
+                    strength=s.strength, flat=s.flat, n_draws=s.n_draws)
 
 
 # --- one call: every estimator's error rates for k = ks ---------------------------------------------
@@ -83,9 +92,11 @@ class ErrorRow:
         # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
         # carries the items' sampling uncertainty but not the mixture's own
         extrapolated = self.columns.get("empirical", 0.0) is None if self.extrapolated_all is None else self.extrapolated_all
-        labels_only = {} if self.labels_only is None else dict(zip(("labels_only", "labels_only_low", "labels_only_high"), self.labels_only))
+        own, own_low, own_high = (UNSET, UNSET, UNSET) if self.labels_only is None else self.labels_only
+        # the columns are the registry's estimators (estimators.row_columns), named at run time as row_type() is
         return row_type()(k=self.k, estimate=self.estimate, low=self.low, high=self.high, **self.columns,
-                          extrapolated=extrapolated, beyond_data=self.beyond_data, **labels_only)
+                          extrapolated=extrapolated, beyond_data=self.beyond_data, labels_only=own,
+                          labels_only_low=own_low, labels_only_high=own_high)
 
 
 @dataclass(frozen=True)
@@ -105,20 +116,22 @@ class FitResult:
                 return r
         raise UsageError(f"k = {k} is not among the computed ks {list(self.settings.ks)}")
 
-    def fields(self) -> dict[str, Any]:
-        """The fit document's fields that the fit decides (documents.fit_document adds where the data came from)."""
-        return {
-            "method": self.settings.method,
-            "method_description": method_description(self.settings.method),
-            "settings": Settings(**self.settings.to_dict()),
-            "model": model_document(self.fit),
-            "baselines": Baselines(binomial=BinomialModel(family="binomial", p=self.binomial.p),
-                                   beta_binomial=model_document(self.beta_binomial)),
-            "interval": Interval(confidence_level=self.settings.confidence_level, method=INTERVAL_METHOD),
-            "tie_rule": TIE_RULE,
-            "error_rates": [r.document() for r in self.rows],
-            **({} if self.unlabeled is None else self.unlabeled.fit_fields()),
-        }
+    def record(self) -> FitRecord:
+        """The fit document's keys that the fit decides (documents.fit_document adds where the data came from)."""
+        u = self.unlabeled
+        return FitRecord(
+            method=self.settings.method,
+            method_description=method_description(self.settings.method),
+            settings=settings_document(self.settings),
+            model=model_document(self.fit),
+            baselines=Baselines(binomial=BinomialModel(family="binomial", p=self.binomial.p),
+                                beta_binomial=model_document(self.beta_binomial)),
+            interval=Interval(confidence_level=self.settings.confidence_level, method=INTERVAL_METHOD),
+            tie_rule=TIE_RULE,
+            error_rates=[r.document() for r in self.rows],
+            unlabeled_items=UNSET if u is None else u.unlabeled_items,
+            unlabeled=UNSET if u is None else u.fit_record(),
+        )
 
 
 def fit_models(table: CountTable, settings: FitSettings, rng: np.random.Generator) -> tuple[MixtureFit, MixtureFit]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import P0, P1, ParameterError
 from .parameters import check
@@ -24,10 +24,6 @@ class GateCheck:
     value: float
     passed: bool
     beyond: int = 0  # k is beyond the data: the most judges any item has (0: k is within the data)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "max_error": self.max_error, "on": self.on, "value": self.value, "passed": self.passed,
-                "extrapolated": bool(self.beyond)}
 
     def line(self) -> str:
         what = "estimated error" if self.on == "estimate" else "upper interval bound of the error"
@@ -101,9 +97,6 @@ class ScoreCheck:
     passed: bool
     what: str = "score"  # "score", or "difference" for a comparison
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"min_score": self.min_score, "on": self.on, "value": self.value, "passed": self.passed}
-
     def line(self) -> str:
         what = f"corrected {self.what}" if self.on == "estimate" else f"lower interval bound of the corrected {self.what}"
         status = "ok" if self.passed else "FAIL"
@@ -134,7 +127,7 @@ class ScoreGate:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
     def check(self, dataset: str, interval: Estimate) -> ScoreCheck:
-        """The check of one corrected pass rate (ppi.Interval) or difference (score_document.Difference)."""
+        """The check of one corrected pass rate (ppi.Interval) or difference (score/document.Difference)."""
         value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")

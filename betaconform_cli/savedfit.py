@@ -12,13 +12,13 @@ Schema ``betaconform/fit/1``::
     histogram: {11: [..]}    # items by number of judges, then by number correct (sufficient statistic)
     method: default
     seed: 0
-    settings: {...}          # FitSettings.to_dict()
+    settings: {...}          # FitSettings (fit.settings_document)
     model: {...}             # fitted mixture (family, components, log-likelihood, ...)
     baselines: {binomial: {family, p}, beta_binomial: {...}}   # the Binomial and the single Beta-Binomial (a model)
     error_rates: [{k, estimate, low, high, mixture, binomial, beta_binomial, empirical}, ...]
     unlabeled_items: 900     # items without gold whose verdicts the fit saw (`fit` writes 0 when none)
     unlabeled: {method, reason, used, labeled_items, unlabeled_items, dropped_items, prior, model}
-                             # how the estimate used them (votes.VoteEstimate.fit_fields); rows then add
+                             # how the estimate used them (votes.VoteEstimate.fit_record); rows then add
                              # labels_only, labels_only_low, labels_only_high
     provenance: {...}        # shipped priors: where the data came from and its licence
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed` (written last)
@@ -29,6 +29,9 @@ beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent 
 component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
 a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
 dropped, never copied into the stable JSON. '-' reads a fit (or a config) from standard input.
+
+A saved fit is parsed and checked once: `load_fit` returns the typed saved fit that `validate` made (the one check,
+also run before a write), and `report` and `transfer` read that as it is.
 """
 
 from __future__ import annotations
@@ -205,16 +208,17 @@ def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
     write_text(path, render_fit(path, document))
 
 
-def load_fit(path: str | Path) -> dict[str, Any]:
-    """Read and validate one saved fit (schema keys only, every value one that JSON carries exactly)."""
+def load_fit(path: str | Path) -> Any:
+    """Read one saved fit: the YAML parsed once (safe loader, size cap), its kept keys as JSON values, then typed
+    and checked once (`validate`): the typed saved fit (documents.saved_fit_type()) that `report` and `transfer`
+    read as it is. A component without its mean accuracy (a hand-written prior) gets alpha / (alpha + beta)."""
     doc = read_yaml(path)
     _check_schema(doc, str(path))
-    kept = {k: _json_value(v, str(path), k) for k, v in doc.items() if k in fields()}
-    validate(kept, str(path))
-    for c in kept["model"]["components"]:  # a hand-written prior may leave out each component's mean accuracy
-        if c.get("mean") is None:  # absent, or null (NaN reads as null): the views format it as a number
-            c["mean"] = c["alpha"] / (c["alpha"] + c["beta"])
-    return kept
+    fit = validate({k: _json_value(v, str(path), k) for k, v in doc.items() if k in fields()}, str(path))
+    for c in fit.model.components:  # absent, or null (NaN reads as null): the views format it as a number
+        if c.mean is None:
+            c.mean = c.alpha / (c.alpha + c.beta)
+    return fit
 
 
 def _json_value(v: Any, where: str, at: str, what: str = "saved fit") -> Any:
@@ -257,8 +261,10 @@ def _check_schema(doc: Any, where: str) -> None:
         raise ParamsError(f"{where}: field 'schema': expected {SCHEMA!r}, got {str(schema)[:40]!r}")
 
 
-def validate(doc: Any, where: str) -> None:
-    """A saved fit's kept keys: typed by documents.saved_fit_type(), then consistent (what a type cannot say)."""
+def validate(doc: Any, where: str) -> Any:
+    """The one check of a saved fit, on read (load_fit) and before a write (render_fit): the schema, the kept keys
+    typed by documents.saved_fit_type() (msgspec: types and ranges), then consistent (what a type cannot say).
+    Returns the typed saved fit; a ParamsError naming the file and the field."""
     _check_schema(doc, where)
     try:
         fit = check({k: v for k, v in doc.items() if k in fields()}, saved_fit_type())
@@ -268,6 +274,7 @@ def validate(doc: Any, where: str) -> None:
         _others(fit)
     except TypeProblem as exc:
         raise ParamsError(f"{where}: {exc}") from None
+    return fit
 
 
 def _histogram(fit: Any) -> None:
@@ -295,9 +302,7 @@ def _model(fit: Any) -> None:
                               f"{c.alpha / (c.alpha + c.beta):.6g}")
     import numpy as np
 
-    from .distributions import Mixture  # the derived distribution must be a distribution (alpha = beta = 1e308 is not)
-
-    mixture = Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))
+    mixture = fit.model.mixture()  # the derived distribution must be a distribution (alpha = beta = 1e308 is not)
     for n in sorted({int(fit.judges), MAX_K}):  # the data's judges, and the most a table or a transfer asks for
         with np.errstate(all="ignore"):
             pmf = mixture.pmf(n)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import P0, ParameterError, UsageError
 from .formats import MAX_K as MAX_K
@@ -80,9 +80,6 @@ class Prior:
     log_param_sd: float = 3.0
     weight_concentration: float = 1.5
 
-    def to_dict(self) -> dict[str, float]:
-        return {"log_param_sd": self.log_param_sd, "weight_concentration": self.weight_concentration}
-
 
 INTERVAL_METHOD = (
     "equal-tailed Dirichlet posterior interval over the (judges, correct) cells: centre from the default "
@@ -105,18 +102,6 @@ class FitSettings:
 
     def __post_init__(self) -> None:
         check_settings(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "components": self.components,
-            "ks": list(self.ks),
-            "confidence_level": self.confidence_level,
-            "prior": self.prior.to_dict(),
-            "strength": self.strength,
-            "flat": self.flat,
-            "n_draws": self.n_draws,
-        }
 
 
 def check_settings(s: FitSettings) -> None:

@@ -213,7 +213,7 @@ class TestFitDocumentsAreTheirTypes:
         from betaconform_cli import api
         from betaconform_cli.savedfit import load_fit
 
-        saved = load_fit(ROOT / "configs" / "priors" / "openqa_eval_nq.yaml")
+        saved = msgspec.to_builtins(load_fit(ROOT / "configs" / "priors" / "openqa_eval_nq.yaml"))
         for key in ("method_description", "baselines", "skipped_lines", "source", "seed"):
             del saved[key]
         for key in ("family", "bic", "n_starts"):

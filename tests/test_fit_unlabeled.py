@@ -69,14 +69,14 @@ class TestCore:
         ref = analyse(table, FitSettings(), np.random.default_rng(3))
         for v in (None, as_votes(votes, gold)):
             got = analyse_with_votes(table, v, FitSettings(), np.random.default_rng(3))
-            assert plain(got.fields()) == plain(ref.fields())
-            assert "unlabeled_items" not in plain(got.fields())
+            assert plain(got.record()) == plain(ref.record())
+            assert "unlabeled_items" not in plain(got.record())
 
     def test_vote_split_rows_and_counts(self) -> None:
         votes, gold, _ = make(1)
         table = labeled_table(votes, gold)
         got = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(5))
-        d = plain(got.fields())
+        d = plain(got.record())
         assert d["unlabeled_items"] == int((gold < 0).sum()) == 570
         assert d["unlabeled"]["labeled_items"] == int((gold >= 0).sum()) == 30
         assert d["unlabeled"]["method"] == METHOD_VOTES and d["unlabeled"]["used"] is True
@@ -99,7 +99,7 @@ class TestCore:
         table = labeled_table(votes, gold)
         ref = analyse(table, FitSettings(), np.random.default_rng(0))
         got = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(0), use_unlabeled=False)
-        d = plain(got.fields())
+        d = plain(got.record())
         assert d["unlabeled"]["method"] == METHOD_LABELS and "not used" in d["unlabeled"]["reason"]
         assert d["unlabeled_items"] == 570
         assert [r["estimate"] for r in d["error_rates"]] == [r.estimate for r in ref.rows]
@@ -112,7 +112,7 @@ class TestCore:
             votes, gold, _ = make(seed, items=300, labeled=40, noise=True)
             table = labeled_table(votes, gold)
             ref = analyse(table, FitSettings(), np.random.default_rng(seed))
-            d = plain(analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(seed)).fields())
+            d = plain(analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(seed)).record())
             if d["unlabeled"]["method"] == METHOD_LABELS:
                 fell_back += 1
                 assert d["unlabeled"]["reason"].startswith("labels only")
@@ -134,7 +134,7 @@ class TestCore:
         s_lab = (votes_l == gold_l[:, None]).sum(axis=1)
         table = CountTable.from_pairs([9] * 60, s_lab.tolist())
         v = Votes(tuple(f"j{j}" for j in range(9)), ("a", "b", "c"), votes, gold, np.ones(260))
-        d = plain(analyse_with_votes(table, v, FitSettings(ks=(1, 3, 5)), np.random.default_rng(2)).fields())
+        d = plain(analyse_with_votes(table, v, FitSettings(ks=(1, 3, 5)), np.random.default_rng(2)).record())
         assert d["unlabeled"]["labeled_items"] == 60 and d["unlabeled_items"] == 200 and d["unlabeled"]["method"] == METHOD_VOTES
         for row in d["error_rates"]:
             k = row["k"]
@@ -151,7 +151,7 @@ class TestCore:
         for seed in range(12):
             votes, gold, s = make(seed)
             d = plain(analyse_with_votes(labeled_table(votes, gold), as_votes(votes, gold), FitSettings(ks=(1, 5, 11)),
-                                         np.random.default_rng(seed)).fields())
+                                         np.random.default_rng(seed)).record())
             for row in d["error_rates"]:
                 actual = float(per_s[row["k"]][s].mean())
                 ours.append(abs(row["estimate"] - actual))
@@ -166,7 +166,7 @@ def document(seed: int = 1, **kw: Any) -> Any:
     votes, gold, _ = make(seed, **kw)
     table = labeled_table(votes, gold)
     result = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(0))
-    return fit_document("fit", "toy", "toy.jsonl", table, result, 0)
+    return fit_document("fit", "toy", "toy.jsonl", table, result.record(), 0)
 
 
 class TestReport:
@@ -206,8 +206,8 @@ class TestSavedFit:
         path = tmp_path / "toy.yaml"
         dump_fit(path, saved_document(d))
         saved = load_fit(path)
-        assert saved["unlabeled_items"] == 570 and saved["unlabeled"]["method"] == METHOD_VOTES
-        assert saved["error_rates"][0]["labels_only"] == pytest.approx(d.error_rates[0].labels_only)
+        assert saved.unlabeled_items == 570 and saved.unlabeled.method == METHOD_VOTES
+        assert saved.error_rates[0].labels_only == pytest.approx(d.error_rates[0].labels_only)
         shown = api.report([str(path)]).documents[0]
         assert error_view(shown).caption == error_view(d).caption
 

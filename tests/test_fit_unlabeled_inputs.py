@@ -45,7 +45,7 @@ def expected(votes: np.ndarray, gold: np.ndarray, seed: int = 0) -> dict[str, An
     lab = gold >= 0
     table = CountTable.from_pairs([votes.shape[1]] * int(lab.sum()), (votes[lab] == gold[lab, None]).sum(axis=1).tolist())
     v = Votes(tuple(f"j{j}" for j in range(votes.shape[1])), CLASSES, votes, gold, np.ones(len(gold)))
-    return plain(analyse_with_votes(table, v, FitSettings(), np.random.default_rng(seed)).fields())
+    return plain(analyse_with_votes(table, v, FitSettings(), np.random.default_rng(seed)).record())
 
 
 def write_jsonl(path: Path, votes: np.ndarray, gold: np.ndarray, absent: bool) -> None:

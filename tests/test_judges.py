@@ -164,7 +164,7 @@ class TestPerJudgeAndPairs:
         rows = {(p.a, p.b): p for p in pair_table(y, ("a", "b", "c"))}
         gap = rows[("b", "c")]
         assert gap.items == 0 and gap.both_wrong is None and gap.expected_if_independent is None and gap.excess is None
-        assert gap.to_dict()["note"] == "no item judged by both"
+        assert gap.note == "no item judged by both"
         assert rows[("a", "b")].items == 2
 
     def test_cochran_q_by_hand(self) -> None:

@@ -136,11 +136,11 @@ class TestModel:
         correct = (votes[:40] == gold[:40, None]).astype(float)
         res = analyse_judges(correct, names, rng=np.random.default_rng(0), votes=as_votes(votes, shown, names), settings=FAST)
         u = res.unlabeled
-        assert u is not None and not u["used"] and u["report_method"] == "every_item"
-        assert u["choice"].startswith("the labels-only rule") and "every item read" in u["reason"]
+        assert u is not None and not u.used and u.report_method == "every_item"
+        assert u.choice.startswith("the labels-only rule") and "every item read" in u.reason
         alone = analyse_judges(correct, names, rng=np.random.default_rng(0), population=400, settings=FAST)
         assert [e.members for e in res.ensembles] == [e.members for e in alone.ensembles]
-        assert [j.to_dict() for j in res.judges] == [j.to_dict() for j in alone.judges]
+        assert res.judges == alone.judges
         truth = (votes == gold[:, None]).astype(float)
         v = per_item(votes, shown)
         model = fit_classes(v)
@@ -164,7 +164,7 @@ class TestModel:
         correct2 = (votes[rows][lab2][:, cols] == gold[rows][lab2, None]).astype(float)
         names2 = tuple(names[c] for c in cols)
         two = analyse_judges(correct2, names2, rng=np.random.default_rng(0), votes=as_votes(votes[rows][:, cols], shown[rows], names2), settings=FAST)
-        assert one.unlabeled is not None and one.unlabeled["used"]
+        assert one.unlabeled is not None and one.unlabeled.used
         assert json.dumps(judges_body(one), sort_keys=True, default=str) == json.dumps(judges_body(two), sort_keys=True, default=str)
 
 

@@ -33,7 +33,7 @@ class TestRoundTrip:
         p = tmp_path / "fit.yaml"
         params.dump_fit(p, minimal())
         doc = params.load_fit(p)
-        assert doc["schema"] == params.SCHEMA and doc["histogram"] == {2: [1, 1, 1]} and doc["error_rates"][0]["high"] == 0.9
+        assert doc.schema == params.SCHEMA and doc.histogram == {2: [1, 1, 1]} and doc.error_rates[0].high == 0.9
 
     def test_failed_write_keeps_the_old_file(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         p = tmp_path / "fit.yaml"
@@ -117,8 +117,8 @@ class TestRefusals:
             c.pop("mean", None)
         p = tmp_path / "prior.yaml"
         p.write_text(yaml.safe_dump(doc))
-        c = params.load_fit(p)["model"]["components"][0]
-        assert c["mean"] == c["alpha"] / (c["alpha"] + c["beta"])
+        c = params.load_fit(p).model.components[0]
+        assert c.mean == c.alpha / (c.alpha + c.beta)
 
     def test_malformed_yaml_names_the_line(self, tmp_path: Path) -> None:
         p = tmp_path / "bad.yaml"

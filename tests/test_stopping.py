@@ -326,7 +326,7 @@ class TestReplay:
         pool = two_peak(150, rng)
         runs = [st.replay_one(st.ConformalRule(xi=0.06), pool, FitSettings(ks=(1, 3)), rng, i) for i in range(3)]
         s = st.summarize(runs)
-        assert s["samples"]["sd"] == pytest.approx(np.std([r.samples for r in runs], ddof=1))
+        assert s.samples.sd == pytest.approx(np.std([r.samples for r in runs], ddof=1))
 
 
 class TestIds:

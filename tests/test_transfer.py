@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import fields
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 import yaml
@@ -145,7 +147,7 @@ class TestBehaviour:
         w = {s.name: s.weight for s in res.sources}
         assert w["good"] > 0.5 and w["far"] < 0.05 and not res.conflict
         # the truth is the good source's distribution: transfer moves the estimate towards it
-        truth = error_rates(Mixture.from_dict(good.mixture.to_dict()), (1, 3, 5))
+        truth = error_rates(good.mixture, (1, 3, 5))
         est = {r.k: r.estimate for r in res.result.rows}
         no = {r.k: r.estimate for r in res.without.rows}
         assert sum(abs(est[k] - truth[k]) for k in truth) < sum(abs(no[k] - truth[k]) for k in truth)
@@ -285,9 +287,11 @@ class TestValidation:
             tr.settings_from_config({"max_move": -1}, "my.yaml")
 
     def test_source_without_embedding(self) -> None:
-        doc = {"dataset": "x", "histogram": {2: [1, 1, 1]}, "model": Mixture((1.0,), (1.0,), (1.0,)).to_dict(), "embedding": None}
+        from betaconform_cli.savedfit import load_fit
+
+        saved = msgspec.structs.replace(load_fit(ROOT / "configs" / "priors" / "openqa_eval_nq.yaml"), embedding=None)
         with pytest.raises(EmbeddingError, match="--embed"):
-            tr.Source.from_saved(doc, "x.yaml")
+            tr.Source.from_saved(saved, "x.yaml")
 
     def test_model_mismatch(self) -> None:
         s = source("s", [1, 2, 3], [1.0, 0.0], model="other-model")
@@ -309,9 +313,10 @@ class TestShippedPriors:
             doc = params.load_fit(f)
             src = tr.Source.from_saved(doc, str(f))
             assert src.model == "all-MiniLM-L6-v2" and len(src.embedding) == 384
-            assert doc["provenance"]["licence"] and doc["provenance"]["source"]
-            assert "items" not in str(doc.get("provenance", {}).get("contains", "x")).replace("no texts or items", "")
-            assert not any(key in doc for key in ("texts", "item_texts", "ids"))
+            assert doc.provenance["licence"] and doc.provenance["source"]
+            assert "items" not in str(doc.provenance.get("contains", "x")).replace("no texts or items", "")
+            text = f.read_text(encoding="utf-8")  # the file itself holds no item or text at its top level
+            assert not re.search(r"^(texts|item_texts|ids):", text, re.MULTILINE)
 
 
 class TestBenchmarkScript:

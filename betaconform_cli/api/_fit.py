@@ -100,7 +100,7 @@ def fit(
         if check is not None and check.beyond:  # said even when it passes: a gate on the model alone is never silent
             notes.append(f"{ds.source}: the gate's k={check.k} is beyond the {check.beyond} judges any item has: "
                          "extrapolated by the model (docs/EXTRAPOLATION.md)")
-        doc = fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
+        doc = fit_document("fit", ds.name, ds.source, ds.table, result.record(), seed, ds.skipped, check, unlabeled=ds.unlabeled_items)
         docs.append(doc)
         counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
         checks += [check] if check is not None else []
@@ -183,7 +183,7 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
             check = r.gated[1] if r.gated is not None else None
             check = replace(check, dataset=gated_name(check.dataset, r.alpha)) if check is not None else None
             ds = r.dataset
-            docs.append(fit_document("fit", ds.name, ds.source, ds.table, result, seed, ds.skipped, check,
+            docs.append(fit_document("fit", ds.name, ds.source, ds.table, result.record(), seed, ds.skipped, check,
                                      unlabeled=ds.unlabeled_items))
             counts.append(fitted_counts(ds.table.histogram_by_judges(), result.fit.mixture))
             checks += [check] if check is not None else []
@@ -208,9 +208,7 @@ def _fit_figure(result: FitResult, ds: Dataset, gate: Gate | None) -> SliceFigur
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
     """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
-    from ..distributions import Mixture
-    from ..documents import check as typed
-    from ..documents import report_document, saved_fit_type
+    from ..documents import report_document
     from ..fit import fitted_counts
     from ..report.fit import FitReport
     from ..savedfit import expand_fits, load_fit
@@ -219,12 +217,10 @@ def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -
     checks = []
     counts = []
     for p in expand_fits(paths):
-        saved = typed(load_fit(p), saved_fit_type())  # load_fit checked it: the types hold
+        saved = load_fit(p)  # parsed and checked once: the typed saved fit
         check = gate.check(saved.dataset, saved.error_rates, saved.judges or 0) if gate is not None else None
         docs.append(report_document(saved, str(p), check))
-        comps = saved.model.components
-        mixture = Mixture(tuple(c.weight for c in comps), tuple(c.alpha for c in comps), tuple(c.beta for c in comps))
-        counts.append(fitted_counts(saved.histogram, mixture))
+        counts.append(fitted_counts(saved.histogram, saved.model.mixture()))
         checks += [check] if check is not None else []
     return FitReport(tuple(docs), tuple(checks), chart, counts=tuple(counts))
 

@@ -21,10 +21,6 @@ def _listed(source: Any) -> Any:
     return [str(source)] if isinstance(source, (str, Path)) else source
 
 
-def _rule_doc(rule: Any) -> dict[str, Any]:
-    return {"rule": rule.name, "rule_settings": rule.describe(), "theoretical_samples": rule.theoretical_samples()}
-
-
 def one_per_cluster(ds: Dataset, items: list[Any]) -> list[Any]:
     """The items a stopping rule counts: every item, or where the items are clustered (an inspect-ai log's epochs)
     the first item of each cluster, so that the rule's sequential statistic sees independent items (docs/FORMATS.md,
@@ -69,7 +65,7 @@ def sample_replay(
             results.append(replay_one(rule, items, settings, rng, i, table, actual, arrays))
         if progress is not None:
             progress(i + 1, runs, "replays")
-    run_docs, last = replay_documents(ds.name, ds.source, len(items), seed, _rule_doc(rule), results, summarize(results))
+    run_docs, last = replay_documents(ds.name, ds.source, len(items), seed, rule, results, summarize(results))
     return ReplayReport(run_docs, last)
 
 
@@ -126,7 +122,7 @@ def sample_live(
     if not decision.stopped and pool_items is not None:
         labeled_ids = {it.id for it in items if it.id is not None}
         nxt = next_pool_items(pool_items, labeled_ids, batch or decision.more, next_rng, joined, check)
-    doc = live_document(fit_document("sample", ds.name, ds.source, table, result, seed), _rule_doc(rule), decision, check,
+    doc = live_document(fit_document("sample", ds.name, ds.source, table, result.record(), seed), rule, decision, check,
                         [it.id for it in items], None if pool is None else (why or _pool_votes_absent(rule, pool_ds)),
                         [p.id for p in nxt])
     return LiveReport(doc, tuple(p.raw for p in nxt), show_next)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
-from ..documents import Count, Level
+from ..documents import Count, K, Level
 
 Number = float | None  # NaN (null in the JSON) where undefined
 
@@ -72,6 +72,17 @@ class SkippedCell(Struct, kw_only=True, frozen=True):
     reason: str
 
 
+class EvaluateSettingsUsed(Struct, kw_only=True, frozen=True):
+    """The settings that decide an evaluation's numbers (evaluate.settings.EvaluateSettings), the seed aside."""
+
+    sizes: list[Count]
+    runs: Count
+    methods: list[str]
+    ks: list[K]
+    confidence_level: Level
+    n_draws: Count
+
+
 class IntervalUsed(Struct, kw_only=True, frozen=True):
     method: str
     confidence_level: Level
@@ -87,7 +98,7 @@ class EvaluateDocument(Struct, kw_only=True, frozen=True):
     transfer: dict[str, Any] | UnsetType = UNSET  # leave-one-out transfer: its settings
     tool_version: str
     seed: Count
-    settings: dict[str, Any]
+    settings: EvaluateSettingsUsed
     margin_definition: str
     tie_rule: str
     interval: IntervalUsed

@@ -13,7 +13,15 @@ from msgspec.structs import replace
 from ..fit import error_margin
 from ..settings import TIE_RULE
 from ..version import __version__
-from .document import AverageResult, CellResult, EvaluateDocument, IntervalUsed, MethodResult, SkippedCell
+from .document import (
+    AverageResult,
+    CellResult,
+    EvaluateDocument,
+    EvaluateSettingsUsed,
+    IntervalUsed,
+    MethodResult,
+    SkippedCell,
+)
 from .settings import MARGIN_DEFINITION, EvaluateSettings
 
 
@@ -276,7 +284,7 @@ class Evaluation:
         per-run margins."""
         doc = EvaluateDocument(
             schema="betaconform-evaluate/1", command="evaluate", mode=self.mode, tool_version=__version__, seed=self.seed,
-            settings=self.settings.to_dict(), margin_definition=MARGIN_DEFINITION, tie_rule=TIE_RULE,
+            settings=_settings(self.settings), margin_definition=MARGIN_DEFINITION, tie_rule=TIE_RULE,
             interval=IntervalUsed(method="default", confidence_level=self.settings.confidence_level),
             skipped=[s.document() for s in self.skipped],
             averages=[a.document() for key in self.keys for a in self.averages(key)],
@@ -291,3 +299,8 @@ class Evaluation:
         out: dict[str, Any] = msgspec.to_builtins(self.document(per_run))
         return out
 
+
+def _settings(s: EvaluateSettings) -> EvaluateSettingsUsed:
+    """The document's record of the settings, read from them."""
+    return EvaluateSettingsUsed(sizes=list(s.sizes), runs=s.runs, methods=list(s.methods), ks=list(s.ks),
+                                confidence_level=s.confidence_level, n_draws=s.n_draws)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -63,16 +62,6 @@ class EvaluateSettings:
         return FitSettings(
             method="default", ks=self.ks, confidence_level=self.confidence_level, n_draws=self.n_draws
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "sizes": list(self.sizes),
-            "runs": self.runs,
-            "methods": list(self.methods),
-            "ks": list(self.ks),
-            "confidence_level": self.confidence_level,
-            "n_draws": self.n_draws,
-        }
 
 
 def check_plain_methods(settings: EvaluateSettings) -> None:

@@ -3,7 +3,7 @@ report/judges.py encodes it, and docs/schema/judges.json is generated from it (`
 
 Rates that may be undefined (a pair with no shared item, a test on too few items) are `float | None`; the unlabeled
 items' record is UNSET when the input has none, so that the JSON keeps exactly its keys in their order.
-results.JudgesResult.to_dict is this document's body (without where it came from)."""
+Built from the typed result's attributes (`judges_document`), never from a dict; `judges_body` is its body."""
 
 from __future__ import annotations
 
@@ -15,9 +15,22 @@ from ..documents import Count, Fraction, K, Level
 from ..settings import TIE_RULE
 from ..version import __version__
 from .gold import METHODS, Agreement, Figures
-from .results import INTERVAL_METHOD, SELECTION_NOTE, JudgesResult
+from .model import ClassPosterior
+from .results import (
+    INTERVAL_METHOD,
+    SELECTION_NOTE,
+    CostChoice,
+    EnsembleRow,
+    JudgeRow,
+    JudgesResult,
+    JudgesUnlabeled,
+    PairRow,
+)
+from .results import Exchangeability as ExchangeabilityTest
+from .results import NamedEnsemble as NamedEnsembleRow
 
 Json = Any  # fit's own error row, and the vote model's record (typed where they are published: docs/schema/fit.json)
+COCHRAN_HYPOTHESIS = "all judges have the same accuracy (matched items)"
 HEADER = ("schema", "command", "tool_version", "dataset", "source", "seed", "random_numbers")  # not in the body
 
 
@@ -109,7 +122,7 @@ class ModelSettings(Struct, kw_only=True, frozen=True):
 
 # Named for what they are, not documents.py's Settings / Interval / Model / Unlabeled (fit's, other shapes); no
 # docstring is added or changed here: msgspec publishes docstrings as the schema's descriptions (docs/schema/judges.json).
-class JudgesSettingsUsed(Struct, kw_only=True, frozen=True):  # results.JudgesSettings.to_dict, with the ks and level
+class JudgesSettingsUsed(Struct, kw_only=True, frozen=True):  # results.JudgesSettings, with the ks and level
     pseudo_items: float
     interval_widening: float
     ranking: Literal["maxent", "latent"]
@@ -132,26 +145,12 @@ class LatentClass(Struct, kw_only=True, frozen=True):
 
 
 class LatentClassModel(Struct, kw_only=True, frozen=True):
-    """The latent-class posterior's occupied classes (model.ClassPosterior.to_dict)."""
+    """The latent-class posterior's occupied classes (mean weight at least 1%), ordered by mean accuracy: posterior means."""
 
     family: Literal["latent_class"]
     classes: list[LatentClass]
     judge_spread_concentration: float
     draws: Count
-
-
-class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
-    """Whether and how the items without gold were used (every.Every.record)."""
-
-    method: Literal["every_item", "labels_only"]
-    used: bool
-    reason: str
-    labeled_items: Count
-    unlabeled_items: Count
-    model: dict[str, Json] | None
-    choice: str  # which rule picked each size's ensemble (every.Every.choice)
-    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
-    report: str  # how the ensembles' errors were estimated (every.Every.report)
 
 
 class AgreementEstimate(Struct, kw_only=True, frozen=True):
@@ -261,15 +260,9 @@ def _selection(r: JudgesResult) -> tuple[str, str]:
     """(how the ensembles were chosen and estimated, the interval's method): the labels-only notes, or what the
     unlabeled items' record says where the ensembles' errors cover every item read."""
     u = r.unlabeled
-    if u is None or u.get("report_method") != "every_item":
+    if u is None or u.report_method != "every_item":
         return SELECTION_NOTE, INTERVAL_METHOD
-    return f"chosen by {u['choice']}; estimate and interval: {u['report']}", EVERY_INTERVAL
-
-
-def _unlabeled(r: JudgesResult) -> dict[str, Any]:
-    if r.unlabeled is None:
-        return {}
-    return {"unlabeled_items": r.unlabeled["unlabeled_items"], "unlabeled": JudgesUnlabeled(**r.unlabeled)}
+    return f"chosen by {u.choice}; estimate and interval: {u.report}", EVERY_INTERVAL
 
 
 def _estimate(x: Any) -> AgreementEstimate | None:
@@ -301,33 +294,80 @@ def agreement_record(a: Agreement | None) -> AgreementRecord | None:
 
 def judges_document(dataset: str, source: str, seed: int, r: JudgesResult, random_numbers: str,
                     agreement: Agreement | None = None) -> JudgesDocument:
-    """The document of one dataset: where it came from, the result, how its random numbers were seeded, and the
-    agreement with the gold (judges/gold.py; None without verdicts)."""
-    posterior = r.models.posterior.to_dict()
-    settings = r.settings.to_dict()
+    """The document of one dataset: where it came from, the result (read from its typed rows, no dict between),
+    how its random numbers were seeded, and the agreement with the gold (judges/gold.py; None without verdicts)."""
     selection, interval = _selection(r)
     return JudgesDocument(
         schema="betaconform/1", command="judges", tool_version=__version__, dataset=dataset, source=source, seed=seed,
-        items=r.scope.items, **_unlabeled(r), dropped_items=r.scope.dropped_items, judge_names=list(r.names),
-        target=r.target, population=r.scope.population,
-        settings=JudgesSettingsUsed(**{**settings, "model": ModelSettings(**settings["model"])}, ks=list(r.ks),
-                                    confidence_level=r.confidence_level),
+        items=r.scope.items, unlabeled_items=UNSET if r.unlabeled is None else r.unlabeled.unlabeled_items,
+        unlabeled=UNSET if r.unlabeled is None else r.unlabeled, dropped_items=r.scope.dropped_items, judge_names=list(r.names),
+        target=r.target, population=r.scope.population, settings=_settings(r),
         interval=JudgesInterval(confidence_level=r.confidence_level, method=interval), selection=selection,
-        tie_rule=TIE_RULE,
-        judges=[Judge(**j.to_dict()) for j in r.judges], pairs=[Pair(**p.to_dict()) for p in r.pairs],
+        tie_rule=TIE_RULE, judges=[_judge(j) for j in r.judges], pairs=[_pair(p) for p in r.pairs],
         pairs_without_data=[[p.a, p.b] for p in r.pairs if p.items == 0],
-        top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=Exchangeability(**r.exchangeability.to_dict()),
-        agreement=agreement_record(agreement),
-        ensembles=[Ensemble(**e.to_dict()) for e in r.ensembles],
-        ensemble=None if r.picks.named is None else NamedEnsemble(**r.picks.named.to_dict()),
-        cost=None if r.picks.cost is None else Cost(**r.picks.cost.to_dict()),
-        model=LatentClassModel(**{**posterior, "classes": [LatentClass(**c) for c in posterior["classes"]]}),
+        top_pairs=[[p.a, p.b] for p in r.top_pairs()], exchangeability=_exchangeability(r.exchangeability),
+        agreement=agreement_record(agreement), ensembles=[_ensemble(e) for e in r.ensembles],
+        ensemble=None if r.picks.named is None else _named(r.picks.named),
+        cost=None if r.picks.cost is None else _cost(r.picks.cost), model=_model(r.models.posterior),
         random_numbers=random_numbers,
     )
 
 
+def _settings(r: JudgesResult) -> JudgesSettingsUsed:
+    s, m = r.settings, r.settings.model
+    return JudgesSettingsUsed(
+        pseudo_items=s.pseudo_items, interval_widening=s.interval_widening, ranking=s.ranking,  # type: ignore[arg-type]
+        maxent_penalty=list(s.maxent_penalty),
+        model=ModelSettings(classes=m.classes, weight_concentration=m.a0, sweeps=m.sweeps, burn_in=m.burn_in, thin=m.thin),
+        exact_max_judges=s.exact_max_judges, beam_width=s.beam_width, ks=list(r.ks), confidence_level=r.confidence_level)
+
+
+def _judge(j: JudgeRow) -> Judge:
+    return Judge(name=j.name, accuracy=j.accuracy, low=j.low, high=j.high, items=j.items, deviation=j.deviation,
+                 mean_excess=j.mean_excess)
+
+
+def _pair(p: PairRow) -> Pair:
+    return Pair(a=p.a, b=p.b, items=p.items, both_wrong=p.both_wrong, expected_if_independent=p.expected_if_independent,
+                excess=p.excess, p_value=p.p_value, note=p.note)
+
+
+def _exchangeability(x: ExchangeabilityTest) -> Exchangeability:
+    return Exchangeability(test="cochran_q", hypothesis=COCHRAN_HYPOTHESIS, statistic=x.statistic, df=x.df,
+                           p_value=x.p_value, items=x.items, note=x.note)
+
+
+def _ensemble(e: EnsembleRow) -> Ensemble:
+    return Ensemble(k=e.k, members=list(e.members), estimate=e.estimate, low=e.low, high=e.high, empirical=e.empirical,
+                    items=e.items, random_k=e.random_k, all_judges=e.all_judges, search=e.search)  # type: ignore[arg-type]
+
+
+def _named(n: NamedEnsembleRow) -> NamedEnsemble:
+    from ..documents import plain
+
+    return NamedEnsemble(members=list(n.members), k=len(n.members), estimate=n.estimate, low=n.low, high=n.high,
+                         empirical=n.empirical, items=n.items, fit=plain(n.fit))  # judges.json keeps fit's row as JSON
+
+
+def _cost(c: CostChoice) -> Cost:
+    return Cost(max_error=c.max_error, met=c.met, members=list(c.members), cost=c.cost, estimate=c.estimate, low=c.low,
+                high=c.high, candidates=c.candidates, search=c.search, prices=dict(c.prices))  # type: ignore[arg-type]
+
+
+def _model(posterior: ClassPosterior) -> LatentClassModel:
+    """The latent-class posterior's occupied classes (mean weight >= 1%), ordered by mean accuracy: posterior means."""
+    import numpy as np
+
+    w = posterior.weights.mean(axis=0)
+    acc = posterior.accuracy.mean(axis=0)
+    keep = [c for c in np.argsort(acc.mean(axis=1)) if w[c] >= 0.01]
+    return LatentClassModel(family="latent_class",
+                            classes=[LatentClass(weight=float(w[c]), mean_accuracy=float(acc[c].mean())) for c in keep],
+                            judge_spread_concentration=float(np.median(posterior.concentration)), draws=posterior.draws)
+
+
 def judges_body(r: JudgesResult) -> dict[str, Any]:
-    """The JSON document's body: the document without where it came from (was JudgesResult.to_dict; the result does
+    """The JSON document's body: the document without where it came from (the result does
     not build its own document, so results.py need not import this module)."""
     from ..documents import plain
 

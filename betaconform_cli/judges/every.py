@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import P0, ParameterError
 from .descriptive import pair_table
-from .results import PairRow
+from .results import JudgesUnlabeled, PairRow
 from .splits import combined_estimates, split_estimates
 from .unlabeled import (
     ClassModel,
@@ -140,19 +140,19 @@ class Every:
         return ("the latent-class posterior of the labels (not the score that picked, which the pick makes "
                 "optimistic)")
 
-    def record(self) -> dict[str, Any]:
-        """The JSON's "unlabeled" record."""
-        return {
-            "method": METHOD_EVERY if self.used else METHOD_LABELS,
-            "used": self.used,
-            "reason": self.reason,
-            "labeled_items": self.labeled_items,
-            "unlabeled_items": self.unlabeled_items,
-            "model": None if self.model is None else self.model.to_dict(),
-            "choice": self.choice(),
-            "report_method": METHOD_EVERY if self.reports else METHOD_LABELS,
-            "report": self.report(),
-        }
+    def record(self) -> JudgesUnlabeled:
+        """The "unlabeled" record of the result and of its JSON document (results.JudgesUnlabeled)."""
+        return JudgesUnlabeled(
+            method=METHOD_EVERY if self.used else METHOD_LABELS,  # type: ignore[arg-type]
+            used=self.used,
+            reason=self.reason,
+            labeled_items=self.labeled_items,
+            unlabeled_items=self.unlabeled_items,
+            model=None if self.model is None else self.model.to_dict(),
+            choice=self.choice(),
+            report_method=METHOD_EVERY if self.reports else METHOD_LABELS,  # type: ignore[arg-type]
+            report=self.report(),
+        )
 
 
 def every_item(names: Sequence[str], votes: Votes | None, n_labeled: int, req: JudgesRequest) -> Every | None:

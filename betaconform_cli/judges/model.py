@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 from scipy.special import betaln
@@ -55,15 +54,6 @@ class ModelSettings:
     def draws(self) -> int:
         return len(range(self.burn_in, self.sweeps, self.thin))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "classes": self.classes,
-            "weight_concentration": self.a0,
-            "sweeps": self.sweeps,
-            "burn_in": self.burn_in,
-            "thin": self.thin,
-        }
-
 
 @dataclass(frozen=True)
 class ClassPosterior:
@@ -81,18 +71,6 @@ class ClassPosterior:
         """(T, J): each judge's accuracy on a random item, per draw."""
         out: np.ndarray = np.einsum("tc,tcj->tj", self.weights, self.accuracy)
         return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """Posterior means of the occupied classes (mean weight >= 1%), ordered by mean accuracy."""
-        w = self.weights.mean(axis=0)
-        acc = self.accuracy.mean(axis=0)
-        keep = [c for c in np.argsort(acc.mean(axis=1)) if w[c] >= 0.01]
-        return {
-            "family": "latent_class",
-            "classes": [{"weight": float(w[c]), "mean_accuracy": float(acc[c].mean())} for c in keep],
-            "judge_spread_concentration": float(np.median(self.concentration)),
-            "draws": self.draws,
-        }
 
 
 def _categorical(logw: np.ndarray, rng: np.random.Generator) -> np.ndarray:

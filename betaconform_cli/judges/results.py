@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from msgspec import Struct
+
+from ..documents import Count
 from ..errors import UsageError
 from ..fit import FitResult
 from .model import ClassPosterior, ModelSettings
@@ -51,16 +54,20 @@ class JudgesSettings:
         if self.beam_width < 1:
             raise UsageError(f"beam_width must be at least 1; got {self.beam_width}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pseudo_items": self.pseudo_items,
-            "interval_widening": self.interval_widening,
-            "ranking": self.ranking,
-            "maxent_penalty": list(self.maxent_penalty),
-            "model": self.model.to_dict(),
-            "exact_max_judges": self.exact_max_judges,
-            "beam_width": self.beam_width,
-        }
+
+# the unlabeled items' record is the judges document's own type (judges/document.py publishes it: judges.json)
+class JudgesUnlabeled(Struct, kw_only=True, frozen=True):
+    """Whether and how the items without gold were used (every.Every.record)."""
+
+    method: Literal["every_item", "labels_only"]
+    used: bool
+    reason: str
+    labeled_items: Count
+    unlabeled_items: Count
+    model: dict[str, Any] | None
+    choice: str  # which rule picked each size's ensemble (every.Every.choice)
+    report_method: Literal["every_item", "labels_only"]  # the ensembles' errors on every item read, or the labels'
+    report: str  # how the ensembles' errors were estimated (every.Every.report)
 
 
 # --- result rows ------------------------------------------------------------------------------------------
@@ -77,9 +84,6 @@ class JudgeRow:
     items: int
     deviation: float  # accuracy minus the mean accuracy of all judges
     mean_excess: float | None  # mean over its pairs of (both wrong - expected if independent)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("name", "accuracy", "low", "high", "items", "deviation", "mean_excess")}
 
 
 @dataclass(frozen=True)
@@ -99,17 +103,9 @@ class PairRow:
             return None
         return self.both_wrong - self.expected_if_independent
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "items": self.items,
-            "both_wrong": self.both_wrong,
-            "expected_if_independent": self.expected_if_independent,
-            "excess": self.excess,
-            "p_value": self.p_value,
-            "note": None if self.items else "no item judged by both",
-        }
+    @property
+    def note(self) -> str | None:
+        return None if self.items else "no item judged by both"
 
 
 @dataclass(frozen=True)
@@ -121,17 +117,6 @@ class Exchangeability:
     p_value: float | None
     items: int
     note: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "test": "cochran_q",
-            "hypothesis": "all judges have the same accuracy (matched items)",
-            "statistic": self.statistic,
-            "df": self.df,
-            "p_value": self.p_value,
-            "items": self.items,
-            "note": self.note,
-        }
 
 
 @dataclass(frozen=True)
@@ -149,20 +134,6 @@ class EnsembleRow:
     all_judges: float | None  # fit's estimate for the vote of all judges
     search: str  # "exact" or "beam"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "members": list(self.members),
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "empirical": self.empirical,
-            "items": self.items,
-            "random_k": self.random_k,
-            "all_judges": self.all_judges,
-            "search": self.search,
-        }
-
 
 @dataclass(frozen=True)
 class NamedEnsemble:
@@ -175,20 +146,6 @@ class NamedEnsemble:
     empirical: float | None
     items: int
     fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: documents.row_type())
-
-    def to_dict(self) -> dict[str, Any]:
-        from ..documents import plain
-
-        return {
-            "members": list(self.members),
-            "k": len(self.members),
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "empirical": self.empirical,
-            "items": self.items,
-            "fit": plain(self.fit),  # JSON values: judges.json keeps fit's row as a plain object
-        }
 
 
 @dataclass(frozen=True)
@@ -205,21 +162,6 @@ class CostChoice:
     candidates: int
     search: str
     prices: dict[str, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "max_error": self.max_error,
-            "met": self.met,
-            # met: the cheapest ensemble meeting max_error; not met: the ensemble with the lowest upper bound
-            "members": list(self.members),
-            "cost": self.cost,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "candidates": self.candidates,
-            "search": self.search,
-            "prices": self.prices,
-        }
 
 
 @dataclass(frozen=True)
@@ -263,18 +205,18 @@ class JudgesResult:
     ensembles: tuple[EnsembleRow, ...]
     picks: Picks
     models: JudgesModels = field(repr=False)
-    unlabeled: dict[str, Any] | None = None  # every.Every.record(): the unlabeled items and how they were used
+    unlabeled: JudgesUnlabeled | None = None  # every.Every.record(): the unlabeled items and how they were used
 
     @property
     def used_unlabeled(self) -> bool:
-        return self.unlabeled is not None and bool(self.unlabeled["used"])
+        return self.unlabeled is not None and self.unlabeled.used
 
     @property
     def target(self) -> str:
         population, items = self.scope.population, self.scope.items
         if self.unlabeled is not None and population is not None:
-            n_unl = self.unlabeled["unlabeled_items"]
-            every = self.unlabeled.get("report_method") == "every_item"
+            n_unl = self.unlabeled.unlabeled_items
+            every = self.unlabeled.report_method == "every_item"
             how = "by the judges' verdicts" if every else "unknown (labels only)"
             return (f"error on the {population} items read: the {items} labeled ones exact, the {n_unl} "
                     f"unlabeled ones {how}")

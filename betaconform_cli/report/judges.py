@@ -5,9 +5,8 @@ and CSV rows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..documents import check, plain, row_type
+from ..documents import plain
 from ..errors import quote_all
 from ..formats import output_columns
 from ..judges.document import JudgesDocument
@@ -171,12 +170,12 @@ def named_ensemble_view(d: JudgesDocument) -> TableView | None:
     e = d.ensemble
     if e is None:
         return None
-    f: Any = check(e.fit, row_type())  # fit's error row: a JSON object in the judges document (docs/schema/judges.json)
+    f = e.fit  # fit's error row as the judges document carries it: a JSON object (docs/schema/judges.json)
     rows = (
         ("latent-class model (this command)", f"{pct(e.estimate)} [{pct(e.low)}, {pct(e.high)}]"),
-        ("fit: default (members exchangeable)", f"{pct(f.estimate)} [{pct(f.low)}, {pct(f.high)}]"),
-        ("fit: binomial", pct(f.binomial)),
-        ("fit: beta-binomial", pct(f.beta_binomial)),
+        ("fit: default (members exchangeable)", f"{pct(f['estimate'])} [{pct(f['low'])}, {pct(f['high'])}]"),
+        ("fit: binomial", pct(f.get("binomial"))),
+        ("fit: beta-binomial", pct(f.get("beta_binomial"))),
         ("labels' own (empirical)", pct(e.empirical)),
     )
     return TableView(

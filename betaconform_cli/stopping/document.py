@@ -16,7 +16,7 @@ from msgspec import UNSET, Struct, UnsetType
 from ..documents import Count, Fraction, K, document_schema, fit_document_type, row_type
 
 if TYPE_CHECKING:
-    from .replay import ReplayRun
+    from .rules import Rule
 
 Json = Any  # a rule's own settings (rules.Rule.describe: each rule has its own)
 
@@ -123,10 +123,10 @@ def live_document_type() -> type[Struct]:
     return _live_type(fit_document_type())
 
 
-def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, labeled_ids: list[str | None],
+def live_document(fit: Any, rule: Rule, decision: Any, check: Any, labeled_ids: list[str | None],
                   pool_unused: str | None, next_ids: list[str | None]) -> Any:
-    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (`rule`: its name,
-    settings and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
+    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (its name, settings
+    and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
     and the message; `pool_unused`: why the pool's verdicts were not used (None without a pool)."""
     if decision.stopped_by == "pool exhausted":
         message = f"stop: pool exhausted (r = {decision.samples}): every pool item is labeled and the target was missed"
@@ -147,31 +147,33 @@ def live_document(fit: Any, rule: dict[str, Any], decision: Any, check: Any, lab
     else:
         if pool_unused is not None:
             pool = PoolVerdicts(used=False, reason=pool_unused, next_by="random")
-        if "last" in decision.path.extra:
-            intervals = [StoppingInterval(k=k, **v) for k, v in decision.path.extra["last"].items()]
+        if "intervals" in decision.path.extra:  # the precision rule's, after the last label
+            intervals = [StoppingInterval(k=k, low=float(lo[-1]), high=float(hi[-1]))
+                         for k, (lo, hi) in decision.path.extra["intervals"].items()]
     fields = {f: getattr(fit, f) for f in fit.__struct_fields__}
-    return live_document_type()(**fields, mode="live", **rule, stopped=decision.stopped,
+    return live_document_type()(**fields, mode="live", rule=rule.name, rule_settings=rule.describe(),
+                                theoretical_samples=rule.theoretical_samples(), stopped=decision.stopped,
                                 stopped_by=decision.stopped_by, samples=decision.samples, stop_at=decision.stop_at,
                                 more_needed=decision.more, statistic=decision.statistic, labeled_ids=labeled_ids,
                                 pool_verdicts=pool, stopping_intervals=intervals, message=message, next_ids=next_ids)
 
 
-def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: dict[str, Any],
-                     runs: list[ReplayRun], summary: dict[str, Any]) -> tuple[tuple[Struct, ...], ReplaySummary]:
-    """--replay's documents: one per run (`rule`: {"rule", "rule_settings", "theoretical_samples"}), and the summary
-    (stopping.replay.summarize)."""
+def replay_documents(dataset: str, source: str, pool_items: int, seed: int, rule: Rule,
+                     runs: list[Any], summary: Summary) -> tuple[tuple[Struct, ...], ReplaySummary]:
+    """--replay's documents: one per run (`runs`: replay.ReplayRun, which imports this module; `rule`: its name,
+    settings and Proposition 4.1's size), and the summary (stopping.replay.summarize)."""
     run_doc = run_type()
+    settings, size = rule.describe(), rule.theoretical_samples()
     docs = tuple(run_doc(
         schema="betaconform/1", command="sample", mode="replay", dataset=dataset, source=source, pool_items=pool_items,
-        seed=seed, **rule, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
+        seed=seed, rule=rule.name, rule_settings=settings, theoretical_samples=size, run=r.run, stopped=r.stopped, samples=r.samples, labeled_ids=r.labeled_ids,
         statistic=r.statistic, error_rates=[e.document() for e in r.result.rows],
         actual=[Actual(k=k, error=v) for k, v in r.actual.items()], margin=r.margin,
-        stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, **v) for k, v in r.intervals.items()],
+        stopping_intervals=UNSET if r.intervals is None else [StoppingInterval(k=k, low=lo, high=hi) for k, (lo, hi) in r.intervals.items()],
     ) for r in runs)
     last = ReplaySummary(schema="betaconform/1", command="sample", mode="replay",
-                         summary=Summary(runs=summary["runs"], stopped=summary["stopped"],
-                                         samples=MeanSd(**summary["samples"]), margin=MeanSd(**summary["margin"])),
-                         dataset=dataset, **rule, seed=seed)
+                         summary=summary, dataset=dataset, rule=rule.name, rule_settings=settings,
+                         theoretical_samples=size, seed=seed)
     return docs, last
 
 

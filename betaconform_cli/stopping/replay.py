@@ -4,7 +4,6 @@ pool's actual error (the paper's Tables 1 and 3 protocol)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -12,6 +11,7 @@ from ..counts import CountTable
 from ..fit import FitResult, analyse, empirical_errors, error_margin
 from ..inputs import Item
 from ..settings import FitSettings
+from .document import MeanSd, Summary
 from .rules import Rule, rule_path
 
 
@@ -27,7 +27,7 @@ class ReplayRun:
     actual: dict[int, float | None]
     margin: float | None
     statistic: float | None
-    intervals: dict[int, dict[str, float]] | None = None
+    intervals: dict[int, tuple[float, float]] | None = None  # the precision rule's (low, high) at k where it stopped
 
 
 def replay_one(
@@ -61,7 +61,7 @@ def replay_one(
     act = np.array([np.nan if actual.get(k) is None else actual[k] for k in settings.ks], dtype=float)
     ivs = None
     if "intervals" in p.extra:
-        ivs = {k: {"low": float(lo[r - 1]), "high": float(hi[r - 1])} for k, (lo, hi) in p.extra["intervals"].items()}
+        ivs = {k: (float(lo[r - 1]), float(hi[r - 1])) for k, (lo, hi) in p.extra["intervals"].items()}
     stat = p.statistic[r - 1]
     return ReplayRun(
         run=run,
@@ -83,21 +83,14 @@ def pool_arrays(items: list[Item] | tuple[Item, ...]) -> tuple[np.ndarray, np.nd
     return judges, correct
 
 
-def summarize(runs: list[ReplayRun]) -> dict[str, Any]:
-    """Mean and sd of samples and margins over replays."""
+def summarize(runs: list[ReplayRun]) -> Summary:
+    """Mean and sd of samples and margins over replays (--replay's summary document carries it as it is)."""
     samples = np.array([r.samples for r in runs], dtype=float)
     margins = np.array([r.margin for r in runs if r.margin is not None], dtype=float)
 
-    def ms(a: np.ndarray) -> dict[str, float | None]:
+    def ms(a: np.ndarray) -> MeanSd:
         if not len(a):
-            return {"mean": None, "sd": None}
-        return {"mean": float(a.mean()), "sd": float(a.std(ddof=1)) if len(a) > 1 else 0.0}
+            return MeanSd(mean=None, sd=None)
+        return MeanSd(mean=float(a.mean()), sd=float(a.std(ddof=1)) if len(a) > 1 else 0.0)
 
-    return {
-        "runs": len(runs),
-        "stopped": int(sum(r.stopped for r in runs)),
-        "samples": ms(samples),
-        "margin": ms(margins),
-    }
-
-
+    return Summary(runs=len(runs), stopped=int(sum(r.stopped for r in runs)), samples=ms(samples), margin=ms(margins))

@@ -358,8 +358,7 @@ class PrecisionRule:
         widest = halves.max(axis=0)
         r = np.arange(1, len(widest) + 1)
         passed = (widest <= self.target) & (r >= self.min_samples)
-        last = {k: {"low": float(lo[-1]), "high": float(hi[-1])} for k, (lo, hi) in iv.items()}
-        return RulePath(statistic=widest, passed=passed, stop_at=_first_run(passed, self.patience), extra={"intervals": iv, "last": last})
+        return RulePath(statistic=widest, passed=passed, stop_at=_first_run(passed, self.patience), extra={"intervals": iv})
 
     def more_needed(self, p: RulePath) -> int:
         n = len(p.statistic)

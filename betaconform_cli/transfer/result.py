@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 from scipy.special import logsumexp
 
@@ -87,10 +88,11 @@ class TransferResult:
         and "sources", "without_transfer" and "transfer"."""
         from .settings import METHOD_DESCRIPTIONS
 
-        return fit_document("transfer", name, source, table, self.result, seed, skipped,
-                            method=f"transfer-{self.settings.method}", method_description=METHOD_DESCRIPTIONS[self.settings.method],
-                            sources=[s.record() for s in self.sources], without_transfer=[r.document() for r in self.without.rows],
-                            transfer=self.record())
+        fit = msgspec.structs.replace(self.result.record(), method=f"transfer-{self.settings.method}",
+                                      method_description=METHOD_DESCRIPTIONS[self.settings.method])
+        return fit_document("transfer", name, source, table, fit, seed, skipped,
+                            transfer=([s.record() for s in self.sources], [r.document() for r in self.without.rows],
+                                      self.record()))
 
 
 def no_source_verdict(posterior_none: float, prior_none: float) -> tuple[bool, str]:

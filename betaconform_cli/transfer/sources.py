@@ -10,7 +10,7 @@ correlation rho = Var(p) / (mu (1 - mu)) of the items' chance p of a correct jud
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 from .. import documents
 from ..counts import CountTable
 from ..distributions import Mixture
-from ..errors import EmbeddingError, ParamsError
+from ..errors import EmbeddingError
 
 
 @dataclass(frozen=True)
@@ -38,24 +38,22 @@ class Source:
         return self.table.items
 
     @classmethod
-    def from_saved(cls, doc: Mapping[str, Any], origin: str) -> Source:
-        """From a validated saved fit (savedfit.load_fit); it must carry an embedding (fit --save --embed)."""
-        emb = doc.get("embedding")
-        if emb is None:
+    def from_saved(cls, saved: Any, origin: str) -> Source:
+        """From a saved fit as savedfit.load_fit types and checks it (documents.saved_fit_type()); it must carry an
+        embedding (fit --save --embed)."""
+        emb = saved.embedding
+        if not emb:  # absent (UNSET) or null
             raise EmbeddingError(f"{origin}: source has no text embedding; refit it with `fit DATA --save FILE --embed`")
-        hist = doc["histogram"]
-        top = max(int(k) for k in hist)
+        top = max(saved.histogram)
         counts = np.zeros((top + 1, top + 1), dtype=np.int64)
-        for k, row in hist.items():
-            counts[int(k), : int(k) + 1] = row
-        if counts.sum() == 0:
-            raise ParamsError(f"{origin}: field 'histogram': no items")
+        for k, row in saved.histogram.items():
+            counts[k, : k + 1] = row
         return cls(
-            name=str(doc["dataset"]),
+            name=saved.dataset,
             table=CountTable(counts),
-            mixture=Mixture.from_dict(doc["model"]),
-            embedding=np.asarray(emb["mean"], dtype=np.float64),
-            model=str(emb["model"]),
+            mixture=saved.model.mixture(),
+            embedding=np.asarray(emb.mean, dtype=np.float64),
+            model=emb.model,
             origin=origin,
         )
 

@@ -160,14 +160,9 @@ class VoteEstimate:
             "error_rates": [r.to_dict() for r in self.rows],
         }
 
-    def fit_fields(self) -> dict[str, Any]:
-        """What `fit`'s document (and a saved fit) adds when the data has unlabeled items: their count, and how the
-        estimate used them ("items" stays the labeled count)."""
-        return {
-            "unlabeled_items": self.unlabeled_items,
-            "unlabeled": Unlabeled(
-                method=self.method, reason=self.reason, used=self.used_unlabeled, labeled_items=self.labeled_items,
-                unlabeled_items=self.unlabeled_items, dropped_items=self.dropped_items, prior=self.prior.to_dict(),
-                model=None if self.model is None else self.model.to_dict()),
-        }
-
+    def fit_record(self) -> Unlabeled:
+        """How the estimate used the items without gold, as `fit`'s document (and a saved fit) carries it beside
+        their count ("items" stays the labeled count)."""
+        return Unlabeled(method=self.method, reason=self.reason, used=self.used_unlabeled, labeled_items=self.labeled_items,
+                         unlabeled_items=self.unlabeled_items, dropped_items=self.dropped_items, prior=self.prior.to_dict(),
+                         model=None if self.model is None else self.model.to_dict())
