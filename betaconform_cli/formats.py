@@ -127,6 +127,10 @@ class InputFormat:
     # (a JSON Lines file's first object, a JSON document, a Parquet file's first row): "module:function" or the
     # function. detect.py asks these, in the registry's order, before the built-in guesses.
     claims: Mapping[str, str | Callable[[Any], bool]] = field(default_factory=dict)
+    # `beside(file, the folder's data files) -> what it is, or None`: a file its tool writes beside its data in one
+    # folder that holds no judgments (lm-eval's results_<date>.json beside samples_*.jsonl): skipped in a folder, with
+    # a note; named alone it is read, and its reader says what to read instead
+    beside: str | Callable[[Path, list[Path]], str | None] | None = None
 
     @property
     def from_choices(self) -> tuple[str, ...]:
@@ -269,6 +273,15 @@ def kind_by_content(head: bytes) -> str:
     return "tsv" if b"\t" in head.lstrip(_BLANK).split(b"\n", 1)[0] else "csv"
 
 
+def beside_data(path: Path, siblings: list[Path]) -> str | None:
+    """What `path` is when a registered format's tool wrote it beside its data in the folder (InputFormat.beside)."""
+    for fmt in _INPUTS.values():
+        what = resolve(fmt.beside)(path, siblings) if fmt.beside is not None else None
+        if what is not None:
+            return str(what)
+    return None
+
+
 def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
     """A function named "module:function" (imported now), or the function itself."""
     if callable(ref):
@@ -296,11 +309,13 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 claims={"json": record_has("eval samples", "eval version")}),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
     # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
-    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims})
-      for name, claims in (
-          ("deepeval", (("json", ("testCases", "testRunData.testCases")),)),
-          ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",)))),
-          ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),)))),
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims},
+                  beside=beside)
+      for name, claims, beside in (
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),), None),
+          ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",))),
+           "betaconform_cli.inputs.lm_eval:results_beside_samples"),
+          ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),), None))),
     # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields
     InputFormat("ragas", "betaconform_cli.inputs.ragas:read_ragas",
                 claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), record_has("user_input response", "user_input retrieved_contexts",

@@ -278,7 +278,7 @@ class TestFastPath:
 
     def test_ids_of_every_kind_are_one_id_by_their_text(self, write_jsonl, block: int) -> None:
         """The fast path reads string ids first and numbers or null from the first block that has one: 7 and "7"
-        are still one id (a repeat, named at its line), null ids and missing ids repeat freely."""
+        are still one id (a repeat, named at its line), null ids and missing ids repeat freely, the id "None" does not."""
         lines = [f'{{"id": "s{i}", "judgments": [1, 0, 1]}}' for i in range(300)]
         lines[3] = '{"id": "7", "judgments": [1, 1]}'
         lines[150] = '{"id": null, "judgments": [1]}'
@@ -291,6 +291,21 @@ class TestFastPath:
         with pytest.raises(InputError, match="appears again") as info:
             read_dataset(write_jsonl("ids2.jsonl", lines, raw=True))
         assert info.value.line == 251
+        lines[250] = '{"id": "s250", "judgments": [0, 0]}'
+        lines[200] = lines[210] = '{"id": "None", "judgments": [1]}'  # the text None is an id (a null one is none)
+        with pytest.raises(InputError, match="id 'None' appears again") as info:
+            read_dataset(write_jsonl("ids3.jsonl", lines, raw=True))
+        assert info.value.line == 211
+
+    def test_id_field_that_is_the_judgments_field(self, write_jsonl, block: int) -> None:
+        """--id-field judgments: read as the careful path reads it (each list its id), not a ValueError from the
+        fast path's struct (two fields renamed to one name)."""
+        lines = [f'{{"judgments": [{i % 2}, {i // 2 % 2}, {i // 4 % 2}]}}' for i in range(8)] * 2
+        p = write_jsonl("same.jsonl", lines[:8], raw=True)
+        assert read_dataset(p, InputSpec(id_field="judgments")).n_items == 8
+        with pytest.raises(InputError, match="appears again") as info:
+            read_dataset(write_jsonl("same2.jsonl", lines, raw=True), InputSpec(id_field="judgments"))
+        assert info.value.line == 9
 
 
 class TestVotes:

@@ -162,6 +162,13 @@ class TestLmEval:
         res = invoke(runner, "fit", next(LM_EVAL.parent.glob("results_*.json")))
         assert res.exit_code == 2 and "samples_<task>_<date>.jsonl" in res.stderr
 
+    def test_the_folder_lm_eval_wrote_reads_its_samples(self, runner) -> None:
+        """The folder `--output_path` fills (results_<date>.json beside samples_*): its samples are read and the
+        results file is skipped with a note; before, the folder was refused (exit 2) for the results file."""
+        res = invoke(runner, "fit", LM_EVAL.parent, "-f", "json")
+        assert res.exit_code == 0 and json.loads(res.stdout)["items"] == 14
+        assert "results_" in res.stderr and "skipped, lm-evaluation-harness's aggregated results" in res.stderr
+
     def test_a_non_binary_metric_is_left_out(self, tmp_path: Path) -> None:
         lines = [json.loads(x) for x in LM_EVAL.read_text(encoding="utf-8").splitlines()]
         for x in lines:

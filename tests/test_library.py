@@ -169,6 +169,14 @@ class TestErrorsAsTheCli:
         with pytest.raises(ParameterError, match="name"):
             bc.fit(SAMPLE / "qa_judges.jsonl", name="x")  # a file's dataset is named by the file
 
+    @pytest.mark.parametrize("ks", [[], [1.7], [0], [202], [True]])
+    def test_ks_as_a_list_checked_as_the_cli_checks_them(self, ks: list[Any]) -> None:
+        # refused before any read (the file does not exist): 1.7 was truncated to 1, and plan passed 0, [] and 202 on
+        with pytest.raises(ParameterError, match=r"^ks must be ensemble sizes from 1 to 201"):
+            bc.plan("no-such-file.jsonl", ks=ks)
+        with pytest.raises(ParameterError, match=r"^ks must be ensemble sizes from 1 to 201"):
+            bc.fit("no-such-file.jsonl", ks=ks)
+
     def test_records_that_are_not_json(self) -> None:
         with pytest.raises(InputError, match=r"^<records>:2: cannot be written as JSON"):
             bc.fit([{"judgments": [1, 0]}, {"judgments": {1, 0}}])

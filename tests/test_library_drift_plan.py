@@ -40,7 +40,8 @@ class TestDrift:
         res = cli("drift", *runs, "--permutations", "199", "--fail-on-drift", "-f", "json")
         assert res.exit_code == lib.exit_code == 1  # gpt-4o drifted
         assert without_sources(lib.to_dict()) == without_sources(json.loads(res.stdout))
-        assert [r["source"] for r in lib.to_dict()["runs"]] == ["<DataFrame>" if kind == "pandas" else "<records>"] * 2
+        kind_name = "<DataFrame" if kind == "pandas" else "<records"
+        assert [r["source"] for r in lib.to_dict()["runs"]] == [kind_name + " old>", kind_name + " new>"]
         assert any("gpt-4o drifted" in f for f in lib.failures)
 
     def test_accessors(self) -> None:
@@ -66,6 +67,10 @@ class TestDrift:
         correctness = pd.DataFrame({"item_id": ["a", "a", "b"], "judge": ["x", "y", "x"], "correct": [1, 0, 1]})
         with pytest.raises(InputError, match="carries no verdicts"):
             bc.drift(correctness, correctness)
+        for data, where in ((correctness, "<DataFrame old>: "), (correctness.to_dict("records"), "<records old>: ")):
+            with pytest.raises(InputError) as named:  # the two runs in memory are told apart by their names
+                bc.drift(data, data)
+            assert str(named.value).startswith(where)
         with pytest.raises(ParameterError) as got:
             bc.drift(long_rows(), long_rows(), permutations=5)
         printed = cli("drift", SAMPLE / "system_verdicts.jsonl", SAMPLE / "system_verdicts.jsonl", "--permutations", "5")

@@ -117,6 +117,18 @@ class TestJsonDepth:
         assert _shallow(short + b"[" * MAX_JSON_DEPTH + b"\n")
         assert _shallow(b'{"t": "' + b"a" * 5000 + b'"}\n')  # long, but no brackets
 
+    def test_very_deep_line_after_the_first(self, tmp_path: Path) -> None:
+        # past msgspec's own recursion limit (~1000): the fast path must send the block the careful way before
+        # decoding it, not raise RecursionError (a traceback from `fit`)
+        from betaconform_cli.errors import InputError
+        from betaconform_cli.inputs.jsonl import read_jsonl
+
+        f = tmp_path / "deep.jsonl"
+        f.write_bytes(b'{"id": "a", "judgments": [1, 1]}\n{"id": "b", "judgments": [1, 0], "x": '
+                      + b"[" * 1100 + b"]" * 1100 + b"}\n")
+        with pytest.raises(InputError, match=f"deep.jsonl:2: malformed JSON \\(nested deeper than {MAX_JSON_DEPTH}"):
+            read_jsonl(f)
+
 
 class TestOpenRaw:
     """The one open of a named input: a FIFO with no writer is refused, one with a writer read; `regular`

@@ -76,6 +76,23 @@ def correctness(value: Any, where: str, n: int, field: str) -> int | None:
         raise InputError(where, str(exc), line=n, field=field, unit="test case") from None
 
 
+def judge_names(metrics: list[dict[str, Any]]) -> list[str]:
+    """Each metric's judge name: its `name`, unless the case holds that name more than once (one metric class run with
+    several models, e.g. two AnswerRelevancyMetric: both "Answer Relevancy"): then `name [evaluationModel]` where the
+    models differ, else `name #k` (its k-th occurrence in the case, in the order the metrics were given)."""
+    out: list[str] = []
+    for j, m in enumerate(metrics):
+        same = [x for x in metrics if x["name"] == m["name"]]
+        models = [x.get("evaluationModel") for x in same]
+        if len(same) == 1:
+            out.append(m["name"])
+        elif all(isinstance(x, str) for x in models) and len(set(models)) == len(models):
+            out.append(f"{m['name']} [{m['evaluationModel']}]")
+        else:
+            out.append(f"{m['name']} #{sum(x['name'] == m['name'] for x in metrics[:j]) + 1}")
+    return out
+
+
 def read_deepeval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The deepeval format's reader (formats.py)."""
     cases = _cases(_load(src), src.where)
@@ -101,12 +118,14 @@ def read_deepeval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
             if not isinstance(m, dict) or not isinstance(m.get("name"), str):
                 raise InputError(src.where, "must be an object with a name", line=n, field=f"{prefix}.metricsData[{j}]",
                                  unit="test case")
+        names = judge_names(metrics)
+        for j, m in enumerate(metrics):
             ok = m.get("success")
             if ok is not None and not isinstance(ok, bool):
                 raise InputError(src.where, f"must be true, false or null, got {values.shown(ok)}", line=n,
                                  field=f"{prefix}.metricsData[{j}].success", unit="test case")
             verdict = None if m.get("error") or ok is None else int(ok)
-            marks.append(Mark(item, m["name"], None if verdict is None or gold is None else int(verdict == gold), n, None,
+            marks.append(Mark(item, names[j], None if verdict is None or gold is None else int(verdict == gold), n, None,
                               case.get("input") if isinstance(case.get("input"), str) else None, gold is None,
                               None if verdict is None else str(verdict), None if gold is None else str(gold)))
     if not marks:

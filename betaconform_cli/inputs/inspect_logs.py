@@ -204,7 +204,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                 scorers.append(k)
     if not scorers:
         raise InputError(where, "no scorers: nothing plays a judge in this log")
-    field, golds = _golds(samples, opts, where)
+    field, golds, gold_notes = _golds(samples, opts, where)
     gold_kind = {_kind(g) for g in golds if g is not None} or {"text"}
     if len(gold_kind) > 1 or "dict" in gold_kind:
         raise InputError(where, f"gold labels of mixed kinds in {field}: give a field holding one label per sample", field=field)
@@ -212,6 +212,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     judges = _judges(samples, scorers)
     columns = {j.name: [_verdict(s, j) for s in samples] for j in judges}
     use, notes = _usable_judges(columns, gk, field, opts)
+    notes = gold_notes + notes
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
     epochs = max(int(s.get("epoch") or 1) for s in samples)
@@ -238,11 +239,22 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     return found if opts.record.by is None else named(found, name or task or path.stem, opts.record.by)
 
 
-def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any]]:
-    """(the gold label's field, each sample's gold: None where missing), from the log or a --labels file; a human's
-    edit of a score (score.history) is the gold of its sample-epoch, over both."""
+def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any], list[str]]:
+    """(the gold label's field, each sample's gold: None where missing, notes), from the log or a --labels file; a
+    human's edit of a score (score.history) is the gold of its sample-epoch, over both (_edits). A `target` that
+    shares no class with any score is a reference answer ("Paris", which the scorers grade C/I), not a gold: where a
+    labels file or edits give gold, the target is set aside (the samples they leave out are unlabeled); where
+    nothing else does, it stays, and the reading is refused ("share no class")."""
     field = opts.record.label_field if opts.record.label_field != "label" else "target"
-    golds = [_gold(records.get(s, field, None), where, n, field) for n, s in enumerate(samples, start=1)]
+    raw = [records.get(s, field, None) for s in samples]
+    scorer_of, edited = _edits(samples, where)
+    notes: list[str] = []
+    shown = _reference(raw, samples) if field == "target" and (edited or opts.labels is not None) else None
+    golds = [None] * len(raw) if shown is not None else [_gold(g, where, n, field) for n, g in enumerate(raw, start=1)]
+    if shown is not None:
+        notes.append(f"gold: target ({shown}) shares no class with the scores (reference answers, not verdicts): the "
+                     f"gold is the {'labels file and ' if opts.labels is not None else ''}human edits; a sample without one "
+                     "is unlabeled")
     if opts.labels is not None:  # a separate gold file, joined on the sample id (labels.py)
         from .labels import load
 
@@ -256,6 +268,21 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
         meta = samples[0].get("metadata") if isinstance(samples[0], dict) else None
         known = ", ".join(f"metadata.{k}" for k in meta) if isinstance(meta, dict) and meta else "none"
         raise InputError(where, f"no sample has this field (the gold label); the first sample's metadata: {known}", field=field)
+    kinds = {_kind(g) for i, g in enumerate(golds) if i not in edited and g is not None}
+    for i, v in edited.items():
+        if kinds and _kind(v) not in kinds:
+            raise InputError(where, f"a human edit gives {values.shown(v)} ({_kind(v)}) as gold, but the gold in {field} is "
+                                    f"{'/'.join(sorted(kinds))}: edit it in the gold's vocabulary", line=i + 1,
+                             field=f"scores.{scorer_of[i]}.history", unit="sample")
+        golds[i] = v
+    return field, golds, notes
+
+
+def _edits(samples: list[Any], where: str) -> tuple[dict[int, str], dict[int, Any]]:
+    """({sample index: the scorer a human edited}, {sample index: the edited value}); edits of one sample that
+    disagree are an error naming it."""
+    edited: dict[int, Any] = {}
+    scorer_of: dict[int, str] = {}
     for n, s in enumerate(samples, start=1):
         edits = {sc: v for sc, score in (s.get("scores") or {}).items() if (v := _edited(score)) is not None and not _missing(v)}
         if len({class_text(v) for v in edits.values()}) > 1:
@@ -263,8 +290,29 @@ def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, lis
             raise InputError(where, f"human edits disagree on this sample's gold ({shown})", line=n, field="scores.*.history",
                              unit="sample")
         if edits:
-            golds[n - 1] = next(iter(edits.values()))
-    return field, golds
+            scorer_of[n - 1], edited[n - 1] = next(iter(edits.items()))
+    return scorer_of, edited
+
+
+def _reference(golds: list[Any], samples: list[Any]) -> str | None:
+    """The first few target classes, shown, when the targets share no class with the scores (else None)."""
+    flat = [x for g in golds for x in (g if isinstance(g, list) else [g])]  # a target may list several answers
+    kept = {class_text(g) for g in flat if not _missing(g) and _kind(g) not in ("dict", "list")}
+    if not kept or kept & _score_classes(samples):
+        return None
+    return ", ".join(f'"{c}"' for c in sorted(kept, key=str)[:3]) + (", ..." if len(kept) > 3 else "")
+
+
+def _score_classes(samples: list[Any]) -> set[str | None]:
+    """Every class a scorer (or a panel member) gave in the log, as class_text."""
+    out: set[str | None] = set()
+    for s in samples:
+        for score in (s.get("scores") or {}).values():
+            value, meta = _original(score)
+            for v in [*(value if isinstance(value, list) else [value]), *(_panel(meta) or [])]:
+                if not isinstance(v, (list, dict)) and not _missing(v):
+                    out.add(class_text(v))
+    return out
 
 
 def _usable_judges(columns: dict[str, list[Any]], gold_kind: str, field: str, opts: InputOptions) -> tuple[list[str], list[str]]:

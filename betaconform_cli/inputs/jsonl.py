@@ -220,12 +220,10 @@ class _FastDecoder:
 
     def __init__(self, field_name: str, id_field: str):
         import msgspec
-
         def decoder(ident: Any) -> Any:
             item = msgspec.defstruct("JudgmentLine", [("judgments", msgspec.Raw), ("ident", ident, "")],
                                      rename={"judgments": field_name, "ident": id_field}, gc=False)  # no cycles: untracked
             return msgspec.json.Decoder(item)
-
         self.text, self.any = decoder(str), decoder(str | int | float | None)
         self.texts_only = True  # every id so far a string (or none)
         self.invalid = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
@@ -239,11 +237,13 @@ class _FastDecoder:
         return self.any.decode_lines(buf)  # type: ignore[no-any-return]
 
     def id_hashes(self, lines: list[Any]) -> Any:
-        """The hash of each line's id as text (scans.id_hash; hash("") without one), as an int64 array."""
+        """The hash of each line's id as text (scans.id_hash; hash("") without one or with a null one), as int64."""
         import numpy as np
-
         texts = map(_IDENT, lines) if self.texts_only else map(str, map(_IDENT, lines))
-        return np.fromiter(map(hash, texts), np.int64, len(lines))
+        out = np.fromiter(map(hash, texts), np.int64, len(lines))
+        if not self.texts_only:  # a null id is no id, as on the careful path, not the id "None" (a real one)
+            out[[i for i in np.flatnonzero(out == hash("None")).tolist() if lines[i].ident is None]] = hash("")
+        return out
 
 
 _JUDGMENTS = attrgetter("judgments")
@@ -271,6 +271,8 @@ def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int,
     a Counter tallies the distinct arrays (in C), each validated once by the careful code: no Python code runs per
     line. `ids` receives the hash of each line's id (_FastDecoder.id_hashes), one per line: a block with blank
     lines (which msgspec does not hand back) takes the careful path."""
+    if not _shallow(buf):  # first: msgspec recurses into the fields it skips (RecursionError past ~1000 levels)
+        return None
     try:
         lines = decoder.decode_lines(buf)
         if not buf.isascii():  # the common file is ASCII: checked at memory speed
@@ -280,8 +282,6 @@ def _fast_block(buf: bytes, decoder: _FastDecoder, cache: dict[bytes, tuple[int,
     if n_lines is None:
         n_lines = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
     if ids is not None and len(lines) != n_lines:
-        return None
-    if not _shallow(buf):
         return None
     tally = Counter(map(bytes, map(_JUDGMENTS, lines)))
     counts: dict[tuple[int, int], int] = {}
@@ -316,7 +316,8 @@ def _scan_blocks(blocks: Iterator[tuple[bytes, int]], opts: InputOptions, keep: 
     line0 = 0
     decoder: _FastDecoder | None = None
     cache: dict[bytes, tuple[int, int] | None] = {}
-    fast_ok = keep is Keep.COUNTS and "." not in opts.record.judgments_field and "." not in opts.record.id_field
+    fields = opts.record  # one field for both (--id-field judgments) is not two fields of the fast path's struct
+    fast_ok = keep is Keep.COUNTS and "." not in fields.judgments_field + fields.id_field and fields.id_field != fields.judgments_field
     for buf, n_lines in blocks:
         if shape == "list" and fast_ok:
             decoder = decoder or _FastDecoder(opts.record.judgments_field, opts.record.id_field)

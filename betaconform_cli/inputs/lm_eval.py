@@ -11,6 +11,7 @@ left out, and the reading says so. Correctness only: the marks are lm-eval's, no
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
@@ -29,6 +30,18 @@ def _task(src: Source) -> str:
         task, _, date = name[len("samples_"):].rpartition("_")
         return task if task and date[:4].isdigit() else name
     return name
+
+
+def results_beside_samples(path: Path, siblings: list[Path]) -> str | None:
+    """lm-eval's aggregated results_<date>.json when the folder holds a samples_<task>_<date>.jsonl of the same run
+    (`--output_path` writes both into one folder): skipped there (formats.InputFormat.beside)."""
+    name = path.name
+    if not (name.startswith("results_") and name.endswith(".json")):
+        return None
+    date = name[len("results_"):-len(".json")]
+    if any(q.name.startswith("samples_") and q.name.endswith(f"_{date}.jsonl") for q in siblings):
+        return "lm-evaluation-harness's aggregated results (its samples_*.jsonl beside it are read)"
+    return None
 
 
 def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:

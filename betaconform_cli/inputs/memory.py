@@ -85,11 +85,17 @@ def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> l
                                     "df.columns], or pivot(values='verdict')")
         if library == "pandas" and any(n is not None for n in source.index.names):
             source = source.reset_index()  # a named index (df.set_index("item_id")) is a column, as it was before
-        return read_frame(source, library, opts, keep, label, FRAME)
-    return read_records(source, opts, keep, label)
+        return read_frame(source, library, opts, keep, label, _where(FRAME, name))
+    return read_records(source, opts, keep, label, _where(RECORDS, name))
 
 
-def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: str) -> list[Any]:
+def _where(kind: str, name: str | None) -> str:
+    """How messages name data in memory: `<records>`, or `<records old>` for {"old": records}, so that two named
+    inputs (drift's old and new runs) are told apart."""
+    return kind if name is None else f"{kind[:-1]} {name}>"
+
+
+def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: str, where: str = RECORDS) -> list[Any]:
     """A list of dicts, read as the JSON Lines file it would be (one record per line), from a temporary file that
     only this process can read and that is removed afterwards."""
     import tempfile
@@ -105,5 +111,5 @@ def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: 
                 try:
                     fh.write(orjson.dumps(rec, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS) + b"\n")
                 except TypeError as exc:
-                    raise InputError(RECORDS, f"cannot be written as JSON ({exc})", line=i) from None
-        return read_path(path, opts, keep, name=name, where=RECORDS)
+                    raise InputError(where, f"cannot be written as JSON ({exc})", line=i) from None
+        return read_path(path, opts, keep, name=name, where=where)

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 from ..errors import InputError, fault_text
 from ..formats import MAX_LINE_BYTES as MAX_LINE_BYTES  # the readers' one limit (formats.py)
 from ..formats import OUTPUT_SCHEMAS, data_suffixes, is_data_name, is_gzip_name, kind_by_name, output_table_of
+from ..formats import beside_data as beside_data  # a tool's summary beside its data (formats.InputFormat.beside)
 
 STDIN = "-"
 
@@ -83,7 +84,15 @@ def _data_files(folder: Path, left_out: list[str] | None = None) -> list[Path]:
         entries = sorted(folder.iterdir())
     except OSError as exc:
         raise InputError(str(folder), f"cannot list the directory: {exc.strerror or exc}") from None
-    return _less_outputs([q for q in entries if q.is_file() and is_data_name(q)], left_out)
+    found = _less_outputs([q for q in entries if q.is_file() and is_data_name(q)], left_out)
+    kept = []
+    for q in found:  # a tool's summary beside its data (formats.InputFormat.beside): no judgments
+        what = beside_data(q, found)
+        if what is None:
+            kept.append(q)
+        elif left_out is not None:
+            left_out.append(f"{q}: skipped, {what}, not judgment data")
+    return kept
 
 
 def _less_outputs(found: list[Path], left_out: list[str] | None) -> list[Path]:

@@ -19,7 +19,7 @@ from .dataset import Dataset, Item, Reading, Skip, Slicing, Votes, count_table
 from .options import InputOptions, Keep
 from .paths import iter_lines
 
-NO_ID = frozenset({hash(""), hash("None")})  # the fast path's id of a line without one, and of a null id
+NO_ID = frozenset({hash("")})  # the fast path's id of a line without one or with a null one (jsonl._FastDecoder)
 
 
 def id_hash(value: Any) -> int:
