@@ -47,8 +47,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from betaconform_cli.latent_classes import cross_fitted_prediction, fit_latent_classes  # noqa: E402
 from betaconform_cli.score import fit_dawid_skene, majority, score, wilson_fpc  # noqa: E402
+from betaconform_cli.score.latent_classes import cross_fitted_prediction, fit_latent_classes  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 RS = (20, 50, 100)

@@ -43,7 +43,7 @@ __all__ = ["BetaConformError", "EmbeddingError", "InputError", "OutputError", "P
 
 class _Package(types.ModuleType):
     """The package, whose `fit`, `score`, `judges` and `doctor` are the library's functions although modules of
-    those names exist (betaconform_cli/fit.py, score.py, judges/, doctor.py): importing one of them leaves it in
+    those names exist (betaconform_cli/fit.py, score/, judges/, doctor.py): importing one of them leaves it in
     sys.modules (`from betaconform_cli.fit import analyse` works as before) without making it the attribute."""
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -30,15 +30,21 @@ Params = tuple[np.ndarray, np.ndarray]  # (prior pi (C,), accuracy (J, C) or, on
 
 @dataclass(frozen=True)
 class Coded:
-    """Verdict rows as the model reads them: one-hot verdicts (m, J, C), whether each judge gave one (m, J), the
+    """Verdict rows as the model reads them: one-hot verdicts (m, J, C; a row of zeros where a judge gave none), the
     items per row (m,), the gold one-hot where known (m, C; zero rows elsewhere) and which rows are labeled."""
 
     onehot: np.ndarray = field(repr=False)
-    said: np.ndarray = field(repr=False)
     weight: np.ndarray = field(repr=False)
     clamp: np.ndarray = field(repr=False)
     labeled: np.ndarray = field(repr=False)
     classes: int
+
+    def counts(self, w: np.ndarray) -> np.ndarray:
+        """(J, C', C) sum over rows of w[m, c] where judge j said c' (one matrix product): the M-step's counts, its
+        hits on the diagonal c' = c, its verdicts the sum over c'."""
+        m, judges, c = self.onehot.shape
+        out: np.ndarray = (self.onehot.reshape(m, judges * c).T @ w).reshape(judges, c, c)
+        return out
 
 
 def coded(verdicts: np.ndarray, classes: int, weight: np.ndarray | None = None,
@@ -53,7 +59,7 @@ def coded(verdicts: np.ndarray, classes: int, weight: np.ndarray | None = None,
     clamp = np.zeros((m, classes))
     clamp[np.flatnonzero(labeled), g[labeled]] = 1.0
     w = np.ones(m) if weight is None else np.asarray(weight, dtype=float)
-    return Coded(onehot, (verdicts >= 0).astype(float), w, clamp, labeled, classes)
+    return Coded(onehot, w, clamp, labeled, classes)
 
 
 def log_likelihood(x: Coded, accuracy: np.ndarray) -> np.ndarray:
@@ -63,15 +69,26 @@ def log_likelihood(x: Coded, accuracy: np.ndarray) -> np.ndarray:
         accuracy = np.broadcast_to(accuracy[:, None], (len(accuracy), x.classes))
     log_right = np.log(accuracy)
     log_wrong = np.log((1.0 - accuracy) / max(x.classes - 1, 1))
-    out: np.ndarray = x.said @ log_wrong + np.einsum("mjc,jc->mc", x.onehot, log_right - log_wrong)
+    # table[j, c', c]: log P(judge j says c' | class c); the rows' sum over their verdicts is one matrix product
+    table = np.where(np.eye(x.classes, dtype=bool)[None, :, :], log_right[:, None, :], log_wrong[:, None, :])
+    m, judges, c = x.onehot.shape
+    out: np.ndarray = x.onehot.reshape(m, judges * c) @ table.reshape(judges * c, c)
     return out
+
+
+def posterior(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(memberships, log normaliser) of rows of log joint probabilities, with one exponential per entry: shifted by
+    the row's largest, exponentiated, divided by the row's sum, whose log (plus the shift) is the normaliser (what
+    em.log_normalise gives, to the last bit, for finite rows)."""
+    top = log_joint.max(axis=1, keepdims=True)
+    w = np.exp(log_joint - top)
+    total = w.sum(axis=1, keepdims=True)
+    return w / total, (np.log(total) + top)[:, 0]
 
 
 def normalise(log_joint: np.ndarray) -> np.ndarray:
     """Rows of log joint probabilities to memberships: shifted by the row's largest, exponentiated, divided."""
-    w = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
-    out: np.ndarray = w / w.sum(axis=1, keepdims=True)
-    return out
+    return posterior(log_joint)[0]
 
 
 def vote_shares(x: Coded, pseudo: float) -> np.ndarray:
@@ -95,8 +112,9 @@ class DawidSkene:
     def m_step(self, x: Coded, w: np.ndarray) -> Params:
         """(prior, accuracy) from memberships w (m, C)."""
         nw = x.weight[:, None] * w
-        hits = np.einsum("mjc,mc->jc", x.onehot, nw)
-        return self._prior(x, nw), (hits + self.a) / (x.said.T @ nw + self.a + self.b)
+        counts, diagonal = x.counts(nw), np.arange(x.classes)
+        hits, verdicts = counts[:, diagonal, diagonal], counts.sum(axis=1)
+        return self._prior(x, nw), (hits + self.a) / (verdicts + self.a + self.b)
 
     @staticmethod
     def _prior(x: Coded, nw: np.ndarray) -> np.ndarray:
@@ -108,13 +126,15 @@ class DawidSkene:
         verdicts (and of the gold on labeled rows), with the prior's log density where `map_objective`."""
         prior, accuracy = params
         joint = log_likelihood(x, accuracy) + np.log(prior)[None, :]
-        marginal = em.log_normalise(joint)[1]  # log P(verdicts)
-        with_gold = (joint * x.clamp).sum(axis=1)  # log P(verdicts, gold) on labeled rows
-        objective = float(x.weight @ np.where(x.labeled, with_gold, marginal))
+        member, log_p = posterior(joint)  # log P(verdicts) per row
+        if x.labeled.any():  # log P(verdicts, gold) on labeled rows, whose memberships are their gold
+            log_p = np.where(x.labeled, (joint * x.clamp).sum(axis=1), log_p)
+            member = np.where(x.labeled[:, None], x.clamp, member)
+        objective = float(x.weight @ log_p)
         if self.map_objective:
             objective += float(np.log(prior).sum()
                                + (self.a * np.log(accuracy) + self.b * np.log1p(-accuracy)).sum())
-        return np.where(x.labeled[:, None], x.clamp, normalise(joint)), objective
+        return member, objective
 
     def fit(self, x: Coded, starts: list[np.ndarray], *, max_iter: int, tol: float, watch_accuracy: bool = False,
             watch_start: np.ndarray | None = None, name: str | None = None) -> em.EMFit[Params]:
@@ -134,49 +154,8 @@ class OneCoin(DawidSkene):
 
     def m_step(self, x: Coded, w: np.ndarray) -> Params:
         nw = x.weight[:, None] * w
-        hits = np.einsum("mjc,mc->j", x.onehot, nw)
-        acc = np.clip((hits + self.a) / (x.said.T @ x.weight + self.a + self.b), self.clip, 1 - self.clip)
+        counts, diagonal = x.counts(nw), np.arange(x.classes)
+        hits, verdicts = counts[:, diagonal, diagonal].sum(axis=1), counts.sum(axis=(1, 2))
+        acc = np.clip((hits + self.a) / (verdicts + self.a + self.b), self.clip, 1 - self.clip)
         return self._prior(x, nw), acc
 
-
-# score's two-class use of the model (pass / not pass), moved to the score package in part 2 of issue 28's item
-DS_MAX_ITER = 500
-DS_TOL = 1e-8
-DS_PSEUDO = 1.0  # Beta(1 + a, 1 + a) smoothing of each judge's sensitivity and specificity (a pseudo-item each way)
-
-
-@dataclass(frozen=True)
-class JudgeModel:
-    """The fitted Dawid-Skene model: prevalence, each judge's sensitivity/specificity, and each item's posterior."""
-
-    prevalence: float
-    sensitivity: np.ndarray = field(repr=False)
-    specificity: np.ndarray = field(repr=False)
-    posterior: np.ndarray = field(repr=False)
-    converged: bool = True
-    n_iter: int = 0
-    log_likelihood: float = float("nan")
-
-
-def majority(verdicts: np.ndarray) -> np.ndarray:
-    """Each item's majority verdict from pass/not-pass/none codes: 1, 0, or 0.5 for a tie or no verdict."""
-    pos = (verdicts == 1).sum(axis=1)
-    neg = (verdicts == 0).sum(axis=1)
-    return np.where(pos > neg, 1.0, np.where(neg > pos, 0.0, 0.5))
-
-
-def fit_dawid_skene(
-    verdicts: np.ndarray, weights: np.ndarray | None = None, max_iter: int = DS_MAX_ITER, tol: float = DS_TOL
-) -> JudgeModel:
-    """The two-class model (class 1 pass, 0 not pass) on pass/not-pass/none verdicts (rows x judges; `weights`: items
-    per row, for patterns with counts), fitted without the gold, started from the judges' vote shares (half a
-    pseudo-verdict each way), stopping on the likelihood. Oriented so that the judges are on average better than
-    chance (the labels of the two latent classes are otherwise exchangeable)."""
-    x = coded(verdicts, 2, weights)
-    fit = DawidSkene(DS_PSEUDO, DS_PSEUDO).fit(x, [vote_shares(x, 0.5)], max_iter=max_iter, tol=tol, name="Dawid-Skene")
-    (prior, accuracy), q = fit.params, fit.posterior[:, 1]
-    prevalence, sensitivity, specificity = float(prior[1]), accuracy[:, 1], accuracy[:, 0]
-    if np.mean(sensitivity + specificity) < 1.0:  # the classes came out swapped: judges worse than chance
-        q, prevalence = 1.0 - q, 1.0 - prevalence
-        sensitivity, specificity = 1.0 - specificity, 1.0 - sensitivity
-    return JudgeModel(prevalence, sensitivity, specificity, q, fit.converged, fit.n_iter, fit.objective)

@@ -3,12 +3,12 @@ so that a small sample cannot pass by luck)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from .errors import P0, P1, ParameterError
+from .parameters import check
 
 GATE_ON = ("upper", "estimate")
 
@@ -54,10 +54,8 @@ class Gate:
     on: str = "upper"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.max_error, (int, float)) and 0 <= self.max_error <= 1 and math.isfinite(self.max_error)):
-            raise ParameterError("max_error", f"is a fraction between 0 and 1 (0.1 = 10%); got {self.max_error}")
-        if self.at_k < 1:
-            raise ParameterError("at_k", f"must be a positive integer; got {self.at_k}")
+        check("max_error", self.max_error)
+        check("at_k", self.at_k)
         if self.on not in GATE_ON:
             raise ParameterError("on", f"must be upper or estimate; got {self.on!r}")
 
@@ -124,15 +122,12 @@ class ScoreGate:
     difference: bool = False
 
     def __post_init__(self) -> None:
-        lo = -1.0 if self.difference else 0.0
-        if not (isinstance(self.min_score, (int, float)) and math.isfinite(self.min_score) and lo <= self.min_score <= 1):
-            span = "-1 and 1 for a difference a - b (-0.02: b may be up to 2 points better)" if self.difference else "0 and 1 (0.8 = 80%)"
-            raise ParameterError("min_score", f"is a fraction between {span}; got {self.min_score}")
+        check("compare.min_score" if self.difference else "min_score", self.min_score)
         if self.on not in SCORE_ON:
             raise ParameterError("on", f"must be lower or estimate; got {self.on!r}")
 
     def check(self, dataset: str, interval: Estimate) -> ScoreCheck:
-        """The check of one corrected pass rate (ppi.Interval) or difference (score_document.Difference)."""
+        """The check of one corrected pass rate (ppi.Interval) or difference (score/document.Difference)."""
         value = float(interval.estimate if self.on == "estimate" else interval.low)
         return ScoreCheck(dataset, float(self.min_score), self.on, value, value >= self.min_score,
                           "difference" if self.difference else "score")

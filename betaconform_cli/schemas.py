@@ -17,7 +17,7 @@ from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .failed_inputs import InputFailure, with_failure_schema
 from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
-from .score_document import CompareDocument, ScoreDocument, score_schema
+from .score.document import CompareDocument, ScoreDocument, score_schema
 from .slicing import SlicesDocument
 from .stopping.document import ReplaySummary, sample_schema, sample_type
 from .stopping.forecast import PlanDocument

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .errors import P0, ParameterError, UsageError
 from .formats import MAX_K as MAX_K
-from .parameters import CONFIDENCE_LEVEL, check
+from .parameters import CONFIDENCE_LEVEL, PARAMETERS, check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +42,7 @@ def parse_ks(text: str) -> tuple[int, ...]:
             raise ParameterError("ks", f"{P0}: cannot read {text!r}; use '1-11' or '1,3,5'") from None
         if lo > hi:
             raise ParameterError("ks", f"{P0}: the range {part!r} runs backwards; write it low to high, e.g. '{hi}-{lo}'")
-        if lo < 1 or hi > MAX_K:  # checked before the range is built: '1-300000000' must not fill the memory
+        if not PARAMETERS["ks"].holds((lo, hi)):  # checked before the range is built: '1-300000000' must not fill the memory
             raise ParameterError("ks", f"{P0}: ensemble sizes must be from 1 to {MAX_K}; got {text!r}")
         ks.extend(range(lo, hi + 1))
     if not ks:
@@ -112,10 +112,8 @@ def check_settings(s: FitSettings) -> None:
         raise ParameterError("components", f"must be 1, 2, 3 or auto; got {s.components!r}")
     if s.method == "paper" and s.components not in (2, "auto"):
         raise UsageError("the paper's method fits exactly two components: leave components at auto")
-    if not s.ks or any(not isinstance(k, int) or k < 1 or k > MAX_K for k in s.ks):
-        raise ParameterError("ks", f"must be ensemble sizes from 1 to {MAX_K}; got {list(s.ks)}")
+    check("ks", s.ks)
     check("confidence_level", s.confidence_level)
     if s.strength < 0 or s.flat <= 0:
         raise UsageError("strength must be >= 0 and flat > 0")
-    if s.n_draws < 100:
-        raise ParameterError("n_draws", f"must be at least 100; got {s.n_draws}")
+    check("n_draws", s.n_draws)

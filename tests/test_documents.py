@@ -1,5 +1,5 @@
 """The typed documents (betaconform_cli/documents.py: fit, report and transfer; doctor.py: doctor;
-evaluate/document.py: evaluate; score_document.py: score; judges/document.py: judges; stopping/document.py: sample): each published schema (docs/schema/,
+evaluate/document.py: evaluate; score/document.py: score; judges/document.py: judges; stopping/document.py: sample): each published schema (docs/schema/,
 betaconform_cli/schemas.py) is its types' own, and every JSON golden of its commands is valid against it, checked
 twice (jsonschema on the published file; msgspec decoding into the type). A command whose documents are not typed
 would be listed in NOT_TYPED_YET, so that a new JSON golden cannot go unchecked without saying so."""
@@ -253,7 +253,7 @@ def _compare_document() -> Any:
 def test_a_compare_document_is_valid_and_a_broken_one_is_refused() -> None:
     """--compare has no JSON golden: its document, from a real run, is valid against score.json (anyOf its two
     types) and decodes as a CompareDocument; a broken one is refused by both."""
-    from betaconform_cli.score_document import CompareDocument
+    from betaconform_cli.score.document import CompareDocument
 
     doc = msgspec.to_builtins(_compare_document())
     assert list(doc) == ["schema", "command", "tool_version", "dataset", "a", "b", "difference", "shared_items",
@@ -271,7 +271,7 @@ def test_a_compare_document_is_valid_and_a_broken_one_is_refused() -> None:
 def test_a_score_document_without_a_gate_lacks_the_key() -> None:
     """The gate is UNSET without --min-score: absent from the JSON, not null; `lambda_` is written `lambda`."""
     golden = next(d for _, d in OTHER_GOLDENS if d["command"] == "score")
-    from betaconform_cli.score_document import ScoreDocument
+    from betaconform_cli.score.document import ScoreDocument
 
     doc = msgspec.json.decode(json.dumps(golden), type=ScoreDocument)
     assert list(msgspec.to_builtins(doc)) == list(golden) and "gate" not in golden
@@ -291,7 +291,7 @@ def test_a_judges_document_has_unlabeled_keys_only_with_unlabeled_items() -> Non
     assert list(with_unlabeled[0])[6:9] == ["items", "unlabeled_items", "unlabeled"]
 
 
-DOCUMENT_MODULES = ("betaconform_cli.documents", "betaconform_cli.doctor", "betaconform_cli.score_document",
+DOCUMENT_MODULES = ("betaconform_cli.documents", "betaconform_cli.doctor", "betaconform_cli.score.document",
                     "betaconform_cli.judges.document", "betaconform_cli.evaluate.document",
                     "betaconform_cli.stopping.document")
 

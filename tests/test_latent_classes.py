@@ -1,4 +1,4 @@
-"""The latent-class prediction of `score` (betaconform_cli.latent_classes): the EM's fixed point, invariance to row
+"""The latent-class prediction of `score` (betaconform_cli.score.latent_classes): the EM's fixed point, invariance to row
 order and to patterns with counts, recovery of known classes, and eq. (5)'s leave-one-out against a direct loop."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from betaconform_cli.latent_classes import PRIOR_ITEMS, cross_fitted_prediction, fit_latent_classes
+from betaconform_cli.score.latent_classes import PRIOR_ITEMS, cross_fitted_prediction, fit_latent_classes
 
 
 def three_classes(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

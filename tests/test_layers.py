@@ -22,14 +22,13 @@ LAYER_OF = {
     "errors": 0, "escape": 0, "formats": 0, "settings": 0, "counts": 0, "blas": 0, "atomic": 0, "protect": 0, "version": 0,
     "parameters": 0, "intervals": 0, "output_formats": 0,
     # 1: the numbers' leaves and reading inputs
-    "distributions": 1, "em": 1, "mixtures": 1, "inputs": 1, "gate": 1, "slicing": 1, "dawid_skene": 1, "latent_classes": 1,
-    "ppi": 1, "extrapolation": 1,
+    "distributions": 1, "em": 1, "mixtures": 1, "inputs": 1, "gate": 1, "slicing": 1, "dawid_skene": 1,
+    "extrapolation": 1,
     # 2: estimators, the error table, the fit's documents
     "fit": 2, "estimators": 2, "documents": 2, "posterior": 2, "savedfit": 2, "embeddings": 2, "votes": 2, "doctor": 2,
     "failed_inputs": 2,
     # 3: the commands' concepts
-    "stopping": 3, "transfer": 3, "judges": 3, "score": 3, "score_document": 3,
-    "score_strata": 3,
+    "stopping": 3, "transfer": 3, "judges": 3, "score": 3,
     # 4: the paper's experiments, the published schemas' list
     "evaluate": 4, "schemas": 4,
     # 5: views and renderings

@@ -12,8 +12,6 @@ from scipy import stats
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.judges import wilson_interval
-from betaconform_cli.latent_classes import PRIOR_ITEMS, fit_latent_classes
-from betaconform_cli.ppi import PSEUDO_ITEMS, SHRINK_LIMIT, score_form_interval, shrink_toward, t_interval, tuned_lambda
 from betaconform_cli.score import (
     align_items,
     compare_scores,
@@ -24,7 +22,16 @@ from betaconform_cli.score import (
     score_votes,
     wilson_fpc,
 )
-from betaconform_cli.score_document import score_document
+from betaconform_cli.score.document import score_document
+from betaconform_cli.score.latent_classes import PRIOR_ITEMS, fit_latent_classes
+from betaconform_cli.score.ppi import (
+    PSEUDO_ITEMS,
+    SHRINK_LIMIT,
+    score_form_interval,
+    shrink_toward,
+    t_interval,
+    tuned_lambda,
+)
 
 LEVEL = 0.9
 
@@ -459,7 +466,7 @@ class TestShrinkage:
         the t interval's standard error, and leaves the interval as it is."""
         import sys
 
-        score_module = sys.modules["betaconform_cli.score"]  # the module (the package's `score` is the library function)
+        score_module = sys.modules["betaconform_cli.score.estimator"]  # the estimator's module (score/estimator.py)
 
         gold, verdicts, observed = data
         res = score(verdicts, observed, 1, confidence_level=LEVEL)

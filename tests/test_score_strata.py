@@ -1,4 +1,4 @@
-"""Items no judge gave a verdict on, in `score`'s population (score_strata.py, issue 26): the estimate against the
+"""Items no judge gave a verdict on, in `score`'s population (score/strata.py, issue 26): the estimate against the
 stratified computation done here, the interval against the textbook stratified variance (scipy's t) and against a
 seeded simulation of the estimator's own error, and every reader counting them alike."""
 

@@ -28,7 +28,7 @@ MAX_FIELDS = 12
 # users' scripts and the schema name, so the width is the document's, not a room to split.
 DOCUMENTS = {
     "betaconform_cli.judges.document.JudgesDocument": "judges -f json's top level (docs/schema/judges.json)",
-    "betaconform_cli.score_document.ScoreDocument": "score -f json's top level (docs/schema/score.json)",
+    "betaconform_cli.score.document.ScoreDocument": "score -f json's top level (docs/schema/score.json)",
     "betaconform_cli.doctor.DoctorDocument": "doctor -f json's top level (docs/schema/doctor.json)",
     "betaconform_cli.evaluate.document.EvaluateDocument": "evaluate -f json's top level (docs/schema/evaluate.json)",
     "betaconform_cli.evaluate.document.CellResult": "one of evaluate -f json's cells (docs/schema/evaluate.json)",

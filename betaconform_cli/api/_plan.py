@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import BetaConformError, InputError, ParameterError
+from ..errors import BetaConformError, InputError
 from ..inputs import InputOptions, Keep, read_inputs
-from ..parameters import CONFIDENCE_LEVEL
+from ..parameters import CONFIDENCE_LEVEL, check_optional
 from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:
@@ -30,8 +30,7 @@ def plan(
     from ..version import __version__
 
     check_seed(seed)
-    if label_cost is not None and not (label_cost >= 0 and label_cost < float("inf")):
-        raise ParameterError("label_cost", f"must be a finite cost of at least 0 per label; got {label_cost}")
+    check_optional("label_cost", label_cost)
     no_clusters(opts, "plan")
     datasets = read_inputs(arguments, opts, Keep.COUNTS, need_labels=False)  # none labeled yet is what plan is for
     notes: list[str] = []

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
+from ..parameters import check, check_optional
 from ..settings import FitSettings, check_seed, generator, generators
 from ._common import Progress
 
@@ -41,7 +42,6 @@ def sample_replay(
 ) -> ReplayReport:
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
     from ..counts import CountTable
-    from ..evaluate.settings import MAX_RUNS
     from ..fit import empirical_errors
     from ..report.sample import ReplayReport
     from ..stopping.document import replay_documents
@@ -49,8 +49,7 @@ def sample_replay(
     from ..stopping.replay import pool_arrays, replay_one, summarize
 
     check_seed(seed)
-    if not 1 <= runs <= MAX_RUNS:
-        raise ParameterError("runs", f"must be from 1 to {MAX_RUNS}; got {runs}")
+    check("runs", runs)
     (ds,) = read_inputs(_listed(pool), opts, Keep.ITEMS)
     items = tuple(one_per_cluster(ds, list(ds.items or ())))
     check_ids(items, ds.source, need_ids=True, id_field=opts.record.id_field)
@@ -99,8 +98,7 @@ def sample_live(
     from ..stopping.document import live_document
     from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items, pool_result
 
-    if batch is not None and batch < 1:
-        raise ParameterError("batch", f"must be at least 1; got {batch}")
+    check_optional("batch", batch)
     if pool is not None and not isinstance(labeled, (str, Path)):
         raise ParameterError("pool", f"{P0} is read with the labeled items' file as its gold (by id): give the labeled items "
                                      "as a file, not as data in memory")

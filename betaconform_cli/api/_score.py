@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..report.score import ScoreReport
     from ..report.slices import SlicesReport
     from ..score import ScoreResult
-    from ..score_document import CompareDocument
+    from ..score.document import CompareDocument
 
 # core parameters that are the data, not an option: an error about them is an error in that input file
 _DATA_PARAMS = frozenset({"gold", "verdicts", "counts", "clusters", "ids_a", "ids_b", "verdicts_a", "verdicts_b"})
@@ -63,7 +63,7 @@ def score(
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
     from ..report.failed import with_failures
     from ..report.score import ScoreReport
-    from ..score_document import score_document, with_gate
+    from ..score.document import score_document, with_gate
 
     core.check_options(confidence_level, target)
     from ._slices import adjustment
@@ -78,7 +78,7 @@ def score(
     datasets, read_failed = (read_inputs(arguments, opts, keep), ()) if compare else read_batch(arguments, opts, keep)
     failed = list(read_failed)
     notes: list[str] = []
-    for ds in datasets:  # the items without a verdict are part of score's population (score_strata.py), not skipped
+    for ds in datasets:  # the items without a verdict are part of score's population (score/strata.py), not skipped
         notes += skip_note(ds, 0 if compare or ds.votes is None else ds.votes.no_verdict_items)
     if opts.record.by is not None:
         sliced = _score_slices(datasets, opts, positive, confidence_level, target, gate, adjust, tuple(notes))
@@ -121,7 +121,7 @@ def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str
     """score --by: each slice's corrected pass rate at the adjusted level, its gate decided by `adjust` (api/_slices.py)."""
     from ..report.score import ScoreReport
     from ..report.slices import SlicesReport
-    from ..score_document import score_document
+    from ..score.document import score_document
     from ..slicing import SliceFigure
     from ._slices import SliceJob, gated_name, run, statement
 
@@ -164,7 +164,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
     import numpy as np
 
     core = importlib.import_module("..score", __package__)  # the module: the package's `score` is the library's
-    from ..score_document import compare_document, score_document
+    from ..score.document import compare_document, score_document
 
     sides = []
     for ds in (a, b):

@@ -13,7 +13,8 @@ from ..errors import ParameterError, UsageError
 from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
 from ..estimators import plain_estimators
 from ..fit import empirical_errors
-from ..parameters import CONFIDENCE_LEVEL
+from ..parameters import CONFIDENCE_LEVEL, check
+from ..parameters import MAX_RUNS as MAX_RUNS
 from ..settings import FitSettings
 
 ESTIMATORS = ESTIMATOR_NAMES  # estimators.REGISTRY's, outside transfer mode, as it stands at import: --methods all
@@ -28,7 +29,6 @@ MARGIN_DEFINITION = (
 Progress = Callable[[int, int, str], None]  # (draws done, draws in all, what is being drawn)
 
 
-MAX_RUNS = 100_000  # draws per dataset and setting (the paper uses 30)
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,7 @@ class EvaluateSettings:
     def __post_init__(self) -> None:
         if not self.sizes or any(not isinstance(r, int) or r < 2 for r in self.sizes):
             raise ParameterError("sizes", f"(numbers of labeled items r) must be integers >= 2; got {list(self.sizes)}")
-        if not isinstance(self.runs, int) or self.runs < 2:
-            raise ParameterError("runs", f"must be an integer >= 2 (a standard error needs two draws); got {self.runs}")
-        if self.runs > MAX_RUNS:  # the per-run arrays are allocated up front: 1e11 runs asked numpy for 48 TiB
-            raise ParameterError("runs", f"must be at most {MAX_RUNS}; got {self.runs}")
+        check("evaluate.runs", self.runs)  # at most MAX_RUNS: the per-run arrays are allocated up front (1e11: 48 TiB)
         if not self.methods:
             raise ParameterError("methods", "must name at least one estimator")
         bad = [m for m in self.methods if m not in plain_estimators() and m not in TRANSFER_METHODS]

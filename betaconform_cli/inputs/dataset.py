@@ -64,7 +64,7 @@ class Votes:
     item's cluster id, e.g. the prompt that several sampled answers share) only when one was asked for.
     `no_verdict`: the items no judge gave a verdict on, as (gold code or -1, items) pairs: no pattern holds them
     (fit, judges and sample cannot use an item without a verdict; readers count them as skipped), but they are
-    items of the evaluated system, and `score` estimates the pass rate of all of them (score_strata.py).
+    items of the evaluated system, and `score` estimates the pass rate of all of them (score/strata.py).
     """
 
     judges: tuple[str, ...]

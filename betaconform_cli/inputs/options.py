@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any
 
 from ..errors import ParameterError
 from ..formats import DUPLICATES, input_formats
+from ..parameters import check_optional
 
 
 class Keep(str, Enum):
@@ -79,10 +79,8 @@ class Handling:
     threshold: float | None = None
 
     def __post_init__(self) -> None:
-        if self.tolerance is not None and not 0 <= self.tolerance < math.inf:  # NaN would score every verdict wrong
-            raise ParameterError("tolerance", f"must be a finite number >= 0; got {self.tolerance}")
-        if self.threshold is not None and not math.isfinite(self.threshold):
-            raise ParameterError("threshold", f"must be a finite number; got {self.threshold}")
+        check_optional("tolerance", self.tolerance)  # NaN would score every verdict wrong
+        check_optional("threshold", self.threshold)
         if self.duplicates not in DUPLICATES:
             raise ParameterError("duplicates", f"must be one of {', '.join(DUPLICATES)}; got {self.duplicates!r}")
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import intervals
 from ..intervals import enclose_value, equal_tailed, z_value
-from ..ppi import Interval
+from ..score.ppi import Interval
 
 Stat = Callable[[np.ndarray], np.ndarray]  # (..., C, C) tables -> (...) values
 BOOTSTRAP_DRAWS = 1000

@@ -127,8 +127,7 @@ def _check_costs(costs: Mapping[str, float], names: Sequence[str], max_error: fl
     for n, price in costs.items():
         if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
             raise ParameterError("costs", f"{P0}: the price of {quote(n)} must be a finite number >= 0; got {price!r}")
-    if not 0.0 < max_error <= 1.0:
-        raise ParameterError("max_error", f"must be in (0, 1]; got {max_error}")
+    check("judges.max_error", max_error)
 
 
 def default_ks(n_judges: int) -> tuple[int, ...]:

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..parameters import DRIFT_CONFIDENCE_LEVEL, check
 from .descriptive import wilson_interval
 
@@ -284,10 +283,8 @@ def holm(values: Sequence[float]) -> np.ndarray:
 
 def check_options(confidence_level: float, max_change: float, permutations: int) -> None:
     check("drift.confidence_level", confidence_level)
-    if not (math.isfinite(max_change) and 0 <= max_change < 1):
-        raise ParameterError("max_change", f"is a change of accuracy between 0 and 1 (0.05 = 5 points); got {max_change}")
-    if not 19 <= permutations <= 100_000:
-        raise ParameterError("permutations", f"must be between 19 and 100000; got {permutations}")
+    check("max_change", max_change)
+    check("permutations", permutations)
 
 
 def drift(old: Run, new: Run, names: Sequence[str], classes: int, confidence_level: float = DRIFT_CONFIDENCE_LEVEL,

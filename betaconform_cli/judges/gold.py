@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..ppi import PSEUDO_ITEMS, Interval
+from ..score.ppi import PSEUDO_ITEMS, Interval
 from . import agreement as ag
 from .clustered import Compositions, cell_covariance, design_effect, resample_clusters
 from .descriptive import wilson_interval

@@ -125,10 +125,10 @@ def fit_classes(v: Verdicts, max_iter: int = 500, tol: float = 1e-10) -> ClassMo
     the higher posterior density is kept."""
     x = _coded(v)
     starts = [vote_shares(x, 0.1)]
-    if x.labeled.any():  # one E-step with the labeled items' accuracies (smoothed) and class shares
-        nl = x.weight[:, None] * x.clamp
-        acc = (np.einsum("mjc,mc->jc", x.onehot, nl) + 1.0) / (x.said.T @ nl + 2.0)
-        prior = (nl.sum(axis=0) + 1.0) / (nl.sum() + v.classes)
+    if x.labeled.any():  # one E-step from the M-step (add-one smoothing) on the labeled items alone
+        lab = x.labeled
+        on_labels = coded(v.patterns[lab], v.classes, x.weight[lab], v.gold[lab])
+        prior, acc = DawidSkene().m_step(on_labels, on_labels.clamp)
         starts.append(normalise(log_likelihood(x, acc) + np.log(prior)[None, :]))
     fit = MODEL.fit(x, starts, max_iter=max_iter, tol=tol, watch_accuracy=True)
     prior, accuracy = fit.params

@@ -1,7 +1,7 @@
 """`score` results: per dataset the judge-corrected pass rate with its interval, what the judges alone say (and how
 far off they are), what the labels alone say; with --compare the difference a - b of two systems on shared items.
 
-Each dataset's document is built once, typed (score_document.py: docs/schema/score.json), with its gate check;
+Each dataset's document is built once, typed (score/document.py: docs/schema/score.json), with its gate check;
 the JSON encodes it, and the table, Markdown, CSV, the chart and the gate's lines read its typed attributes (so that
 mypy checks every field they read).
 """
@@ -14,7 +14,7 @@ from typing import Any
 from ..documents import plain
 from ..formats import output_columns
 from ..gate import ScoreCheck
-from ..score_document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
+from ..score.document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult
 from . import Gated, Verdict, gate_verdicts
 from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, pct

@@ -80,11 +80,9 @@ class PlanDocument(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _check(target: float, confidence_level: float, draws: int) -> None:
-    if not 0 < target < 0.5:
-        raise ParameterError("target", f"is a half-width between 0 and 0.5 (0.03 = 3 points); got {target}")
+    check("target", target)
     check("confidence_level", confidence_level)
-    if not 10 <= draws <= 100_000:
-        raise ParameterError("draws", f"must be from 10 to 100,000; got {draws}")
+    check("draws", draws)
 
 
 def _items(counts: np.ndarray, pattern_gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +109,7 @@ def _score_labels(y: np.ndarray, f: np.ndarray, target: float, level: float, lab
     theta, the finite-population correction, t_{n-2})."""
     from scipy import stats
 
-    from ..ppi import PSEUDO_ITEMS
+    from ..score.ppi import PSEUDO_ITEMS
 
     big_n = len(y)
     theta = float(y.mean())
@@ -128,7 +126,7 @@ def _score_classes(v: Verdicts, rows: np.ndarray, positive: int) -> np.ndarray:
     """Each item's class responsibilities in the score's latent-class model of pass / not-pass verdicts
     (latent_classes.fit_latent_classes, label-free): the score's prediction is these times the classes' pass
     rates (eq. 5), which a draw's gold gives."""
-    from ..latent_classes import fit_latent_classes
+    from ..score.latent_classes import fit_latent_classes
 
     binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
     out: np.ndarray = fit_latent_classes(binary, v.counts.astype(float)).responsibilities[rows]

@@ -24,7 +24,8 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import item_error_table
 from ..errors import P0, P1, ParameterError, placeholder
-from ..parameters import CONFIDENCE_LEVEL, check
+from ..parameters import CONFIDENCE_LEVEL, check, check_optional
+from ..parameters import MAX_LABELS as MAX_LABELS
 from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
 from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
@@ -39,7 +40,6 @@ REFERENCE_SD = 3.5  # sd of S on the 11-judge two-peak pool (3.55 in benchmarks/
 
 
 MAX_THEORETICAL = 1e12  # labels; far below where 1/sqrt(r-1) - 1/sqrt(r) loses its float precision
-MAX_LABELS = 10**9  # the most labels a rule option may name or a "label about N more" may say
 
 
 def _needed(n: int, ratio: float, slack: float = 1.0) -> int:
@@ -148,10 +148,8 @@ def item_errors(judges: np.ndarray, correct: np.ndarray, k: int) -> np.ndarray:
 
 
 def _check_common(min_samples: int, patience: int) -> None:
-    if not 2 <= min_samples <= MAX_LABELS:
-        raise ParameterError("min_samples", f"must be from 2 to {MAX_LABELS:,}; got {min_samples}")
-    if not 1 <= patience <= MAX_LABELS:
-        raise ParameterError("patience", f"must be from 1 to {MAX_LABELS:,}; got {patience}")
+    check("min_samples", min_samples)
+    check("patience", patience)
 
 
 @dataclass(frozen=True)
@@ -170,20 +168,16 @@ class ConformalRule:
     name: str = "conformal"
 
     def __post_init__(self) -> None:
-        if not 0 < self.epsilon < 1:
-            raise ParameterError("epsilon", f"must be strictly between 0 and 1; got {self.epsilon}")
-        if not 0 < self.xi < math.inf:  # written so that NaN fails too
-            raise ParameterError("xi", f"must be a finite number > 0; got {self.xi}")
-        if not 0 < self.tau < math.inf:
-            raise ParameterError("tau", f"must be a finite number > 0; got {self.tau}")
+        check("epsilon", self.epsilon)
+        check("xi", self.xi)
+        check("tau", self.tau)
         if self.score_scale not in SCORE_SCALES:
             raise ParameterError("score_scale", f"must be S or S/k; got {self.score_scale!r}")
         if self.centre not in CENTRES:
             raise ParameterError("centre", f"must be mean or fitted; got {self.centre!r}")
         if self.xi_units not in XI_UNITS:
             raise ParameterError("xi_units", f"must be S or sd; got {self.xi_units!r}")
-        if not 0 < self.reference_sd < math.inf:
-            raise ParameterError("reference_sd", f"must be a finite number > 0; got {self.reference_sd}")
+        check("reference_sd", self.reference_sd)
         self.theoretical_samples()  # a too small xi is refused now, not in the middle of a run
         _check_common(self.min_samples, self.patience)
 
@@ -262,8 +256,7 @@ class VarianceRule:
     name: str = "variance"
 
     def __post_init__(self) -> None:
-        if not 0 < self.xi < math.inf:  # written so that NaN fails too
-            raise ParameterError("xi", f"must be a finite number > 0; got {self.xi}")
+        check("xi", self.xi)
         _check_common(self.min_samples, self.patience)
 
     def theoretical_samples(self) -> int | None:
@@ -313,11 +306,9 @@ class PrecisionRule:
     name: str = "precision"
 
     def __post_init__(self) -> None:
-        if not 0 < self.target < 0.5:
-            raise ParameterError("target", f"is a half-width between 0 and 0.5 (0.03 = 3 points); got {self.target}")
+        check("target", self.target)
         check("confidence_level", self.confidence_level)
-        if self.at_k is not None and self.at_k < 1:
-            raise ParameterError("at_k", f"must be a positive integer; got {self.at_k}")
+        check_optional("at_k", self.at_k)
         if self.method not in PRECISION_METHODS:
             raise ParameterError("precision_method", f"must be calibrated or sequential; got {self.method!r}")
         _check_common(self.min_samples, self.patience)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..distributions import log_beta_binomial, logsumexp
 from ..errors import P0, P1, ParameterError
+from ..parameters import check
 
 # --- input checks -------------------------------------------------------------------------------------
 
@@ -29,10 +30,8 @@ def _check(votes: Any, gold: Any, ks: tuple[int, ...], confidence_level: float, 
             raise ParameterError(name, f"holds {int(a.min())}; class codes are >= 0 and -1 means none")
     v = v.astype(np.int64, copy=False)
     g = g.astype(np.int64, copy=False)
-    if not ks or any((not isinstance(k, (int, np.integer))) or k < 1 for k in ks):
-        raise ParameterError("ks", f"must be positive integers; got {list(ks)}")
-    if not 0 < confidence_level < 1:
-        raise ParameterError("confidence_level", f"must be between 0 and 1 (exclusive); got {confidence_level}")
+    check("ks", ks)  # parameters.py: the one range of each shared parameter
+    check("confidence_level", confidence_level)
     seen = max(int(v.max()) if v.size else -1, int(g.max()) if g.size else -1) + 1
     classes = max(seen, 2) if n_classes is None else int(n_classes)
     if classes < seen or classes < 2:

@@ -1,4 +1,4 @@
-"""The prediction-powered estimator of `score` on pass / not-pass arrays (betaconform_cli.score's module docstring
+"""The prediction-powered estimator of `score` on pass / not-pass arrays (score/estimator.py's module docstring
 gives the equations): the tuned weight lambda, the labeled items' residuals, their (clustered, finite-population)
 variance with pseudo-items, t intervals, Wilson's interval with the finite-population correction, and the
 limited-translation shrinkage of the estimate toward what the judges say."""
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .intervals import t_half_width, t_value, wilson
+from ..intervals import t_half_width, t_value, wilson
 
 LAMBDA_RANGE = (-1.0, 1.0)  # a negative weight uses judges that are worse than chance (benchmarks/score.py)
 PSEUDO_ITEMS = 3.0  # pseudo-items of labels-only variance added to the residuals' (benchmarks/score.py --alternatives)

@@ -1,5 +1,5 @@
 """Items no judge gave a verdict on, in `score`'s population (issue 26): the pass rate of ALL N items as a mixture
-over two strata whose sizes are known -- the N1 items with a verdict (score.py's estimator) and the N0 items with
+over two strata whose sizes are known -- the N1 items with a verdict (estimator.py's estimator) and the N0 items with
 none, which the judges cannot predict and the labels alone estimate.
 
 With w1 = N1 / N and w0 = N0 / N (known: counts, not estimates):
@@ -22,10 +22,10 @@ With w1 = N1 / N and w0 = N0 / N (known: counts, not estimates):
   added. (The labeled items' plain pass rate, the other candidate, estimates the same number under the same
   assumption with more variance.)
 
-The interval is score.py's eq. (6) on the mixture: the residuals' variance V, and the model's variance at the
+The interval is estimator.py's eq. (6) on the mixture: the residuals' variance V, and the model's variance at the
 hypothesis theta0, the judged stratum's read at theta0 and the other's V0 as it is -- (a, b) = (w1^2 a1,
 w1^2 b1 - w0^2 V0); with no label among the unjudged items, eq. (9)'s coefficient joins a (one pass rate for both
-strata is the assumption there). The judged stratum's score form keeps its far end honest near 0 or 1 (score.py);
+strata is the assumption there). The judged stratum's score form keeps its far end honest near 0 or 1 (estimator.py);
 the unjudged stratum's labels-only variance carries Wilson's pseudo-items instead.
 
 The reported estimate is w1 times the judged stratum's moved estimate (eq. 4) plus w0 times the unjudged items'
@@ -56,7 +56,7 @@ class Unjudged:
 
 @dataclass(frozen=True)
 class Judged:
-    """What score.py's estimator gives on the items with a verdict: eq. (1)'s theta and eq. (4)'s estimate, the
+    """What estimator.py's estimator gives on the items with a verdict: eq. (1)'s theta and eq. (4)'s estimate, the
     variance and the model of eq. (6), its degrees of freedom, how many items, and v0 = p (1 - p) of all labels."""
 
     theta: float

@@ -7,9 +7,9 @@ multi-class gold reports the share of one class.
 
 Method (docs/SCORE.md):
 
-1. Prediction (betaconform_cli.latent_classes, eq. 5). A 3-class latent-class model is fitted by EM to the
+1. Prediction (latent_classes.py, eq. 5). A 3-class latent-class model is fitted by EM to the
    verdicts of ALL items, labeled or not, without the gold; each class's pass rate comes from the labels (with 2
-   pseudo-items of the class's mean Dawid-Skene posterior, betaconform_cli.dawid_skene), and
+   pseudo-items of the class's mean Dawid-Skene posterior, two_class.py: the one Dawid-Skene model), and
    `f_i = sum_c P(item i in class c | its verdicts) * pass rate of c`, a labeled item's from the OTHER labels
    (leave one out; with clusters, its cluster out), so that f on the labeled items does not see their own labels
    (cross-fitting, as prediction-powered inference needs). The judges' majority (ties half) is what "the judges
@@ -57,11 +57,11 @@ from typing import Any
 
 import numpy as np
 
-from .dawid_skene import JudgeModel, fit_dawid_skene, majority
-from .errors import P0, P1, ParameterError
-from .inputs.dataset import Votes
+from ..errors import P0, P1, ParameterError
+from ..inputs.dataset import Votes
+from ..parameters import CONFIDENCE_LEVEL, check
+from ..settings import SCORE_TARGETS as TARGETS
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
-from .parameters import CONFIDENCE_LEVEL, check
 from .ppi import (
     LAMBDA_RANGE,
     Interval,
@@ -76,8 +76,8 @@ from .ppi import (
     wilson_fpc,
     wmean,
 )
-from .score_strata import Judged, Unjudged, mix
-from .settings import SCORE_TARGETS as TARGETS
+from .strata import Judged, Unjudged, mix
+from .two_class import JudgeModel, fit_dawid_skene, majority
 
 TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of new items like these"}
 METHOD = "PPI++ with a latent-class prediction from all judges (cross-fitted), moved toward the judges' majority"
@@ -89,7 +89,7 @@ POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", 
 class ScoreSizes:
     """What a score rests on: the labeled and unlabeled items (every item, with a verdict or not), the judges, the
     labeled clusters (when `clusters` was given), and the items no judge gave a verdict on, with how many of them
-    are labeled (score_strata.py)."""
+    are labeled (strata.py)."""
 
     labeled_items: int
     unlabeled_items: int
@@ -114,7 +114,7 @@ class ScoreModels:
 @dataclass(frozen=True)
 class ScoreResult:
     """The corrected pass rate of one system, what the judges alone say, and what the labels alone say (its JSON
-    document: score_document.score_document)."""
+    document: document.score_document)."""
 
     score: Interval
     judges_say: float  # the judges' majority pass rate over all items (ties half); known exactly for this set
@@ -342,7 +342,7 @@ def score(
     cluster = _cluster_codes(clusters, g.shape[0])
     w = _check_counts(counts, g.shape[0], cluster is not None)
     judged = (v >= 0).any(axis=1) & (w > 0)
-    if judged.any() and not judged[w > 0].all():  # items no judge answered: the mixture of score_strata.py
+    if judged.any() and not judged[w > 0].all():  # items no judge answered: the mixture of strata.py
         return _with_unjudged(v, g, positive, cluster, w, judged, confidence_level, target, lambda_)
     return _estimate(v, g, positive, cluster, w, confidence_level, target, lambda_).result
 
@@ -351,7 +351,7 @@ def _with_unjudged(
     v: np.ndarray, g: np.ndarray, positive: Any, cluster: np.ndarray | None, w: np.ndarray, judged: np.ndarray,
     confidence_level: float, target: str, lambda_: float | None,
 ) -> ScoreResult:
-    """The pass rate of every item when some have no verdict (score_strata.py, eqs. 7-9): the estimator on the
+    """The pass rate of every item when some have no verdict (strata.py, eqs. 7-9): the estimator on the
     judged items, mixed with the others' labels, or predicted at the judged items' rate where none is labeled."""
     labeled, none = g >= 0, ~judged & (w > 0)
     if float(w[judged & labeled].sum()) < 2:
@@ -415,7 +415,7 @@ def score_votes(
     `positive` is the class as written."""
     code = resolve_positive(votes.classes, positive)
     options: dict[str, Any] = {"confidence_level": confidence_level, "target": target, "rng": rng}
-    # the items no judge gave a verdict on are rows with no verdict (score_strata.py), one per gold, each its own cluster
+    # the items no judge gave a verdict on are rows with no verdict (strata.py), one per gold, each its own cluster
     none_gold = np.array([g for g, _ in votes.no_verdict], dtype=np.int32)
     none_counts = np.array([n for _, n in votes.no_verdict], dtype=np.int64)
     blank = np.full((len(none_gold), len(votes.judges)), -1, dtype=np.int32)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import em
+from .. import em
 
 CLASSES = 3
 PRIOR_ITEMS = 2.0  # pseudo-items of a class's mean Dawid-Skene posterior in its pass rate (eq. 5)

@@ -14,12 +14,12 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from .documents import SCHEMA, Count, Fraction, Level, document_schema
-from .gate import ScoreCheck
+from ..documents import SCHEMA, Count, Fraction, Level, document_schema
+from ..gate import ScoreCheck
+from ..version import __version__
+from .estimator import TARGET_TEXT, ComparisonResult, ScoreResult
 from .ppi import Interval
-from .score import TARGET_TEXT, ComparisonResult, ScoreResult
-from .score_strata import note
-from .version import __version__
+from .strata import note
 
 Signed = Annotated[float, Meta(ge=-1, le=1, description="a difference of two fractions, from -1 to 1")]
 
@@ -70,7 +70,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     positive: str | int | float | bool  # the class that passes, as written
     labeled_items: Count
     unlabeled_items: Count
-    no_verdict_items: Count  # of all items, those no judge gave a verdict on (score_strata.py)
+    no_verdict_items: Count  # of all items, those no judge gave a verdict on (strata.py)
     no_verdict_labeled: Count
     judges: Count
     clusters: Count | None
@@ -80,7 +80,7 @@ class ScoreDocument(Struct, kw_only=True, frozen=True):
     method: str
     lambda_: Annotated[float, Meta(ge=-1, le=1)] = msgspec.field(name="lambda")
     ppi_estimate: Fraction
-    no_verdict_note: str | UnsetType = UNSET  # how the items without a verdict were estimated (score_strata.note)
+    no_verdict_note: str | UnsetType = UNSET  # how the items without a verdict were estimated (strata.note)
     gate: ScoreGateResult | UnsetType = UNSET
 
 
