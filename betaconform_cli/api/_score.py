@@ -149,13 +149,15 @@ def _score_slices(datasets: Sequence[Dataset], opts: InputOptions, positive: str
 def votes_clusters(ds: Dataset, opts: InputOptions) -> Any:
     """Each item's cluster id (in the votes' item order) when one was asked for (--cluster-field) or its reader
     kept them (an inspect-ai log's epochs: a sample's epochs are one cluster), else None; an error when one was
-    asked for and the input's reader kept none (tables and most tool logs keep no cluster ids)."""
+    asked for and the input's reader kept none (inputs/checks.clusters_problem says which readers keep them)."""
     clusters = getattr(ds.votes, "clusters", None)
     if opts.record.cluster_field is None:
         return clusters
     if clusters is None:
-        raise InputError(ds.source, f"--cluster-field '{opts.record.cluster_field}': clusters are read from JSON Lines only "
-                                    f"(this input is {ds.shape}); write one line per item with the cluster id in a field")
+        from ..inputs.checks import clusters_problem
+
+        raise InputError(ds.source, clusters_problem(ds, opts.record.cluster_field)
+                         or f"--cluster-field '{opts.record.cluster_field}': this input's reader kept no cluster id per item")
     return clusters
 
 
