@@ -57,7 +57,7 @@ class Component(Struct, kw_only=True):
 
 
 class Model(Struct, kw_only=True):
-    """A fitted Beta-Binomial mixture (fit.MixtureFit.model; a baseline's too)."""
+    """A fitted Beta-Binomial mixture (mixtures.MixtureFit.model; a baseline's too)."""
 
     family: str | None | Opt = UNSET
     components: Annotated[list[Component], Meta(min_length=1, max_length=MAX_COMPONENTS)]

@@ -42,7 +42,7 @@ def sample_replay(
 ) -> ReplayReport:
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
     from ..counts import CountTable
-    from ..fit import empirical_errors
+    from ..mixtures import empirical_errors
     from ..report.sample import ReplayReport
     from ..stopping.document import replay_documents
     from ..stopping.live import check_ids

@@ -391,7 +391,7 @@ Rule = Union[ConformalRule, VarianceRule, PrecisionRule]
 
 def fitted_centres(judges: np.ndarray, correct: np.ndarray, score_scale: str, rng: np.random.Generator, every: int = 10) -> np.ndarray:
     """E[S] under a two-component mixture refitted every `every` labels (the running mean before the first fit)."""
-    from ..fit import fit_mixture
+    from ..mixtures import fit_mixture
     from ..settings import Prior
 
     n = len(judges)
