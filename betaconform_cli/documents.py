@@ -23,8 +23,9 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from .estimators import row_columns
+from .formats import MAX_K
 from .inputs.dataset import MAX_JUDGES  # the most judges a histogram entry may have
-from .settings import MAX_K, TIE_RULE
+from .settings import TIE_RULE
 
 if TYPE_CHECKING:
     from .counts import CountTable

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..gate import Gate
 from ..inputs import Dataset, InputOptions, Keep, begin_read
-from ..settings import FitSettings, check_seed, generator
+from ..seeds import check_seed, generator
+from ..settings import FitSettings
 from ._common import Progress, SaveTo, skip_note
 
 if TYPE_CHECKING:

@@ -25,17 +25,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import typer
 
-from ..errors import P0, ParameterError
-from ..estimators import METHODS
-from ..formats import DUPLICATES, input_formats
-from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
-from ..inputs import InputOptions
-from ..output_formats import output_endings, output_formats
-from ..parameters import CONFIDENCE_LEVEL
-from ..settings import (
+from ..choices import (
     COMPONENTS,
     JUDGES_CSV_TABLES,
-    MAX_K,
     PRECISION_METHODS,
     RULES,
     SCORE_TARGETS,
@@ -43,8 +35,15 @@ from ..settings import (
     SIZE_WEIGHTS,
     SLICE_ADJUSTMENTS,
     TRANSFER_METHODS,
-    FitSettings,
 )
+from ..errors import P0, ParameterError
+from ..estimators import METHODS
+from ..formats import DUPLICATES, MAX_K, input_formats
+from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
+from ..inputs import InputOptions
+from ..output_formats import output_endings, output_formats
+from ..parameters import CONFIDENCE_LEVEL
+from ..settings import FitSettings
 from ..settings import (
     parse_ks as parse_ks,  # cli/plan.py takes it from here
 )
@@ -382,7 +381,7 @@ def check_integers(values: dict[str, Any]) -> None:
     """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
     is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
     (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
-    from ..settings import check_seed
+    from ..seeds import check_seed
 
     for name, v in values.items():
         if name in OWN_RANGE:

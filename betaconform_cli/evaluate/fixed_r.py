@@ -14,7 +14,7 @@ from ..errors import FitWarning, ParameterError
 from ..estimators import REGISTRY, Fitted
 from ..fit import analyse
 from ..mixtures import fit_binomial
-from ..settings import check_seed
+from ..seeds import check_seed
 from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
 from .settings import (
     EvaluateSettings,

@@ -21,13 +21,13 @@ from typing import Any, Union
 
 import numpy as np
 
+from ..choices import PRECISION_METHODS  # the choices live in the light choices.py
+from ..choices import RULES as RULES
 from ..counts import CountTable
 from ..distributions import item_error_table
 from ..errors import P0, P1, ParameterError, placeholder
 from ..parameters import CONFIDENCE_LEVEL, check, check_optional
 from ..parameters import MAX_LABELS as MAX_LABELS
-from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
-from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
 
 SCORE_SCALES = ("S", "S/k")
