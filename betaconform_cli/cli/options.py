@@ -47,6 +47,7 @@ from ..settings import FitSettings
 from ..settings import (
     parse_ks as parse_ks,  # cli/plan.py takes it from here
 )
+from .protected_inputs import protect_inputs
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 SLICES = "Slices"
@@ -330,45 +331,6 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__  # typer must see the expanded signature, not the original
     return wrapper
-
-
-# the options that name what a command writes; every other option or argument that names a file is an input, and
-# is protected (protect.py): an input option added later is protected without a line here
-OUTPUT_OPTIONS = frozenset({"output", "junit", "save", "save_dir", "plot", "cache_dir"})
-FIT_INPUTS = frozenset({"fits", "sources"})  # the arguments that read saved fits (a folder of them, a glob)
-
-
-def protect_inputs(values: dict[str, Any]) -> None:
-    """Protect every file a command reads (protect.py): each argument and option value that names a file, and
-    the files a folder or glob given as input expands to (as the readers expand it)."""
-    from .. import protect
-
-    protect.clear()
-    for name, value in values.items():
-        if name in OUTPUT_OPTIONS or isinstance(value, bool):
-            continue
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
-                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')}",
-                                _read_paths(str(item), fits=name in FIT_INPUTS))
-
-
-def _read_paths(text: str, fits: bool) -> list[str | Path]:
-    """The files an input argument names: itself, or what its reader reads of a folder or a glob (saved fits for
-    report's arguments and transfer's sources, data files for the rest: `fit data/ --save-dir data/` may replace
-    the fits it saved there before)."""
-    import glob
-    import os
-
-    if os.path.isfile(text) or not (os.path.isdir(text) or glob.has_magic(text)):
-        return [text]
-    from ..inputs import expand_paths
-    from ..savedfit import expand_fits
-
-    try:
-        return list((expand_fits if fits else expand_paths)([text]))
-    except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
-        return []
 
 
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
