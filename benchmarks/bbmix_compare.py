@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from betaconform_cli.counts import CountTable  # noqa: E402
-from betaconform_cli.fit import Prior, fit_mixture  # noqa: E402
 from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
+from betaconform_cli.mixtures import fit_mixture  # noqa: E402
+from betaconform_cli.settings import Prior  # noqa: E402
 
 
 def loglik(ys: np.ndarray, ns: np.ndarray, weights, alphas, betas) -> float:

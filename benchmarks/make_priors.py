@@ -26,9 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 from betaconform_cli import embeddings, savedfit  # noqa: E402
 from betaconform_cli.documents import fit_document  # noqa: E402
-from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
+from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 from betaconform_cli.report import fit as report  # noqa: E402
+from betaconform_cli.settings import FitSettings  # noqa: E402
 
 PRIORS = ROOT / "configs" / "priors"
 FITTED_WITH = "betaconform fit --save --embed (default method, seed 0); embedding all-MiniLM-L6-v2"

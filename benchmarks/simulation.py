@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.distributions import Mixture, error_rates  # noqa: E402
-from betaconform_cli.fit import empirical_errors, fit_candidates, fit_paper_em  # noqa: E402
+from betaconform_cli.mixtures import empirical_errors, fit_candidates, fit_paper_em  # noqa: E402
 from betaconform_cli.posterior import CellPosterior, cell_posterior  # noqa: E402
 
 SHAPES = {

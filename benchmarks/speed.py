@@ -48,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 
 from betaconform_cli.counts import CountTable  # noqa: E402
 from betaconform_cli.distributions import Mixture  # noqa: E402
-from betaconform_cli.fit import FitSettings, analyse  # noqa: E402
+from betaconform_cli.fit import analyse  # noqa: E402
+from betaconform_cli.settings import FitSettings  # noqa: E402
 
 BIN = Path(sys.executable).parent / "betaconform"
 MIX = Mixture((0.3, 0.7), (1.0, 8.0), (6.0, 1.5))

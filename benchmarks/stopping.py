@@ -24,8 +24,9 @@ import numpy as np  # noqa: E402
 
 from betaconform_cli import stopping as st  # noqa: E402
 from betaconform_cli.counts import CountTable  # noqa: E402
-from betaconform_cli.fit import FitSettings, empirical_errors  # noqa: E402
 from betaconform_cli.inputs import Item, Keep, read_dataset  # noqa: E402
+from betaconform_cli.mixtures import empirical_errors  # noqa: E402
+from betaconform_cli.settings import FitSettings  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data"
 PAPER = {0.06: 35, 0.03: 50, 0.01: 105}

@@ -60,8 +60,9 @@ sys.path.insert(0, str(ROOT))
 
 from betaconform_cli import embeddings, savedfit, transfer  # noqa: E402
 from betaconform_cli.counts import CountTable  # noqa: E402
-from betaconform_cli.fit import FitResult, analyse, empirical_errors, fit_paper_em  # noqa: E402
+from betaconform_cli.fit import FitResult, analyse  # noqa: E402
 from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
+from betaconform_cli.mixtures import empirical_errors, fit_paper_em  # noqa: E402
 from betaconform_cli.settings import FitSettings  # noqa: E402
 
 KS = tuple(range(1, 12))

@@ -23,8 +23,9 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from .estimators import row_columns
+from .formats import MAX_K
 from .inputs.dataset import MAX_JUDGES  # the most judges a histogram entry may have
-from .settings import MAX_K, TIE_RULE
+from .settings import TIE_RULE
 
 if TYPE_CHECKING:
     from .counts import CountTable
@@ -57,7 +58,7 @@ class Component(Struct, kw_only=True):
 
 
 class Model(Struct, kw_only=True):
-    """A fitted Beta-Binomial mixture (fit.MixtureFit.model; a baseline's too)."""
+    """A fitted Beta-Binomial mixture (mixtures.MixtureFit.model; a baseline's too)."""
 
     family: str | None | Opt = UNSET
     components: Annotated[list[Component], Meta(min_length=1, max_length=MAX_COMPONENTS)]

@@ -14,9 +14,9 @@ parameters of the last M-step and the memberships and objective of the E-step th
 - the watched parameters settle (`watch` given): max |theta_t - theta_(t-1)| < tol, theta_0 = `watch_start`
   (never at the first iteration when `watch_start` is None).
 
-fit.fit_paper_em is not run here on purpose: it is the paper's EM as printed (section 4.3), whose test on the
+mixtures.fit_paper_em is not run here on purpose: it is the paper's EM as printed (section 4.3), whose test on the
 parameters' relative change sits between its M-step and its E-step and which tracks no likelihood; and
-fit.fit_mixture is a quasi-Newton fit (L-BFGS-B), not an EM.
+mixtures.fit_mixture is a quasi-Newton fit (L-BFGS-B), not an EM.
 """
 
 from __future__ import annotations

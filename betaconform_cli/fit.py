@@ -3,7 +3,7 @@ interval from `posterior.cell_posterior` (see docs/METHOD.md of this repository)
 that the fit decides (`FitResult.fields`).
 
 The leaf fitters (the MAP mixture, the paper's EM, the Binomial, the empirical error, the error margin) are in
-mixtures.py; their names are importable from here too, as before.
+mixtures.py and the fit's settings in settings.py: import them from there (this module does not re-export them).
 """
 
 from __future__ import annotations
@@ -21,32 +21,14 @@ from .documents import Baselines, BinomialModel, Component, FitRecord, Interval,
 from .errors import UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
 from .intervals import enclose_value
-from .mixtures import (
-    LOG_BOUNDS,
-    LOGIT_BOUNDS,
-    FittedCounts,
-    MixtureFit,
-    default_starts,
-    empirical_errors,
-    error_margin,
-    fit_auto,
-    fit_binomial,
-    fit_candidates,
-    fit_mixture,
-    fit_paper_em,
-    fitted_counts,
-    mixture_log_likelihood,
-)
+from .mixtures import MixtureFit, default_starts, fit_binomial, fit_candidates, fit_mixture
 from .posterior import CellPosterior, cell_posterior, mixture_cells
-from .settings import INTERVAL_METHOD, TIE_RULE, FitSettings, Prior
+from .settings import INTERVAL_METHOD, TIE_RULE, FitSettings
 
 if TYPE_CHECKING:
     from .votes import VoteEstimate
 
-__all__ = ["LOGIT_BOUNDS", "LOG_BOUNDS", "ErrorRow", "FitResult", "FitSettings", "FittedCounts", "MixtureFit", "Prior",
-           "analyse", "cluster_interval", "default_starts", "empirical_errors", "error_margin", "fit_auto", "fit_binomial",
-           "fit_candidates", "fit_mixture", "fit_models", "fit_paper_em", "fitted_counts", "mixture_log_likelihood",
-           "model_document", "settings_document"]
+__all__ = ["ErrorRow", "FitResult", "analyse", "cluster_interval", "fit_models", "model_document", "settings_document"]
 
 
 def model_document(fit: MixtureFit) -> Model:

@@ -42,7 +42,7 @@ class Parameter:
     open_low: bool = False
     open_high: bool = False
     integer: bool = False  # an int (numpy's integers too, unless `python_int`), never a bool or a float
-    python_int: bool = False  # a Python int only (the seed, as settings.check_seed always took it)
+    python_int: bool = False  # a Python int only (the seed, as seeds.check_seed always took it)
     each: bool = False  # a non-empty sequence whose every element is in the range (ensemble sizes)
 
     def holds(self, value: Any) -> bool:

@@ -2,7 +2,7 @@
 
 - `protect(what, path)`: an input of this run (a data file, a `--labels` file, a saved fit, a config, a pool, the
   files of a folder or a glob named as input). The CLI protects every path-valued option and argument that is not an
-  output (cli/options.py: OUTPUT_OPTIONS), so an input option added later is protected without a line here.
+  output (cli/protected_inputs.py: OUTPUT_OPTIONS), so an input option added later is protected without a line here.
 - `refuse_overwrites(outputs)`: every output (-o, --junit, --save, --save-dir's files, sample's next items, a figure,
   $GITHUB_STEP_SUMMARY) against every protected input and every other output, compared as files (the same inode
   through another name, a hard link or a symbolic link) and, for files not there yet, by resolved path. Called

@@ -1,29 +1,16 @@
-"""Fit settings and the weak prior: light (no scipy), so the CLI can validate options before heavy imports."""
+"""Fit settings, the weak prior and --ks: light (no scipy), so the CLI can validate options before heavy imports.
+The options' choices are in choices.py, seeds and generators in seeds.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from .choices import COMPONENTS
 from .errors import P0, ParameterError, UsageError
-from .formats import MAX_K as MAX_K
+from .formats import MAX_K
 from .parameters import CONFIDENCE_LEVEL, PARAMETERS, check
 
-if TYPE_CHECKING:
-    import numpy as np
-
 TIE_RULE = "for even k a tie (k/2 correct) counts as half an error"
-COMPONENTS: tuple[int | str, ...] = (1, 2, 3, "auto")
-# every other option's choices: read by the core's checks and by the CLI's choices alike, from here, because this
-# module is light (the modules that use them import scipy, which the CLI loads only when a command computes)
-RULES = ("conformal", "variance", "precision")  # stopping rules
-PRECISION_METHODS = ("calibrated", "sequential")  # the precision rule's interval
-SCORE_TARGETS = ("set", "new")  # score's interval: these items' pass rate, or new items'
-TRANSFER_METHODS = ("default", "paper")
-SIZE_WEIGHTS = ("log", "linear")  # eq. 14's size term
-SLICE_ADJUSTMENTS = ("holm", "bh", "none")  # --by's multiplicity: Holm (family-wise), Benjamini-Hochberg (FDR), none
-JUDGES_CSV_TABLES = ("ensembles", "agreement")  # judges -f csv: the ensembles of each size, or each judge against the gold
-SIMILARITIES = ("cosine", "inverse-euclidean")
 
 
 def parse_ks(text: str) -> tuple[int, ...]:
@@ -48,29 +35,6 @@ def parse_ks(text: str) -> tuple[int, ...]:
     if not ks:
         raise ParameterError("ks", f"{P0}: no ensemble size in {text!r}")
     return tuple(sorted(set(ks)))
-
-
-def check_seed(seed: int) -> None:
-    """A seed in the one range every command, output and saved fit carries (0 to 2^53 - 1)."""
-    check("seed", seed)
-
-
-def generators(seed: int, n: int) -> list[np.random.Generator]:
-    """`n` independent random generators from one seed, one per use of randomness in a command. The first is
-    numpy's default_rng(seed) itself -- what `fit` draws its posterior from, so that a command's fit equals `fit`'s
-    with the same seed and every seed gives the numbers it always gave --; the others are the children of
-    SeedSequence(seed).spawn(n - 1) (a decision, which items come next), so that no use replays another's numbers,
-    as generators seeded alike would. The seed is checked first."""
-    import numpy as np
-
-    check_seed(seed)
-    children = np.random.SeedSequence(seed).spawn(n - 1) if n > 1 else []
-    return [np.random.default_rng(seed), *(np.random.default_rng(child) for child in children)]
-
-
-def generator(seed: int) -> np.random.Generator:
-    """The one generator of a command with one use of randomness: generators(seed, 1)[0], default_rng(seed)."""
-    return generators(seed, 1)[0]
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
+from .choices import SLICE_ADJUSTMENTS
 from .errors import ParameterError
-from .settings import SLICE_ADJUSTMENTS
 
 MIN_LABELED = 10  # fewer labeled items in a slice: "too few labels", no number, not gated
 

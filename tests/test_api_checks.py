@@ -12,14 +12,14 @@ import pytest
 
 from betaconform_cli import api
 from betaconform_cli.errors import ParameterError
-from betaconform_cli.settings import generator, generators
+from betaconform_cli.seeds import generator, generators
 from tests.conftest import SAMPLE
 
 Q = SAMPLE / "qa_judges.jsonl"
 
 
 class TestGenerators:
-    """settings.generators: the seed's own stream first, then spawned children."""
+    """seeds.generators: the seed's own stream first, then spawned children."""
 
     def test_first_is_the_seeds_own_stream_and_the_rest_are_spawned_children(self) -> None:
         got = [g.random(6) for g in generators(7, 3)]

@@ -17,9 +17,10 @@ from betaconform_cli.counts import CountTable
 from betaconform_cli.errors import UsageError
 from betaconform_cli.evaluate import ESTIMATORS, EvaluateSettings, evaluate
 from betaconform_cli.evaluate.settings import run_rng
-from betaconform_cli.fit import FitSettings, analyse
+from betaconform_cli.fit import analyse
 from betaconform_cli.report.evaluate import EvaluationReport
 from betaconform_cli.report.render import to_markdown as render_markdown
+from betaconform_cli.settings import FitSettings
 
 
 def to_json(ev):  # type: ignore[no-untyped-def]

@@ -12,11 +12,9 @@ from scipy.optimize import approx_fprime
 from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates, log_comb
 from betaconform_cli.errors import ParameterError, UsageError
-from betaconform_cli.fit import (
-    FitSettings,
-    Prior,
-    analyse,
-    cell_posterior,
+from betaconform_cli.fit import analyse
+from betaconform_cli.mixtures import (
+    _objective,
     empirical_errors,
     fit_auto,
     fit_binomial,
@@ -24,7 +22,8 @@ from betaconform_cli.fit import (
     fit_paper_em,
     mixture_log_likelihood,
 )
-from betaconform_cli.mixtures import _objective
+from betaconform_cli.posterior import cell_posterior
+from betaconform_cli.settings import FitSettings, Prior
 
 
 def simulate(mix: Mixture, n: int, judges: int | np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""fit.fitted_counts: the histogram chart's observed and fitted counts, computed by the core (the report draws them
+"""mixtures.fitted_counts: the histogram chart's observed and fitted counts, computed by the core (the report draws them
 and refits nothing), checked against scipy.stats.betabinom."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from betaconform_cli.distributions import Mixture
-from betaconform_cli.fit import fitted_counts
+from betaconform_cli.mixtures import fitted_counts
 from betaconform_cli.report.fit import FitReport, histogram_bars
 
 MIXTURE = Mixture((0.3, 0.7), (2.0, 9.0), (5.0, 1.5))

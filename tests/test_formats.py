@@ -1,4 +1,4 @@
-"""File suffixes, limits and choices in one place (formats.py, settings.py): a file of any data kind is read alike
+"""File suffixes, limits and choices in one place (formats.py, choices.py): a file of any data kind is read alike
 alone, in a folder or by a glob, whatever the case of its name; the CLI's choices are the core's tuples."""
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class TestNames:
 def _core_choices() -> list[tuple[str, str, tuple[str, ...]]]:
     import importlib
 
-    from betaconform_cli import gate, settings
+    from betaconform_cli import choices, gate
 
     score = importlib.import_module("betaconform_cli.score")  # the module: betaconform_cli.score is the library function
     from betaconform_cli.stopping import rules
@@ -135,12 +135,12 @@ def _core_choices() -> list[tuple[str, str, tuple[str, ...]]]:
 
     return [
         ("fit", "--from", formats.input_formats()), ("doctor", "--duplicates", formats.DUPLICATES),
-        ("judges", "--format", output_formats.output_formats()), ("fit", "--components", tuple(str(c) for c in settings.COMPONENTS)),
+        ("judges", "--format", output_formats.output_formats()), ("fit", "--components", tuple(str(c) for c in choices.COMPONENTS)),
         ("fit", "--on", gate.GATE_ON), ("report", "--on", gate.GATE_ON), ("score", "--on", gate.SCORE_ON),
         ("score", "--target", score.TARGETS), ("sample", "--rule", rules.RULES), ("evaluate", "--rule", rules.RULES),
         ("sample", "--precision-method", rules.PRECISION_METHODS), ("transfer", "--method", tsettings.METHODS),
         ("transfer", "--size-weight", tsettings.SIZE_WEIGHTS), ("transfer", "--similarity", tsettings.SIMILARITIES),
-        ("judges", "--csv-table", settings.JUDGES_CSV_TABLES),
+        ("judges", "--csv-table", choices.JUDGES_CSV_TABLES),
     ]
 
 

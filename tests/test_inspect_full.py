@@ -17,8 +17,9 @@ from scipy import stats
 
 from betaconform_cli.counts import CountTable, ItemClusters
 from betaconform_cli.distributions import Mixture
-from betaconform_cli.fit import MixtureFit, analyse
+from betaconform_cli.fit import analyse
 from betaconform_cli.inputs import InputOptions, Keep, read_dataset
+from betaconform_cli.mixtures import MixtureFit
 from betaconform_cli.settings import FitSettings
 
 from .conftest import invoke

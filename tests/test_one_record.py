@@ -14,8 +14,9 @@ import pytest
 from betaconform_cli import api
 from betaconform_cli.counts import CountTable
 from betaconform_cli.documents import fit_document, plain
-from betaconform_cli.fit import FitSettings, analyse
+from betaconform_cli.fit import analyse
 from betaconform_cli.savedfit import dump_fit, load_fit
+from betaconform_cli.settings import FitSettings
 
 PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 # the modules that hold a published document's types and builders (docs/schema/)

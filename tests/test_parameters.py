@@ -36,7 +36,7 @@ class TestTable:
         ("seed", 2**53, "seed must be an integer from 0 to 2^53 - 1 (9007199254740991); got 9007199254740992"),
         ("seed", 10**400, None),  # a huge int is compared as an int (no OverflowError)
         ("seed", 1.0, "seed must be an integer from 0 to 2^53 - 1 (9007199254740991); got 1.0"),
-        ("seed", np.int64(3), None),  # as settings.check_seed always did: a Python int only
+        ("seed", np.int64(3), None),  # as seeds.check_seed always did: a Python int only
         ("ks", (), "ks must be ensemble sizes from 1 to 201; got []"),
         ("ks", (1, 202), "ks must be ensemble sizes from 1 to 201; got [1, 202]"),
         ("ks", "1-3", "ks must be ensemble sizes from 1 to 201; got 1-3"),

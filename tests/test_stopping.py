@@ -11,8 +11,8 @@ import scipy.stats
 
 from betaconform_cli import stopping as st
 from betaconform_cli.errors import InputError, UsageError
-from betaconform_cli.fit import FitSettings
 from betaconform_cli.inputs import Item
+from betaconform_cli.settings import FitSettings
 
 
 def two_peak(n: int, rng: np.random.Generator, judges: int = 11) -> list[Item]:
@@ -248,8 +248,9 @@ class TestCalibratedPrecision:
     def test_matches_fits_dirichlet_interval(self) -> None:
         """Half-width ~ that of fit's Dirichlet interval (strength 0, flat 1) at the monitoring level, simulated."""
         from betaconform_cli.counts import CountTable
-        from betaconform_cli.fit import Prior, fit_mixture
+        from betaconform_cli.mixtures import fit_mixture
         from betaconform_cli.posterior import cell_posterior
+        from betaconform_cli.settings import Prior
 
         rng = np.random.default_rng(12)
         pool = two_peak(150, rng)

@@ -19,7 +19,9 @@ from betaconform_cli import transfer as tr
 from betaconform_cli.counts import CountTable
 from betaconform_cli.distributions import Mixture, error_rates
 from betaconform_cli.errors import EmbeddingError, ParameterError, ParamsError, UsageError
-from betaconform_cli.fit import FitSettings, analyse, fit_paper_em
+from betaconform_cli.fit import analyse
+from betaconform_cli.mixtures import fit_paper_em
+from betaconform_cli.settings import FitSettings
 from betaconform_cli.transfer.settings import FLAT_KEYS, GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent

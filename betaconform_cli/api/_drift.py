@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import P0, P1, InputError, ParameterError, UsageError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..parameters import DRIFT_CONFIDENCE_LEVEL
-from ..settings import check_seed
+from ..seeds import check_seed
 from ._common import no_clusters, skip_note
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import P0, P1, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
-from ..settings import check_seed
+from ..seeds import check_seed
 from ._common import Progress, no_clusters, skip_note
 
 if TYPE_CHECKING:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..gate import Gate
 from ..inputs import Dataset, InputOptions, Keep, begin_read
-from ..settings import FitSettings, check_seed, generator
+from ..seeds import check_seed, generator
+from ..settings import FitSettings
 from ._common import Progress, SaveTo, skip_note
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def fit(
     from ..report.fit import FitReport, saved_document
 
     datasets, failed = pending.result(), list(pending.failed)  # bad inputs fail alone (failed_inputs.py)
-    from ..fit import fitted_counts
+    from ..mixtures import fitted_counts
 
     if opts.record.by is not None:
         sliced = _fit_slices(datasets, opts.record.by, adjust, settings, seed, gate, chart, unlabeled)
@@ -160,7 +161,7 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
     from dataclasses import replace
 
     from ..documents import fit_document
-    from ..fit import fitted_counts
+    from ..mixtures import fitted_counts
     from ..report.fit import FitReport
     from ..report.slices import SlicesReport
     from ._slices import SliceJob, gated_name, run, statement
@@ -209,7 +210,7 @@ def _fit_figure(result: FitResult, ds: Dataset, gate: Gate | None) -> SliceFigur
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
     """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
     from ..documents import report_document
-    from ..fit import fitted_counts
+    from ..mixtures import fitted_counts
     from ..report.fit import FitReport
     from ..savedfit import expand_fits, load_fit
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..choices import JUDGES_CSV_TABLES
 from ..errors import P0, InputError, ParameterError, UsageError, quote, quote_all
 from ..failed_inputs import failure_documents
 from ..inputs import InputOptions, Keep, read_batch
 from ..parameters import CONFIDENCE_LEVEL
-from ..settings import JUDGES_CSV_TABLES, check_seed
+from ..seeds import check_seed
 from ._common import Progress, skip_note, unlabeled_only_judges
 
 if TYPE_CHECKING:

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
+from ..formats import MAX_K
 from ..inputs import InputOptions
 from ..parameters import CONFIDENCE_LEVEL, DRIFT_CONFIDENCE_LEVEL
-from ..settings import MAX_K, FitSettings, parse_ks
+from ..settings import FitSettings, parse_ks
 
 if TYPE_CHECKING:
     from ..report.doctor import DoctorReport

@@ -25,7 +25,7 @@ def plan(
 
     from ..report.plan import PlanReport
     from ..score import resolve_positive
-    from ..settings import check_seed
+    from ..seeds import check_seed
     from ..stopping.forecast import PlanDocument, forecast
     from ..version import __version__
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import P0, P1, P2, FitWarning, InputError, ParameterError
 from ..inputs import Dataset, InputOptions, Keep, read_inputs
 from ..parameters import check, check_optional
-from ..settings import FitSettings, check_seed, generator, generators
+from ..seeds import check_seed, generator, generators
+from ..settings import FitSettings
 from ._common import Progress
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def sample_replay(
 ) -> ReplayReport:
     """Replay `rule` on a fully labeled pool in `runs` random orders (the paper's Tables 1 and 3 protocol)."""
     from ..counts import CountTable
-    from ..fit import empirical_errors
+    from ..mixtures import empirical_errors
     from ..report.sample import ReplayReport
     from ..stopping.document import replay_documents
     from ..stopping.live import check_ids
@@ -90,7 +91,7 @@ def sample_live(
     batch: int | None = None, opts: InputOptions = InputOptions(), show_next: bool = True,
 ) -> LiveReport:
     """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order. The
-    decision, the fit's draws and the choice of next items each have their own generator (settings.generators)."""
+    decision, the fit's draws and the choice of next items each have their own generator (seeds.generators)."""
     from ..counts import CountTable
     from ..documents import fit_document
     from ..fit import analyse

@@ -10,7 +10,8 @@ from ..atomic import refuse_inputs
 from ..errors import P0, ParameterError
 from ..formats import is_fit_name
 from ..inputs import InputOptions, Keep, read_inputs
-from ..settings import FitSettings, check_seed
+from ..seeds import check_seed
+from ..settings import FitSettings
 from ._common import SaveTo, no_clusters, skip_note
 
 if TYPE_CHECKING:

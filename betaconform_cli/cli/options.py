@@ -25,17 +25,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 import typer
 
-from ..errors import P0, ParameterError
-from ..estimators import METHODS
-from ..formats import DUPLICATES, input_formats
-from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
-from ..inputs import InputOptions
-from ..output_formats import output_endings, output_formats
-from ..parameters import CONFIDENCE_LEVEL
-from ..settings import (
+from ..choices import (
     COMPONENTS,
     JUDGES_CSV_TABLES,
-    MAX_K,
     PRECISION_METHODS,
     RULES,
     SCORE_TARGETS,
@@ -43,11 +35,19 @@ from ..settings import (
     SIZE_WEIGHTS,
     SLICE_ADJUSTMENTS,
     TRANSFER_METHODS,
-    FitSettings,
 )
+from ..errors import P0, ParameterError
+from ..estimators import METHODS
+from ..formats import DUPLICATES, MAX_K, input_formats
+from ..gate import GATE_ON, SCORE_ON, Gate, ScoreGate, make_gate, make_score_gate
+from ..inputs import InputOptions
+from ..output_formats import output_endings, output_formats
+from ..parameters import CONFIDENCE_LEVEL
+from ..settings import FitSettings
 from ..settings import (
     parse_ks as parse_ks,  # cli/plan.py takes it from here
 )
+from .protected_inputs import protect_inputs
 
 INPUT, OUTPUT, MODEL, GATE, EMBED, SCORE = "Input", "Output", "Model", "Gate", "Embeddings", "Score"
 SLICES = "Slices"
@@ -333,45 +333,6 @@ def grouped(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-# the options that name what a command writes; every other option or argument that names a file is an input, and
-# is protected (protect.py): an input option added later is protected without a line here
-OUTPUT_OPTIONS = frozenset({"output", "junit", "save", "save_dir", "plot", "cache_dir"})
-FIT_INPUTS = frozenset({"fits", "sources"})  # the arguments that read saved fits (a folder of them, a glob)
-
-
-def protect_inputs(values: dict[str, Any]) -> None:
-    """Protect every file a command reads (protect.py): each argument and option value that names a file, and
-    the files a folder or glob given as input expands to (as the readers expand it)."""
-    from .. import protect
-
-    protect.clear()
-    for name, value in values.items():
-        if name in OUTPUT_OPTIONS or isinstance(value, bool):
-            continue
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(item, (str, Path)) and str(item) not in ("", "-"):
-                protect.protect("input" if name in ("data", "fits", "labeled", "targets") else f"--{name.replace('_', '-')}",
-                                _read_paths(str(item), fits=name in FIT_INPUTS))
-
-
-def _read_paths(text: str, fits: bool) -> list[str | Path]:
-    """The files an input argument names: itself, or what its reader reads of a folder or a glob (saved fits for
-    report's arguments and transfer's sources, data files for the rest: `fit data/ --save-dir data/` may replace
-    the fits it saved there before)."""
-    import glob
-    import os
-
-    if os.path.isfile(text) or not (os.path.isdir(text) or glob.has_magic(text)):
-        return [text]
-    from ..inputs import expand_paths
-    from ..savedfit import expand_fits
-
-    try:
-        return list((expand_fits if fits else expand_paths)([text]))
-    except Exception:  # noqa: BLE001 - a bad input is reported by its read, with its own message
-        return []
-
-
 MAX_INT = 2**63 - 1  # every integer option is a 64-bit integer for numpy (click reads any number of digits)
 
 
@@ -382,7 +343,7 @@ def check_integers(values: dict[str, Any]) -> None:
     """Every integer option within a 64-bit integer, where the options enter: `--population 99999999999999999999`
     is a usage error naming the option, never numpy's ValueError deep in a computation. Each option's own range
     (seed >= 0, population >= the labeled items, ...) is checked where it is used."""
-    from ..settings import check_seed
+    from ..seeds import check_seed
 
     for name, v in values.items():
         if name in OWN_RANGE:

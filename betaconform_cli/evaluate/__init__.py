@@ -3,7 +3,7 @@
 Fixed-r mode (fixed_r.py; the paper's figures 3-4 and the accuracy tables of METHOD.md): for each dataset and
 each number of labeled items r, `runs` paired random draws of r items *without replacement*; on every draw every
 estimator is fitted on the same items and compared with the whole dataset's actual error (exact hypergeometric,
-`fit.empirical_errors`). The error margin of a draw is `fit.error_margin`: the mean over odd k (those k for which
+`mixtures.empirical_errors`). The error margin of a draw is `mixtures.error_margin`: the mean over odd k (those k for which
 the actual error is defined) of |estimate - actual|. A dataset with fewer than r + 1 items is skipped at that r
 (a draw of all items would have no sampling error) and listed in `Evaluation.skipped`.
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import P0, P1, P2, ParameterError, UsageError
-from ..settings import check_seed
+from ..seeds import check_seed
 from .fixed_r import Draws
 from .results import Cell, Evaluation, RuleRuns, Skipped
 from .settings import EvaluateSettings, Progress, Ticker, check_names, check_plain_methods, item_arrays, run_rng, truth

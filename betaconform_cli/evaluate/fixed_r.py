@@ -12,8 +12,9 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import FitWarning, ParameterError
 from ..estimators import REGISTRY, Fitted
-from ..fit import analyse, fit_binomial
-from ..settings import check_seed
+from ..fit import analyse
+from ..mixtures import fit_binomial
+from ..seeds import check_seed
 from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
 from .settings import (
     EvaluateSettings,

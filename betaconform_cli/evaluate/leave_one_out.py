@@ -14,8 +14,9 @@ import numpy as np
 from ..blas import one_thread
 from ..counts import CountTable
 from ..errors import P0, FitWarning, ParameterError
-from ..fit import analyse, empirical_errors, fit_paper_em
-from ..settings import check_seed
+from ..fit import analyse
+from ..mixtures import empirical_errors, fit_paper_em
+from ..seeds import check_seed
 from .results import Cell, CellDraws, CellFigure, Evaluation, Skipped
 from .settings import TRANSFER_METHODS, EvaluateSettings, Progress, Ticker, check_names, run_rng, truth
 

@@ -10,7 +10,7 @@ import msgspec
 import numpy as np
 from msgspec.structs import replace
 
-from ..fit import error_margin
+from ..mixtures import error_margin
 from ..settings import TIE_RULE
 from ..version import __version__
 from .document import (

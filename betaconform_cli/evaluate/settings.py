@@ -12,7 +12,7 @@ from ..counts import CountTable
 from ..errors import ParameterError, UsageError
 from ..estimators import ESTIMATORS as ESTIMATOR_NAMES
 from ..estimators import plain_estimators
-from ..fit import empirical_errors
+from ..mixtures import empirical_errors
 from ..parameters import CONFIDENCE_LEVEL, check
 from ..parameters import MAX_RUNS as MAX_RUNS
 from ..settings import FitSettings

@@ -27,8 +27,9 @@ import numpy as np
 
 from ..errors import P0, P1, ParameterError, UsageError, quote, quote_all
 from ..fit import FitResult, analyse
+from ..formats import MAX_K
 from ..parameters import check
-from ..settings import MAX_K, FitSettings
+from ..settings import FitSettings
 from .clustered import Clustered, clustered, clustered_items, widened, widened_search
 from .costs import cheapest as _cheapest
 from .descriptive import cochran_q, count_table, pair_table, wilson_interval

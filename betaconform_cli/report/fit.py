@@ -24,7 +24,7 @@ from .render import to_csv, to_json
 from .views import BLANK, Block, Chart, Lines, Series, TableView, beyond_note, caption_of, k_label, pct, tie_note
 
 if TYPE_CHECKING:
-    from ..fit import FittedCounts
+    from ..mixtures import FittedCounts
 
 SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
 Doc = Any  # a fit document (documents.fit_document_type() or report_document_type(): built from the registry's columns)
@@ -290,7 +290,7 @@ def fit_markdown_blocks(d: Doc) -> list[Block]:
 @dataclass(frozen=True)
 class FitReport(Gated):
     """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
-    holds each document's observed and fitted counts (fit.fitted_counts, in the same order), which the chart draws."""
+    holds each document's observed and fitted counts (mixtures.fitted_counts, in the same order), which the chart draws."""
 
     documents: tuple[Doc, ...]  # documents.fit_document_type() or report_document_type()
     checks: tuple[GateCheck, ...] = ()

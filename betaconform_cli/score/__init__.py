@@ -11,7 +11,7 @@ bias with a few gold labels.
 
 The estimator's names are the package's (`from betaconform_cli.score import score`)."""
 
-from ..settings import SCORE_TARGETS as TARGETS
+from ..choices import SCORE_TARGETS as TARGETS
 from .estimator import (
     METHOD,
     METHOD_LABELS_ONLY,

@@ -57,10 +57,10 @@ from typing import Any
 
 import numpy as np
 
+from ..choices import SCORE_TARGETS as TARGETS
 from ..errors import P0, P1, ParameterError
 from ..inputs.dataset import Votes
 from ..parameters import CONFIDENCE_LEVEL, check
-from ..settings import SCORE_TARGETS as TARGETS
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
 from .ppi import (
     LAMBDA_RANGE,

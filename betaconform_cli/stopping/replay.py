@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..counts import CountTable
-from ..fit import FitResult, analyse, empirical_errors, error_margin
+from ..fit import FitResult, analyse
 from ..inputs import Item
+from ..mixtures import empirical_errors, error_margin
 from ..settings import FitSettings
 from .document import MeanSd, Summary
 from .rules import Rule, rule_path

@@ -21,13 +21,13 @@ from typing import Any, Union
 
 import numpy as np
 
+from ..choices import PRECISION_METHODS  # the choices live in the light choices.py
+from ..choices import RULES as RULES
 from ..counts import CountTable
 from ..distributions import item_error_table
 from ..errors import P0, P1, ParameterError, placeholder
 from ..parameters import CONFIDENCE_LEVEL, check, check_optional
 from ..parameters import MAX_LABELS as MAX_LABELS
-from ..settings import PRECISION_METHODS  # the choices live with the light settings (settings.py)
-from ..settings import RULES as RULES
 from .sequences import calibrated_half_width, confidence_sequence
 
 SCORE_SCALES = ("S", "S/k")
@@ -391,7 +391,7 @@ Rule = Union[ConformalRule, VarianceRule, PrecisionRule]
 
 def fitted_centres(judges: np.ndarray, correct: np.ndarray, score_scale: str, rng: np.random.Generator, every: int = 10) -> np.ndarray:
     """E[S] under a two-component mixture refitted every `every` labels (the running mean before the first fit)."""
-    from ..fit import fit_mixture
+    from ..mixtures import fit_mixture
     from ..settings import Prior
 
     n = len(judges)

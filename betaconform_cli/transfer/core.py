@@ -19,7 +19,8 @@ from ..blas import one_thread
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, analyse, fit_paper_em
+from ..fit import FitResult, analyse
+from ..mixtures import MixtureFit, fit_paper_em
 from ..posterior import cell_posterior
 from ..settings import FitSettings
 from .candidates import Cells, build_candidates, source_centre, target_cells

@@ -12,7 +12,8 @@ import numpy as np
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import ParameterError
-from ..fit import FitResult, MixtureFit, fit_paper_em
+from ..fit import FitResult
+from ..mixtures import MixtureFit, fit_paper_em
 from ..posterior import cell_posterior, mixture_cells
 from ..settings import FitSettings
 from .pooled import error_rows

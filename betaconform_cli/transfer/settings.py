@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..choices import SIMILARITIES as SIMILARITIES  # the choices live in the light choices.py
+from ..choices import SIZE_WEIGHTS as SIZE_WEIGHTS
+from ..choices import TRANSFER_METHODS
 from ..errors import P0, P1, ParameterError, ParamsError, quote_all
-from ..settings import SIMILARITIES as SIMILARITIES  # the choices live with the light settings (settings.py)
-from ..settings import SIZE_WEIGHTS as SIZE_WEIGHTS
-from ..settings import TRANSFER_METHODS
 
 METHODS = TRANSFER_METHODS
 SOURCE_PRIORS = ("similarity", "noisy-or", "fixed")
