@@ -105,6 +105,7 @@ class TestStepSummary:
         assert invoke(runner, "fit", Q).exit_code == 0
         assert list(tmp_path.iterdir()) == []
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     @pytest.mark.parametrize("gate", [(), ("--max-error", "0.01", "--at-k", "5")])
     @pytest.mark.parametrize("where", ["dir", "missing-dir", "readonly"])
     def test_unwritable_keeps_exit_code(self, tmp_path: Path, gate, where):
@@ -126,6 +127,7 @@ class TestStepSummary:
         warnings = [x for x in err.splitlines() if "job summary" in x]
         assert len(warnings) == 1 and warnings[0].startswith("warning: could not append to the job summary")
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     def test_fifo_without_a_reader(self, tmp_path: Path):
         """A FIFO nobody reads: a warning, not a hang."""
         fifo = tmp_path / "summary"
@@ -133,6 +135,7 @@ class TestStepSummary:
         r = run_cli("fit", Q, env=cli_env(GITHUB_STEP_SUMMARY=str(fifo)), timeout=30)
         assert r.returncode == 0 and r.stderr.decode().startswith("warning: could not append to the job summary")
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     def test_full_disk(self, tmp_path: Path):
         """/dev/full: the summary and the JUnit file fail to write (no space); the verdict's exit code stands."""
         if not Path("/dev/full").exists():
@@ -146,6 +149,7 @@ class TestStepSummary:
         assert warnings[0].startswith("warning: could not write the JUnit file /dev/full")
         assert warnings[1].startswith("warning: could not append to the job summary")
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     def test_summary_that_is_an_input_is_refused(self, tmp_path: Path):
         data = tmp_path / "labels.jsonl"
         data.write_bytes(Q.read_bytes())
@@ -235,6 +239,7 @@ class TestJUnit:
         _, cases = _junit(junit)
         assert cases[0][0] == 'a<b>&"c"\\x1b[31m'
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     @pytest.mark.parametrize("where", ["dir", "readonly-dir"])
     def test_unwritable_keeps_exit_code(self, tmp_path: Path, where):
         if where == "dir":
@@ -252,6 +257,7 @@ class TestJUnit:
             assert r.returncode == code and "Traceback" not in err, err
             assert sum("JUnit" in x for x in err.splitlines()) == 1
 
+    @pytest.mark.hostile  # real CLI processes under the memory cap (run_cli), as tests/hostile/ runs them
     def test_junit_may_not_be_an_input_or_the_output(self, tmp_path: Path):
         data = tmp_path / "labels.jsonl"
         data.write_bytes(Q.read_bytes())
@@ -463,6 +469,7 @@ class TestHtml:
         assert r.stdout.startswith("<!DOCTYPE html>") and r.stdout.rstrip().endswith("</html>")
 
 
+@pytest.mark.hostile  # runs scripts/github-action.sh, which runs the CLI: real processes, as tests/hostile/
 class TestAction:
     """action.yml is a composite action whose shell step is scripts/github-action.sh; the script runs here."""
 

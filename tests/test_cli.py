@@ -235,6 +235,7 @@ class TestMeta:
         assert __version__ == version("betaconform-cli")
         assert invoke(runner, "--version").stdout.strip() == f"betaconform {__version__}"
 
+    @pytest.mark.process  # a fresh interpreter: what a new process imports
     def test_help_and_small_fit_never_import_torch(self) -> None:
         code = (
             "import sys\n"

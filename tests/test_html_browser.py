@@ -14,7 +14,8 @@ import pytest
 from tests.conftest import SAMPLE, invoke
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome", "chrome") if shutil.which(b)), None)
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium)")]
 
 
 def screenshot(page: Path, png: Path, width: int = 1000, height: int = 1400) -> subprocess.CompletedProcess[str]:

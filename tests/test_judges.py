@@ -475,6 +475,7 @@ class TestStatistics:
         assert wins >= 9
 
 
+@pytest.mark.process  # a fresh interpreter: what a new process imports
 def test_core_never_imports_the_cli_stack() -> None:
     """The judges core stays pure: no typer, rich or torch after import."""
     import subprocess

@@ -99,6 +99,7 @@ class TestLayers:
             if name in UI:
                 assert top(path) == "cli", f"{path.name}:{line}: only the CLI may import {name}"
 
+    @pytest.mark.process  # a fresh interpreter: what a new process imports
     def test_importing_the_core_leaves_the_ui_and_torch_out(self) -> None:
         names = [".".join(("betaconform_cli", *p.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
                  for p in modules() if top(p) not in ("cli", "__main__")]
@@ -140,6 +141,7 @@ def _run_cli(*args: str) -> str:
             "sys.stdout = sys.__stdout__")
 
 
+@pytest.mark.process  # a fresh interpreter: what a new process imports
 class TestStartUp:
     """No command imports what its options do not need (issue 30): start-up and `--help` load neither the numbers
     (numpy, scipy), the readers (DuckDB), the output layer (report/, rich's console), the typer coercion's pydantic,

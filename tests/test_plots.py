@@ -67,6 +67,7 @@ class TestSave:
             plot_evaluation(ev, tmp_path / "ev.gif")
 
 
+@pytest.mark.process  # a fresh interpreter: what a new process imports
 def test_headless_in_a_fresh_process(tmp_path: Path):
     """Without a display and with no backend configured the figure still renders (Agg canvas)."""
     target = tmp_path / "x.png"

@@ -339,6 +339,7 @@ class TestIds:
         with pytest.raises(InputError, match="f.jsonl:2"):
             st.check_ids(items, "f.jsonl")
 
+    @pytest.mark.process  # a fresh interpreter: what a new process imports
     def test_core_imports_no_cli(self) -> None:
         """Importing the core leaves typer and rich out."""
         import subprocess
