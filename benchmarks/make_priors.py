@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from betaconform_cli import embeddings, savedfit  # noqa: E402
-from betaconform_cli.documents import fit_document  # noqa: E402
 from betaconform_cli.fit import analyse  # noqa: E402
+from betaconform_cli.fit_document import fit_document  # noqa: E402
 from betaconform_cli.inputs import Keep, read_dataset  # noqa: E402
 from betaconform_cli.report import fit as report  # noqa: E402
 from betaconform_cli.settings import FitSettings  # noqa: E402

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from .documents import Count, Fraction, Judges
+from .document_types import Count, Fraction, Judges
 from .inputs import Dataset
 from .version import __version__
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
-from .documents import Count
+from .document_types import Count
 from .errors import InputError
 from .version import __version__
 

@@ -17,9 +17,9 @@ from msgspec import UNSET
 
 from .counts import CountTable, ItemClusters
 from .distributions import Binomial
-from .documents import Baselines, BinomialModel, Component, FitRecord, Interval, Model, Settings, row_type
 from .errors import UsageError
 from .estimators import Fitted, fit_method, method_description, row_columns
+from .fit_document import Baselines, BinomialModel, Component, FitRecord, Interval, Model, Settings, row_type
 from .intervals import enclose_value
 from .mixtures import MixtureFit, default_starts, fit_binomial, fit_candidates, fit_mixture
 from .posterior import CellPosterior, cell_posterior, mixture_cells
@@ -69,7 +69,7 @@ class ErrorRow:
         return self.columns[name]
 
     def document(self) -> Any:
-        """The row as the documents carry it (documents.row_type(): the fit document's error_rates, a replay run's,
+        """The row as the documents carry it (fit_document.row_type(): the fit document's error_rates, a replay run's,
         judges --ensemble's fit)."""
         # some item has fewer than k judges: the mixture extrapolates its missing judges, and the interval
         # carries the items' sampling uncertainty but not the mixture's own
@@ -99,7 +99,7 @@ class FitResult:
         raise UsageError(f"k = {k} is not among the computed ks {list(self.settings.ks)}")
 
     def record(self) -> FitRecord:
-        """The fit document's keys that the fit decides (documents.fit_document adds where the data came from)."""
+        """The fit document's keys that the fit decides (fit_document.fit_document adds where the data came from)."""
         u = self.unlabeled
         return FitRecord(
             method=self.settings.method,

@@ -60,7 +60,7 @@ class Gate:
             raise ParameterError("on", f"must be upper or estimate; got {self.on!r}")
 
     def check(self, dataset: str, rows: Sequence[ErrorRow], most: int = 0) -> GateCheck:
-        """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's documents.row_type()); `most`: the
+        """The check of one dataset's error rows (fit.ErrorRow, or a saved fit's fit_document.row_type()); `most`: the
         most judges any item has, beyond which a row is extrapolated (its `beyond_data`; a saved fit from before
         the flag: k > most). The verdict is the row's, widened as every row beyond the data is (extrapolation.py);
         the line, the JSON and the JUnit case say that it is extrapolated."""

@@ -24,7 +24,7 @@ Schema ``betaconform/fit/1``::
     embedding: null          # or {model, dimension, texts, mean: [...]}, added by `fit --embed` (written last)
 
 A file is refused when it is bigger than MAX_YAML_BYTES, not UTF-8 YAML, carries tags or aliases (an alias can
-expand a few KB into gigabytes), does not match its types (documents.saved_fit_type(): msgspec Structs), holds a value JSON cannot carry exactly (an integer
+expand a few KB into gigabytes), does not match its types (fit_document.saved_fit_type(): msgspec Structs), holds a value JSON cannot carry exactly (an integer
 beyond 2^53, bytes, a set) anywhere under a kept key, or is not self-consistent (weights that do not sum to 1, a
 component's mean that is not alpha / (alpha + beta), low > high, an item count that does not match the histogram,
 a k listed twice, no error rows, parameters that give no valid distribution). Keys outside the schema are
@@ -47,8 +47,9 @@ from typing import Any
 import yaml
 
 from .atomic import write_text
-from .documents import SAVED_SCHEMA, TypeProblem, check, fields, saved_fit_type
+from .document_types import TypeProblem, check
 from .errors import ParamsError
+from .fit_document import SAVED_SCHEMA, fields, saved_fit_type
 from .formats import MAX_JSON_DEPTH, MAX_K, MAX_YAML_BYTES, is_data_name, is_fit_name, json_depth
 
 SCHEMA = SAVED_SCHEMA
@@ -210,7 +211,7 @@ def dump_fit(path: str | Path, document: dict[str, Any]) -> None:
 
 def load_fit(path: str | Path) -> Any:
     """Read one saved fit: the YAML parsed once (safe loader, size cap), its kept keys as JSON values, then typed
-    and checked once (`validate`): the typed saved fit (documents.saved_fit_type()) that `report` and `transfer`
+    and checked once (`validate`): the typed saved fit (fit_document.saved_fit_type()) that `report` and `transfer`
     read as it is. A component without its mean accuracy (a hand-written prior) gets alpha / (alpha + beta)."""
     doc = read_yaml(path)
     _check_schema(doc, str(path))
@@ -263,7 +264,7 @@ def _check_schema(doc: Any, where: str) -> None:
 
 def validate(doc: Any, where: str) -> Any:
     """The one check of a saved fit, on read (load_fit) and before a write (render_fit): the schema, the kept keys
-    typed by documents.saved_fit_type() (msgspec: types and ranges), then consistent (what a type cannot say).
+    typed by fit_document.saved_fit_type() (msgspec: types and ranges), then consistent (what a type cannot say).
     Returns the typed saved fit; a ParamsError naming the file and the field."""
     _check_schema(doc, where)
     try:

@@ -11,10 +11,11 @@ from typing import Any
 from msgspec import Struct
 
 from .doctor import DoctorDocument
-from .documents import SCHEMA, document_schema, fit_document_type, json_schema, report_document_type
+from .document_types import SCHEMA, document_schema
 from .evaluate.document import EvaluateDocument
 from .evaluate.settings import SCHEMA as EVALUATE_SCHEMA
 from .failed_inputs import InputFailure, with_failure_schema
+from .fit_document import fit_document_type, json_schema, report_document_type
 from .judges.document import JudgesDocument
 from .judges.drift_document import DriftDocument
 from .score.document import CompareDocument, ScoreDocument, score_schema

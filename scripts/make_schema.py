@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from betaconform_cli.atomic import write_text  # noqa: E402
-from betaconform_cli.documents import schema_text  # noqa: E402
+from betaconform_cli.fit_document import schema_text  # noqa: E402
 from betaconform_cli.schemas import published  # noqa: E402
 
 if __name__ == "__main__":

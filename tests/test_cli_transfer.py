@@ -11,7 +11,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from betaconform_cli import documents, embeddings
+from betaconform_cli import embeddings, fit_document
 
 from .conftest import invoke
 from .test_embeddings import LetterEmbedder
@@ -218,17 +218,17 @@ class TestReportOfAnEmbeddedFit:
         assert doc["embedding"] == {"model": "fake-letters", "dimension": 26, "texts": 120}  # the vector is not shown
         errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in self._published().iter_errors(doc)]
         assert not errors, errors[:3]
-        typed = msgspec.json.decode(rep.stdout, type=documents.report_document_type())
+        typed = msgspec.json.decode(rep.stdout, type=fit_document.report_document_type())
         assert typed.embedding.model == "fake-letters" and typed.embedding.texts == 120
         with pytest.raises(msgspec.ValidationError, match="mean"):  # the printed fit document's embedding needs it
-            msgspec.json.decode(rep.stdout, type=documents.fit_document_type())
+            msgspec.json.decode(rep.stdout, type=fit_document.fit_document_type())
 
     def test_a_broken_embedding_is_refused(self, runner, sources: Path) -> None:
         doc = json.loads(invoke(runner, "report", sources / "hard.yaml", "--format", "json", "--no-chart").stdout)
         doc["embedding"]["texts"] = -1
         assert list(self._published().iter_errors(doc))
         with pytest.raises(msgspec.ValidationError):
-            msgspec.json.decode(json.dumps(doc), type=documents.report_document_type())
+            msgspec.json.decode(json.dumps(doc), type=fit_document.report_document_type())
 
     def test_a_saved_transfer_reported(self, runner, sources: Path, write_jsonl, tmp_path: Path) -> None:
         """A saved transfer's typed sources and transfer records are read back, reported, and valid."""
@@ -239,5 +239,5 @@ class TestReportOfAnEmbeddedFit:
         doc = json.loads(invoke(runner, "report", saved, "--format", "json", "--no-chart").stdout)
         assert (doc["sources"], doc["transfer"]) == (json.loads(res.stdout)["sources"], json.loads(res.stdout)["transfer"])
         assert not list(self._published().iter_errors(doc))
-        typed = msgspec.json.decode(json.dumps(doc), type=documents.report_document_type())
+        typed = msgspec.json.decode(json.dumps(doc), type=fit_document.report_document_type())
         assert [s.name for s in typed.sources] == ["easy", "hard"] and typed.sources[0].lambda_ == doc["sources"][0]["lambda"]

@@ -1,4 +1,5 @@
-"""The typed documents (betaconform_cli/documents.py: fit, report and transfer; doctor.py: doctor;
+"""The typed documents (betaconform_cli/fit_document.py: fit, report and transfer, with what every document shares in
+document_types.py; doctor.py: doctor;
 evaluate/document.py: evaluate; score/document.py: score; judges/document.py: judges; stopping/document.py: sample): each published schema (docs/schema/,
 betaconform_cli/schemas.py) is its types' own, and every JSON golden of its commands is valid against it, checked
 twice (jsonschema on the published file; msgspec decoding into the type). A command whose documents are not typed
@@ -16,7 +17,8 @@ import msgspec
 import pytest
 import yaml
 
-from betaconform_cli.documents import SCHEMA, fit_document_type, json_schema, plain, schema_text
+from betaconform_cli.document_types import SCHEMA, plain
+from betaconform_cli.fit_document import fit_document_type, json_schema, schema_text
 from betaconform_cli.schemas import Published, published
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +176,7 @@ TYPED_FIT = [(w, d) for w, d in golden_documents() if ".txt#" in w and d.get("co
 
 
 class TestFitDocumentsAreTheirTypes:
-    """fit, transfer, report and sample's live document are built as their types (documents.fit_document,
+    """fit, transfer, report and sample's live document are built as their types (fit_document.fit_document,
     report_document, stopping.document.live_document) and encoded as they are: each CLI golden decodes into its type
     and encodes back to the same text (the same keys in the same order at every level, the same values; a key the
     golden lacks stays absent), so the types' field order is the printed order."""
@@ -291,7 +293,7 @@ def test_a_judges_document_has_unlabeled_keys_only_with_unlabeled_items() -> Non
     assert list(with_unlabeled[0])[6:9] == ["items", "unlabeled_items", "unlabeled"]
 
 
-DOCUMENT_MODULES = ("betaconform_cli.documents", "betaconform_cli.doctor", "betaconform_cli.score.document",
+DOCUMENT_MODULES = ("betaconform_cli.fit_document", "betaconform_cli.document_types", "betaconform_cli.doctor", "betaconform_cli.score.document",
                     "betaconform_cli.judges.document", "betaconform_cli.evaluate.document",
                     "betaconform_cli.stopping.document")
 

@@ -19,9 +19,10 @@ import yaml
 
 from betaconform_cli import api
 from betaconform_cli.counts import CountTable
-from betaconform_cli.documents import fit_document, plain
+from betaconform_cli.document_types import plain
 from betaconform_cli.errors import ParamsError
 from betaconform_cli.fit import analyse
+from betaconform_cli.fit_document import fit_document
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.report.fit import error_view, saved_document, summary_view
 from betaconform_cli.savedfit import dump_fit, load_fit
@@ -162,7 +163,7 @@ class TestCore:
 
 
 def document(seed: int = 1, **kw: Any) -> Any:
-    """The typed fit document (documents.fit_document) of a toy data set."""
+    """The typed fit document (fit_document.fit_document) of a toy data set."""
     votes, gold, _ = make(seed, **kw)
     table = labeled_table(votes, gold)
     result = analyse_with_votes(table, as_votes(votes, gold), FitSettings(), np.random.default_rng(0))

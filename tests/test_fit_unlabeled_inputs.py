@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from betaconform_cli.counts import CountTable
-from betaconform_cli.documents import plain
+from betaconform_cli.document_types import plain
 from betaconform_cli.inputs.dataset import Votes
 from betaconform_cli.settings import FitSettings
 from betaconform_cli.votes import analyse_with_votes

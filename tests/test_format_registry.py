@@ -19,7 +19,7 @@ import pytest
 
 import betaconform_cli.cli  # noqa: F401 - imported before the toy is registered, as in a real run: its --from choices stay the built-in ones
 from betaconform_cli import api, formats
-from betaconform_cli.documents import plain
+from betaconform_cli.document_types import plain
 from betaconform_cli.errors import InputError, ParameterError
 from betaconform_cli.formats import InputFormat
 from betaconform_cli.inputs import InputOptions, Keep, read_inputs
@@ -104,7 +104,7 @@ def _cells(histogram: object) -> dict[tuple[int, int], int]:
 
 
 def _fit_numbers(doc: Any) -> dict[str, object]:
-    """A fit document (documents.fit_document) as plain values, without where it came from."""
+    """A fit document (fit_document.fit_document) as plain values, without where it came from."""
     return {k: v for k, v in plain(doc).items() if k not in ("dataset", "source")}
 
 

@@ -25,7 +25,7 @@ LAYER_OF = {
     "distributions": 1, "em": 1, "mixtures": 1, "inputs": 1, "gate": 1, "slicing": 1, "dawid_skene": 1,
     "extrapolation": 1,
     # 2: estimators, the error table, the fit's documents
-    "fit": 2, "estimators": 2, "documents": 2, "posterior": 2, "savedfit": 2, "embeddings": 2, "votes": 2, "doctor": 2,
+    "fit": 2, "estimators": 2, "fit_document": 2, "document_types": 2, "posterior": 2, "savedfit": 2, "embeddings": 2, "votes": 2, "doctor": 2,
     "failed_inputs": 2,
     # 3: the commands' concepts
     "stopping": 3, "transfer": 3, "judges": 3, "score": 3,

@@ -13,16 +13,17 @@ import pytest
 
 from betaconform_cli import api
 from betaconform_cli.counts import CountTable
-from betaconform_cli.documents import fit_document, plain
+from betaconform_cli.document_types import plain
 from betaconform_cli.fit import analyse
+from betaconform_cli.fit_document import fit_document
 from betaconform_cli.savedfit import dump_fit, load_fit
 from betaconform_cli.settings import FitSettings
 
 PACKAGE = Path(__file__).resolve().parent.parent / "betaconform_cli"
 # the modules that hold a published document's types and builders (docs/schema/)
-DOCUMENT_MODULES = ("documents.py", "doctor.py", "slicing.py", "score_document.py", "score/document.py",
+DOCUMENT_MODULES = ("fit_document.py", "document_types.py", "doctor.py", "slicing.py", "score/document.py",
                     "judges/document.py", "judges/drift_document.py", "stopping/document.py", "evaluate/document.py")
-ONE_CONVERT = "documents.py"  # documents.check: a saved fit's one typed parse (savedfit.validate)
+ONE_CONVERT = "document_types.py"  # document_types.check: a saved fit's one typed parse (savedfit.validate)
 
 
 @functools.cache
@@ -63,7 +64,7 @@ class TestNoDictBetween:
         """A builder names each field; the only `**` left copy a typed record's own fields (report's document of the
         typed saved fit, the live sample document extending the fit document) or the registry's estimator columns,
         named at run time like the row type itself."""
-        allowed = {("documents.py", "shown"), ("stopping/document.py", "fields"), ("fit.py", "self.columns")}
+        allowed = {("fit_document.py", "shown"), ("stopping/document.py", "fields"), ("fit.py", "self.columns")}
         found = [(m, ast.unparse(k.value).split(",")[0].strip("{*")) for m in (*DOCUMENT_MODULES, "fit.py")
                  if (PACKAGE / m).exists() for c in _calls(PACKAGE / m) for k in c.keywords if k.arg is None]
         assert [f for f in found if f not in allowed] == []

@@ -32,7 +32,7 @@ DOCUMENTS = {
     "betaconform_cli.doctor.DoctorDocument": "doctor -f json's top level (docs/schema/doctor.json)",
     "betaconform_cli.evaluate.document.EvaluateDocument": "evaluate -f json's top level (docs/schema/evaluate.json)",
     "betaconform_cli.evaluate.document.CellResult": "one of evaluate -f json's cells (docs/schema/evaluate.json)",
-    "betaconform_cli.documents.TransferSource": "one of a transfer fit's sources (docs/schema/fit.json)",
+    "betaconform_cli.fit_document.TransferSource": "one of a transfer fit's sources (docs/schema/fit.json)",
 }
 
 

@@ -78,8 +78,8 @@ def fit(
     adjust = _slice_options(opts, adjust, save, embed)
     _check_embed(embed, save)
     pending = _begin_read(arguments, opts, embed)
-    from ..documents import fit_document
     from ..failed_inputs import failure_documents
+    from ..fit_document import fit_document
     from ..report.failed import with_failures
     from ..report.fit import FitReport, saved_document
 
@@ -160,7 +160,7 @@ def _fit_slices(datasets: Sequence[Dataset], by: str, adjust: str, settings: Fit
     """fit --by: each slice's error table at the adjusted level, its gate decided by `adjust` (api/_slices.py)."""
     from dataclasses import replace
 
-    from ..documents import fit_document
+    from ..fit_document import fit_document
     from ..mixtures import fitted_counts
     from ..report.fit import FitReport
     from ..report.slices import SlicesReport
@@ -209,7 +209,7 @@ def _fit_figure(result: FitResult, ds: Dataset, gate: Gate | None) -> SliceFigur
 
 def report(paths: Sequence[str], gate: Gate | None = None, chart: bool = True) -> FitReport:
     """The saved fits' tables, as `fit` printed them (and the gate's verdict)."""
-    from ..documents import report_document
+    from ..fit_document import report_document
     from ..mixtures import fitted_counts
     from ..report.fit import FitReport
     from ..savedfit import expand_fits, load_fit

@@ -93,8 +93,8 @@ def sample_live(
     """Stop, or keep labeling (and which pool items next), given the items labeled so far in labeling order. The
     decision, the fit's draws and the choice of next items each have their own generator (seeds.generators)."""
     from ..counts import CountTable
-    from ..documents import fit_document
     from ..fit import analyse
+    from ..fit_document import fit_document
     from ..report.sample import LiveReport
     from ..stopping.document import live_document
     from ..stopping.live import check_ids, check_labeled_in_pool, next_pool_items, pool_result

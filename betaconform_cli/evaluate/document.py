@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
-from ..documents import Count, K, Level
+from ..document_types import Count, K, Level
 
 Number = float | None  # NaN (null in the JSON) where undefined
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, Struct, UnsetType
 
-from ..documents import Count, Fraction, K, Level
+from ..document_types import Count, Fraction, K, Level
 from ..settings import TIE_RULE
 from ..version import __version__
 from .gold import METHODS, Agreement, Figures
@@ -94,7 +94,7 @@ class NamedEnsemble(Struct, kw_only=True, frozen=True):
     high: Fraction
     empirical: Fraction | None
     items: Count
-    fit: dict[str, Json]  # fit's error row (fit.ErrorRow.document, documents.row_type) as JSON values
+    fit: dict[str, Json]  # fit's error row (fit.ErrorRow.document, fit_document.row_type) as JSON values
 
 
 class Cost(Struct, kw_only=True, frozen=True):
@@ -120,7 +120,7 @@ class ModelSettings(Struct, kw_only=True, frozen=True):
     thin: Count
 
 
-# Named for what they are, not documents.py's Settings / Interval / Model / Unlabeled (fit's, other shapes); no
+# Named for what they are, not fit_document.py's Settings / Interval / Model / Unlabeled (fit's, other shapes); no
 # docstring is added or changed here: msgspec publishes docstrings as the schema's descriptions (docs/schema/judges.json).
 class JudgesSettingsUsed(Struct, kw_only=True, frozen=True):  # results.JudgesSettings, with the ks and level
     pseudo_items: float
@@ -343,7 +343,7 @@ def _ensemble(e: EnsembleRow) -> Ensemble:
 
 
 def _named(n: NamedEnsembleRow) -> NamedEnsemble:
-    from ..documents import plain
+    from ..document_types import plain
 
     return NamedEnsemble(members=list(n.members), k=len(n.members), estimate=n.estimate, low=n.low, high=n.high,
                          empirical=n.empirical, items=n.items, fit=plain(n.fit))  # judges.json keeps fit's row as JSON
@@ -369,7 +369,7 @@ def _model(posterior: ClassPosterior) -> LatentClassModel:
 def judges_body(r: JudgesResult) -> dict[str, Any]:
     """The JSON document's body: the document without where it came from (the result does
     not build its own document, so results.py need not import this module)."""
-    from ..documents import plain
+    from ..document_types import plain
 
     doc = plain(judges_document("", "", 0, r, ""))
     return {k: v for k, v in doc.items() if k not in HEADER}

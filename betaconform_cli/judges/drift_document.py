@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from ..documents import Count, Fraction, Level
+from ..document_types import Count, Fraction, Level
 from ..version import __version__
 from .drift import Accuracy, Change, DriftResult, DriftRow
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
-from ..documents import Count
+from ..document_types import Count
 from ..errors import UsageError
 from ..fit import FitResult
 from .model import ClassPosterior, ModelSettings
@@ -145,7 +145,7 @@ class NamedEnsemble:
     high: float
     empirical: float | None
     items: int
-    fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: documents.row_type())
+    fit: Any  # fit's error row at k = len(members) (fit.ErrorRow.document: fit_document.row_type())
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents import plain
+from ..document_types import plain
 from ..formats import output_columns
 from ..judges.drift_document import DriftDocument, DriftGateResult, DriftRowResult
 from . import Gated, Verdict

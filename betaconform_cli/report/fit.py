@@ -1,6 +1,6 @@
 """Fit results (from `fit`, `report` and `transfer`): their JSON documents and their views.
 
-A fit's document is built once, typed (documents.fit_document; `report`: documents.report_document), with its gate
+A fit's document is built once, typed (fit_document.fit_document; `report`: fit_document.report_document), with its gate
 check when there is one, and never changed afterwards; every view below reads its attributes, so that `report`
 shows a saved fit exactly as `fit` showed it, and the JSON is the document encoded.
 """
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from ..documents import plain
+from ..document_types import plain
 from ..estimators import Estimator, csv_columns, row_columns
 from ..gate import GateCheck
 from ..parameters import CONFIDENCE_LEVEL
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..mixtures import FittedCounts
 
 SIDE_BY_SIDE_MAX = 3  # four columns of "26.8% [22.4%, 31.5%]" no longer fit 80 columns
-Doc = Any  # a fit document (documents.fit_document_type() or report_document_type(): built from the registry's columns)
+Doc = Any  # a fit document (fit_document.fit_document_type() or report_document_type(): built from the registry's columns)
 
 
 def saved_document(doc: Doc, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -292,7 +292,7 @@ class FitReport(Gated):
     """The result of `fit` or `report`: one document per dataset, and the gate's checks. With `chart`, `counts`
     holds each document's observed and fitted counts (mixtures.fitted_counts, in the same order), which the chart draws."""
 
-    documents: tuple[Doc, ...]  # documents.fit_document_type() or report_document_type()
+    documents: tuple[Doc, ...]  # fit_document.fit_document_type() or report_document_type()
     checks: tuple[GateCheck, ...] = ()
     chart: bool = True
     notes: tuple[str, ...] = ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..documents import plain
+from ..document_types import plain
 from ..errors import quote_all
 from ..formats import output_columns
 from ..judges.document import JudgesDocument

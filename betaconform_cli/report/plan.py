@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents import plain
+from ..document_types import plain
 from ..formats import output_columns
 from ..stopping.forecast import Forecast, PlanDocument
 from . import Verdictless

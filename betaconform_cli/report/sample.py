@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from ..documents import plain
+from ..document_types import plain
 from ..formats import output_columns
 from . import Results, Verdict, Verdictless
 from .fit import FitReport

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents import plain
+from ..document_types import plain
 from ..formats import output_columns
 from ..gate import ScoreCheck
 from ..score.document import CompareDocument, Difference, Estimate, ScoreDocument, ScoreGateResult

@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from ..documents import SCHEMA, Count, Fraction, Level, document_schema
+from ..document_types import SCHEMA, Count, Fraction, Level, document_schema
 from ..gate import ScoreCheck
 from ..version import __version__
 from .estimator import TARGET_TEXT, ComparisonResult, ScoreResult
@@ -144,6 +144,6 @@ def score_schema() -> dict[str, Any]:
     """docs/schema/score.json: a dataset's document or a comparison's."""
     (score, compare), defs = msgspec.json.schema_components([ScoreDocument, CompareDocument])
     schema = document_schema(ScoreDocument, f"BetaConform score document ({SCHEMA}): score -f json, with or without --compare",
-                             "score_document")
+                             "score/document")
     del schema["$ref"]
     return {**schema, "anyOf": [score, compare], "$defs": defs}

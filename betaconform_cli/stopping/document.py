@@ -1,8 +1,8 @@
 """`sample`'s documents (schema betaconform/1) as types, published in docs/schema/sample.json (`make schema`).
 
 --replay prints one document per run and a summary: `replay_documents` builds them (Structs) from the replays, and
-report/sample.py encodes them; a run's error rows are the fit's (fit.ErrorRow.document: documents.row_type). The live document is the fit document (documents.fit_document_type) plus the live
-keys (`live_document_type`, built by `live_document` from documents.fit_document's). Keys that only some documents have (the stopping rule's intervals, the
+report/sample.py encodes them; a run's error rows are the fit's (fit.ErrorRow.document: fit_document.row_type). The live document is the fit document (fit_document.fit_document_type) plus the live
+keys (`live_document_type`, built by `live_document` from fit_document.fit_document's). Keys that only some documents have (the stopping rule's intervals, the
 pool's verdicts) are UNSET, or absent, where they are absent, so the JSON keeps exactly its keys in their order."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from ..documents import Count, Fraction, K, document_schema, fit_document_type, row_type
+from ..document_types import Count, Fraction, K, document_schema
+from ..fit_document import fit_document_type, row_type
 
 if TYPE_CHECKING:
     from .rules import Rule
@@ -125,7 +126,7 @@ def live_document_type() -> type[Struct]:
 
 def live_document(fit: Any, rule: Rule, decision: Any, check: Any, labeled_ids: list[str | None],
                   pool_unused: str | None, next_ids: list[str | None]) -> Any:
-    """The live document: `fit` (documents.fit_document of the labels so far) plus the rule (its name, settings
+    """The live document: `fit` (fit_document.fit_document of the labels so far) plus the rule (its name, settings
     and Proposition 4.1's size), its decision (stopping.live.Decision), the pool check (`check`, or None)
     and the message; `pool_unused`: why the pool's verdicts were not used (None without a pool)."""
     if decision.stopped_by == "pool exhausted":

@@ -20,8 +20,8 @@ from scipy.special import logsumexp
 
 from ..counts import CountTable
 from ..distributions import Mixture
-from ..documents import TransferRecord, TransferSource, fit_document
 from ..fit import FitResult
+from ..fit_document import TransferRecord, TransferSource, fit_document
 from .candidates import Candidates, shifted_mixture
 from .evidence import Posterior
 from .pooled import combined
@@ -47,7 +47,7 @@ class SourceWeight:
     log_bayes_factor: float | None = None  # default: log P(labels | this source) - log P(labels | no transfer)
 
     def record(self) -> TransferSource:
-        """Its row in the document's `sources` (documents.TransferSource)."""
+        """Its row in the document's `sources` (fit_document.TransferSource)."""
         p = self.profile
         return TransferSource(
             name=self.name, items=self.items, similarity=self.similarity, lambda_=self.transfer_weight,
@@ -75,7 +75,7 @@ class TransferResult:
     target_profile: JudgeProfile | None = None
 
     def record(self) -> TransferRecord:
-        """The document's `transfer` record (documents.TransferRecord): how no transfer and the sources were weighted."""
+        """The document's `transfer` record (fit_document.TransferRecord): how no transfer and the sources were weighted."""
         return TransferRecord(
             settings=self.settings.to_dict(), target_weight=self.target_weight, target_prior_weight=self.target_prior_weight,
             no_source_applies=self.no_source_applies, no_source_reason=self.no_source_reason, limited_at_k=list(self.limited),
@@ -84,7 +84,7 @@ class TransferResult:
         )
 
     def document(self, name: str, source: str, table: CountTable, seed: int, skipped: int = 0) -> Any:
-        """The printed document of one target (documents.fit_document_type()): `fit`'s, with the transfer's method,
+        """The printed document of one target (fit_document.fit_document_type()): `fit`'s, with the transfer's method,
         and "sources", "without_transfer" and "transfer"."""
         from .settings import METHOD_DESCRIPTIONS
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import documents
+from .. import fit_document
 from ..counts import CountTable
 from ..distributions import Mixture
 from ..errors import EmbeddingError
@@ -39,7 +39,7 @@ class Source:
 
     @classmethod
     def from_saved(cls, saved: Any, origin: str) -> Source:
-        """From a saved fit as savedfit.load_fit types and checks it (documents.saved_fit_type()); it must carry an
+        """From a saved fit as savedfit.load_fit types and checks it (fit_document.saved_fit_type()); it must carry an
         embedding (fit --save --embed)."""
         emb = saved.embedding
         if not emb:  # absent (UNSET) or null
@@ -76,9 +76,9 @@ class JudgeProfile:
     accuracy: float  # share of correct judgments
     overdispersion: float  # rho: 0 independent judges, 1 all judges of an item agree
 
-    def record(self) -> documents.JudgeProfile:
-        """As the transfer document carries it (documents.JudgeProfile)."""
-        return documents.JudgeProfile(judges=list(self.judges), accuracy=self.accuracy, overdispersion=self.overdispersion)
+    def record(self) -> fit_document.JudgeProfile:
+        """As the transfer document carries it (fit_document.JudgeProfile)."""
+        return fit_document.JudgeProfile(judges=list(self.judges), accuracy=self.accuracy, overdispersion=self.overdispersion)
 
 
 def judge_counts(table: CountTable) -> tuple[int, ...]:

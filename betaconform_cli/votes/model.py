@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..documents import Unlabeled
 from ..errors import ParameterError
 from ..fit import FitResult
+from ..fit_document import Unlabeled
 
 Method = Literal["vote_split", "labels_only"]
 METHOD_VOTES: Method = "vote_split"

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET, Meta, Struct
 
+from .document_types import SCHEMA, Count, Fraction, Json, Judges, K, Level, Opt, document_schema
 from .estimators import row_columns
-from .formats import MAX_K
-from .inputs.dataset import MAX_JUDGES  # the most judges a histogram entry may have
 from .settings import TIE_RULE
 
 if TYPE_CHECKING:
@@ -32,20 +30,8 @@ if TYPE_CHECKING:
     from .distributions import Mixture
     from .gate import GateCheck
 
-SCHEMA = "betaconform/1"  # the JSON documents
 SAVED_SCHEMA = "betaconform/fit/1"  # the saved-fit YAML
 MAX_COMPONENTS = 10
-SLACK = 1e-9  # a fraction computed in floating point may pass 0 or 1 by this much
-
-Count = Annotated[int, Meta(ge=0, lt=2**53, description="a count: a non-negative integer below 2^53")]
-Fraction = Annotated[float, Meta(ge=-SLACK, le=1 + SLACK, description="a fraction from 0 to 1")]
-Level = Annotated[float, Meta(gt=0, lt=1, description="a confidence level strictly between 0 and 1")]
-K = Annotated[int, Meta(ge=1, le=MAX_K, description=f"an ensemble size from 1 to {MAX_K}")]
-Judges = Annotated[int, Meta(ge=1, le=MAX_JUDGES)]
-Json = Any  # a JSON value (savedfit checks that a saved fit's are ones JSON carries exactly)
-
-
-Opt = UnsetType  # a key a document may lack: UNSET where absent, so that the JSON keeps exactly its keys
 
 
 class Component(Struct, kw_only=True):
@@ -295,7 +281,7 @@ class FitRecord(Struct, kw_only=True, frozen=True):
     baselines: Baselines
     interval: Interval
     tie_rule: str
-    error_rates: list[Any]  # documents.row_type() rows
+    error_rates: list[Any]  # fit_document.row_type() rows
     unlabeled_items: Count | Opt = UNSET  # set with `unlabeled`: the items without gold the estimate saw
     unlabeled: Unlabeled | Opt = UNSET
 
@@ -341,22 +327,13 @@ def fields() -> tuple[str, ...]:
     return saved_fit_type().__struct_fields__
 
 
-def document_schema(type_: type[Struct], title: str, module: str = "documents") -> dict[str, Any]:
-    """A document type's published JSON schema (docs/schema/*.json), generated from `type_` (betaconform_cli/`module`.py)."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": title,
-        "description": f"generated from betaconform_cli/{module}.py by `make schema`; do not edit",
-        **msgspec.json.schema(type_),
-    }
-
-
 def json_schema() -> dict[str, Any]:
     """The published JSON schema of the fit document (docs/schema/fit.json): `fit`'s and `transfer`'s printed
     document or `report`'s (`anyOf`; report's embedding has no vector, the printed one's must); schemas.py adds
     the document of an input of `fit`'s batch that failed (failed_inputs.InputFailure)."""
     refs, defs = msgspec.json.schema_components([fit_document_type(), report_document_type()])
-    schema = document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json")
+    schema = document_schema(fit_document_type(), f"BetaConform fit document ({SCHEMA}): fit, report and transfer -f json",
+                             "fit_document")
     del schema["$ref"]
     return {**schema, "anyOf": list(refs), "$defs": defs}
 
@@ -364,42 +341,3 @@ def json_schema() -> dict[str, Any]:
 def schema_text(schema: dict[str, Any] | None = None) -> str:
     """A schema as written in docs/schema/ (the fit document's by default): indented, keys in the types' order."""
     return json.dumps(json_schema() if schema is None else schema, indent=2) + "\n"
-
-
-class TypeProblem(ValueError):
-    """A value that does not have its field's type: `field` as written in a message (`error_rates[2].k`)."""
-
-    def __init__(self, field: str, problem: str):
-        super().__init__(f"field '{field}': {problem}" if field else problem)
-        self.field = field
-
-
-_AT = re.compile(r"^(?P<problem>.*?)(?: - at `\$\.?(?P<path>[^`]*)`)?$")
-_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
-
-
-def check(doc: Any, type_: type[Struct]) -> Any:
-    """`doc` (plain Python values read from a file) converted to `type_`; a TypeProblem naming the field when it
-    does not fit. The package's one msgspec.convert: a saved fit's typed parse (savedfit.validate); a document this
-    tool builds is made typed from its result, never converted from a dict (tests/test_one_record.py)."""
-    try:
-        return msgspec.convert(doc, type_)
-    except msgspec.ValidationError as exc:
-        m = _AT.match(str(exc))
-        problem, path = (m.group("problem"), m.group("path") or "") if m else (str(exc), "")
-        missing = _MISSING.match(problem)
-        if missing:
-            path, problem = ".".join(p for p in (path, missing.group("name")) if p), "missing"
-        raise TypeProblem(path, problem.replace("`", "").replace("Expected", "expected")) from None
-
-
-def _number(value: Any) -> Any:
-    if hasattr(value, "item"):  # a numpy scalar
-        return value.item()
-    raise NotImplementedError(f"not a JSON value: {type(value).__name__}")
-
-
-def plain(doc: Struct) -> Any:
-    """A typed document as plain values, as the report's views and the JSON encoder read it (numpy scalars as
-    Python numbers; NaN stays NaN, the encoder writes null)."""
-    return msgspec.to_builtins(doc, enc_hook=_number)
