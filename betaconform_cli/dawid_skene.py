@@ -47,13 +47,19 @@ class Coded:
         return out
 
 
+def one_hot(verdicts: np.ndarray, classes: int) -> np.ndarray:
+    """(rows, judges, classes) 1.0 where judge j said class c on row r (a missing verdict, -1, is all zeros)."""
+    out: np.ndarray = (np.asarray(verdicts)[:, :, None] == np.arange(classes)[None, None, :]).astype(float)
+    return out
+
+
 def coded(verdicts: np.ndarray, classes: int, weight: np.ndarray | None = None,
           gold: np.ndarray | None = None) -> Coded:
     """Rows x judges of class codes (-1: no verdict), `classes` classes, items per row (default 1 each), gold per
     row (-1 or None: unknown)."""
     verdicts = np.asarray(verdicts)
     m = verdicts.shape[0]
-    onehot = (verdicts[:, :, None] == np.arange(classes)[None, None, :]).astype(float)
+    onehot = one_hot(verdicts, classes)
     g = np.full(m, -1, dtype=np.int64) if gold is None else np.asarray(gold, dtype=np.int64)
     labeled = g >= 0
     clamp = np.zeros((m, classes))

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from numbers import Integral
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
-from ..formats import MAX_K
 from ..inputs import InputOptions
-from ..parameters import CONFIDENCE_LEVEL, DRIFT_CONFIDENCE_LEVEL
+from ..parameters import CONFIDENCE_LEVEL, DRIFT_CONFIDENCE_LEVEL, check
 from ..settings import FitSettings, parse_ks
 
 if TYPE_CHECKING:
@@ -66,8 +64,7 @@ def _ks(ks: str | Sequence[int] | None, default: str = "1-11") -> tuple[int, ...
     if isinstance(ks, str):
         return parse_ks(ks)
     given = list(ks)  # checked as the CLI's --ks is: 1.7 is not truncated to 1, [] or 0 or 300 not passed on
-    if not given or any(isinstance(k, bool) or not isinstance(k, Integral) or not 1 <= k <= MAX_K for k in given):
-        raise ParameterError("ks", f"must be ensemble sizes from 1 to {MAX_K}; got {given}")
+    check("ks", given)
     return tuple(sorted({int(k) for k in given}))
 
 

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dawid_skene import one_hot
 from ..distributions import majority_error_weights
 from ..intervals import enclose, normal_half_width
-from .unlabeled import CHUNK_CELLS, ClassModel, SubsetEstimates, Verdicts, _onehot, pattern_errors
+from .unlabeled import CHUNK_CELLS, ClassModel, SubsetEstimates, Verdicts, pattern_errors
 
 SPLIT_PSEUDO_ITEMS = 20.0  # a: the pool's weight against a candidate's own labeled items per stratum
 
@@ -51,7 +52,7 @@ class _Strata:
 
 def _strata(v: Verdicts, model: ClassModel, members: np.ndarray) -> _Strata:
     n_sub, k = members.shape
-    onehot, m = _onehot(v), len(v.gold)
+    onehot, m = one_hot(v.patterns, v.classes), len(v.gold)
     said = v.patterns >= 0
     out = _Strata(np.full((n_sub, m), -1), np.zeros((n_sub, m)), np.zeros((n_sub, m)), np.zeros((n_sub, m), bool))
     err = majority_error_weights(k)  # by the number of members giving the gold class

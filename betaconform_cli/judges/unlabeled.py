@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dawid_skene import Coded, DawidSkene, coded, log_likelihood, normalise, vote_shares
+from ..dawid_skene import Coded, DawidSkene, coded, log_likelihood, normalise, one_hot, vote_shares
 from ..distributions import majority_error_weights
 from ..intervals import enclose, z_value
 
@@ -107,12 +107,6 @@ class ClassModel:
                 "evidence_nats": self.evidence, "temper": self.temper, "class_prior": self.prior.tolist()}
 
 
-def _onehot(v: Verdicts) -> np.ndarray:
-    """(m, J, C) 1.0 where judge j said class c on pattern p."""
-    out: np.ndarray = (v.patterns[:, :, None] == np.arange(v.classes)[None, None, :]).astype(float)
-    return out
-
-
 def _coded(v: Verdicts) -> Coded:
     return coded(v.patterns, v.classes, v.counts.astype(float), v.gold)
 
@@ -185,7 +179,7 @@ def pattern_errors(v: Verdicts, model: ClassModel, members: np.ndarray) -> Patte
     """Majority errors (ties half) of every subset members[n, k] on every pattern, in blocks of subsets."""
     members = np.asarray(members, dtype=np.int64)
     n_sub, k = members.shape
-    onehot = _onehot(v)
+    onehot = one_hot(v.patterns, v.classes)
     said = v.patterns >= 0
     m = len(v.gold)
     out = [np.zeros((n_sub, m)) for _ in range(3)]
@@ -254,7 +248,7 @@ def judge_accuracy(v: Verdicts, model: ClassModel) -> tuple[np.ndarray, np.ndarr
 def pair_errors(v: Verdicts, model: ClassModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(both wrong, a wrong, items) of every judge pair [a, b] over the items both judged (expected on unlabeled
     items: sum_c w_c [a wrong][b wrong]); a wrong is judge a's error rate on those items."""
-    onehot = _onehot(v)
+    onehot = one_hot(v.patterns, v.classes)
     said = (v.patterns >= 0).astype(float)
     wrong = said[:, :, None] - onehot  # (m, J, C): judge j wrong if gold were c
     nw = v.counts[:, None] * model.posterior  # (m, C)
