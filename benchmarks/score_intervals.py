@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+import score as bench  # noqa: E402  (benchmarks/score.py: the data makers)
 from scipy import stats  # noqa: E402
 
-import score as bench  # noqa: E402  (benchmarks/score.py: the data makers)
 from betaconform_cli.score import fit_dawid_skene, majority, score  # noqa: E402
 from betaconform_cli.score.latent_classes import cross_fitted_prediction, fit_latent_classes  # noqa: E402
 from betaconform_cli.score.ppi import pseudo_variance, shrink_toward, tuned_lambda  # noqa: E402
@@ -63,6 +63,10 @@ class Draw:
     s2_plain: float  # the residuals' own variance, d = 2, no pseudo-item
     explained: float  # (2 lam - lam^2) Var_N(f): eq. 6's b * n / fpc
     ddof: int
+    ybar: float  # the labels' own pass rate
+    f: np.ndarray  # the prediction on every item
+    lam: float
+    s2_in: float  # the residuals' variance with the labeled items' prediction from ALL labels (not left out), k = 3
 
 
 def _quadratic(theta: float, q2: float, a: float, b: float) -> tuple[float, float] | None:
@@ -146,15 +150,156 @@ def model_alone(d: Draw) -> tuple[float, float]:
     return _model_set(d, _t(d))
 
 
+def _anchored(d: Draw, s2: float, q: float, anchor: float) -> tuple[float, float]:
+    """Every theta0 with (theta - theta0)^2 <= q^2 fpc / n (s2 + theta0 (1 - theta0) - anchor (1 - anchor)): the
+    residuals' variance, with the part Var(y) moved from what the sample says to what the hypothesis says."""
+    a = d.fpc / d.n
+    root = _quadratic(d.theta, q * q, a, -a * (s2 - anchor * (1 - anchor)))
+    if root is None:
+        return max(0.0, min(1.0, d.theta)), max(0.0, min(1.0, d.theta))
+    return max(0.0, root[0]), min(1.0, root[1])
+
+
+def anchored_theta(d: Draw) -> tuple[float, float]:
+    return _anchored(d, d.s2_pseudo, _t(d), d.theta)
+
+
+def anchored_ybar(d: Draw) -> tuple[float, float]:
+    return _anchored(d, d.s2_pseudo, _t(d), d.ybar)
+
+
+def anchored_theta_z(d: Draw) -> tuple[float, float]:
+    return _anchored(d, d.s2_pseudo, Z, d.theta)
+
+
+def anchored_ybar_plain(d: Draw) -> tuple[float, float]:
+    return _anchored(d, d.s2_plain, _t(d), d.ybar)
+
+
+def wald_in(d: Draw) -> tuple[float, float]:
+    half = _t(d) * math.sqrt(d.s2_in * d.fpc / d.n)
+    return max(0.0, d.theta - half), min(1.0, d.theta + half)
+
+
+def anchored_in(d: Draw) -> tuple[float, float]:
+    return _anchored(d, d.s2_in, _t(d), d.theta)
+
+
+SHIFTS = np.linspace(-12.0, 12.0, 1201)
+
+
+def _logit_shift_curve(d: Draw) -> tuple[np.ndarray, np.ndarray]:
+    """theta0(c) = mean_N expit(logit f + c) and the residuals' variance the calibrated model gives there,
+    V(c) = mean g (1 - g) + Var_N(g - lam f), g = expit(logit f + c), over a grid of shifts c."""
+    lf = np.log(np.clip(d.f, 1e-6, 1 - 1e-6) / np.clip(1 - d.f, 1e-6, 1))
+    g = 1 / (1 + np.exp(-(lf[None, :] + SHIFTS[:, None])))
+    x = g.mean(axis=1)
+    v = (g * (1 - g)).mean(axis=1) + (g - d.lam * d.f[None, :]).var(axis=1)
+    return x, v
+
+
+def _anchored_shift(d: Draw, s2: float, q: float) -> tuple[float, float]:
+    """Every theta0 with (theta - theta0)^2 <= q^2 fpc / n (s2 + V(theta0) - V(theta)): the residuals' variance
+    moved by what a logit shift of the calibrated prediction to the hypothesis changes in it."""
+    x, v = _logit_shift_curve(d)
+    at = float(np.interp(d.theta, x, v))
+    ok = (d.theta - x) ** 2 <= q * q * d.fpc / d.n * np.maximum(s2 + v - at, 0.0)
+    if not ok.any():
+        return max(0.0, min(1.0, d.theta)), max(0.0, min(1.0, d.theta))
+    low, high = float(x[ok].min()), float(x[ok].max())
+    return max(0.0, min(low, d.theta)), min(1.0, max(high, d.theta))
+
+
+def anchored_shift(d: Draw) -> tuple[float, float]:
+    return _anchored_shift(d, d.s2_pseudo, _t(d))
+
+
+def _anchored_max(d: Draw, s2: float, q: float) -> tuple[float, float]:
+    """Every theta0 with (theta - theta0)^2 <= q^2 fpc / n * max(s2 + D, s2 + D rho), D = theta0 (1 - theta0) -
+    theta (1 - theta), rho = s2 / (theta (1 - theta)): the larger of the residuals' variance moved additively (an
+    additive shift of every item's pass probability) and proportionally to the pass rate's Bernoulli variance;
+    the union of the two sets, each a quadratic (Wilson's interval when lambda = 0: s2 = theta (1 - theta))."""
+    low, high = _anchored(d, s2, q, d.theta)
+    var_y = d.theta * (1 - d.theta)
+    if var_y > 0:
+        root = _quadratic(d.theta, q * q, d.fpc / d.n * min(1.0, s2 / var_y), 0.0)
+        if root is not None:
+            low, high = min(low, max(0.0, root[0])), max(high, min(1.0, root[1]))
+    return low, high
+
+
+def anchored_max(d: Draw) -> tuple[float, float]:
+    return _anchored_max(d, d.s2_pseudo, _t(d))
+
+
+def anchored_max_z(d: Draw) -> tuple[float, float]:
+    return _anchored_max(d, d.s2_pseudo, Z)
+
+
+def _kappa(d: Draw) -> float:
+    """How the residuals' variance moves with the pass rate, to first order, when the extra passes fall where the
+    calibrated prediction is uncertain (a logit shift): the f(1 - f)-weighted mean of 1 - 2f over all items;
+    1 - 2 theta (Wilson's) where the prediction is not used (lambda = 0) or certain everywhere."""
+    g = d.f * (1 - d.f)
+    if d.lam == 0 or g.sum() <= 1e-12:
+        return 1 - 2 * d.theta
+    return float(g @ (1 - 2 * d.f) / g.sum())
+
+
+def _anchored_kappa(d: Draw, s2: float, q: float) -> tuple[float, float]:
+    """Every theta0 = theta + u with u^2 <= q^2 fpc / n (s2 + kappa u - u^2)."""
+    a = q * q * d.fpc / d.n
+    k = _kappa(d)
+    disc = (a * k) ** 2 + 4 * (1 + a) * a * s2
+    root = math.sqrt(max(disc, 0.0))
+    lo, hi = (a * k - root) / (2 * (1 + a)), (a * k + root) / (2 * (1 + a))
+    return max(0.0, d.theta + lo), min(1.0, d.theta + hi)
+
+
+def anchored_two(d: Draw) -> tuple[float, float]:
+    """The union of the additive and the first-order sets: at each theta0 the larger of the two shift models'
+    variances (the additive one where extra fails may hide among confident passes, toward 1/2; the logit shift's
+    first order toward 0 or 1, where extra passes can only fall where the prediction is uncertain)."""
+    a, b = _anchored(d, d.s2_pseudo, _t(d), d.theta), _anchored_kappa(d, d.s2_pseudo, _t(d))
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
+def anchored_two_z(d: Draw) -> tuple[float, float]:
+    a, b = _anchored(d, d.s2_pseudo, Z, d.theta), _anchored_kappa(d, d.s2_pseudo, Z)
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
+def anchored_kappa(d: Draw) -> tuple[float, float]:
+    return _anchored_kappa(d, d.s2_pseudo, _t(d))
+
+
+def anchored_kappa_z(d: Draw) -> tuple[float, float]:
+    return _anchored_kappa(d, d.s2_pseudo, Z)
+
+
 FORMS: dict[str, Callable[[Draw], tuple[float, float]]] = {
-    "eq. 6 (shipped: hull of t sd, k = 3, and the model's set at t)": eq6,
-    "Wald: theta +- t sd (k = 3; before issue 26)": wald,
-    "model alone unless the residuals rule it out (t)": model_unless,
-    "model alone unless the residuals rule it out (z for the model)": model_unless_z,
-    "eq. 6 with the residuals' own variance (k = 0)": eq6_plain,
-    "eq. 6 with k = 0, the model's set at z": eq6_plain_z,
-    "model's set alone (t), never the residuals": model_alone,
+    "eq. 6 (shipped)": eq6,
+    "Wald (today's: before issue 26)": wald,
+    "model alone unless ruled out (t; round 3's candidate)": model_unless,
+    "model alone unless ruled out (z)": model_unless_z,
+    "eq. 6, k = 0": eq6_plain,
+    "eq. 6, k = 0, model at z": eq6_plain_z,
+    "model's set alone (t)": model_alone,
+    "anchored, additive (t)": anchored_theta,
+    "anchored, additive (z)": anchored_theta_z,
+    "anchored at ybar (t)": anchored_ybar,
+    "anchored at ybar, k = 0 (t)": anchored_ybar_plain,
+    "anchored, additive toward 1/2, proportional toward 0 or 1 (t)": anchored_max,
+    "anchored, additive toward 1/2, proportional toward 0 or 1 (z)": anchored_max_z,
+    "anchored, first order (t)": anchored_kappa,
+    "anchored, first order (z)": anchored_kappa_z,
+    "anchored, logit shift (t)": anchored_shift,
+    "anchored, the larger of additive and first order (t)": anchored_two,
+    "anchored, the larger of additive and first order (z)": anchored_two_z,
+    "Wald, in-sample residuals (d = 2 + classes)": wald_in,
+    "anchored, additive, in-sample residuals (t)": anchored_in,
 }
+SLOW = ("anchored, logit shift (t)",)  # a 1201-point grid per draw: run only when --only names it
 
 
 class Predictor:
@@ -186,7 +331,11 @@ def prepare(verdicts: np.ndarray, observed: np.ndarray, predictor: Predictor) ->
     s2_pseudo = (ss + 3.0 * v0) / (n - ddof + 3.0)
     explained = (2 * lam - lam * lam) * float(((f - f.mean()) ** 2).mean())
     fpc = 1 - n / big_n
-    d = Draw(theta, n, big_n, fpc, s2_pseudo, ss / (n - ddof), explained, ddof)
+    m = resp.T @ post / np.maximum(resp.sum(axis=0), 1e-300)
+    rates = (resp[labeled].T @ y[labeled] + 2.0 * m) / (resp[labeled].sum(axis=0) + 2.0)
+    e_in = y[labeled] - lam * (resp[labeled] @ rates)
+    s2_in = (float(((e_in - e_in.mean()) ** 2).sum()) + 3.0 * v0) / (n - ddof - resp.shape[1] + 3.0)
+    d = Draw(theta, n, big_n, fpc, s2_pseudo, ss / (n - ddof), explained, ddof, float(y[labeled].mean()), f, lam, s2_in)
     moved = shrink_toward(theta, math.sqrt(s2_pseudo * fpc / n), float(majority(verdicts).mean())) if lam else theta
     return d, moved
 
@@ -263,7 +412,12 @@ def main() -> int:
     parser.add_argument("--draws", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--only", nargs="+", default=None, help="only the forms whose names contain one of these")
     args = parser.parse_args()
+    names = [k for k in FORMS if (any(p in k for p in args.only) if args.only else k not in SLOW)]
+    for k in list(FORMS):
+        if k not in names:
+            del FORMS[k]
     which = (*SIMULATIONS, "shared") if args.data_set == "all" else (args.data_set,)
     results = {}
     for name in which:
