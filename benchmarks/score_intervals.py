@@ -269,6 +269,31 @@ def anchored_two_z(d: Draw) -> tuple[float, float]:
     return min(a[0], b[0]), max(a[1], b[1])
 
 
+def _room(d: Draw, s2: float, q: float) -> tuple[float, float]:
+    """The residuals' variance moved by a shift that puts extra passes where there is room to pass and extra fails
+    where there is room to fail: p_i -> p_i + c (1 - p_i) above theta, p_i (1 - c) below (p_i read as the calibrated
+    prediction f_i). To first order in delta = theta0 - theta, V = s2 + kappa_+- delta - delta^2 with
+        kappa_+ = 1 - 2 (theta - lam mean f) - 2 lam mean f (1 - f) / (1 - theta)     (delta > 0)
+        kappa_- = 1 - 2 (theta - lam mean f) - 2 lam mean f^2 / theta                 (delta < 0)
+    (with lam = 0 both are 1 - 2 theta: Wilson's)."""
+    a = q * q * d.fpc / d.n
+    fbar = float(d.f.mean())
+    base = 1 - 2 * (d.theta - d.lam * fbar)
+    theta = min(max(d.theta, 1e-9), 1 - 1e-9)
+    up = base - 2 * d.lam * float((d.f * (1 - d.f)).mean()) / (1 - theta)
+    down = base - 2 * d.lam * float((d.f * d.f).mean()) / theta
+
+    def side(k: float, sign: float) -> float:  # u^2 (1 + a) - a k u - a s2 = 0: the root on this side
+        root = math.sqrt(max((a * k) ** 2 + 4 * (1 + a) * a * s2, 0.0))
+        return (a * k + sign * root) / (2 * (1 + a))
+
+    return max(0.0, d.theta + side(down, -1.0)), min(1.0, d.theta + side(up, 1.0))
+
+
+def anchored_room(d: Draw) -> tuple[float, float]:
+    return _room(d, d.s2_pseudo, _t(d))
+
+
 def anchored_kappa(d: Draw) -> tuple[float, float]:
     return _anchored_kappa(d, d.s2_pseudo, _t(d))
 
@@ -296,6 +321,7 @@ FORMS: dict[str, Callable[[Draw], tuple[float, float]]] = {
     "anchored, logit shift (t)": anchored_shift,
     "anchored, the larger of additive and first order (t)": anchored_two,
     "anchored, the larger of additive and first order (z)": anchored_two_z,
+    "anchored, room to pass or fail (t)": anchored_room,
     "Wald, in-sample residuals (d = 2 + classes)": wald_in,
     "anchored, additive, in-sample residuals (t)": anchored_in,
 }
