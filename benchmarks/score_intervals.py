@@ -62,11 +62,14 @@ class Draw:
     s2_pseudo: float  # eq. 2's residual variance: d = 2, k = 3 pseudo-items (the package's)
     s2_plain: float  # the residuals' own variance, d = 2, no pseudo-item
     explained: float  # (2 lam - lam^2) Var_N(f): eq. 6's b * n / fpc
-    ddof: int
     ybar: float  # the labels' own pass rate
     f: np.ndarray  # the prediction on every item
     lam: float
     s2_in: float  # the residuals' variance with the labeled items' prediction from ALL labels (not left out), k = 3
+
+    @property
+    def ddof(self) -> int:  # a tuned lambda is a second fitted parameter (the package's rule)
+        return 2 if self.lam != 0 else 1
 
 
 def _quadratic(theta: float, q2: float, a: float, b: float) -> tuple[float, float] | None:
@@ -361,7 +364,7 @@ def prepare(verdicts: np.ndarray, observed: np.ndarray, predictor: Predictor) ->
     rates = (resp[labeled].T @ y[labeled] + 2.0 * m) / (resp[labeled].sum(axis=0) + 2.0)
     e_in = y[labeled] - lam * (resp[labeled] @ rates)
     s2_in = (float(((e_in - e_in.mean()) ** 2).sum()) + 3.0 * v0) / (n - ddof - resp.shape[1] + 3.0)
-    d = Draw(theta, n, big_n, fpc, s2_pseudo, ss / (n - ddof), explained, ddof, float(y[labeled].mean()), f, lam, s2_in)
+    d = Draw(theta, n, big_n, fpc, s2_pseudo, ss / (n - ddof), explained, float(y[labeled].mean()), f, lam, s2_in)
     moved = shrink_toward(theta, math.sqrt(s2_pseudo * fpc / n), float(majority(verdicts).mean())) if lam else theta
     return d, moved
 
