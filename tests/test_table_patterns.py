@@ -194,3 +194,16 @@ def test_texts_the_first_rows_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert passes == ([2] if late == "sorted by judge" else [2, None])  # a text the first rows missed: again
     _two_pass(monkeypatch)
     _same(one, read_inputs([str(path)]))
+
+
+def test_a_gold_class_of_one_dataset_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset column whose datasets' gold use different classes (C in d0 only): each dataset's Votes are laid out
+    over its own classes, as the two passes lay them out (the one pass raised ValueError: 'C' is not in list)."""
+    path = tmp_path / "long.csv"
+    rows = ["item_id,judge,verdict,gold,dataset", "a,j0,C,C,d0", "a,j1,A,C,d0", "b,j0,A,A,d0", "b,j1,A,A,d0",
+            "c,j0,B,B,d1", "c,j1,A,B,d1", "d,j0,A,A,d1", "d,j1,A,A,d1"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    one = read_inputs([str(path)])
+    assert [d.votes.classes for d in one if d.votes is not None] == [("A", "C"), ("A", "B")]
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))
