@@ -1,0 +1,233 @@
+"""docs/SPEED.md, "The default fit without scipy": the MAP mixture fit (mixtures.fit_mixture: exact sums for the
+log-Beta and digamma differences, a bounded Newton method) against the fit it replaced (scipy.special's betaln and
+digamma, scipy.optimize's L-BFGS-B with the same bounds, starts and options, written out below as it was), and the
+whole `fit -f json` document of this checkout against another checkout's (--baseline: the code before the change).
+
+Part 1, the optimum: on every shared data set (../shared/data, skipped without it), sample_data's labeled files and
+--random seeded random histograms (items 1..10^6, 1..40 judges per item, equal or not, two-peak or one-peak truths)
+plus edge cases (all correct, all wrong, one item, a single distinct count, huge counts, one judge, 200 judges),
+with 1, 2 and 3 components each: the difference in log posterior (new minus scipy: >= 0 means the new fit is at
+least as good), the largest relative difference of the majority error at k = 1..11 (both mixtures' errors computed
+by scipy.stats.betabinom, so that only the optimum differs) and of the parameters (weights, alpha, beta).
+
+Part 2, every printed number: `fit FILE -f json` of this checkout and of --baseline on each file: every number of
+the two documents compared (relative difference, 1e-300 floor), the fit's own iteration count left out.
+
+    .venv/bin/python benchmarks/fit_without_scipy.py [--random 240] [--baseline /tmp/base] [--update-doc docs/SPEED.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from scipy.optimize import minimize
+from scipy.special import betaln, digamma, gammaln
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from betaconform_cli.counts import CountTable  # noqa: E402
+from betaconform_cli.distributions import Mixture, logsumexp  # noqa: E402
+from betaconform_cli.mixtures import LOG_BOUNDS, LOGIT_BOUNDS, _starts, _unpack, default_starts, fit_mixture  # noqa: E402
+from betaconform_cli.settings import Prior  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+KS = tuple(range(1, 12))
+
+
+def scipy_objective(theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, c: int,
+                    prior: Prior) -> tuple[float, np.ndarray]:
+    """The replaced objective, as it was (scipy.special): negative log posterior and its gradient."""
+    logw, la, lb = _unpack(theta, c)
+    a, b = np.exp(la)[:, None], np.exp(lb)[:, None]
+    lc = gammaln(big_k + 1) - gammaln(s + 1) - gammaln(big_k - s + 1)
+    joint = logw[:, None] + lc[None, :] + betaln(s + a, big_k - s + b) - betaln(a, b)
+    cell = logsumexp(joint, axis=0)
+    resp = np.exp(joint - cell) * n
+    psi_ab, psi_kab = digamma(a + b), digamma(big_k + a + b)
+    g_la = a[:, 0] * (resp * (digamma(s + a) - psi_kab - digamma(a) + psi_ab)).sum(axis=1)
+    g_lb = b[:, 0] * (resp * (digamma(big_k - s + b) - psi_kab - digamma(b) + psi_ab)).sum(axis=1)
+    w = np.exp(logw)
+    var, conc = prior.log_param_sd**2, prior.weight_concentration
+    g_eta = resp.sum(axis=1) - n.sum() * w + (conc - 1.0) * (1.0 - c * w)
+    lprior = -0.5 * float((la**2).sum() + (lb**2).sum()) / var + (conc - 1.0) * float(logw.sum())
+    grad = np.concatenate((g_eta[1:], g_la - la / var, g_lb - lb / var))
+    return -(float(n @ cell) + lprior), -grad
+
+
+def scipy_fit(table: CountTable, c: int) -> tuple[Mixture, float]:
+    """The replaced fit: L-BFGS-B from the same starts, bounds and options; (mixture, log posterior)."""
+    big_k, s, n = (x.astype(float) for x in table.cells())
+    bounds = [LOGIT_BOUNDS] * (c - 1) + [LOG_BOUNDS] * (2 * c)
+    lo, hi = [b[0] for b in bounds], [b[1] for b in bounds]
+    best = None
+    for theta0 in _starts(table, c, default_starts(c), np.random.default_rng(0)):
+        res = minimize(scipy_objective, np.clip(theta0, lo, hi), args=(big_k, s, n, c, Prior()), jac=True,
+                       method="L-BFGS-B", bounds=bounds, options={"maxiter": 500, "ftol": 1e-10, "gtol": 1e-7})
+        if best is None or res.fun < best.fun:
+            best = res
+    assert best is not None
+    logw, la, lb = _unpack(best.x, c)
+    return Mixture(tuple(np.exp(logw)), tuple(np.exp(la)), tuple(np.exp(lb))).sorted(), -float(best.fun)
+
+
+def scipy_errors(m: Mixture) -> np.ndarray:
+    """Majority error at k = 1..11 by scipy.stats.betabinom (ties half)."""
+    out = []
+    for k in KS:
+        s = np.arange(k + 1)
+        e = np.where(2 * s < k, 1.0, np.where(2 * s == k, 0.5, 0.0))
+        out.append(sum(w * float(stats.betabinom.pmf(s, k, a, b) @ e) for w, a, b in zip(m.weights, m.alphas, m.betas)))
+    return np.array(out)
+
+
+def rel(x: np.ndarray, y: np.ndarray) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    return float(np.max(np.abs(x - y) / np.maximum(np.maximum(np.abs(x), np.abs(y)), 1e-300)))
+
+
+def jsonl_table(path: Path) -> CountTable | None:
+    pairs = []
+    for line in path.read_text().splitlines():
+        j = json.loads(line).get("judgments") if line.strip() else None
+        if isinstance(j, list) and j and all(v in (0, 1) for v in j):
+            pairs.append((len(j), sum(j)))
+    return CountTable.from_pairs(*map(np.array, zip(*pairs))) if pairs else None
+
+
+def random_tables(count: int) -> list[tuple[str, CountTable]]:
+    rng = np.random.default_rng(20261127)
+    out = [
+        ("edge: all correct", CountTable.from_histogram([0] * 11 + [500])),
+        ("edge: all wrong", CountTable.from_histogram([500] + [0] * 11)),
+        ("edge: one item", CountTable.from_histogram([0] * 7 + [1] + [0] * 3)),
+        ("edge: single distinct count", CountTable.from_histogram([0] * 5 + [300] + [0] * 5)),
+        ("edge: huge counts", CountTable.from_histogram([10**7, 3 * 10**6] + [10**6] * 8 + [4 * 10**7, 9 * 10**7])),
+        ("edge: one judge", CountTable.from_histogram([40, 160])),
+        ("edge: 200 judges", CountTable.from_pairs(np.full(500, 200), rng.binomial(200, rng.beta(4, 1.5, 500)))),
+        ("edge: 1 to 40 judges", CountTable.from_pairs(k := rng.integers(1, 41, 2000), rng.binomial(k, rng.beta(3, 1, 2000)))),
+    ]
+    for i in range(count):
+        items = int(np.exp(rng.uniform(0, np.log(1e6))))
+        judges = rng.integers(1, 41, items) if i % 3 == 0 else np.full(items, int(rng.integers(1, 16)))
+        if i % 2:
+            hard = rng.random(items) < rng.uniform(0.05, 0.5)
+            p = np.where(hard, rng.beta(1, rng.uniform(2, 8), items), rng.beta(rng.uniform(2, 12), 1, items))
+        else:
+            p = rng.beta(rng.uniform(0.3, 10), rng.uniform(0.3, 5), items)
+        out.append((f"random {i}", CountTable.from_pairs(judges, rng.binomial(judges, p))))
+    return out
+
+
+def part_one(tables: list[tuple[str, CountTable]]) -> dict[str, Any]:
+    worst: dict[str, Any] = {"lp": (np.inf, ""), "err": (0.0, ""), "par": (0.0, ""), "fits": 0, "not_converged": 0}
+    t_new = t_old = 0.0
+    for name, table in tables:
+        for c in (1, 2, 3):
+            t0 = time.perf_counter()
+            new = fit_mixture(table, c, n_init=default_starts(c), rng=np.random.default_rng(0))
+            t1 = time.perf_counter()
+            old, old_lp = scipy_fit(table, c)
+            t_new, t_old = t_new + t1 - t0, t_old + time.perf_counter() - t1
+            assert new.log_posterior is not None
+            worst["fits"] += 1
+            worst["not_converged"] += not new.converged
+            dlp = (new.log_posterior - old_lp) / max(1.0, abs(old_lp))
+            derr = rel(scipy_errors(new.mixture), scipy_errors(old))
+            m1, m2 = new.mixture, old
+            dpar = rel(np.r_[m1.weights, m1.alphas, m1.betas], np.r_[m2.weights, m2.alphas, m2.betas])
+            worst["lp"] = min(worst["lp"], (dlp, f"{name}, c={c}"))
+            worst["err"] = max(worst["err"], (derr, f"{name}, c={c}"))
+            worst["par"] = max(worst["par"], (dpar, f"{name}, c={c}"))
+            if derr > 1e-6:
+                print(f"  {name} c={c}: errors differ by {derr:.2e} (log posterior {dlp:+.2e} relative)", file=sys.stderr)
+    worst["seconds"] = (t_new, t_old)
+    return worst
+
+
+def numbers(doc: Any, path: str = "") -> dict[str, float]:
+    if isinstance(doc, dict):
+        return {k: v for key, val in doc.items() for k, v in numbers(val, f"{path}.{key}").items()}
+    if isinstance(doc, list):
+        return {k: v for i, val in enumerate(doc) for k, v in numbers(val, f"{path}[{i}]").items()}
+    if isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        return {path: float(doc)}
+    return {}
+
+
+def fit_json(checkout: Path, path: Path) -> Any:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run([sys.executable, "-m", "betaconform_cli", "fit", str(path), "-f", "json"], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def part_two(files: list[Path], baseline: Path) -> tuple[float, str, float, str]:
+    """(worst relative difference among error_rates' numbers, where; worst among every other number, where)."""
+    rates, other = (0.0, ""), (0.0, "")
+    for f in files:
+        a, b = numbers(fit_json(ROOT, f)), numbers(fit_json(baseline, f))
+        assert a.keys() == b.keys(), f"{f}: the documents' keys differ"
+        for key in a:
+            if key.endswith(".n_iter"):
+                continue
+            d = rel(np.array(a[key]), np.array(b[key])) if np.isfinite(a[key]) or np.isfinite(b[key]) else 0.0
+            slot = (d, f"{f.name} {key}")
+            if ".error_rates[" in key:
+                rates = max(rates, slot)
+            else:
+                other = max(other, slot)
+    return rates[0], rates[1], other[0], other[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--random", type=int, default=240)
+    ap.add_argument("--baseline", type=Path)
+    ap.add_argument("--update-doc", type=Path)
+    args = ap.parse_args()
+    shared = sorted(DATA.rglob("*.jsonl")) if DATA.is_dir() else []
+    samples = sorted((ROOT / "sample_data").glob("*.jsonl"))
+    labeled = [(f"{f.name}", t) for f in shared + samples if (t := jsonl_table(f)) is not None]
+    tables = labeled + random_tables(args.random)
+    w = part_one(tables)
+    lines = [
+        f"`python benchmarks/fit_without_scipy.py --random {args.random}"
+        + (" --baseline BASE`" if args.baseline else "`")
+        + f": {len(tables)} histograms ({len(shared)} shared data sets, {len(labeled) - len(shared)} of sample_data, "
+        f"{len(tables) - len(labeled)} random and edge cases), {w['fits']} fits (1, 2 and 3 components each; "
+        f"{w['not_converged']} not converged).",
+        "",
+        "| compared with scipy's L-BFGS-B fit | worst | where |",
+        "|---|---:|---|",
+        f"| log posterior, new minus scipy, relative (>= 0: the new optimum is at least as high) | {w['lp'][0]:+.1e} | {w['lp'][1]} |",
+        f"| majority error at k = 1..11, relative | {w['err'][0]:.1e} | {w['err'][1]} |",
+        f"| parameters (weights, alpha, beta), relative | {w['par'][0]:.1e} | {w['par'][1]} |",
+        f"| time of all fits: new / scipy | {w['seconds'][0]:.1f} s / {w['seconds'][1]:.1f} s | |",
+    ]
+    if args.baseline:
+        r, rw, o, ow = part_two(shared + samples, args.baseline)
+        lines += [
+            f"| `fit -f json`, every number of error_rates ({len(shared + samples)} files), relative | {r:.1e} | {rw} |",
+            f"| `fit -f json`, every other number but n_iter, relative | {o:.1e} | {ow} |",
+        ]
+    text = "\n".join(lines)
+    print(text)
+    if args.update_doc:
+        doc = args.update_doc.read_text()
+        start, end = "<!-- fit-without-scipy:start -->\n", "<!-- fit-without-scipy:end -->"
+        i, j = doc.index(start) + len(start), doc.index(end)
+        args.update_doc.write_text(doc[:i] + text + "\n" + doc[j:])
+
+
+if __name__ == "__main__":
+    main()
