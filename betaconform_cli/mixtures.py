@@ -145,40 +145,63 @@ class _Optimum:
     converged: bool
 
 
-def _newton(fun: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], x0: np.ndarray, lo: np.ndarray,
-            hi: np.ndarray, max_iter: int) -> _Optimum:
+Objective = Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]]
+
+
+def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> _Optimum:
     """Minimise `fun` (value, gradient, Hessian) on the box [lo, hi]: Newton steps on the free coordinates (those not
     held at a bound by their gradient), the Hessian's eigenvalues made positive (|lambda|, floored), each step at most
-    2 in any coordinate, projected onto the box, with Armijo backtracking (a strict decrease). Converged when the
-    projected gradient or the Newton decrement is at rounding level (1e-12 (1 + |f|), 1e-15 (1 + |f|)), or when no
-    step lowers f and the projected gradient is small (1e-5 (1 + |f|), as L-BFGS-B's acceptance was)."""
+    2 in any coordinate, projected onto the box, with Armijo backtracking (a strict decrease).
+
+    Converged when the Newton step is below 1e-10 in every coordinate (log parameters: 1e-10 relative), when the
+    projected gradient is 0, or when no step lowers f and the projected gradient is small (1e-5 (1 + |f|), as
+    L-BFGS-B's acceptance was). Near the optimum f's decrease falls below its rounding while a flat direction's
+    parameters still move: a full step of at most 1e-4 that leaves f within rounding is taken (5 in a row at most)."""
     x = np.clip(x0, lo, hi)
     f, g, h = fun(x)
+    level = 0
     for it in range(1, max_iter + 1):
         held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
-        pg = np.where(held, 0.0, g)
-        if float(np.max(np.abs(pg))) <= 1e-12 * (1.0 + abs(f)):
-            return _Optimum(x, f, g, it - 1, True)
-        free = ~held
-        vals, vecs = np.linalg.eigh(h[np.ix_(free, free)])
-        vals = np.maximum(np.abs(vals), max(1e-10 * float(np.max(np.abs(vals))), 1e-300))
-        step = np.zeros_like(x)
-        step[free] = -(vecs @ ((vecs.T @ g[free]) / vals))
-        if -float(g @ step) <= 1e-15 * (1.0 + abs(f)):  # the Newton decrement: what is left to gain is rounding
-            return _Optimum(x, f, g, it - 1, True)
-        step *= min(1.0, 2.0 / float(np.max(np.abs(step))))
-        t = 1.0
-        while t >= 1e-12:
-            xn = np.clip(x + t * step, lo, hi)
-            fn, gn, hn = fun(xn)
-            if fn < f and fn <= f + 1e-4 * float(g @ (xn - x)):
-                break
-            t *= 0.5
-        else:  # no step lowers f: at the optimum as far as float arithmetic can tell, or stuck
-            return _Optimum(x, f, g, it, float(np.max(np.abs(pg))) <= 1e-5 * (1.0 + abs(f)))
-        x, f, g, h = xn, fn, gn, hn
+        small = float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
+        step = _newton_step(g, h, ~held)
+        size = float(np.max(np.abs(step)))
+        if size <= 1e-10:
+            return _Optimum(x, f, g, it - 1, small)
+        step *= min(1.0, 2.0 / size)
+        found = _line_search(fun, x, f, g, step, lo, hi)
+        if found is None or (found[1] >= f and (size > 1e-4 or level >= 5)):
+            return _Optimum(x, f, g, it, small)
+        level = level + 1 if found[1] >= f else 0
+        x, f, g, h = found
     held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
     return _Optimum(x, f, g, max_iter, float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f)))
+
+
+def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """-H^-1 g on the free coordinates, H's eigenvalues replaced by |lambda| floored at 1e-10 of the largest."""
+    step = np.zeros_like(g)
+    if not free.any():
+        return step
+    vals, vecs = np.linalg.eigh(h[np.ix_(free, free)])
+    vals = np.maximum(np.abs(vals), max(1e-10 * float(np.max(np.abs(vals))), 1e-300))
+    step[free] = -(vecs @ ((vecs.T @ g[free]) / vals))
+    return step
+
+
+def _line_search(fun: Objective, x: np.ndarray, f: float, g: np.ndarray, step: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    """The first of t = 1, 1/2, ... >= 1e-12 whose projected step lowers f (Armijo, strictly); else the full step if
+    it leaves f within rounding (1e-13 (1 + |f|)) and None if not."""
+    full = None
+    t = 1.0
+    while t >= 1e-12:
+        xn = np.clip(x + t * step, lo, hi)
+        fn, gn, hn = fun(xn)
+        full = full or (xn, fn, gn, hn)
+        if fn < f and fn <= f + 1e-4 * float(g @ (xn - x)):
+            return xn, fn, gn, hn
+        t *= 0.5
+    return full if full is not None and full[1] <= f + 1e-13 * (1.0 + abs(f)) else None
 
 
 def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) -> list[np.ndarray]:
