@@ -70,14 +70,15 @@ def rising_sums(v: np.ndarray, top: int, orders: int = 1) -> np.ndarray:
     trigamma(v + x), exactly (no cancellation between two large log-gammas when v is large)."""
     v = np.asarray(v, dtype=float).reshape(-1)
     grid = v[:, None] + np.arange(top)
-    out = np.zeros((orders, v.size, top + 1))
+    terms = np.empty((orders, v.size, top + 1))
+    terms[:, :, 0] = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        np.cumsum(np.log(grid), axis=1, out=out[0, :, 1:])
+        np.log(grid, out=terms[0, :, 1:])
         if orders > 1:
-            inv = 1.0 / grid
-            np.cumsum(inv, axis=1, out=out[1, :, 1:])
+            np.divide(1.0, grid, out=terms[1, :, 1:])
         if orders > 2:
-            np.cumsum(inv * inv, axis=1, out=out[2, :, 1:])
+            np.square(terms[1, :, 1:], out=terms[2, :, 1:])
+    out: np.ndarray = np.cumsum(terms, axis=2)
     return out
 
 

@@ -82,7 +82,7 @@ def mixture_log_likelihood(table: CountTable, mixture: Mixture) -> float:
 
 def _unpack(theta: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     eta = np.concatenate(([0.0], theta[: c - 1]))
-    logw = eta - logsumexp(eta)
+    logw = eta - math.log(float(np.exp(eta).sum()))  # eta is bounded (LOGIT_BOUNDS): no overflow
     return logw, theta[c - 1 : 2 * c - 1], theta[2 * c - 1 : 3 * c - 1]
 
 
@@ -96,13 +96,14 @@ def _objective(
     Hessian of an LSE is sum_j r_ij (d2 l_ij + dl_ij dl_ij') - dcell dcell'."""
     logw, la, lb = _unpack(theta, c)
     a, b = np.exp(la), np.exp(lb)
-    top = int(big_k.max())
-    ta, tb, tab = rising_sums(a, top, 3), rising_sums(b, top, 3), rising_sums(a + b, top, 3)
+    ta, tb, tab = np.split(rising_sums(np.concatenate((a, b, a + b)), int(big_k.max()), 3), 3, axis=1)
     rest = big_k - s
-    comp = lc + ta[0][:, s] + tb[0][:, rest] - tab[0][:, big_k]
-    joint = logw[:, None] + comp
-    cell = logsumexp(joint, axis=0)
-    r = np.exp(joint - cell)  # (c, cells)
+    joint = logw[:, None] + lc + ta[0][:, s] + tb[0][:, rest] - tab[0][:, big_k]  # finite: a, b > 0, 0 <= S <= K
+    top = joint.max(axis=0)
+    r = np.exp(joint - top)
+    total_r = r.sum(axis=0)
+    cell = top + np.log(total_r)
+    r /= total_r  # (c, cells): the responsibilities
     rn = r * n
     da = ta[1][:, s] - tab[1][:, big_k]  # d comp / d a: digamma differences
     db = tb[1][:, rest] - tab[1][:, big_k]
@@ -153,10 +154,11 @@ def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_
     held at a bound by their gradient), the Hessian's eigenvalues made positive (|lambda|, floored), each step at most
     2 in any coordinate, projected onto the box, with Armijo backtracking (a strict decrease).
 
-    Converged when the Newton step is below 1e-10 in every coordinate (log parameters: 1e-10 relative), when the
-    projected gradient is 0, or when no step lowers f and the projected gradient is small (1e-5 (1 + |f|), as
+    Converged when the Newton step is below 1e-10 in every coordinate (log parameters: 1e-10 relative) or the Newton
+    decrement g'H^-1 g below 1e-18 (1 + |f|) (a step of ~1e-9 relative along the flattest direction: f scales with
+    the items, and so does H), or when no step lowers f and the projected gradient is small (1e-5 (1 + |f|), as
     L-BFGS-B's acceptance was). Near the optimum f's decrease falls below its rounding while a flat direction's
-    parameters still move: a full step of at most 1e-4 that leaves f within rounding is taken (5 in a row at most)."""
+    parameters still move: a full step of at most 1e-4 that leaves f within rounding is taken (3 in a row at most)."""
     x = np.clip(x0, lo, hi)
     f, g, h = fun(x)
     level = 0
@@ -165,11 +167,11 @@ def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_
         small = float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
         step = _newton_step(g, h, ~held)
         size = float(np.max(np.abs(step)))
-        if size <= 1e-10:
+        if size <= 1e-10 or -float(g @ step) <= 1e-18 * (1.0 + abs(f)):
             return _Optimum(x, f, g, it - 1, small)
         step *= min(1.0, 2.0 / size)
         found = _line_search(fun, x, f, g, step, lo, hi)
-        if found is None or (found[1] >= f and (size > 1e-4 or level >= 5)):
+        if found is None or (found[1] >= f and level >= 3):
             return _Optimum(x, f, g, it, small)
         level = level + 1 if found[1] >= f else 0
         x, f, g, h = found
@@ -190,18 +192,18 @@ def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
 
 def _line_search(fun: Objective, x: np.ndarray, f: float, g: np.ndarray, step: np.ndarray, lo: np.ndarray,
                  hi: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
-    """The first of t = 1, 1/2, ... >= 1e-12 whose projected step lowers f (Armijo, strictly); else the full step if
-    it leaves f within rounding (1e-13 (1 + |f|)) and None if not."""
-    full = None
-    t = 1.0
-    while t >= 1e-12:
+    """The first of t = 1, 1/2, ..., 2^-30 whose projected step lowers f (Armijo, strictly). A full step of at most
+    1e-4 that leaves f within its rounding (1e-13 (1 + |f|)) is taken as it is (near the optimum a shorter one cannot
+    do better); None when nothing is found."""
+    for halvings in range(31):
+        t = 0.5**halvings
         xn = np.clip(x + t * step, lo, hi)
         fn, gn, hn = fun(xn)
-        full = full or (xn, fn, gn, hn)
         if fn < f and fn <= f + 1e-4 * float(g @ (xn - x)):
             return xn, fn, gn, hn
-        t *= 0.5
-    return full if full is not None and full[1] <= f + 1e-13 * (1.0 + abs(f)) else None
+        if halvings == 0 and float(np.max(np.abs(step))) <= 1e-4:
+            return (xn, fn, gn, hn) if fn <= f + 1e-13 * (1.0 + abs(f)) else None
+    return None
 
 
 def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) -> list[np.ndarray]:
