@@ -110,7 +110,7 @@ class Estimates:
     labeled_sum: np.ndarray  # (n,)
     predicted_sum: np.ndarray  # (n,) (1/K) sum_f lambda_f sum_unl F_f
     residuals: np.ndarray  # (n, r) Y - lambda F
-    lam: np.ndarray  # (n,) mean lambda over folds
+    lam: np.ndarray  # (n, K) lambda per fold
     n_unlabeled: int
 
     def at(self, i: int, resid: np.ndarray, level: float = 0.9) -> tuple[float, float, float]:
@@ -125,27 +125,39 @@ class Estimates:
         return est, max(est - half, floor), min(est + half, floor + n_u / n)
 
 
-def ppi(y_lab: np.ndarray, cf: CrossFit, n_unlabeled: int, tuned: bool = True) -> Estimates:
-    """Cross-PPI++ (module docstring) for every candidate: lambda_f on the labeled items outside fold f."""
+def ppi(y_lab: np.ndarray, cf: CrossFit, n_unlabeled: int, tuned: str = "own") -> Estimates:
+    """Cross-PPI++ (module docstring) for every candidate: lambda_f on the labeled items outside fold f, each
+    candidate's own (`tuned="own"`), one for every candidate from their pooled covariances (`"common"`: the pick's
+    own is estimated on the items it was picked on), or 1 (`"none"`: plain PPI)."""
     f_lab, fold = cf.labeled, cf.fold
     lam = np.ones((len(y_lab), FOLDS))
-    if tuned:
+    if tuned != "none":
         for f in range(FOLDS):
             out = fold != f
             yc = y_lab[:, out] - y_lab[:, out].mean(axis=1, keepdims=True)
             fc = f_lab[:, out] - f_lab[:, out].mean(axis=1, keepdims=True)
-            var = (fc**2).sum(axis=1)
-            lam[:, f] = np.clip(np.where(var > 1e-12, (yc * fc).sum(axis=1) / np.maximum(var, 1e-300), 0.0), 0.0, 1.0)
+            var, cov = (fc**2).sum(axis=1), (yc * fc).sum(axis=1)
+            if tuned == "common":
+                var, cov = np.full_like(var, var.sum()), np.full_like(cov, cov.sum())
+            lam[:, f] = np.clip(np.where(var > 1e-12, cov / np.maximum(var, 1e-300), 0.0), 0.0, 1.0)
     resid = y_lab - lam[:, fold] * f_lab
-    return Estimates(y_lab.sum(axis=1), (lam * cf.unlabeled_sums).mean(axis=1), resid, lam.mean(axis=1), n_unlabeled)
+    return Estimates(y_lab.sum(axis=1), (lam * cf.unlabeled_sums).mean(axis=1), resid, lam, n_unlabeled)
 
 
-def fold_pick_residuals(est: Estimates, y_lab: np.ndarray, fold: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
-    """(r,): for each labeled item, the residual of the subset the naive rule picks on the OTHER folds' labels."""
+def residuals_with(est: Estimates, i: int, y_lab: np.ndarray, cf: CrossFit) -> np.ndarray:
+    """(n, r): every candidate's residuals Y - lambda F with candidate i's lambdas (what i's prediction term uses),
+    for rectifying i with other candidates' residuals."""
+    out: np.ndarray = y_lab - est.lam[i, cf.fold][None, :] * cf.labeled
+    return out
+
+
+def fold_pick_residuals(resid: np.ndarray, y_lab: np.ndarray, fold: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
+    """(r,): for each labeled item, the residual (a row of `resid`) of the subset the naive rule picks on the OTHER
+    folds' labels."""
     out = np.empty(y_lab.shape[1])
     for f in range(FOLDS):
         pick = pick_order(y_lab[:, fold != f].mean(axis=1), tiebreak)
-        out[fold == f] = est.residuals[pick, fold == f]
+        out[fold == f] = resid[pick, fold == f]
     return out
 
 

@@ -49,7 +49,16 @@ from judges_loco import (  # noqa: E402
     table,
     worst,
 )
-from judges_ppi import Estimates, cross_fit, fold_pick_residuals, item_errors, oracle, ppi, unexplained  # noqa: E402
+from judges_ppi import (  # noqa: E402
+    Estimates,
+    cross_fit,
+    fold_pick_residuals,
+    item_errors,
+    oracle,
+    ppi,
+    residuals_with,
+    unexplained,
+)  # noqa: E402
 from judges_rectified import pick_order  # noqa: E402
 from unlabeled import Data, draw, load  # noqa: E402
 
@@ -60,6 +69,8 @@ from betaconform_cli.judges.subsets import exact_tables  # noqa: E402
 from betaconform_cli.judges.unlabeled import Verdicts, fit_classes, guard  # noqa: E402
 
 NO_PICK = "reference: no pick (a random candidate)"
+TUNINGS = (("own", "cross-fitted PPI++"), ("common", "cross-fitted PPI++ (one lambda for every candidate)"),
+           ("none", "cross-fitted PPI (lambda = 1)"))
 DIAG = "diagnostic: unexplained share of Var(Y)"
 LAMBDA = "diagnostic: PPI++ lambda at the pick"
 
@@ -77,19 +88,21 @@ def _ppi_rows(out: dict[tuple[str, int], Record], k: int, y: np.ndarray, lab: np
     y_lab = y[:, lab]
     n_u = y.shape[1] - len(lab)
     for pred, cf in cfs.items():
-        for tuned, tag in ((True, "cross-fitted PPI++"), (False, "cross-fitted PPI (lambda = 1)")):
+        for tuned, tag in TUNINGS:
             est = ppi(y_lab, cf, n_u, tuned)
             name = f"{tag}, {pred} prediction"
             out[(f"{PICK} / {name}, own rectifier", k)] = _rec(truth, i, *est.at(i, est.residuals[i]))
-            out[(f"{PICK} / {name}, rectifier pooled over candidates", k)] = _rec(
-                truth, i, *est.at(i, est.residuals.mean(axis=0)))
-            fold = fold_pick_residuals(est, y_lab, cf.fold, tiebreak)
+            mine = residuals_with(est, i, y_lab, cf)
+            out[(f"{PICK} / {name}, rectifier pooled over candidates", k)] = _rec(truth, i, *est.at(i, mine.mean(axis=0)))
+            fold = fold_pick_residuals(mine, y_lab, cf.fold, tiebreak)
             out[(f"{PICK} / {name}, rectifier of the pick made on the other folds", k)] = _rec(truth, i, *est.at(i, fold))
             out[(f"{NO_PICK} / {name}", k)] = _random(est, truth)
-            if tuned and pred == "shipped model":
+            if tuned == "common" and pred == "shipped model":
+                theirs = fold_pick_residuals(residuals_with(est, naive_i, y_lab, cf), y_lab, cf.fold, tiebreak)
                 out[(f"{TIES} / {name}, rectifier of the pick made on the other folds", k)] = _rec(
-                    truth, naive_i, *est.at(naive_i, fold))
-                out[(LAMBDA, k)] = (float(est.lam[i]), float(np.mean(est.lam)), 0.0, np.nan, np.nan)
+                    truth, naive_i, *est.at(naive_i, theirs))
+            if tuned == "own" and pred == "shipped model":
+                out[(LAMBDA, k)] = (float(est.lam[i].mean()), float(est.lam.mean()), 0.0, np.nan, np.nan)
 
 
 def _oracle_rows(out: dict[tuple[str, int], Record], k: int, y: np.ndarray, votes: np.ndarray, lab: np.ndarray,
@@ -100,7 +113,7 @@ def _oracle_rows(out: dict[tuple[str, int], Record], k: int, y: np.ndarray, vote
     diag = []
     for loo, tag in ((False, "in-sample"), (True, "leave-one-out")):
         f = oracle(y, votes, loo)
-        est = Estimates(y[:, lab].sum(axis=1), f[:, unl].sum(axis=1), y[:, lab] - f[:, lab], np.ones(len(y)),
+        est = Estimates(y[:, lab].sum(axis=1), f[:, unl].sum(axis=1), y[:, lab] - f[:, lab], np.ones((len(y), 1)),
                         int(unl.sum()))
         out[(f"reference: oracle prediction ({tag}), PPI at the shipped pick", k)] = _rec(truth, i, *est.at(i, est.residuals[i]))
         out[(f"{NO_PICK} / oracle prediction ({tag}), PPI", k)] = _random(est, truth)

@@ -34,7 +34,7 @@ class TestCrossFittedPPI:
         f = rng.uniform(0.1, 0.5, size=(n, r))
         unl = rng.uniform(0.1, 0.5, size=(n, n_u)).sum(axis=1)
         cf = CrossFit(f, np.arange(r) % FOLDS, np.tile(unl[:, None], (1, FOLDS)))
-        est = ppi(y, cf, n_u, tuned=False)
+        est = ppi(y, cf, n_u, tuned="none")
         want = rectified(LabeledErrors(y, f, unl, np.full(n, float(n_u))), 2, 0.9)
         got = est.at(2, est.residuals[2])
         assert np.allclose(got, (want.estimate, want.low, want.high), atol=1e-12)
@@ -48,10 +48,23 @@ class TestCrossFittedPPI:
         fold = np.arange(r) % FOLDS
         est = ppi(y, CrossFit(f, fold, np.ones((2, FOLDS))), 100)
         slopes = [np.polyfit(f[0, fold != g], y[0, fold != g], 1)[0] for g in range(FOLDS)]
-        assert abs(est.lam[0] - np.mean(slopes)) < 1e-10
-        assert est.lam[1] == 1.0
-        lam_item = np.array(slopes)[fold]
-        assert np.allclose(est.residuals[0], y[0] - lam_item * f[0])
+        assert np.allclose(est.lam[0], slopes, atol=1e-10)
+        assert (est.lam[1] == 1.0).all()
+        assert np.allclose(est.residuals[0], y[0] - np.array(slopes)[fold] * f[0])
+
+    def test_a_common_lambda_is_the_slope_of_every_candidate_centred_and_stacked(self) -> None:
+        """tuned="common": one least-squares slope (numpy.linalg.lstsq) through each candidate's centred pairs."""
+        rng = np.random.default_rng(11)
+        r = 30
+        f = rng.uniform(0.0, 1.0, size=(3, r))
+        y = np.array([[0.2], [0.5], [0.8]]) * f + rng.normal(0, 0.1, size=(3, r))
+        fold = np.arange(r) % FOLDS
+        est = ppi(y, CrossFit(f, fold, np.ones((3, FOLDS))), 100, tuned="common")
+        for g in range(FOLDS):
+            x, t = f[:, fold != g], y[:, fold != g]
+            xc, tc = (x - x.mean(axis=1, keepdims=True)).ravel(), (t - t.mean(axis=1, keepdims=True)).ravel()
+            want = np.linalg.lstsq(xc[:, None], tc, rcond=None)[0][0]
+            assert np.allclose(est.lam[:, g], want, atol=1e-10)
 
     def test_a_perfect_prediction_gives_the_truth_with_no_width(self) -> None:
         """F = Y on every item: lambda 1, residuals 0, the estimate the mean of Y over the N items."""
