@@ -117,6 +117,8 @@ def _oracle_rows(out: dict[tuple[str, int], Record], k: int, y: np.ndarray, vote
                         int(unl.sum()))
         out[(f"reference: oracle prediction ({tag}), PPI at the shipped pick", k)] = _rec(truth, i, *est.at(i, est.residuals[i]))
         out[(f"{NO_PICK} / oracle prediction ({tag}), PPI", k)] = _random(est, truth)
+        plain = Estimates(est.labeled_sum, est.predicted_sum, np.zeros_like(est.residuals), est.lam, est.n_unlabeled)
+        out[(f"{NO_PICK} / oracle prediction ({tag}), no rectifier (the calibration known)", k)] = _random(plain, truth)
         diag.append(unexplained(y, f))
     diag += [unexplained(y[:, lab], cf.labeled) for cf in cfs.values()]
     out[(DIAG, k)] = tuple(diag) + (np.nan,)  # type: ignore[assignment]
