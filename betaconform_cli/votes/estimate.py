@@ -246,18 +246,9 @@ def estimate_errors(
     `outcomes`: how the interval's draws count the unlabeled items' own outcomes: "normal" (a normal approximation
     of their sum, `fit`'s) or "binomial" (exactly, `_expected`); `keep_draws`: the estimate carries the draws of the
     error over every item (`VoteEstimate.draws`; `sample`'s check reads its simultaneous band from them).
-    `estimator`: "vote_split" (the default), "rectified" (votes/rectified.py: a label-free prediction corrected by
-    the labels, at every k up to the fewest judges of an item) or "rectified_if_distinct" (rectified where the
-    judges count as distinct, agreement.dependence_share < DISTINCT_D, the vote split elsewhere); measured in
-    docs/UNLABELED.md, "round 4". `distinct_prior`: the vote split's prior where the judges count as distinct (the
-    same rule), `prior` elsewhere.
+    `estimator` ("rectified", "rectified_if_distinct") and `distinct_prior`: round 4's options (_rectify, _pick_prior).
     """
-    if rng is None:
-        raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
-    if outcomes not in OUTCOMES:
-        raise ParameterError("outcomes", f"must be one of {list(OUTCOMES)}; got {outcomes!r}")
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"must be one of {list(ESTIMATORS)}; got {estimator!r}")
+    rng = _check_options(rng, outcomes, estimator)
     ks = tuple(int(k) for k in ks)
     items = _items(votes, gold, ks, confidence_level, n_classes, counts)
     labels_only = _labels_only_fit(items, ks, confidence_level, settings, labels_only, rng)
@@ -273,11 +264,7 @@ def estimate_errors(
         return result(METHOD_LABELS, "unlabeled items not used (asked)", None)
     if items.n_unlabeled == 0:
         return result(METHOD_LABELS, "no unlabeled items", None)
-    share = None
-    if distinct_prior is not None:
-        weight = items.weight.astype(float)
-        share = dependence_share(items.votes, weight, items.classes, label_free_posterior(items.votes, weight, items.classes)[1])
-        prior = distinct_prior if share < DISTINCT_D else prior
+    prior, share = _pick_prior(items, prior, distinct_prior)
     model, (centre, low, high), draws = _vote_split(items, ks, confidence_level, settings, labels_only, prior, n_draws,
                                                     rng, outcomes)
     model = replace(model, dependence=share)
@@ -286,12 +273,41 @@ def estimate_errors(
         model, rect = _rectify(items, ks, confidence_level, labels_only, model, estimator == "rectified")
         if rect is not None:
             vs = _rows(ks, labels_only.rows, fewest, centre, low, high) if use else _rows(ks, labels_only.rows, fewest)
-            rows = tuple(replace(v, estimate=float(rect[0][i]), low=float(rect[1][i]), high=float(rect[2][i]))
-                         if v.k <= fewest else v for i, v in enumerate(vs))
-            return result(METHOD_VOTES, f"rectified: {RECTIFIED_REASON}", model, rows, None)
+            return result(METHOD_VOTES, f"rectified: {RECTIFIED_REASON}", model, _replace_rows(vs, rect, fewest), None)
     if not use:
         return result(METHOD_LABELS, reason, model)
     return result(METHOD_VOTES, reason, model, _rows(ks, labels_only.rows, fewest, centre, low, high), draws)
+
+
+def _check_options(rng: np.random.Generator | None, outcomes: str, estimator: str) -> np.random.Generator:
+    """The generator, once the options are checked. `estimator`: "vote_split" (the default), "rectified"
+    (votes/rectified.py: a label-free prediction corrected by the labels, at every k up to the fewest judges of an
+    item) or "rectified_if_distinct" (rectified where the judges count as distinct, agreement.dependence_share <
+    DISTINCT_D, the vote split elsewhere); measured in docs/UNLABELED.md, "round 4"."""
+    if rng is None:
+        raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
+    if outcomes not in OUTCOMES:
+        raise ParameterError("outcomes", f"must be one of {list(OUTCOMES)}; got {outcomes!r}")
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"must be one of {list(ESTIMATORS)}; got {estimator!r}")
+    return rng
+
+
+def _pick_prior(items: _Items, prior: SplitPrior, distinct_prior: SplitPrior | None) -> tuple[SplitPrior, float | None]:
+    """`distinct_prior` where the judges count as distinct (agreement.dependence_share < DISTINCT_D), `prior`
+    elsewhere, with the share (None when there is no `distinct_prior`: nothing computed)."""
+    if distinct_prior is None:
+        return prior, None
+    weight = items.weight.astype(float)
+    share = dependence_share(items.votes, weight, items.classes, label_free_posterior(items.votes, weight, items.classes)[1])
+    return (distinct_prior if share < DISTINCT_D else prior), share
+
+
+def _replace_rows(rows: tuple[VoteRow, ...], rect: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  fewest: int) -> tuple[VoteRow, ...]:
+    """The rectified (estimate, low, high) at every k up to the fewest judges of an item; the rows above kept."""
+    return tuple(replace(v, estimate=float(rect[0][i]), low=float(rect[1][i]), high=float(rect[2][i]))
+                 if v.k <= fewest else v for i, v in enumerate(rows))
 
 
 def _error_tables(labels_only: FitResult, ks: tuple[int, ...]) -> Callable[[int], np.ndarray]:
