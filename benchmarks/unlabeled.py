@@ -135,6 +135,7 @@ ROUND4: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "flat + difficulty": (SplitPrior(models=("flat", "difficulty")), True),
     "flat + tempered + difficulty": (SplitPrior(models=("flat", "tempered", "difficulty")), True),
     "difficulty alone": (SplitPrior(models=("difficulty",)), True),
+    "flat (tau = 1), guarded": (SplitPrior(models=("flat",)), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
