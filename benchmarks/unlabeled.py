@@ -136,6 +136,7 @@ ROUND4: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "flat + tempered + difficulty": (SplitPrior(models=("flat", "tempered", "difficulty")), True),
     "difficulty alone": (SplitPrior(models=("difficulty",)), True),
     "flat (tau = 1), guarded": (SplitPrior(models=("flat",)), True),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
