@@ -13,7 +13,6 @@ model; shared mistakes raise sigma, which shrinks how much a lopsided split is t
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ..dawid_skene import one_hot
 from ..distributions import logsumexp
@@ -35,6 +34,9 @@ def _row_log_lik(onehot: np.ndarray, has: np.ndarray, a: np.ndarray, sigma: floa
 
 def fit_difficulty(votes: np.ndarray, weight: np.ndarray, classes: int) -> tuple[np.ndarray, float, np.ndarray]:
     """(each judge's a_j, sigma, the class prior) by maximum marginal likelihood on the distinct verdict rows."""
+    # only this option needs scipy.optimize: the default fit's path stays without it
+    from scipy.optimize import minimize
+
     rows, inv = np.unique(votes, axis=0, return_inverse=True)
     w = np.bincount(np.asarray(inv).ravel(), weights=weight, minlength=len(rows))
     onehot = one_hot(rows, classes)
