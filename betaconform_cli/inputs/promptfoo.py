@@ -37,6 +37,10 @@ HUMAN = "human"
 
 def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, result) for a results.json (version 3) or a results.jsonl."""
+    if kind_by_name(path) in ("csv", "tsv"):
+        raise InputError(where, "promptfoo's CSV output holds each prompt's overall Status and Score, not the graders' "
+                                "verdicts: write the results as JSON (promptfoo eval -o results.json or results.jsonl, or "
+                                "promptfoo export eval EVAL_ID -o results.json)")
     with open_binary(path) as fh:
         head = fh.peek(64)[:64].lstrip()  # type: ignore[attr-defined]
     if head.startswith(b"{") and kind_by_name(path) != "jsonl":
@@ -185,22 +189,16 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     for n, r in results:
         check_shape(r, where, n)
     field = opts.record.label_field if records.has(results[0][1], opts.record.label_field) or opts.record.label_field != "label" else None
-    keys = Counter((r.get("testIdx"), None) for _, r in results)
-    several = any(n > 1 for n in keys.values())
+    idents, clusters, repeat_note = _idents([r for _, r in results])
     marks: list[Mark] = []
     sources: Counter[str] = Counter()
     graded = 0
     sliced = record_labels([r for _, r in results], opts.record.by, where, inner="testCase")  # --by: vars.FIELD
-    for (n, r), part in zip(results, sliced):
+    for (n, r), part, ident, cluster in zip(results, sliced, idents, clusters):
         gold, source = _gold(r, field, where, n)
         sources[source or "none"] += 1
-        case = r.get("testCase") or {}
-        ident = str(case.get("description") or f"test {r.get('testIdx', n - 1)}")
-        if several:
-            provider = r.get("provider") or {}
-            ident += f" [{provider.get('label') or provider.get('id') or r.get('promptIdx')}]" if isinstance(provider, dict) else f" [{provider}]"
         if opts.labels is not None:  # a separate gold file, joined on the item id shown (labels.py)
-            gold, source = _labeled(opts, ident, gold, source, where, n)
+            gold, source = _labeled(opts, cluster or ident, gold, source, where, n)  # repeats share the test's label
         comps = _components(r, where, n)
         judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
         graded += bool(judged)
@@ -211,7 +209,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
             verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
             marks.append(Mark(ident, judge_name(c, k), mark, n, part, text, gold is None,
-                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold))))
+                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold)), cluster))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
                                 "plays a judge in this promptfoo file")
@@ -225,7 +223,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
                                 "or rate results in promptfoo's viewer")
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
     reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
-                                    ("gold", used)), unit="record")
+                                    ("gold", used)), unit="record", notes=repeat_note)
     datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record", with_votes=True)
     blank = sum(1 for m in marks if not m.judge)
     if blank:
@@ -233,6 +231,46 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
 
         datasets = [_with_skip(d, Skip("no model-graded verdict (the test errored)", blank)) for d in datasets]
     return datasets if opts.record.by is None else named(datasets, name, opts.record.by)
+
+
+def _provider(result: dict[str, Any]) -> str:
+    provider = result.get("provider") or ""
+    return str(provider.get("label") or provider.get("id") or "") if isinstance(provider, dict) else str(provider)
+
+
+def _prompt(result: dict[str, Any]) -> str:
+    """The prompt's label where the user gave one (promptfoo sets it to the raw prompt otherwise), else its index."""
+    prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
+    label = prompt.get("label")
+    return str(label) if isinstance(label, str) and label and label != prompt.get("raw") else f"prompt {result.get('promptIdx')}"
+
+
+def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None], tuple[str, ...]]:
+    """(each result's item id, its cluster, a note). An item is a test case (its description, else `test testIdx`)
+    for one prompt and one provider: `[provider]` and `[prompt]` are added where the file holds several. `--repeat N`
+    writes a test N times under new testIdx values with the same test case: those results are N items `#1`..`#N`
+    of one cluster (correlated, as an inspect-ai sample's epochs), never one item given twice."""
+    several_providers = len({_provider(r) for r in results}) > 1
+    several_prompts = len({r.get("promptIdx") for r in results}) > 1
+    bases = []
+    for n, r in enumerate(results):
+        case = r.get("testCase") or {}
+        ident = str(case.get("description") or f"test {r.get('testIdx', n)}")
+        ident += f" [{_provider(r)}]" if several_providers else ""
+        bases.append(ident + (f" [{_prompt(r)}]" if several_prompts else ""))
+    keys = [(b, orjson.dumps((r.get("testCase") or {}).get("vars"), option=orjson.OPT_SORT_KEYS)) for b, r in zip(bases, results)]
+    per_key = Counter(keys)
+    if all(v == 1 for v in per_key.values()):
+        return bases, [None] * len(results), ()
+    seen: Counter[tuple[str, bytes]] = Counter()
+    idents: list[str] = []
+    for base, key in zip(bases, keys):
+        seen[key] += 1
+        idents.append(f"{base} #{seen[key]}" if per_key[key] > 1 else base)
+    clusters: list[str | None] = list(bases)
+    note = (f"{len(per_key)} test cases (per prompt and provider) x up to {max(per_key.values())} repeats (promptfoo --repeat) = {len(per_key)} clusters of "
+            f"{len(results)} items: the repeats of a test are one cluster in fit, judges, score and sample (docs/FORMATS.md)",)
+    return idents, clusters, note
 
 
 def _with_skip(d: Dataset, skip: Any) -> Dataset:

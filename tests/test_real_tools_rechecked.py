@@ -1,0 +1,53 @@
+"""Readers checked again on files the real tools wrote in ways the first fixtures did not use (issue 29, "checked
+again"; docs/FORMATS.md "Checked again"). One small fixture and one cheap test per reader bug found; the truth comes
+from each fixture's plan, never from the tool's file."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from betaconform_cli.inputs import InputOptions, Keep, read_dataset
+from betaconform_cli.inputs.options import RecordFields
+
+from .conftest import invoke
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"rechecked_{path.parent.name}_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class TestPromptfooRepeatAndPrompts:
+    """`promptfoo eval --repeat 2` with two prompts (tests/fixtures/promptfoo/make_repeat.sh): before, the second
+    prompt's result and every repeat were taken for the same item given again (an error asking for --duplicates)."""
+
+    def test_prompts_are_items_and_repeats_one_cluster(self) -> None:
+        plan = _module(FIXTURES / "promptfoo" / "plan.py")
+        ds = read_dataset(FIXTURES / "promptfoo" / "repeat.jsonl", InputOptions(record=RecordFields(label_field="vars.gold")),
+                          Keep.JUDGMENTS)
+        assert list(ds.judge_names) == ["strict", "file://judge_plain.py"]
+        items = [it.id for it in ds.items or ()]
+        # 2 tests x 2 prompts x 2 repeats: eight items, each (test, prompt) once per repeat
+        assert len(items) == len(set(items)) == 8
+        assert sum("[Reply in one sentence: {{question}}] #2" in i for i in items) == 2
+        assert ds.clusters is not None and ds.clusters.clusters == 4
+        gold = {"q01": "pass", "q02": "fail"}
+        want = [[float(plan.verdict(plan.judge_by_key(k), i[:3]) == gold[i[:3]]) for k in ("strict", "plain")] for i in items]
+        np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+
+    def test_csv_output_is_refused_with_what_to_write(self, runner) -> None:
+        res = invoke(runner, "doctor", FIXTURES / "promptfoo" / "repeat.csv")
+        assert res.exit_code == 2
+        line = res.output.strip()
+        assert "\n" not in line and "repeat.csv" in line and "not the graders' verdicts" in line and "-o results.json" in line
