@@ -239,10 +239,10 @@ def _provider(result: dict[str, Any]) -> str:
 
 
 def _prompt(result: dict[str, Any]) -> str:
-    """The prompt's label where the user gave one (promptfoo sets it to the raw prompt otherwise), else its index."""
-    prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
-    label = prompt.get("label")
-    return str(label) if isinstance(label, str) and label and label != prompt.get("raw") else f"prompt {result.get('promptIdx')}"
+    """The prompt's label (the user's, else promptfoo's: the prompt's template), else `prompt promptIdx`."""
+    prompt = result.get("prompt")
+    label = prompt.get("label") if isinstance(prompt, dict) else None
+    return label if isinstance(label, str) and label else f"prompt {result.get('promptIdx')}"
 
 
 def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None], tuple[str, ...]]:
