@@ -51,3 +51,21 @@ class TestPromptfooRepeatAndPrompts:
         assert res.exit_code == 2
         line = res.output.strip()
         assert "\n" not in line and "repeat.csv" in line and "not the graders' verdicts" in line and "-o results.json" in line
+
+
+class TestMlflowEvaluate:
+    """mlflow.genai.evaluate with three make_judge judges of one name (tests/fixtures/mlflow/evaluate/make.sh): each
+    model is a judge, the expectation is the gold, and the judge that failed (MLflow records the failure as a CODE
+    feedback with an error) gives no verdict there; the note says so (before: "1 CODE assessment(s)", unexplained)."""
+
+    def test_judges_gold_and_the_failed_scorer(self, runner) -> None:
+        plan = _module(FIXTURES / "mlflow" / "evaluate" / "plan.py")
+        ds = read_dataset(FIXTURES / "mlflow" / "evaluate" / "evaluated.jsonl", InputOptions(), Keep.JUDGMENTS)
+        assert sorted(ds.judge_names) == [f"openai:/{m}" for m in plan.JUDGES]
+        nums = [int(str(it.text).split("item-")[1].split(":")[0]) for it in ds.items or ()]
+        assert sorted(nums) == list(plan.ITEMS)
+        want = [[np.nan if (v := plan.verdict(j.removeprefix("openai:/"), n)) is None else float(v == plan.gold(n))
+                 for j in ds.judge_names] for n in nums]
+        np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+        notes = " ".join(invoke(runner, "doctor", FIXTURES / "mlflow" / "evaluate" / "evaluated.jsonl").output.split())
+        assert "1 CODE assessment(s) with an error (SCORER_ERROR: a scorer that failed, no verdict)" in notes
