@@ -69,3 +69,19 @@ class TestMlflowEvaluate:
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
         notes = " ".join(invoke(runner, "doctor", FIXTURES / "mlflow" / "evaluate" / "evaluated.jsonl").output.split())
         assert "1 CODE assessment(s) with an error (SCORER_ERROR: a scorer that failed, no verdict)" in notes
+
+
+class TestInspectRunThatStopped:
+    """An inspect-ai eval that stopped on an error (tests/fixtures/inspect_rechecked/make.sh): the log (status "error")
+    holds the samples scored before and the failed ones; before, it was read as a finished run, silently."""
+
+    def test_read_what_it_holds_and_say_it_did_not_finish(self, runner) -> None:
+        task = _module(FIXTURES / "inspect_rechecked" / "task.py")
+        log = next((FIXTURES / "inspect_rechecked" / "logs").iterdir())
+        ds = read_dataset(log, InputOptions(), Keep.JUDGMENTS)
+        got = {it.id: row[0] for it, row in zip(ds.items or (), ds.judgment_matrix())}
+        # a3 raised; a4, run after it, was cancelled when the eval stopped: neither has a score
+        assert got == {s: float(task.SAYS[s] == task.TARGETS[s]) for s in ("a1", "a2")} == {"a1": 1.0, "a2": 0.0}
+        out = " ".join(invoke(runner, "doctor", log).output.split())
+        assert "the log's status is 'error' (the eval did not finish: RuntimeError('solver crashed on purpose'))" in out
+        assert "2 sample-epoch(s) ended in an error (first: a3#1: RuntimeError" in out

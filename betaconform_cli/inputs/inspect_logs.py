@@ -215,6 +215,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     notes = gold_notes + notes
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
+    notes += _run_notes(log, samples)
     epochs = max(int(s.get("epoch") or 1) for s in samples)
     ids = {str(s.get("id")) for s in samples}
     if epochs > 1:
@@ -237,6 +238,29 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
     found = from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
     return found if opts.record.by is None else named(found, name or task or path.stem, opts.record.by)
+
+
+def _first_line(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message or "").strip().splitlines()[0][:120] if str(message or "").strip() else "no message"
+
+
+def _run_notes(log: dict[str, Any], samples: list[Any]) -> list[str]:
+    """What a user must know about the run behind the log: it did not finish (`status` error, cancelled or started:
+    only the samples written so far are read), and samples that ended in an error (inspect keeps the scores given
+    before it; a sample left with none is skipped, with the other items without a verdict)."""
+    notes: list[str] = []
+    status = log.get("status")
+    if isinstance(status, str) and status != "success":
+        why = f": {_first_line(log.get('error'))}" if log.get("error") else ""
+        notes.append(f"the log's status is '{status}' (the eval did not finish{why}): only the {len(samples)} "
+                     "sample-epochs it holds are read")
+    failed = [s for s in samples if s.get("error")]
+    if failed:
+        first = failed[0]
+        notes.append(f"{len(failed)} sample-epoch(s) ended in an error (first: {first.get('id')}#{first.get('epoch') or 1}: "
+                     f"{_first_line(first.get('error'))}): the scores each holds are read, one with none is skipped")
+    return notes
 
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any], list[str]]:
