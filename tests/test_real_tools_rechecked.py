@@ -85,3 +85,15 @@ class TestInspectRunThatStopped:
         out = " ".join(invoke(runner, "doctor", log).output.split())
         assert "the log's status is 'error' (the eval did not finish: RuntimeError('solver crashed on purpose'))" in out
         assert "2 sample-epoch(s) ended in an error (first: a3#1: RuntimeError" in out
+
+
+def test_mlflow_cli_search_json_is_read() -> None:
+    """`mlflow traces search --output json` (tests/fixtures/mlflow/cli/make.sh) writes {"traces": [...],
+    "next_page_token": ...}; before, it was "neither a promptfoo results file nor ..." (exit 2)."""
+    plan = _module(FIXTURES / "mlflow" / "cli" / "plan.py")
+    ds = read_dataset(FIXTURES / "mlflow" / "cli" / "search.json", InputOptions(), Keep.JUDGMENTS)
+    assert list(ds.judge_names) == ["j1", "j2"]
+    nums = [int(str(it.text).split("item-")[1][0]) for it in ds.items or ()]
+    assert sorted(nums) == list(plan.ITEMS)
+    want = [[float(plan.verdict(j, n) == plan.gold(n)) for j in ("j1", "j2")] for n in nums]
+    np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
