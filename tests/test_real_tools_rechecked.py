@@ -54,20 +54,20 @@ class TestPromptfooRepeatAndPrompts:
 
 
 class TestMlflowEvaluate:
-    """mlflow.genai.evaluate with three make_judge judges of one name (tests/fixtures/mlflow/evaluate/make.sh): each
+    """mlflow.genai.evaluate with three make_judge judges of one name (tests/fixtures/mlflow_rechecked/evaluate/make.sh): each
     model is a judge, the expectation is the gold, and the judge that failed (MLflow records the failure as a CODE
     feedback with an error) gives no verdict there; the note says so (before: "1 CODE assessment(s)", unexplained)."""
 
     def test_judges_gold_and_the_failed_scorer(self, runner) -> None:
-        plan = _module(FIXTURES / "mlflow" / "evaluate" / "plan.py")
-        ds = read_dataset(FIXTURES / "mlflow" / "evaluate" / "evaluated.jsonl", InputOptions(), Keep.JUDGMENTS)
+        plan = _module(FIXTURES / "mlflow_rechecked" / "evaluate" / "plan.py")
+        ds = read_dataset(FIXTURES / "mlflow_rechecked" / "evaluate" / "evaluated.jsonl", InputOptions(), Keep.JUDGMENTS)
         assert sorted(ds.judge_names) == [f"openai:/{m}" for m in plan.JUDGES]
         nums = [int(str(it.text).split("item-")[1].split(":")[0]) for it in ds.items or ()]
         assert sorted(nums) == list(plan.ITEMS)
         want = [[np.nan if (v := plan.verdict(j.removeprefix("openai:/"), n)) is None else float(v == plan.gold(n))
                  for j in ds.judge_names] for n in nums]
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
-        notes = " ".join(invoke(runner, "doctor", FIXTURES / "mlflow" / "evaluate" / "evaluated.jsonl").output.split())
+        notes = " ".join(invoke(runner, "doctor", FIXTURES / "mlflow_rechecked" / "evaluate" / "evaluated.jsonl").output.split())
         assert "1 CODE assessment(s) with an error (SCORER_ERROR: a scorer that failed, no verdict)" in notes
 
 
@@ -88,10 +88,10 @@ class TestInspectRunThatStopped:
 
 
 def test_mlflow_cli_search_json_is_read() -> None:
-    """`mlflow traces search --output json` (tests/fixtures/mlflow/cli/make.sh) writes {"traces": [...],
+    """`mlflow traces search --output json` (tests/fixtures/mlflow_rechecked/cli/make.sh) writes {"traces": [...],
     "next_page_token": ...}; before, it was "neither a promptfoo results file nor ..." (exit 2)."""
-    plan = _module(FIXTURES / "mlflow" / "cli" / "plan.py")
-    ds = read_dataset(FIXTURES / "mlflow" / "cli" / "search.json", InputOptions(), Keep.JUDGMENTS)
+    plan = _module(FIXTURES / "mlflow_rechecked" / "cli" / "plan.py")
+    ds = read_dataset(FIXTURES / "mlflow_rechecked" / "cli" / "search.json", InputOptions(), Keep.JUDGMENTS)
     assert list(ds.judge_names) == ["j1", "j2"]
     nums = [int(str(it.text).split("item-")[1][0]) for it in ds.items or ()]
     assert sorted(nums) == list(plan.ITEMS)
