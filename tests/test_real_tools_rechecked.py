@@ -97,3 +97,16 @@ def test_mlflow_cli_search_json_is_read() -> None:
     assert sorted(nums) == list(plan.ITEMS)
     want = [[float(plan.verdict(j, n) == plan.gold(n)) for j in ("j1", "j2")] for n in nums]
     np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+
+
+def test_inspect_boolean_scorer_against_boolean_gold() -> None:
+    """A scorer giving booleans with a person's boolean label (tests/fixtures/inspect_rechecked/bools.py): before, the
+    booleans were "boolean values that cannot be compared with text gold" and the log was refused. A 1/0 scorer stays
+    apart from boolean gold (the value rule: 1 and true are two classes)."""
+    task = _module(FIXTURES / "inspect_rechecked" / "bools.py")
+    log = next((FIXTURES / "inspect_rechecked" / "logs_bool").iterdir())
+    ds = read_dataset(log, InputOptions(record=RecordFields(label_field="metadata.human")), Keep.JUDGMENTS)
+    assert list(ds.judge_names) == ["boolean"]
+    got = {it.id: row[0] for it, row in zip(ds.items or (), ds.judgment_matrix())}
+    assert got == {s: float(task.SAYS[s] == h) for s, h in task.HUMAN.items()}
+    assert ds.reading is not None and any("integer: left out" in n for n in ds.reading.notes)

@@ -77,6 +77,8 @@ def _missing(v: Any) -> bool:
 
 
 def _kind(v: Any) -> str:
+    if isinstance(v, bool):  # a boolean scorer (Score(value=True)) is compared with boolean gold, as true/false classes
+        return "boolean"
     if isinstance(v, dict):
         return "dict"
     if isinstance(v, list):
