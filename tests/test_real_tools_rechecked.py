@@ -46,11 +46,13 @@ class TestPromptfooRepeatAndPrompts:
         want = [[float(plan.verdict(plan.judge_by_key(k), i[:3]) == gold[i[:3]]) for k in ("strict", "plain")] for i in items]
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
 
-    def test_csv_output_is_refused_with_what_to_write(self, runner) -> None:
-        res = invoke(runner, "doctor", FIXTURES / "promptfoo" / "repeat.csv")
-        assert res.exit_code == 2
-        line = res.output.strip()
-        assert "\n" not in line and "repeat.csv" in line and "not the graders' verdicts" in line and "-o results.json" in line
+    def test_csv_and_yaml_outputs_are_refused_with_what_to_write(self, runner) -> None:
+        """promptfoo's CSV output has no grader verdicts; its YAML output was taken for a saved fit ("show it with
+        betaconform report")."""
+        for name, why in (("repeat.csv", "not the graders' verdicts"), ("first_result.yaml", "promptfoo results written as YAML")):
+            res = invoke(runner, "doctor", FIXTURES / "promptfoo" / name)
+            line = res.output.strip()
+            assert res.exit_code == 2 and "\n" not in line and name in line and why in line and "-o results.json" in line
 
 
 class TestMlflowEvaluate:

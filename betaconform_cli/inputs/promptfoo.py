@@ -35,6 +35,17 @@ MODEL_GRADED = {
 HUMAN = "human"
 
 
+def yaml_output(path: Path) -> bool:
+    """promptfoo's YAML output (`-o results.yaml`) begins `evalId: ...` then `results:`; a saved fit (the other YAML
+    this tool is given) never does: read_inputs refuses it with what to write instead."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512).splitlines()[:2]
+    except OSError:
+        return False
+    return len(head) == 2 and head[0].startswith(b"evalId:") and head[1].rstrip() == b"results:"
+
+
 def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, result) for a results.json (version 3) or a results.jsonl."""
     if kind_by_name(path) in ("csv", "tsv"):
