@@ -319,7 +319,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims},
                   beside=beside)
       for name, claims, beside in (
-          ("deepeval", (("json", ("testCases", "testRunData.testCases")),), None),
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),), "betaconform_cli.inputs.deepeval:beside_run"),
           ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",))),
            "betaconform_cli.inputs.lm_eval:results_beside_samples"),
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),), None))),

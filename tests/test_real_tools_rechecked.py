@@ -112,3 +112,20 @@ def test_inspect_boolean_scorer_against_boolean_gold() -> None:
     got = {it.id: row[0] for it, row in zip(ds.items or (), ds.judgment_matrix())}
     assert got == {s: float(task.SAYS[s] == h) for s, h in task.HUMAN.items()}
     assert ds.reading is not None and any("integer: left out" in n for n in ds.reading.notes)
+
+
+def test_deepeval_test_run_folder_and_a_metric_that_raised(runner) -> None:
+    """`deepeval test run` (tests/fixtures/deepeval_testrun/make.sh) leaves .deepeval/ with the run twice and a
+    metric cache: the folder is read as one run (before: the run twice and an error on the cache). A metric that
+    raised is written as `success: false` with no score and no error: no verdict (before: a fail it never gave)."""
+    plan = _module(FIXTURES / "deepeval_testrun" / "plan.py")
+    folder = FIXTURES / "deepeval_testrun" / ".deepeval"
+    ds = read_dataset(folder / ".latest_run_full.json", InputOptions(), Keep.JUDGMENTS)
+    assert list(ds.judge_names) == [f"Correctness [GEval] [{m}]" for m in plan.MODELS]
+    cases = [int(it.id.removeprefix("case_")) for it in ds.items or ()]
+    want = [[np.nan if (m, c) == plan.RAISES else float(plan.passes(m, c) == (plan.label(c) == "pass")) for m in plan.MODELS]
+            for c in cases]
+    assert sorted(cases) == list(plan.CASES)
+    np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+    res = invoke(runner, "doctor", folder, "-f", "json")
+    assert res.exit_code == 0 and res.stdout.count('"format"') == 1 and "metric cache" in res.output
