@@ -46,6 +46,17 @@ class TestPromptfooRepeatAndPrompts:
         want = [[float(plan.verdict(plan.judge_by_key(k), i[:3]) == gold[i[:3]]) for k in ("strict", "plain")] for i in items]
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
 
+    def test_grader_from_options_provider_is_named(self) -> None:
+        """An llm-rubric graded by defaultTest.options.provider (no provider of its own): before, "assertion 0"."""
+        plan = _module(FIXTURES / "promptfoo" / "plan.py")
+        ds = read_dataset(FIXTURES / "promptfoo" / "options_provider.json",
+                          InputOptions(record=RecordFields(label_field="vars.gold")), Keep.JUDGMENTS)
+        assert list(ds.judge_names) == ["strict", "file://judge_plain.py"]
+        gold = {"q01": "pass", "q02": "fail"}
+        want = [[float(plan.verdict(plan.judge_by_key(k), it.id[:3]) == gold[it.id[:3]]) for k in ("strict", "plain")]
+                for it in ds.items or ()]
+        np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+
     def test_csv_and_yaml_outputs_are_refused_with_what_to_write(self, runner) -> None:
         """promptfoo's CSV output has no grader verdicts; its YAML output was taken for a saved fit ("show it with
         betaconform report")."""

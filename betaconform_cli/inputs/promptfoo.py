@@ -112,16 +112,27 @@ def check_shape(result: dict[str, Any], where: str, n: int) -> None:
         need((c.get("assertion") or {}).get("provider"), f"{at}.assertion.provider", dict, str)
 
 
-def judge_name(component: dict[str, Any], k: int) -> str:
-    """The provider's label, else its id, else the position."""
-    provider = (component.get("assertion") or {}).get("provider")
+def _provider_name(provider: Any) -> str | None:
     if isinstance(provider, dict):
         for key in ("label", "id"):
             if isinstance(provider.get(key), str) and provider[key]:
                 return str(provider[key])
-    if isinstance(provider, str) and provider:
-        return provider
-    return f"assertion {k}"
+    return provider if isinstance(provider, str) and provider else None
+
+
+def judge_name(component: dict[str, Any], k: int, result: dict[str, Any] | None = None) -> str:
+    """The grader's label, else its id: the assertion's provider, else the test's `options.provider` (promptfoo grades
+    an assertion without a provider with it, e.g. `defaultTest.options.provider`); else the position."""
+    own = _provider_name((component.get("assertion") or {}).get("provider"))
+    options = ((result or {}).get("testCase") or {}).get("options")
+    return own or _provider_name(options.get("provider") if isinstance(options, dict) else None) or f"assertion {k}"
+
+
+def _judge_names(result: dict[str, Any], judged: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """Each model-graded assertion's judge name; a name two assertions of the result share (two rubrics graded by
+    one options.provider) gets its position, `NAME (assertion K)`, so they stay two judges."""
+    names = [judge_name(c, k, result) for k, c in judged]
+    return [f"{x} (assertion {k})" if names.count(x) > 1 else x for x, (k, _) in zip(names, judged)]
 
 
 def _gold(result: dict[str, Any], field: str | None, where: str, n: int) -> tuple[bool | None, str]:
@@ -216,10 +227,10 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
         text = _text(r, field)
         if not judged:
             marks.append(Mark(ident, "", None, n, part, text, gold is None))
-        for k, c in judged:
+        for (k, c), judge in zip(judged, _judge_names(r, judged)):
             verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
-            marks.append(Mark(ident, judge_name(c, k), mark, n, part, text, gold is None,
+            marks.append(Mark(ident, judge, mark, n, part, text, gold is None,
                               None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold)), cluster))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
