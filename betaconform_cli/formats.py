@@ -313,7 +313,8 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                                            "csv": _promptfoo_csv}),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",),
-                claims={"json": record_has("eval samples", "eval version")}),
+                claims={"json": record_has("eval samples", "eval version")},
+                beside="betaconform_cli.inputs.inspect_logs:beside_logs"),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
     # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims},

@@ -140,3 +140,11 @@ def test_deepeval_test_run_folder_and_a_metric_that_raised(runner) -> None:
     np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
     res = invoke(runner, "doctor", folder, "-f", "json")
     assert res.exit_code == 0 and res.stdout.count('"format"') == 1 and "metric cache" in res.output
+
+
+def test_inspect_eval_set_directory(runner) -> None:
+    """`inspect eval-set` writes logs.json and eval-set.json beside the logs (tests/fixtures/inspect_rechecked/
+    evalset/): skipped with a note; before, the directory was refused on them."""
+    res = invoke(runner, "doctor", FIXTURES / "inspect_rechecked" / "evalset", "--label-field", "metadata.human")
+    assert res.exit_code == 0 and "inspect, 4 items" in res.output
+    assert "logs.json: skipped, inspect-ai's eval-set index" in res.output and "eval-set.json: skipped" in res.output

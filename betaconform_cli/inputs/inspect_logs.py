@@ -31,6 +31,18 @@ NOANSWER = "N"
 UNCHANGED = "UNCHANGED"  # a ScoreEdit field the edit left as it was
 
 
+EVAL_SET_FILES = {"logs.json": "inspect-ai's eval-set index of the logs beside it",
+                  "eval-set.json": "inspect-ai's eval-set manifest"}
+
+
+def beside_logs(path: Path, siblings: list[Path]) -> str | None:
+    """What `inspect eval-set` writes into a log directory beside the logs, holding no samples (formats.InputFormat.
+    beside): skipped there, so that the directory can be given as it is (before, it was refused on these files)."""
+    what = EVAL_SET_FILES.get(path.name)
+    logs = any(q.suffix == ".eval" or (q.suffix == ".json" and q.name not in EVAL_SET_FILES) for q in siblings if q != path)
+    return what if what is not None and logs else None
+
+
 def load_log(path: Path, where: str) -> dict[str, Any]:
     """The log as the `.json` format's dictionary (header and samples)."""
     try:
