@@ -268,19 +268,21 @@ def _prompt(result: dict[str, Any]) -> str:
 
 
 def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None], tuple[str, ...]]:
-    """(each result's item id, its cluster, a note). An item is a test case (its description, else `test testIdx`)
-    for one prompt and one provider: `[provider]` and `[prompt]` are added where the file holds several. `--repeat N`
-    writes a test N times under new testIdx values with the same test case: those results are N items `#1`..`#N`
-    of one cluster (correlated, as an inspect-ai sample's epochs), never one item given twice."""
+    """(each result's item id, its cluster, a note). An item is a test case (its description, else `test testIdx` of
+    its first result) for one prompt and one provider: `[provider]` and `[prompt]` are added where the file holds
+    several. `--repeat N` writes a test N times under new testIdx values with the same test case (description, vars,
+    assertions, options): those results are N items `#1`..`#N` of one cluster (correlated, as an inspect-ai sample's
+    epochs), never one item given twice."""
     several_providers = len({_provider(r) for r in results}) > 1
     several_prompts = len({r.get("promptIdx") for r in results}) > 1
-    bases = []
+    first: dict[tuple[str, bytes], str] = {}
+    bases, keys = [], []
     for n, r in enumerate(results):
         case = r.get("testCase") or {}
-        ident = str(case.get("description") or f"test {r.get('testIdx', n)}")
-        ident += f" [{_provider(r)}]" if several_providers else ""
-        bases.append(ident + (f" [{_prompt(r)}]" if several_prompts else ""))
-    keys = [(b, orjson.dumps((r.get("testCase") or {}).get("vars"), option=orjson.OPT_SORT_KEYS)) for b, r in zip(bases, results)]
+        suffix = (f" [{_provider(r)}]" if several_providers else "") + (f" [{_prompt(r)}]" if several_prompts else "")
+        key = (suffix, orjson.dumps(case, option=orjson.OPT_SORT_KEYS, default=str))  # repeats share their test case
+        keys.append(key)
+        bases.append(first.setdefault(key, str(case.get("description") or f"test {r.get('testIdx', n)}") + suffix))
     per_key = Counter(keys)
     if all(v == 1 for v in per_key.values()):
         return bases, [None] * len(results), ()
