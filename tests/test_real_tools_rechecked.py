@@ -47,7 +47,8 @@ class TestPromptfooRepeatAndPrompts:
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
 
     def test_grader_from_options_provider_is_named(self) -> None:
-        """An llm-rubric graded by defaultTest.options.provider (no provider of its own): before, "assertion 0"."""
+        """An llm-rubric graded by defaultTest.options.provider or by `eval --grader` (no provider of its own): before,
+        "assertion 0"."""
         plan = _module(FIXTURES / "promptfoo" / "plan.py")
         ds = read_dataset(FIXTURES / "promptfoo" / "options_provider.json",
                           InputOptions(record=RecordFields(label_field="vars.gold")), Keep.JUDGMENTS)
@@ -55,6 +56,12 @@ class TestPromptfooRepeatAndPrompts:
         gold = {"q01": "pass", "q02": "fail"}
         want = [[float(plan.verdict(plan.judge_by_key(k), it.id[:3]) == gold[it.id[:3]]) for k in ("strict", "plain")]
                 for it in ds.items or ()]
+        np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
+        # `eval --grader file://judge_plain.py`: promptfoo writes the provider object (no id, an empty label)
+        ds = read_dataset(FIXTURES / "promptfoo" / "grader_flag.json.gz",
+                          InputOptions(record=RecordFields(label_field="vars.gold")), Keep.JUDGMENTS)
+        assert list(ds.judge_names) == ["file://judge_plain.py"]
+        want = [[float(plan.verdict(plan.judge_by_key("plain"), it.id[:3]) == gold[it.id[:3]])] for it in ds.items or ()]
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
 
     def test_csv_and_yaml_outputs_are_refused_with_what_to_write(self, runner) -> None:

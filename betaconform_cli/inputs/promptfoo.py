@@ -113,10 +113,14 @@ def check_shape(result: dict[str, Any], where: str, n: int) -> None:
 
 
 def _provider_name(provider: Any) -> str | None:
+    """A provider's label, else its id; a provider object promptfoo serialized as it was (`eval --grader X` writes
+    the grader's instance into options.provider: no id, an empty label) by its `modelName`, else its script."""
     if isinstance(provider, dict):
-        for key in ("label", "id"):
+        for key in ("label", "id", "modelName"):
             if isinstance(provider.get(key), str) and provider[key]:
                 return str(provider[key])
+        if isinstance(provider.get("scriptPath"), str) and provider["scriptPath"]:
+            return f"file://{provider['scriptPath']}"
     return provider if isinstance(provider, str) and provider else None
 
 
