@@ -6,16 +6,20 @@ Conventions (METHOD.md):
   half an error (a fair coin breaks it);
 - every model is evaluated at some N >= k judges and thinned to k by one routine, `thin`; a Beta-Binomial
   thinned from N to k is exactly BB(k, a, b), a Binomial thinned is Bin(k, p).
+
+No scipy here (the default `fit` loads none, docs/SPEED.md): counts are integers, so the log-gamma differences are
+sums, exactly: log Gamma(v + x) - log Gamma(v) = sum_{i<x} log(v + i) (`rising_sums`, which gives the digamma and
+trigamma differences likewise), and log C(n, s) comes from a table of log factorials (math.lgamma).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
-from scipy.special import betaln, gammaln, xlog1py, xlogy
 
 
 def logsumexp(x: np.ndarray, axis: int | None = None) -> np.ndarray:
@@ -27,24 +31,79 @@ def logsumexp(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     return out.squeeze(axis=axis) if axis is not None else out.reshape(())
 
 
+def counts(x: np.ndarray | int) -> np.ndarray:
+    """`x` as int64, refused (ValueError) unless every value is a whole number: the exact sums below need counts."""
+    arr = np.asarray(x)
+    out = arr.astype(np.int64)
+    if arr.dtype.kind not in "iub" and not np.array_equal(out, arr):
+        raise ValueError("counts of judges must be whole numbers")
+    return out
+
+
+@lru_cache(maxsize=8)
+def _log_factorials(size: int) -> np.ndarray:
+    table = np.array([math.lgamma(i + 1.0) for i in range(size)])
+    table.setflags(write=False)
+    return table
+
+
+def log_factorials(top: int) -> np.ndarray:
+    """log i! for i = 0..top (at least), from math.lgamma (correctly rounded to ~1 ulp); cached by powers of two."""
+    return _log_factorials(1 << max(int(top), 15).bit_length())
+
+
 def log_comb(n: np.ndarray | int, s: np.ndarray | int) -> np.ndarray:
-    """log C(n, s), vectorised; -inf outside 0 <= s <= n."""
-    n = np.asarray(n, dtype=float)
-    s = np.asarray(s, dtype=float)
+    """log C(n, s) for whole numbers (broadcasting); -inf outside 0 <= s <= n."""
+    n, s = np.broadcast_arrays(counts(n), counts(s))
     valid = (s >= 0) & (s <= n)
-    with np.errstate(invalid="ignore"):
-        out = gammaln(n + 1) - gammaln(np.where(valid, s, 0) + 1) - gammaln(np.where(valid, n - s, 0) + 1)
-    result: np.ndarray = np.where(valid, out, -np.inf)
+    lf = log_factorials(int(n.max(initial=0)))
+    n0 = np.where(valid, n, 0)
+    s0 = np.where(valid, s, 0)
+    result: np.ndarray = np.where(valid, lf[n0] - lf[s0] - lf[n0 - s0], -np.inf)
     return result
+
+
+def rising_sums(v: np.ndarray, top: int, orders: int = 1) -> np.ndarray:
+    """T[d, j, x] = sum_{i<x} f_d(v_j + i) for x = 0..top, with f_0 = log, f_1 = 1/v, f_2 = 1/v^2 (d < orders).
+
+    For whole x: T[0] = log Gamma(v + x) - log Gamma(v), T[1] = digamma(v + x) - digamma(v), T[2] = trigamma(v) -
+    trigamma(v + x), exactly (no cancellation between two large log-gammas when v is large)."""
+    v = np.asarray(v, dtype=float).reshape(-1)
+    grid = v[:, None] + np.arange(top)
+    terms = np.empty((orders, v.size, top + 1))
+    terms[:, :, 0] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.log(grid, out=terms[0, :, 1:])
+        if orders > 1:
+            np.divide(1.0, grid, out=terms[1, :, 1:])
+        if orders > 2:
+            np.square(terms[1, :, 1:], out=terms[2, :, 1:])
+    out: np.ndarray = np.cumsum(terms, axis=2)
+    return out
+
+
+def log_rising(v: np.ndarray | float, x: np.ndarray | int) -> np.ndarray:
+    """log Gamma(v + x) - log Gamma(v) = sum_{i<x} log(v + i) for v > 0 and whole x >= 0 (broadcasting)."""
+    v, x = np.broadcast_arrays(np.asarray(v, dtype=float), counts(x))
+    values, at = np.unique(v.reshape(-1), return_inverse=True)
+    table = rising_sums(values, int(x.max(initial=0)))[0]
+    out: np.ndarray = table[at.reshape(-1), x.reshape(-1)].reshape(v.shape)
+    return out
 
 
 def log_beta_binomial(
     s: np.ndarray, n: np.ndarray | int, a: np.ndarray | float, b: np.ndarray | float
 ) -> np.ndarray:
-    """log BB(s | n, a, b) = log C(n, s) + log B(s + a, n - s + b) - log B(a, b) (broadcasting)."""
-    s = np.asarray(s, dtype=float)
-    n = np.asarray(n, dtype=float)
-    result: np.ndarray = log_comb(n, s) + betaln(s + a, n - s + b) - betaln(a, b)
+    """log BB(s | n, a, b) = log C(n, s) + log B(s + a, n - s + b) - log B(a, b) for whole s and n (broadcasting);
+    -inf outside 0 <= s <= n. The Beta functions' ratio is exact sums: log (a)_s + log (b)_(n-s) - log (a+b)_n."""
+    s = counts(s)
+    n = counts(n)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    s_in = np.clip(s, 0, np.maximum(n, 0))
+    n_in = np.maximum(n, 0)
+    result: np.ndarray = (log_comb(n, s) + log_rising(a, s_in) + log_rising(b, n_in - s_in)
+                          - log_rising(a + b, n_in))
     return result
 
 
@@ -59,7 +118,10 @@ def binomial_pmf(n: int, p: float | np.ndarray) -> np.ndarray:
     """pmf of Bin(n, p) over s = 0..n (exact at p = 0 and p = 1); for an array of p, one row per p."""
     s = np.arange(n + 1)
     pp = np.asarray(p, dtype=float)[..., None]
-    pmf: np.ndarray = np.exp(log_comb(n, s) + xlogy(s, pp) + xlog1py(n - s, -pp))
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 log 0 = 0, as scipy's xlogy and xlog1py
+        right = np.where(s == 0, 0.0, s * np.log(pp))
+        wrong = np.where(n - s == 0, 0.0, (n - s) * np.log1p(-pp))
+    pmf: np.ndarray = np.exp(log_comb(n, s) + right + wrong)
     return pmf
 
 

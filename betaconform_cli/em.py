@@ -16,7 +16,7 @@ parameters of the last M-step and the memberships and objective of the E-step th
 
 mixtures.fit_paper_em is not run here on purpose: it is the paper's EM as printed (section 4.3), whose test on the
 parameters' relative change sits between its M-step and its E-step and which tracks no likelihood; and
-mixtures.fit_mixture is a quasi-Newton fit (L-BFGS-B), not an EM.
+mixtures.fit_mixture is a bounded Newton fit, not an EM.
 """
 
 from __future__ import annotations

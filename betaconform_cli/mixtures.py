@@ -2,8 +2,11 @@
 (judges, correct) histogram alone (fit.py builds the error table from them; estimators.py's columns call them).
 
 - `fit_mixture`: maximum a posteriori Beta-Binomial mixture on the (judges, correct) histogram, exact for
-  items with different numbers of judges; L-BFGS-B over (softmax logits of w, log alpha, log beta) with
-  analytic gradients and several starts (METHOD.md). `components=1` is the single Beta-Binomial.
+  items with different numbers of judges; a bounded Newton method (`_newton`) over (softmax logits of w, log alpha,
+  log beta) with the analytic gradient and Hessian (`_objective`) and several starts (METHOD.md). No scipy: the
+  log-Beta and digamma differences are exact sums over the counts (distributions.rising_sums); scipy's L-BFGS-B,
+  used before, is the tests' and benchmarks/fit_without_scipy.py's reference. `components=1` is the single
+  Beta-Binomial.
 - `fit_paper_em`: the paper's EM (section 4.3) as printed, with only the fixes needed to run it.
 - `fit_binomial`: single-judge accuracy, every judge independent (eq. 1).
 - `empirical_errors`: the labeled items' own exact (hypergeometric) majority error.
@@ -14,12 +17,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import betaln, digamma
 
 from .counts import CountTable
 from .distributions import (
@@ -28,6 +29,7 @@ from .distributions import (
     item_error_table,
     log_comb,
     logsumexp,
+    rising_sums,
 )
 from .errors import FitWarning, UsageError
 from .settings import Prior
@@ -80,36 +82,128 @@ def mixture_log_likelihood(table: CountTable, mixture: Mixture) -> float:
 
 def _unpack(theta: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     eta = np.concatenate(([0.0], theta[: c - 1]))
-    logw = eta - logsumexp(eta)
+    logw = eta - math.log(float(np.exp(eta).sum()))  # eta is bounded (LOGIT_BOUNDS): no overflow
     return logw, theta[c - 1 : 2 * c - 1], theta[2 * c - 1 : 3 * c - 1]
 
 
 def _objective(
     theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, lc: np.ndarray, c: int, prior: Prior
-) -> tuple[float, np.ndarray]:
-    """Negative log posterior and its gradient."""
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Negative log posterior, its gradient and its Hessian in theta = (eta_1..eta_{c-1}, log alpha, log beta).
+
+    big_k, s: whole counts (int arrays), n: items per cell, lc: log C(K, S). Per cell i and component j the joint
+    l_ij = log w_j + log BB(S_i | K_i, a_j, b_j), the cell's log-likelihood LSE_j l_ij, responsibilities r_ij; the
+    Hessian of an LSE is sum_j r_ij (d2 l_ij + dl_ij dl_ij') - dcell dcell'."""
     logw, la, lb = _unpack(theta, c)
-    a = np.exp(la)[:, None]
-    b = np.exp(lb)[:, None]
-    comp = lc[None, :] + betaln(s + a, big_k - s + b) - betaln(a, b)
-    joint = logw[:, None] + comp
-    cell = logsumexp(joint, axis=0)
-    ll = float(n @ cell)
-    resp = np.exp(joint - cell) * n  # (c, cells), weighted by counts
-    psi_ab = digamma(a + b)
-    psi_kab = digamma(big_k + a + b)
-    g_la = (a[:, 0]) * (resp * (digamma(s + a) - psi_kab - digamma(a) + psi_ab)).sum(axis=1)
-    g_lb = (b[:, 0]) * (resp * (digamma(big_k - s + b) - psi_kab - digamma(b) + psi_ab)).sum(axis=1)
+    a, b = np.exp(la), np.exp(lb)
+    ta, tb, tab = np.split(rising_sums(np.concatenate((a, b, a + b)), int(big_k.max()), 3), 3, axis=1)
+    rest = big_k - s
+    joint = logw[:, None] + lc + ta[0][:, s] + tb[0][:, rest] - tab[0][:, big_k]  # finite: a, b > 0, 0 <= S <= K
+    top = joint.max(axis=0)
+    r = np.exp(joint - top)
+    total_r = r.sum(axis=0)
+    cell = top + np.log(total_r)
+    r /= total_r  # (c, cells): the responsibilities
+    rn = r * n
+    da = ta[1][:, s] - tab[1][:, big_k]  # d comp / d a: digamma differences
+    db = tb[1][:, rest] - tab[1][:, big_k]
+    ga, gb = a[:, None] * da, b[:, None] * db  # d comp / d log a, d log b
     w = np.exp(logw)
-    g_eta = resp.sum(axis=1) - n.sum() * w
-    var = prior.log_param_sd**2
-    conc = prior.weight_concentration
+    d = 3 * c - 1
+    grad_l = np.zeros((c, len(n), d))  # d l_ij / d theta
+    grad_l[:, :, : c - 1] = (np.eye(c)[:, 1:] - w[1:])[:, None, :]
+    idx = np.arange(c)
+    grad_l[idx, :, c - 1 + idx] = ga
+    grad_l[idx, :, 2 * c - 1 + idx] = gb
+    gcell = np.einsum("jc,jcd->cd", r, grad_l)
+    hess = np.einsum("jc,jcd,jce->de", rn, grad_l, grad_l) - np.einsum("c,cd,ce->de", n, gcell, gcell)
+    total = float(n.sum())
+    var, conc = prior.log_param_sd**2, prior.weight_concentration
+    wv = w[1:]
+    hess[: c - 1, : c - 1] -= (total + (conc - 1.0) * c) * (np.diag(wv) - np.outer(wv, wv))
+    tab2 = tab[2][:, big_k]
+    d2a = ga + a[:, None] ** 2 * (tab2 - ta[2][:, s])  # d2 comp / d (log a)^2
+    d2b = gb + b[:, None] ** 2 * (tab2 - tb[2][:, rest])
+    ia, ib = c - 1 + idx, 2 * c - 1 + idx
+    hess[ia, ia] += (rn * d2a).sum(axis=1) - 1.0 / var
+    hess[ib, ib] += (rn * d2b).sum(axis=1) - 1.0 / var
+    cross = (rn * (a[:, None] * b[:, None] * tab2)).sum(axis=1)
+    hess[ia, ib] += cross
+    hess[ib, ia] += cross
+    grad = n @ gcell
+    grad[: c - 1] += (conc - 1.0) * (1.0 - c * wv)
+    grad[c - 1 :] -= theta[c - 1 :] / var
     lprior = -0.5 * float((la**2).sum() + (lb**2).sum()) / var + (conc - 1.0) * float(logw.sum())
-    g_la = g_la - la / var
-    g_lb = g_lb - lb / var
-    g_eta = g_eta + (conc - 1.0) * (1.0 - c * w)
-    grad = np.concatenate((g_eta[1:], g_la, g_lb))
-    return -(ll + lprior), -grad
+    return -(float(n @ cell) + lprior), -grad, -0.5 * (hess + hess.T)  # einsum's sums differ in the last bit
+
+
+@dataclass(frozen=True)
+class _Optimum:
+    x: np.ndarray
+    fun: float
+    jac: np.ndarray
+    nit: int
+    converged: bool
+
+
+Objective = Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]]
+
+
+def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> _Optimum:
+    """Minimise `fun` (value, gradient, Hessian) on the box [lo, hi]: Newton steps on the free coordinates (those not
+    held at a bound by their gradient), the Hessian's eigenvalues made positive (|lambda|, floored), each step at most
+    2 in any coordinate, projected onto the box, with Armijo backtracking (a strict decrease).
+
+    Converged when the Newton step is below 1e-10 in every coordinate (log parameters: 1e-10 relative) or the Newton
+    decrement g'H^-1 g below 1e-18 (1 + |f|) (a step of ~1e-9 relative along the flattest direction: f scales with
+    the items, and so does H), or when no step lowers f and the projected gradient is small (1e-5 (1 + |f|), as
+    L-BFGS-B's acceptance was). Near the optimum f's decrease falls below its rounding while a flat direction's
+    parameters still move: a full step of at most 1e-4 that leaves f within rounding is taken (3 in a row at most)."""
+    x = np.clip(x0, lo, hi)
+    f, g, h = fun(x)
+    level = 0
+    for it in range(1, max_iter + 1):
+        held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
+        small = float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
+        step = _newton_step(g, h, ~held)
+        size = float(np.max(np.abs(step)))
+        if size <= 1e-10 or -float(g @ step) <= 1e-18 * (1.0 + abs(f)):
+            return _Optimum(x, f, g, it - 1, small)
+        step *= min(1.0, 2.0 / size)
+        found = _line_search(fun, x, f, g, step, lo, hi)
+        if found is None or (found[1] >= f and level >= 3):
+            return _Optimum(x, f, g, it, small)
+        level = level + 1 if found[1] >= f else 0
+        x, f, g, h = found
+    held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
+    return _Optimum(x, f, g, max_iter, float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f)))
+
+
+def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """-H^-1 g on the free coordinates, H's eigenvalues replaced by |lambda| floored at 1e-10 of the largest."""
+    step = np.zeros_like(g)
+    if not free.any():
+        return step
+    vals, vecs = np.linalg.eigh(h[np.ix_(free, free)])
+    vals = np.maximum(np.abs(vals), max(1e-10 * float(np.max(np.abs(vals))), 1e-300))
+    step[free] = -(vecs @ ((vecs.T @ g[free]) / vals))
+    return step
+
+
+def _line_search(fun: Objective, x: np.ndarray, f: float, g: np.ndarray, step: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    """The first of t = 1, 1/2, ..., 2^-30 whose projected step lowers f (Armijo, strictly). A full step of at most
+    1e-4 that leaves f within its rounding (1e-13 (1 + |f|)) is taken as it is (near the optimum a shorter one cannot
+    do better); None when nothing is found."""
+    for halvings in range(31):
+        t = 0.5**halvings
+        xn = np.clip(x + t * step, lo, hi)
+        fn, gn, hn = fun(xn)
+        if fn < f and fn <= f + 1e-4 * float(g @ (xn - x)):
+            return xn, fn, gn, hn
+        if halvings == 0 and float(np.max(np.abs(step))) <= 1e-4:
+            return (xn, fn, gn, hn) if fn <= f + 1e-13 * (1.0 + abs(f)) else None
+    return None
 
 
 def _starts(table: CountTable, c: int, n_init: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -147,47 +241,31 @@ def fit_mixture(
     n_init: int = 6,
     rng: np.random.Generator | None = None,
     max_iter: int = 500,
-    tol: float = 1e-10,
 ) -> MixtureFit:
     """MAP fit of a `components`-component Beta-Binomial mixture to the histogram of correct counts."""
     if components < 1:
         raise UsageError(f"components must be at least 1, got {components}")
     rng = rng if rng is not None else np.random.default_rng(0)
     big_k, s, n = table.cells()
-    big_k = big_k.astype(float)
-    s = s.astype(float)
     n = n.astype(float)
     lc = log_comb(big_k, s)
     c = components
-    bounds = [LOGIT_BOUNDS] * (c - 1) + [LOG_BOUNDS] * (2 * c)
+    lo = np.array([LOGIT_BOUNDS[0]] * (c - 1) + [LOG_BOUNDS[0]] * (2 * c))
+    hi = np.array([LOGIT_BOUNDS[1]] * (c - 1) + [LOG_BOUNDS[1]] * (2 * c))
     best = None
     total_iter = 0
     starts = _starts(table, c, n_init, rng)
     for theta0 in starts:
-        theta0 = np.clip(theta0, [b[0] for b in bounds], [b[1] for b in bounds])
-        res = minimize(
-            _objective,
-            theta0,
-            args=(big_k, s, n, lc, c, prior),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-7},
-        )
-        total_iter += int(res.nit)
+        res = _newton(lambda theta: _objective(theta, big_k, s, n, lc, c, prior), theta0, lo, hi, max_iter)
+        total_iter += res.nit
         if best is None or res.fun < best.fun:
             best = res
     assert best is not None
     logw, la, lb = _unpack(best.x, c)
     mixture = Mixture(tuple(np.exp(logw)), tuple(np.exp(la)), tuple(np.exp(lb))).sorted()
-    # L-BFGS-B may end with ABNORMAL (line search) at the optimum, where float precision runs out:
-    # accept it when the projected gradient is negligible against the objective.
-    lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
-    free = ~(((best.x <= lo + 1e-9) & (best.jac > 0)) | ((best.x >= hi - 1e-9) & (best.jac < 0)))
-    converged = bool(best.success) or float(np.max(np.abs(best.jac[free]), initial=0.0)) <= 1e-5 * (1.0 + abs(best.fun))
-    if not converged:
-        warnings.warn(f"MAP mixture fit did not converge: {best.message}", FitWarning, stacklevel=2)
-    return MixtureFit.on(table, mixture, "map", converged, total_iter, len(starts), log_posterior=-float(best.fun))
+    if not best.converged:
+        warnings.warn("MAP mixture fit did not converge", FitWarning, stacklevel=2)
+    return MixtureFit.on(table, mixture, "map", best.converged, total_iter, len(starts), log_posterior=-float(best.fun))
 
 
 def default_starts(components: int) -> int:
@@ -220,6 +298,8 @@ def fit_paper_em(table: CountTable, max_iter: int = 2000, tol: float = 1e-8, cli
     items gets beta = 0); the E-step in log space. Start: items split at p = 1/2 (at the median when one
     side is empty). The EM runs on the histogram, which gives the same iterates as running it per item.
     """
+    from scipy.special import betaln  # not on the default path (only --method paper), which loads no scipy
+
     big_k, s, n = table.cells()
     big_k = big_k.astype(float)
     s = s.astype(float)

@@ -304,10 +304,13 @@ def _model(fit: Any) -> None:
     import numpy as np
 
     mixture = fit.model.mixture()  # the derived distribution must be a distribution (alpha = beta = 1e308 is not)
+    # a subnormal alpha or beta (below ~2.2e-308; 1/alpha overflows) is refused as too small: the exact sums give it
+    # a pmf, but no fit yields one and the derivatives of the model are not finite there
+    tiny = min(min(c.alpha, c.beta) for c in comps) < np.finfo(float).tiny
     for n in sorted({int(fit.judges), MAX_K}):  # the data's judges, and the most a table or a transfer asks for
         with np.errstate(all="ignore"):
             pmf = mixture.pmf(n)
-        if not (np.all(np.isfinite(pmf)) and np.all(pmf >= -1e-12) and abs(float(pmf.sum()) - 1) < 1e-6):
+        if tiny or not (np.all(np.isfinite(pmf)) and np.all(pmf >= -1e-12) and abs(float(pmf.sum()) - 1) < 1e-6):
             raise TypeProblem("model.components", f"alpha and beta give no valid distribution over {n} judges "
                               "(too large or too small to compute)")
 

@@ -50,15 +50,27 @@ class TestLikelihood:
         assert mixture_log_likelihood(table, TWO_PEAK) == pytest.approx(per_item, rel=1e-10)
 
     @pytest.mark.parametrize("c", [1, 2, 3])
-    def test_gradient_matches_finite_differences(self, c: int) -> None:
-        big_k, s = simulate(TWO_PEAK, 80, 11, 3)
+    def test_gradient_and_hessian_match_finite_differences(self, c: int) -> None:
+        """The objective is scipy's (betabinom, the log prior written out); gradient and Hessian are its finite
+        differences (scipy's approx_fprime; a forward difference of step 1e-6: 1e-4 relative)."""
+        big_k, s = simulate(TWO_PEAK, 80, np.random.default_rng(c).integers(3, 12, 80), 3)
         table = CountTable.from_pairs(big_k, s)
-        kk, ss, nn = (x.astype(float) for x in table.cells())
+        kk, ss, nn = table.cells()
+        nn = nn.astype(float)
         lc = log_comb(kk, ss)
         theta = np.random.default_rng(c).normal(0, 0.7, 3 * c - 1)
+        value, grad, hess = _objective(theta, kk, ss, nn, lc, c, Prior())
+        eta = np.r_[0.0, theta[: c - 1]]
+        w, a, b = np.exp(eta) / np.exp(eta).sum(), np.exp(theta[c - 1 : 2 * c - 1]), np.exp(theta[2 * c - 1 :])
+        ll = (nn * np.log(sum(wj * stats.betabinom.pmf(ss, kk, aj, bj) for wj, aj, bj in zip(w, a, b)))).sum()
+        lprior = -0.5 * (theta[c - 1 :] ** 2).sum() / 9.0 + 0.5 * np.log(w).sum()  # Prior(): sd 3, concentration 1.5
+        assert value == pytest.approx(-(ll + lprior), rel=1e-12)
         f = lambda t: _objective(t, kk, ss, nn, lc, c, Prior())[0]  # noqa: E731
-        numeric = approx_fprime(theta, f, 1e-6)
-        np.testing.assert_allclose(_objective(theta, kk, ss, nn, lc, c, Prior())[1], numeric, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(grad, approx_fprime(theta, f, 1e-6), rtol=1e-4, atol=1e-4)
+        numeric = np.array([approx_fprime(theta, lambda t, i=i: _objective(t, kk, ss, nn, lc, c, Prior())[1][i], 1e-6)
+                            for i in range(len(theta))])
+        np.testing.assert_allclose(hess, numeric, rtol=1e-4, atol=1e-3)
+        np.testing.assert_array_equal(hess, hess.T)
 
 
 class TestMapFit:

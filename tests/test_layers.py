@@ -159,21 +159,28 @@ class TestStartUp:
         assert _loaded_after(_run_cli(*args), tuple(h for h in HEAVY if h != "rich.console")) == []
 
     def test_a_json_fit_of_correctness_loads_only_its_own(self) -> None:
-        """`fit FILE -f json` on correctness data: the fit's numbers and the JSON report, not DuckDB, the table's
-        console, YAML (saved fits), the vote patterns' model, scipy.stats, matplotlib or torch."""
+        """`fit FILE -f json` on correctness data (default options): the fit's numbers (numpy) and the JSON report,
+        not scipy (the default fit's numerics are numpy's and the standard library's: docs/SPEED.md), DuckDB, the
+        table's console, YAML (saved fits), the vote patterns' model, matplotlib or torch."""
         data = Path(__file__).resolve().parent.parent / "sample_data" / "qa_judges.jsonl"
         loaded = _loaded_after(_run_cli("fit", str(data), "-f", "json") + "\nimport betaconform_cli.report.fit")
-        assert set(loaded) == {"numpy", "scipy", "betaconform_cli.report", "betaconform_cli.api._fit"}
+        assert set(loaded) == {"numpy", "betaconform_cli.report", "betaconform_cli.api._fit"}
         script = (_run_cli("fit", str(data), "-f", "json") + "\nprint(','.join(m for m in ('duckdb', 'yaml', 'rich.console', "
                   "'scipy.stats', 'betaconform_cli.votes', 'pydantic', 'matplotlib', 'torch') if m in sys.modules))")
         out = subprocess.run([sys.executable, "-c", "import sys, io\n" + script], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == ""
 
+    def test_the_default_table_fit_loads_no_scipy(self) -> None:
+        """`fit FILE` (the table) computes the same numbers as the JSON fit: no scipy either."""
+        data = Path(__file__).resolve().parent.parent / "sample_data" / "counts_only.jsonl"
+        assert "scipy" not in _loaded_after(_run_cli("fit", str(data)), ("scipy", "betaconform_cli.fit"))
+
 
 def test_fit_imports_the_fitting_code_while_workers_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    """While forked workers count a big file, `fit` imports the module betaconform_cli.fit (scipy: ~0.3 s of CPU)
-    beside them, not after the read: `from .. import fit` would get the package's attribute, the library's function
-    (betaconform_cli/__init__.py), and leave scipy's import to after the read (the 1M-item fit ~0.25 s slower)."""
+    """While forked workers count a big file, `fit` imports the module betaconform_cli.fit (the fitting code) beside
+    them, not after the read: `from .. import fit` would get the package's attribute, the library's function
+    (betaconform_cli/__init__.py), and leave the import to after the read (with scipy, before the fit dropped it,
+    the 1M-item fit was ~0.25 s slower)."""
     import betaconform_cli.api._fit as api_fit
 
     seen: list[bool] = []

@@ -122,14 +122,14 @@ def fit(
 
 
 def _begin_read(arguments: Sequence[str], opts: InputOptions, embed: EmbedOptions | None) -> Any:
-    """Start reading: a big file's workers count now, while this process imports scipy and the output's modules
-    (~0.3 s of CPU), then count a smaller first share itself: parent_share 0.2 balances the two on 2 cores (CPU
-    traced on the 1M-item file: parent 0.32 + 0.10 after the fork, worker 0.39; docs/SPEED.md). Nothing is imported
-    before the fork that the workers do not need."""
-    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, parent_share=0.2, batch=True)
-    if pending.works_meanwhile:  # else read first: a refused file then never pays for scipy's import
+    """Start reading: a big file's workers count now, while this process imports the fitting code and the output's
+    modules, then counts an equal share itself (parent_share 1, the default: with no scipy to import the parent's
+    extra work is small; on the 1M-item file 0.2, 0.5, 0.75, 1.0, 1.25 and 1.5 gave 0.65, 0.58, 0.53, 0.50, 0.52 and
+    0.54 s: docs/SPEED.md). Nothing is imported before the fork that the workers do not need."""
+    pending = begin_read(arguments, opts, Keep.ITEMS if embed is not None else Keep.COUNTS, batch=True)
+    if pending.works_meanwhile:  # else read first: a refused file then never pays for the fit's import
         # the module betaconform_cli.fit by its dotted name: `from .. import fit` is the package's attribute `fit`,
-        # the library's function (betaconform_cli/__init__.py), which imported no scipy and left it to the tail
+        # the library's function (betaconform_cli/__init__.py), which imported nothing and left it to the tail
         importlib.import_module("betaconform_cli.fit")
     return pending
 
