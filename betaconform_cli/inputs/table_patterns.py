@@ -28,14 +28,23 @@ class _Unseen(Exception):
 
 
 def _slots(names: list[str], col: str, bits: int, width: int = 64) -> tuple[str, dict[str, int]] | None:
-    """SQL for each judge's bit offset in the key -- its place among the sorted names times `bits`, by list_position
-    (one lookup per distinct name of a dictionary-encoded column, as cheap as a hash; a name not in the list gives
-    NULL, so its row sets no bit and its item is bad) -- and each name's offset; None when they do not fit `width`
-    bits."""
+    """SQL for each judge's weight in the key -- 2 to the power of its bit offset, its place among the sorted names
+    times `bits` -- as a constant list indexed by list_position (both evaluated once per distinct name of a
+    dictionary-encoded column; a name not in the list gives NULL, so its row sets no bit and its item is bad) -- and
+    each name's offset; None when they do not fit `width` bits."""
     if not names or len(names) * bits > width:
         return None
-    listed = ", ".join(lit(n) for n in names)
-    return f"CAST((list_position([{listed}], {col}) - 1) * {bits} AS UBIGINT)", {n: i * bits for i, n in enumerate(names)}
+    return _lookup(col, names, [1 << (i * bits) for i in range(len(names))]), {n: i * bits for i, n in enumerate(names)}
+
+
+def _lookup(col: str, texts: list[str | None], codes: list[int]) -> str:
+    """SQL for the code of `col`'s text: codes[i] where the text is texts[i] (None: NULL), NULL for a text not listed.
+    A constant list indexed by list_position, both functions of the one column, which DuckDB evaluates on a
+    dictionary-encoded column's dictionary, not per row: a CASE over the texts, or a shift per row, costs ~0.1x of
+    the bare GROUP BY each (docs/SCALE.md, "Third round")."""
+    listed = ", ".join("NULL" if t is None else lit(t) for t in texts)
+    return (f"CAST([{', '.join(str(c) for c in codes)}] AS UBIGINT[])"
+            f"[list_position(CAST([{listed}] AS VARCHAR[]), {col})]")
 
 
 def _texts(con: Any, table: Table, roles: Roles, sample: int | None) -> tuple[list[str], dict[str, str | None], list[tuple[Any, Any]]] | None:
@@ -115,13 +124,14 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
         if sample is not None:
             raise _Unseen
         return None
-    (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
-    v = f"CAST({q(roles.verdict or '')} AS VARCHAR)"
-    cases = " ".join(f"WHEN {lit(raw)} THEN {none if c is None else classes.index(c) + 1}" for raw, c in cls.items())
-    code = f"CASE WHEN {v} IS NULL THEN {none} ELSE 0 END"  # 0: a text without a code (its slot stays empty)
+    (weight, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
+    # a row's verdict code (a text without one: NULL, so its slot stays empty) times its judge's weight
+    raws = [raw for raw in cls if raw is not None]
+    codes = [none if cls[r] is None else classes.index(cls[r]) + 1 for r in raws]
+    code = _lookup(f"CAST({q(roles.verdict or '')} AS VARCHAR)", [*raws, None], [*codes, none])
+    g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
 
     def gold_case(value: Any) -> str:  # each gold text's code as value(code): 0 no gold, 1.. a text, last: not coded
-        g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
         given = " ".join(f"WHEN {lit(raw)} THEN {value(0 if t is None else golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None)
         rest = f"CASE WHEN {g} IS NULL THEN {value(0)} ELSE {value(len(golds) + 1)} END"
         return f"CAST(CASE {g} {given} ELSE {rest} END AS UBIGINT)" if given else f"CAST({rest} AS UBIGINT)"
@@ -131,10 +141,14 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     item = q(roles.item or "")
     # the rows beyond the judges present, per item, where a mask counts them; else the filled slots are summed in
     # _decode and compared with the table's row count (one number: Parquet keeps it in its metadata)
-    rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "0"
-    key = f"CAST({f'CASE {v} {cases} ELSE {code} END' if cases else code} AS UBIGINT) << {slot_sql}"
-    gold = (f"bit_or(({key}) | {gold_case(lambda c: 1 << (gold_at + c))}) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
-            else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
+    rows_sql = f"count(*) - bit_count(bit_or({_lookup(judge, names, [1 << i for i in range(len(names))])}))" if none == 0 else "0"
+    key = f"{code} * {weight}"
+    if gold_at is not None:  # the gold's one-hot bit on top; a gold text without a code: NULL, so the row fills no slot
+        given = [(raw, 1 << (gold_at + (0 if t is None else golds.index(t) + 1))) for raw, t in gold_texts if raw is not None]
+        top = _lookup(g, [*(raw for raw, _ in given), None], [*(bit for _, bit in given), 1 << gold_at])
+        gold = f"bit_or({key} | {top}) AS key, 0 AS gold, {item} IS NULL"
+    else:
+        gold = f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})"
     inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
         got = con.execute(f"SELECT ds, key, gold, count(*) AS items, n, bool_or(bad) AS bad FROM ({inner}) "
