@@ -8,6 +8,7 @@ judges or classes), None: the reader takes table_sql.vote_patterns, a second pas
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ def _slots(names: list[str], col: str, bits: int, width: int = 64) -> tuple[str,
     return _lookup(col, names, [1 << (i * bits) for i in range(len(names))]), {n: i * bits for i, n in enumerate(names)}
 
 
-def _lookup(col: str, texts: list[str | None], codes: list[int]) -> str:
+def _lookup(col: str, texts: Sequence[str | None], codes: Sequence[int]) -> str:
     """SQL for the code of `col`'s text: codes[i] where the text is texts[i] (None: NULL), NULL for a text not listed.
     A constant list indexed by list_position, both functions of the one column, which DuckDB evaluates on a
     dictionary-encoded column's dictionary, not per row: a CASE over the texts, or a shift per row, costs ~0.1x of
@@ -103,8 +104,9 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     """counts_and_patterns with the texts of the first `sample` rows (None: all); _Unseen where the key shows a text
     without a code, or a check fails before every text was read.
 
-    Every row costs integer work only: its verdict and its gold become small codes by a CASE over the few distinct
-    texts (_texts), its judge a slot by its place in the list of names. The checks ride on the same aggregates: a
+    Every row costs integer work only: its verdict and its gold become small codes, its judge a weight (2 to the
+    power of its slot), each by a constant list indexed by list_position over the few distinct texts (_texts,
+    _lookup: evaluated on a Parquet column's dictionary, not per row); the key is code * weight | gold bit. The checks ride on the same aggregates: a
     judge repeated within an item shows as fewer filled slots than rows (a verdict that is missing fills its slot
     with a code of its own, a verdict text without a code fills none; where the missing code leaves too few bits, a
     mask of the judges present is OR-ed beside the key), two gold labels or gold on some rows only as more than one
@@ -127,16 +129,9 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     (weight, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
     # a row's verdict code (a text without one: NULL, so its slot stays empty) times its judge's weight
     raws = [raw for raw in cls if raw is not None]
-    codes = [none if cls[r] is None else classes.index(cls[r]) + 1 for r in raws]
+    codes = [none if c is None else classes.index(c) + 1 for c in (cls[r] for r in raws)]
     code = _lookup(f"CAST({q(roles.verdict or '')} AS VARCHAR)", [*raws, None], [*codes, none])
     g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
-
-    def gold_case(value: Any) -> str:  # each gold text's code as value(code): 0 no gold, 1.. a text, last: not coded
-        given = " ".join(f"WHEN {lit(raw)} THEN {value(0 if t is None else golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None)
-        rest = f"CASE WHEN {g} IS NULL THEN {value(0)} ELSE {value(len(golds) + 1)} END"
-        return f"CAST(CASE {g} {given} ELSE {rest} END AS UBIGINT)" if given else f"CAST({rest} AS UBIGINT)"
-
-    gc = gold_case(lambda c: c)
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
     # the rows beyond the judges present, per item, where a mask counts them; else the filled slots are summed in
@@ -144,10 +139,10 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     rows_sql = f"count(*) - bit_count(bit_or({_lookup(judge, names, [1 << i for i in range(len(names))])}))" if none == 0 else "0"
     key = f"{code} * {weight}"
     if gold_at is not None:  # the gold's one-hot bit on top; a gold text without a code: NULL, so the row fills no slot
-        given = [(raw, 1 << (gold_at + (0 if t is None else golds.index(t) + 1))) for raw, t in gold_texts if raw is not None]
-        top = _lookup(g, [*(raw for raw, _ in given), None], [*(bit for _, bit in given), 1 << gold_at])
+        top = _gold_code(g, gold_texts, golds, lambda c: 1 << (gold_at + c))
         gold = f"bit_or({key} | {top}) AS key, 0 AS gold, {item} IS NULL"
-    else:
+    else:  # the gold's code apart (a text without one: the last code)
+        gc = f"coalesce({_gold_code(g, gold_texts, golds, lambda c: c)}, {len(golds) + 1})"
         gold = f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})"
     inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
@@ -164,6 +159,13 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
         raise _Unseen
     return hist, votes
+
+
+def _gold_code(g: str, gold_texts: list[tuple[Any, Any]], golds: list[str], value: Callable[[int], int]) -> str:
+    """SQL for a row's gold code as value(code): 0 no gold (NULL or a missing-value word), 1 + its index in `golds`
+    for a gold text; NULL for a text not in `gold_texts` (the first rows missed it)."""
+    given = [(raw, value(0 if t is None else golds.index(t) + 1)) for raw, t in gold_texts if raw is not None]
+    return _lookup(g, [*(raw for raw, _ in given), None], [*(c for _, c in given), value(0)])
 
 
 def _decode(rows: tuple[Any, ...], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
