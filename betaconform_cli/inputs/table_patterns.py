@@ -8,7 +8,7 @@ judges or classes), None: the reader takes table_sql.vote_patterns, a second pas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ from . import values
 from .dataset import Votes
 from .options import InputOptions
 from .patterns import canonical, class_order
-from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
+from .table_sql import Roles, Table, check_rows, fail, gold_expr, lookup, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
 ONE_HOT_GOLDS = 31  # distinct gold texts whose one-hot code may ride on top of the key (more: aggregated apart)
@@ -35,17 +35,7 @@ def _slots(names: list[str], col: str, bits: int, width: int = 64) -> tuple[str,
     each name's offset; None when they do not fit `width` bits."""
     if not names or len(names) * bits > width:
         return None
-    return _lookup(col, names, [1 << (i * bits) for i in range(len(names))]), {n: i * bits for i, n in enumerate(names)}
-
-
-def _lookup(col: str, texts: Sequence[str | None], codes: Sequence[int]) -> str:
-    """SQL for the code of `col`'s text: codes[i] where the text is texts[i] (None: NULL), NULL for a text not listed.
-    A constant list indexed by list_position, both functions of the one column, which DuckDB evaluates on a
-    dictionary-encoded column's dictionary, not per row: a CASE over the texts, or a shift per row, costs ~0.1x of
-    the bare GROUP BY each (docs/SCALE.md, "Third round")."""
-    listed = ", ".join("NULL" if t is None else lit(t) for t in texts)
-    return (f"CAST([{', '.join(str(c) for c in codes)}] AS UBIGINT[])"
-            f"[list_position(CAST([{listed}] AS VARCHAR[]), {col})]")
+    return lookup(col, names, [1 << (i * bits) for i in range(len(names))]), {n: i * bits for i, n in enumerate(names)}
 
 
 def _texts(con: Any, table: Table, roles: Roles, sample: int | None) -> tuple[list[str], dict[str, str | None], list[tuple[Any, Any]]] | None:
@@ -106,7 +96,7 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
 
     Every row costs integer work only: its verdict and its gold become small codes, its judge a weight (2 to the
     power of its slot), each by a constant list indexed by list_position over the few distinct texts (_texts,
-    _lookup: evaluated on a Parquet column's dictionary, not per row); the key is code * weight | gold bit. The checks ride on the same aggregates: a
+    table_sql.lookup: evaluated on a Parquet column's dictionary, not per row); the key is code * weight | gold bit. The checks ride on the same aggregates: a
     judge repeated within an item shows as fewer filled slots than rows (a verdict that is missing fills its slot
     with a code of its own, a verdict text without a code fills none; where the missing code leaves too few bits, a
     mask of the judges present is OR-ed beside the key), two gold labels or gold on some rows only as more than one
@@ -130,13 +120,13 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     # a row's verdict code (a text without one: NULL, so its slot stays empty) times its judge's weight
     raws = [raw for raw in cls if raw is not None]
     codes = [none if c is None else classes.index(c) + 1 for c in (cls[r] for r in raws)]
-    code = _lookup(f"CAST({q(roles.verdict or '')} AS VARCHAR)", [*raws, None], [*codes, none])
+    code = lookup(f"CAST({q(roles.verdict or '')} AS VARCHAR)", [*raws, None], [*codes, none])
     g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
     # the rows beyond the judges present, per item, where a mask counts them; else the filled slots are summed in
     # _decode and compared with the table's row count (one number: Parquet keeps it in its metadata)
-    rows_sql = f"count(*) - bit_count(bit_or({_lookup(judge, names, [1 << i for i in range(len(names))])}))" if none == 0 else "0"
+    rows_sql = f"count(*) - bit_count(bit_or({lookup(judge, names, [1 << i for i in range(len(names))])}))" if none == 0 else "0"
     key = f"{code} * {weight}"
     if gold_at is not None:  # the gold's one-hot bit on top; a gold text without a code: NULL, so the row fills no slot
         top = _gold_code(g, gold_texts, golds, lambda c: 1 << (gold_at + c))
@@ -165,7 +155,7 @@ def _gold_code(g: str, gold_texts: list[tuple[Any, Any]], golds: list[str], valu
     """SQL for a row's gold code as value(code): 0 no gold (NULL or a missing-value word), 1 + its index in `golds`
     for a gold text; NULL for a text not in `gold_texts` (the first rows missed it)."""
     given = [(raw, value(0 if t is None else golds.index(t) + 1)) for raw, t in gold_texts if raw is not None]
-    return _lookup(g, [*(raw for raw, _ in given), None], [*(c for _, c in given), value(0)])
+    return lookup(g, [*(raw for raw, _ in given), None], [*(c for _, c in given), value(0)])
 
 
 def _decode(rows: tuple[Any, ...], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,
