@@ -184,3 +184,19 @@ class TestBadTables:
         p = table(tmp_path, "t.csv", "judges,correct,count\n5,3,2\n0,0,1\n")
         with pytest.raises(InputError, match="row 2"):
             read_dataset(p)
+
+
+def test_connections_share_the_database_not_what_a_read_leaves() -> None:
+    """table_sql.connect: one in-memory DuckDB database per process, a new connection per read; a temporary table of
+    one connection (a CSV's rows, a frame's copy: `src`) is not seen by the next (two reads of two files never meet),
+    and a connection closed by its read leaves the next one working."""
+    from betaconform_cli.inputs.table_sql import connect
+
+    one, two = connect(), connect()
+    one.execute("CREATE TEMP TABLE src AS SELECT 1 AS x")
+    two.execute("CREATE TEMP TABLE src AS SELECT 2 AS x")
+    assert one.execute("SELECT x FROM src").fetchall() == [(1,)] and two.execute("SELECT x FROM src").fetchall() == [(2,)]
+    one.close()
+    assert two.execute("SELECT 41 + 1").fetchone() == (42,)
+    two.close()
+    assert connect().execute("SELECT 1").fetchone() == (1,)

@@ -221,3 +221,39 @@ def test_a_judge_without_any_verdict_reads_alike_for_every_command(tmp_path: Pat
     assert counts.votes is not None and items.votes is not None
     assert counts.votes.judges == items.votes.judges == ("j0", "j1")
     np.testing.assert_array_equal(counts.votes.patterns, items.votes.patterns)
+
+
+def test_parquet_dictionary_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codes come from constant lists indexed by list_position (table_sql.lookup), which DuckDB evaluates on a
+    Parquet column's dictionary: a Parquet file of the same rows (missing verdicts as NULL and as words, several
+    spellings of a class) gives the two passes' result in one pass."""
+    import duckdb
+
+    csv, parquet = tmp_path / "long.csv", tmp_path / "long.parquet"
+    csv.write_text("\n".join(_rows(4)) + "\n", encoding="utf-8")
+    duckdb.connect().execute(f"COPY (SELECT * FROM read_csv('{csv}', all_varchar = true)) TO '{parquet}' (FORMAT parquet)")
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    one = read_inputs([str(parquet)])
+    assert got and got[0] is not None
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(parquet)]))
+
+
+def test_a_lookup_that_misses_null_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Missing verdicts and gold are coded by a NULL entry of the lookup's list (list_position matches NULL to NULL
+    in DuckDB 2.0). Where a DuckDB would not match it, the rows without a verdict fill no slot: the row-count check
+    fails, and the reader still gives the two passes' result (by the two passes), never a wrong one."""
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(_rows(0)) + "\n", encoding="utf-8")
+    real_lookup = table_patterns.lookup
+    monkeypatch.setattr(table_patterns, "lookup", lambda col, texts, codes: real_lookup(
+        col, [t for t in texts if t is not None], [c for t, c in zip(texts, codes) if t is not None]))
+    got = []
+    real = table_patterns.counts_and_patterns
+    monkeypatch.setattr(table_patterns, "counts_and_patterns", lambda *a: got.append(real(*a)) or got[-1])
+    one = read_inputs([str(path)])
+    assert got == [None]
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))

@@ -136,3 +136,25 @@ def test_braintrust_btql_json_and_parquet_are_the_json_export(tmp_path: Path) ->
         assert (d["format"], d["items"], d["unlabeled_items"]) == ("braintrust", 4, 1)
         assert [j["name"] for j in d["judges"]] == ["Factuality", "ClosedQA"] and d["roles"]["gold"] == "scores.Human review"
     same_fit(parquet, ts.TestBraintrust.PLAN, ("Factuality", "ClosedQA"), tmp_path, *CHEAP)
+
+
+def test_braintrust_bt_sync_pull_part_is_the_json_export(tmp_path: Path) -> None:
+    """Braintrust's CLI, `bt sync pull experiment:<id>` (github.com/braintrustdata/bt, src/sync.rs), writes the SQL
+    API's span rows (`select: * | from: experiment(...) spans | sort: _pagination_key DESC`), one a line, into
+    `part-000001.jsonl`: children before their root, `_pagination_key` on each row, and an LLM call's span (no
+    scores, null fields) first. It reads as the JSON export: the same doctor document (items, judges, gold, histogram, vote splits)."""
+    rows = json.loads((FIXTURES / "braintrust" / "experiment.json").read_text(encoding="utf-8"))[::-1]
+    root = rows[-1]
+    llm = {"id": "llm-1", "span_id": "llm-1", "root_span_id": root["root_span_id"], "span_parents": [root["span_id"]],
+           "is_root": False, "input": [{"role": "user", "content": "q"}], "output": [{"role": "assistant", "content": "a"}],
+           "expected": None, "scores": None, "metadata": None, "metrics": {"prompt_tokens": 3},
+           "span_attributes": {"name": "Chat Completion", "type": "llm"}}
+    part = tmp_path / "part-000001.jsonl"
+    part.write_text("".join(json.dumps({**r, "_pagination_key": f"p{len(rows) - i:04d}"}) + "\n"
+                            for i, r in enumerate([llm, *rows])), encoding="utf-8")
+    (d,) = doctor(part)
+    (want,) = doctor(FIXTURES / "braintrust" / "experiment.json")
+    assert (d["format"], d["items"], d["unlabeled_items"]) == ("braintrust", 4, 1)
+    # everything fit reads (histogram, vote splits, classes, roles, judges), as the JSON export gives it
+    assert {k: v for k, v in d.items() if k not in ("dataset", "source")} == {
+        k: v for k, v in want.items() if k not in ("dataset", "source")}

@@ -8,6 +8,7 @@ judges or classes), None: the reader takes table_sql.vote_patterns, a second pas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from . import values
 from .dataset import Votes
 from .options import InputOptions
 from .patterns import canonical, class_order
-from .table_sql import Roles, Table, check_rows, fail, gold_expr, lit, q
+from .table_sql import Roles, Table, check_rows, fail, gold_expr, lookup, q
 
 MAX_CODES = 255  # distinct verdict texts a key codes (more: the second pass)
 ONE_HOT_GOLDS = 31  # distinct gold texts whose one-hot code may ride on top of the key (more: aggregated apart)
@@ -28,14 +29,13 @@ class _Unseen(Exception):
 
 
 def _slots(names: list[str], col: str, bits: int, width: int = 64) -> tuple[str, dict[str, int]] | None:
-    """SQL for each judge's bit offset in the key -- its place among the sorted names times `bits`, by list_position
-    (one lookup per distinct name of a dictionary-encoded column, as cheap as a hash; a name not in the list gives
-    NULL, so its row sets no bit and its item is bad) -- and each name's offset; None when they do not fit `width`
-    bits."""
+    """SQL for each judge's weight in the key -- 2 to the power of its bit offset, its place among the sorted names
+    times `bits` -- as a constant list indexed by list_position (both evaluated once per distinct name of a
+    dictionary-encoded column; a name not in the list gives NULL, so its row sets no bit and its item is bad) -- and
+    each name's offset; None when they do not fit `width` bits."""
     if not names or len(names) * bits > width:
         return None
-    listed = ", ".join(lit(n) for n in names)
-    return f"CAST((list_position([{listed}], {col}) - 1) * {bits} AS UBIGINT)", {n: i * bits for i, n in enumerate(names)}
+    return lookup(col, names, [1 << (i * bits) for i in range(len(names))]), {n: i * bits for i, n in enumerate(names)}
 
 
 def _texts(con: Any, table: Table, roles: Roles, sample: int | None) -> tuple[list[str], dict[str, str | None], list[tuple[Any, Any]]] | None:
@@ -94,8 +94,9 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
     """counts_and_patterns with the texts of the first `sample` rows (None: all); _Unseen where the key shows a text
     without a code, or a check fails before every text was read.
 
-    Every row costs integer work only: its verdict and its gold become small codes by a CASE over the few distinct
-    texts (_texts), its judge a slot by its place in the list of names. The checks ride on the same aggregates: a
+    Every row costs integer work only: its verdict and its gold become small codes, its judge a weight (2 to the
+    power of its slot), each by a constant list indexed by list_position over the few distinct texts (_texts,
+    table_sql.lookup: evaluated on a Parquet column's dictionary, not per row); the key is code * weight | gold bit. The checks ride on the same aggregates: a
     judge repeated within an item shows as fewer filled slots than rows (a verdict that is missing fills its slot
     with a code of its own, a verdict text without a code fills none; where the missing code leaves too few bits, a
     mask of the judges present is OR-ed beside the key), two gold labels or gold on some rows only as more than one
@@ -115,26 +116,24 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
         if sample is not None:
             raise _Unseen
         return None
-    (slot_sql, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
-    v = f"CAST({q(roles.verdict or '')} AS VARCHAR)"
-    cases = " ".join(f"WHEN {lit(raw)} THEN {none if c is None else classes.index(c) + 1}" for raw, c in cls.items())
-    code = f"CASE WHEN {v} IS NULL THEN {none} ELSE 0 END"  # 0: a text without a code (its slot stays empty)
-
-    def gold_case(value: Any) -> str:  # each gold text's code as value(code): 0 no gold, 1.. a text, last: not coded
-        g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
-        given = " ".join(f"WHEN {lit(raw)} THEN {value(0 if t is None else golds.index(t) + 1)}" for raw, t in gold_texts if raw is not None)
-        rest = f"CASE WHEN {g} IS NULL THEN {value(0)} ELSE {value(len(golds) + 1)} END"
-        return f"CAST(CASE {g} {given} ELSE {rest} END AS UBIGINT)" if given else f"CAST({rest} AS UBIGINT)"
-
-    gc = gold_case(lambda c: c)
+    (weight, slots), bits = found, max(1, none.bit_length(), len(classes).bit_length())
+    # a row's verdict code (a text without one: NULL, so its slot stays empty) times its judge's weight
+    raws = [raw for raw in cls if raw is not None]
+    codes = [none if c is None else classes.index(c) + 1 for c in (cls[r] for r in raws)]
+    code = lookup(f"CAST({q(roles.verdict or '')} AS VARCHAR)", [*raws, None], [*codes, none])
+    g = f"CAST({q(roles.gold or '')} AS VARCHAR)"
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
     item = q(roles.item or "")
     # the rows beyond the judges present, per item, where a mask counts them; else the filled slots are summed in
     # _decode and compared with the table's row count (one number: Parquet keeps it in its metadata)
-    rows_sql = f"count(*) - bit_count(bit_or(CAST(1 AS UBIGINT) << ({slot_sql} // {bits})))" if none == 0 else "0"
-    key = f"CAST({f'CASE {v} {cases} ELSE {code} END' if cases else code} AS UBIGINT) << {slot_sql}"
-    gold = (f"bit_or(({key}) | {gold_case(lambda c: 1 << (gold_at + c))}) AS key, 0 AS gold, {item} IS NULL" if gold_at is not None
-            else f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})")
+    rows_sql = f"count(*) - bit_count(bit_or({lookup(judge, names, [1 << i for i in range(len(names))])}))" if none == 0 else "0"
+    key = f"{code} * {weight}"
+    if gold_at is not None:  # the gold's one-hot bit on top; a gold text without a code: NULL, so the row fills no slot
+        top = _gold_code(g, gold_texts, golds, lambda c: 1 << (gold_at + c))
+        gold = f"bit_or({key} | {top}) AS key, 0 AS gold, {item} IS NULL"
+    else:  # the gold's code apart (a text without one: the last code)
+        gc = f"coalesce({_gold_code(g, gold_texts, golds, lambda c: c)}, {len(golds) + 1})"
+        gold = f"bit_or({key}) AS key, bit_or({gc}) AS gold, {item} IS NULL OR bit_or({gc}) <> bit_and({gc})"
     inner = (f"SELECT {ds} AS ds, {gold} AS bad, {rows_sql} AS n FROM {table.sql} GROUP BY {ds + ', ' if roles.dataset else ''}{item}")
     try:
         got = con.execute(f"SELECT ds, key, gold, count(*) AS items, n, bool_or(bad) AS bad FROM ({inner}) "
@@ -150,6 +149,13 @@ def _one_pass(con: Any, table: Table, roles: Roles, opts: InputOptions, sample: 
         check_rows(con, table, roles, opts)  # raises the first bad row's InputError
         raise _Unseen
     return hist, votes
+
+
+def _gold_code(g: str, gold_texts: list[tuple[Any, Any]], golds: list[str], value: Callable[[int], int]) -> str:
+    """SQL for a row's gold code as value(code): 0 no gold (NULL or a missing-value word), 1 + its index in `golds`
+    for a gold text; NULL for a text not in `gold_texts` (the first rows missed it)."""
+    given = [(raw, value(0 if t is None else golds.index(t) + 1)) for raw, t in gold_texts if raw is not None]
+    return lookup(g, [*(raw for raw, _ in given), None], [*(c for _, c in given), value(0)])
 
 
 def _decode(rows: tuple[Any, ...], classes: list[str], golds: list[str], slots: dict[str, int], bits: int,

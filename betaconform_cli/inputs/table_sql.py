@@ -4,7 +4,10 @@ inside DuckDB. A bad value is marked BAD by the expression itself, so one query 
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -70,12 +73,24 @@ class Roles:
         return out + ((("judges", ", ".join(self.judge_cols)),) if self.judge_cols else ())
 
 
+_DATABASE: dict[int, Any] = {}  # the process's in-memory DuckDB database, by process id (a forked child opens its own)
+_OPENING = threading.Lock()
+
+
 def connect() -> Any:
+    """A new connection (close it after use) to one in-memory DuckDB database per process: a connection to an open
+    database costs ~0.1 ms of CPU, a new database ~14 ms, which a read paid twice (detection, then the table) -- 0.1x
+    of DuckDB's own GROUP BY of a 10^7-row file. Connections share nothing a read leaves behind: temporary tables and
+    registered frames belong to their connection and go with it."""
     try:
         import duckdb
     except ImportError:  # pragma: no cover - duckdb is a dependency
         raise InputError("tables", "reading CSV, TSV and Parquet needs the duckdb package (pip install duckdb)") from None
-    con = duckdb.connect()
+    pid = os.getpid()
+    with _OPENING:
+        if pid not in _DATABASE:  # a parent's database, inherited by fork, is left alone: its threads are not here
+            _DATABASE[pid] = duckdb.connect()
+        con = _DATABASE[pid].cursor()
     con.execute("SET enable_progress_bar = false")
     return con
 
@@ -88,6 +103,16 @@ def q(name: str) -> str:
 def lit(text: str) -> str:
     """A quoted SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def lookup(col: str, texts: Sequence[str | None], codes: Sequence[int]) -> str:
+    """SQL for the code of `col`'s text: codes[i] where the text is texts[i] (None: NULL), NULL for a text not listed.
+    A constant list indexed by list_position, both functions of the one column, which DuckDB evaluates on a
+    dictionary-encoded column's dictionary, not per row: a CASE over the texts, or a shift per row, costs ~0.1x of
+    the bare GROUP BY each (docs/SCALE.md, "Third round")."""
+    listed = ", ".join("NULL" if t is None else lit(t) for t in texts)
+    return (f"CAST([{', '.join(str(c) for c in codes)}] AS UBIGINT[])"
+            f"[list_position(CAST([{listed}] AS VARCHAR[]), {col})]")
 
 
 _DUCKDB_PREFIX = re.compile(r"^[A-Z][A-Za-z ]*(Error|Exception): *")
@@ -324,21 +349,15 @@ def check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> None
 
 def weights(con: Any, table: Table, roles: Roles) -> tuple[str, bool]:
     """(SQL for one bit per judge, whether some judge name is empty). An item's judges are distinct exactly when the
-    OR of their bits has as many bits as the item has rows. The bit is taken from DuckDB's hash of the name (cheap on
-    Parquet's dictionary-encoded strings), by a shift and modulus chosen so that no two judges share a bit; with more
-    judges than that can serve, a lookup of each name."""
+    OR of their bits has as many bits as the item has rows. The bit is a constant list indexed by the name's place
+    among the names (lookup: evaluated on a Parquet column's dictionary, not per row); with more judges than 64 bits
+    serve, ""."""
     col = f"CAST({q(roles.judge or '')} AS VARCHAR)"
-    rows = con.execute(f"SELECT j, hash(j) FROM (SELECT DISTINCT {col} AS j FROM {table.sql})").fetchall()
-    names = [(str(n), int(h)) for n, h in rows if n is not None]
+    rows = con.execute(f"SELECT DISTINCT {col} FROM {table.sql}").fetchall()
+    names = [str(n) for (n,) in rows if n is not None]
     has_null = len(names) < len(rows)
-    if len(names) <= 40:
-        for mod in (64, 63, 62, 61, 59, 57, 53):
-            for shift in range(0, 60, 3):
-                if len({(h >> shift) % mod for _, h in names}) == len(names):
-                    return f"(1::UBIGINT << ((hash({col}) >> {shift}) % {mod}))", has_null
     if len(names) <= MAX_WEIGHT_JUDGES:
-        cases = " ".join(f"WHEN {lit(n)} THEN {1 << i}" for i, (n, _) in enumerate(names))
-        return f"CAST(CASE {col} {cases} END AS UBIGINT)", has_null
+        return lookup(col, names, [1 << i for i in range(len(names))]), has_null
     return "", has_null
 
 
