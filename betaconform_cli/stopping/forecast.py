@@ -107,9 +107,9 @@ def _summary(what: str, k: int | None, needed: np.ndarray, level: float) -> Fore
 
 def _score_labels(y: np.ndarray, f: np.ndarray, target: float, level: float, labeled: int) -> float:
     """The fewest n (at least the `labeled` so far) whose score interval is at most `target` half-wide on a pool
-    whose gold is y and prediction f, with the score's own variance (betaconform_cli.score, eq. 2 and round 3's eq. 6: the
-    residuals with 3 pseudo-items of the labels-only variance, 2 fitted parameters, the model's variance at
-    theta, the finite-population correction, t_{n-2})."""
+    whose gold is y and prediction f, with the score's own variance (betaconform_cli.score, eq. 2 and round 3's
+    eq. 6: the residuals with 3 pseudo-items of the labels-only variance, 2 fitted parameters, the model's
+    variance at theta, the finite-population correction, t_{n-2})."""
     from scipy import stats
 
     from ..score.ppi import PSEUDO_ITEMS
