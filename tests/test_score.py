@@ -670,7 +670,8 @@ class TestScoreForm:
         """A system near the ceiling whose judges are strong but fooled together by a third of the failing answers
         (benchmarks/score.py --simulate ceiling, its fifth system: pass rate 0.93): over 200 draws of 50 labels from
         one fixed set of 400 answers the interval covers the set's pass rate in at least 85% of draws (measured
-        96.5%; the Wald form theta +- t sd before eq. 6 covered 65% of the same draws)."""
+        87.5% with the anchored form, 96.5% with round 3's eq. 6; the Wald form theta +- t sd covered 65% of the
+        same draws)."""
         rng = np.random.default_rng([1, 123])
         for k, p in enumerate(np.linspace(0.85, 0.98, 9)):  # the benchmark's generator, system by system
             sens, spec, fooled = rng.uniform(0.97, 0.995, 11), rng.uniform(0.85, 0.97, 11), rng.uniform(0.7, 0.95, 11)
