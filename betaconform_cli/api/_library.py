@@ -47,6 +47,9 @@ def input_options(options: dict[str, Any], slices: bool = False) -> InputOptions
 
 def _source(source: Any, name: str | None) -> Any:
     """Data in memory under its dataset name; `name` with paths is refused (a file's dataset is its stem)."""
+    from ..inputs.memory import given
+
+    source = given(source)
     if name is None:
         return source
     from ..inputs.memory import in_memory
@@ -100,6 +103,9 @@ def fit(
     from . import SaveTo
     from . import fit as api_fit
 
+    from ..inputs.memory import given
+
+    source = given(source)  # a generator read once, here: the refit below reads the same records
     opts = input_options(input_opts, slices=True)
     settings = _settings(ks, confidence_level, method, components)
     from ..gate import make_gate
@@ -113,19 +119,31 @@ def fit(
         return report
     for path, body in report.saves:
         dump_fit(path, body)
-
-    def refit(level: float) -> FitReport:
-        again = fit(source, name=name, ks=ks, confidence_level=level, seed=seed, method=method, components=components,
-                   max_error=max_error, at_k=at_k, on=on, embed=False, unlabeled=unlabeled, chart=chart, **input_opts)
-        assert isinstance(again, Fitted)
-        return again
-
+    refit = Refit(source, {"name": name, "ks": ks, "seed": seed, "method": method, "components": components,
+                           "max_error": max_error, "at_k": at_k, "on": on, "unlabeled": unlabeled, "chart": chart,
+                           **input_opts})
     from ..report.failed import WithFailures, with_failures
 
     if isinstance(report, WithFailures):  # some inputs failed (failed_inputs.py): the good ones' result refits
         inner: FitReport = report.inner
         return with_failures(dataclasses.replace(inner, refit=refit), report.failed_inputs)
     return dataclasses.replace(report, refit=refit)
+
+
+@dataclasses.dataclass(frozen=True)
+class Refit:
+    """`fit` again with the same source and options at another confidence level (FitReport.error(k, alpha=...)): an
+    object, not a closure, so that a result pickles (with its source: a DataFrame, records or paths)."""
+
+    source: Any
+    options: dict[str, Any]
+
+    def __call__(self, level: float) -> FitReport:
+        from ..report.fit import FitReport as Fitted
+
+        again = fit(self.source, confidence_level=level, **self.options)
+        assert isinstance(again, Fitted)
+        return again
 
 
 def load_fit(path: str | Path | Sequence[str | Path], *, max_error: float | None = None, at_k: int | None = None,
@@ -216,7 +234,10 @@ def drift(
     from ..inputs.memory import in_memory
     from . import drift as api_drift
 
+    from ..inputs.memory import given
+
     def run(source: Any, title: str) -> Any:
+        source = given(source)
         return _source(source, title) if in_memory(source) in ("frame", "records") else source
 
     return api_drift(run(old, "old"), None if new is None else run(new, "new"), input_options(input_opts),

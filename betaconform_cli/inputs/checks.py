@@ -27,7 +27,20 @@ def vocabulary_problem(ds: Dataset) -> str | None:
     from .patterns import vocabularies
 
     gold, labeled, _ = vocabularies(ds.votes)
-    return values.vocabulary_problem(gold, labeled)
+    problem = values.vocabulary_problem(gold, labeled)
+    apart = values.written_apart(gold, labeled) if problem is None else []
+    if not apart:
+        return problem
+    v, g = apart[0]
+    votes = ds.votes
+    code = votes.classes.index(v)
+    on_labeled = (votes.patterns == code) & (votes.gold >= 0)[:, None]
+    who = [votes.judges[j] for j in range(len(votes.judges)) if on_labeled[:, j].any()]
+    n = int(votes.counts @ on_labeled.sum(axis=1))
+    more = f" (and {len(apart) - 1} other such class{'es' if len(apart) > 2 else ''})" if len(apart) > 1 else ""
+    return (f"the verdict {values.shown(v)} ({n} on labeled items, by {values.quote_judges(who)}) is no gold class but "
+            f"means the gold's {values.shown(g)}{more}, so each would count as wrong; write the verdicts as the gold "
+            f"is written (the gold's classes: {values.listing(gold)})")
 
 
 def labels_problem(ds: Dataset) -> str | None:

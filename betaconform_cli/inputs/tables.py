@@ -58,20 +58,25 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     return found[0] if found else None
 
 
-_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index)")  # "" is read as column0 (_csv_header)
+_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index|level_\d+)")  # "" is read as column0 (_csv_header)
+INDEX_MIN_ROWS = 10  # a column of another name is a row index from this many rows on (0..n-1 is then no judge's verdicts)
 
 
 def index_columns(con: Any, table: Table) -> tuple[str, ...]:
     """The row index that pandas' DataFrame.to_csv() writes first (header "", or "Unnamed: 0" once read back and
-    written again; "index" after reset_index): a column so named among the first ones whose values are 0, 1, ...,
-    n - 1 in row order. Never a judge (a wide table's judges are its other columns): doctor notes it."""
+    written again; "index" or "level_0" after reset_index; the index's own name, "row", when it has one): a column
+    among the first ones whose values are 0, 1, ..., n - 1 in row order, so named, or of any name that is no role's
+    (ROLE_NAMES) from INDEX_MIN_ROWS rows on. Never a judge (a wide table's judges are its other columns): doctor
+    notes it."""
+    roles = {n for names in ROLE_NAMES.values() for n in names}
     out: list[str] = []
     for name in table.names[:3]:
-        if not _INDEX_NAME.fullmatch(name):
+        named = bool(_INDEX_NAME.fullmatch(name))
+        if not named and name.lower() in roles:
             continue
         text = f"trim(CAST({q(name)} AS VARCHAR))"
         got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
-        if got and got[0] and got[0] == got[1]:
+        if got and got[0] and got[0] == got[1] and (named or got[0] >= INDEX_MIN_ROWS):
             out.append(name)
     return tuple(out)
 

@@ -13,7 +13,10 @@
   tables (Python's float() and DuckDB's cast would each accept some of them, differently).
 - **Gold and verdicts share a vocabulary**: where no verdict on a labeled item is of any class the gold labels use
   (PASS/FAIL against pass/fail, Yes against yes, 1/0 against true/false), every verdict would count as wrong;
-  `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2).
+  `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2). The same
+  holds for one verdict class beside the gold's (`written_apart`): where "PASS" or "yes" stands among verdicts that are
+  otherwise pass/fail against pass/fail gold (one judge written in capitals, another in yes/no), each would count as
+  wrong; it is refused, naming the class and the gold class it would mean.
 
 Anything else is an error that names the value; the reader adds the file, line or row, and field. tables.py builds
 the same rules in SQL from these word lists (`sql_mark`, `sql_missing`, `sql_agree`), so that DuckDB reads a table
@@ -143,13 +146,36 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
     numeric = all(number(c) is not None for c in (*gold, *verdicts))
     hint = ("they differ only in case: write them alike" if folded else
             "numeric scores are compared within a tolerance: give --tolerance" if numeric else
-            "they mean the same pass/fail by values.py's words but are written differently: write them alike"
+            f"they mean the same pass/fail ({MARK_WORDS}) but are written differently: write them alike"
             if marks else "write them in one vocabulary")
-    return (f"the gold labels and the verdicts share no class (gold: {_listing(gold)}; verdicts: {_listing(verdicts)}), "
+    return (f"the gold labels and the verdicts share no class (gold: {listing(gold)}; verdicts: {listing(verdicts)}), "
             f"so every verdict would count as wrong; {hint}")
 
 
-def _listing(classes: Sequence[str], most: int = 8) -> str:
+def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[str, str]]:
+    """(verdict class, gold class) for each verdict class that is no gold class and never agrees with one, although
+    it means one: the same text in another case ("PASS" against "pass"), or the same pass/fail written in other words
+    of TRUE / FALSE ("yes" against "pass", "1" against "true"). Such a verdict would count as wrong on every item;
+    a class of its own (a third answer, "maybe") is not one of these."""
+    out = []
+    for v in verdicts:
+        if v in gold or any(agree(v, g) == 1 for g in gold):
+            continue
+        mv = _mark_or_none(v)
+        hit = next((g for g in gold if g.strip().lower() == v.strip().lower()
+                    or (mv is not None and _mark_or_none(g) == mv)), None)
+        if hit is not None:
+            out.append((v, hit))
+    return out
+
+
+def quote_judges(names: Sequence[str], most: int = 4) -> str:
+    """Judge names for a message: quoted, the first `most`, then how many more."""
+    head = ", ".join(shown(n) for n in list(names)[:most])
+    return head + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def listing(classes: Sequence[str], most: int = 8) -> str:
     shown_ = ", ".join(shown(c) for c in list(classes)[:most])
     return shown_ + (f", ... ({len(classes)} classes)" if len(classes) > most else "")
 
