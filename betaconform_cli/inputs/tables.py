@@ -262,9 +262,33 @@ def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
     except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the caller's frame
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         hint = " (DuckDB reads a polars DataFrame through pyarrow: pip install pyarrow)" if library == "polars" else ""
+        bad = _unreadable_column(con, frame, library)
+        if bad is not None:
+            raise InputError(where, f"DuckDB cannot read its {bad[1]} values ({why}): convert the column (to text: "
+                                    f"astype(str)) or drop it", field=bad[0], unit="column") from None
         raise InputError(where, f"cannot read this {library} table: {why}{hint}") from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",
                  "(SELECT *, rowid + 1 AS __row, NULL AS __file FROM src)")
+
+
+def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | None:
+    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column),
+    for the message; None when each reads alone (or the frame cannot be split by column)."""
+    try:
+        names = [str(c) for c in (frame.column_names if library == "pyarrow" else frame.columns)]
+    except Exception:  # noqa: BLE001 - a frame we could not describe: the caller's message stands
+        return None
+    for name in names:
+        try:
+            one = frame.select([name]) if library != "pandas" else frame[[name]]
+            con.register("__one", one)
+            con.execute("SELECT * FROM __one LIMIT 0").fetchall()
+            con.unregister("__one")
+        except Exception:  # noqa: BLE001 - this column is the one DuckDB refuses
+            kind = str(frame.schema.field(name).type) if library == "pyarrow" else str(frame[name].dtype) if library == "pandas" \
+                else str(frame.collect_schema()[name]) if hasattr(frame, "collect_schema") else "its"
+            return name, kind
+    return None
 
 
 def read_frame(frame: Any, library: str, opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:
