@@ -62,6 +62,8 @@ def given(source: Any) -> Any:
             raise ParameterError("source", f"is a dict of columns of different lengths ({', '.join(f'{k!r}: {len(v)}' for k, v in cols.items())}): "
                                            "give every column one value per row")
         return [dict(zip(cols, row)) for row in zip(*cols.values())]
+    if isinstance(source, dict):  # {name: data}: each dataset's data as above
+        return {k: given(v) for k, v in source.items()}
     if isinstance(source, io.IOBase):
         raise ParameterError("source", f"is an open file: pass its path ({getattr(source, 'name', 'the file name')!r}), "
                                        "which every reader opens itself")
@@ -106,19 +108,28 @@ def _bad_field(rec: Any) -> str | None:
 def as_arguments(source: Any) -> list[str]:
     """Paths as the readers take them: one path (str or Path) or a sequence of them -> a list of str."""
     if isinstance(source, (str, os.PathLike)):
-        return [os.fspath(source)]
+        return [_user_path(os.fspath(source))]
     if isinstance(source, bytes) or not isinstance(source, Sequence):
         raise ParameterError("source", f"must be a path, a list of paths, a DataFrame, an Arrow table or a list of dicts; "
                                        f"got {type(source).__name__}")
     out = []
     for i, s in enumerate(source):
         if not isinstance(s, (str, os.PathLike)):
+            several = " (several DataFrames: {name: DataFrame, ...}, one dataset each)" if frame_library(s) else ""
             raise ParameterError("source", f"item {i + 1} is a {type(s).__name__}: a list holds paths, or dicts (records), "
-                                           "not both")
-        out.append(os.fspath(s))
+                                           f"not both{several}")
+        out.append(_user_path(os.fspath(s)))
     if not out:
         raise ParameterError("source", "is empty: give a path, a DataFrame or records")
     return out
+
+
+def _user_path(path: Any) -> Any:
+    """`~/data.csv` as pandas' read_csv reads it (the home folder), where no file is named so; the CLI's shell
+    expands it before the tool sees it."""
+    if isinstance(path, str) and path.startswith("~") and not os.path.lexists(path):
+        return os.path.expanduser(path)
+    return path
 
 
 def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> list[Any]:

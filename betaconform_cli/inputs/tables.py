@@ -26,7 +26,7 @@ from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
 from .table_cells import _line_numbers, _nested, check_cells
-from .table_open import ROLE_NAMES, open_table
+from .table_open import ROLE_NAMES, by_role_key, open_table, role_key
 from .table_slices import by_column, slice_table
 from .table_sql import (
     Roles,
@@ -50,8 +50,8 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
         if given not in table.names:
             raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {quote_all(table.names)}")
         return given
-    lower = {c.lower(): c for c in table.names if c not in exclude}
-    found = [lower[n] for n in ROLE_NAMES[role] if n in lower]
+    keyed = by_role_key(c for c in table.names if c not in exclude)
+    found = [c for n in ROLE_NAMES[role] for c in keyed.get(n, [])]
     if len(found) > 1:
         raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
                                       f"name one with `{role}_col`")
@@ -72,7 +72,7 @@ def index_columns(con: Any, table: Table) -> tuple[str, ...]:
     out: list[str] = []
     for name in table.names[:3]:
         named = bool(_INDEX_NAME.fullmatch(name))
-        if not named and name.lower() in roles:
+        if not named and role_key(name) in roles:
             continue
         text = f"trim(CAST({q(name)} AS VARCHAR))"
         got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
@@ -94,7 +94,7 @@ def _no_gold(table: Table) -> Table:
 def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
     """Column roles from common names, overridden by the *_col options; InputError says which names were found.
     `index`: columns that are a row index (index_columns), never judges."""
-    names = {c.lower() for c in table.names}
+    names = {role_key(c) for c in table.names}
     if shape is None:
         if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
             shape = "long"
@@ -253,7 +253,13 @@ def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
 
 def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
     """A pandas or polars DataFrame or an Arrow table, registered with DuckDB and copied into its own table `src`
-    (as a Parquet file's columns: each keeps its type; rows numbered from 1)."""
+    (as a Parquet file's columns: each keeps its type; rows numbered from 1). Two columns of one name are refused,
+    as a CSV header's are (DuckDB would rename the second, and a wide table read it as a judge)."""
+    names = [str(c) for c in (frame.column_names if library == "pyarrow" else getattr(frame, "columns", ()))] \
+        if library != "polars" else []  # polars refuses duplicate names itself
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise InputError(where, "names two columns: rename one (df.columns = [...])", field=twice, unit="column")
     try:
         con.register("__frame", frame)
         con.execute("CREATE OR REPLACE TEMP TABLE src AS SELECT * FROM __frame")
