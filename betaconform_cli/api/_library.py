@@ -10,6 +10,7 @@ or {name: DataFrame or list of dicts} (inputs/memory.py); `name=` names the one 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,8 +43,15 @@ def input_options(options: dict[str, Any], slices: bool = False, command: str = 
     cols = given.get("judge_cols")
     if cols is not None and not isinstance(cols, str):
         given["judge_cols"] = ",".join(str(c) for c in cols)
-    if given.get("labels") is not None:
-        given["labels"] = str(given["labels"])
+    labels = given.get("labels")
+    if labels is not None:
+        from ..inputs.memory import in_memory
+
+        if not isinstance(labels, (str, os.PathLike)) or in_memory(labels) is not None:
+            raise ParameterError("labels", f"is the path of a gold file (CSV, JSON Lines); got a {type(labels).__name__}: "
+                                           "for gold in memory, give it in the data's own gold column "
+                                           "(df.merge(gold, on='item_id'))")
+        given["labels"] = os.fspath(labels)
     return InputOptions(**given)
 
 
