@@ -102,6 +102,12 @@ class TestSources:
                    for r in records]  # df.to_dict("records") of a frame with a datetime column and pd.NA gold
         assert bc.doctor(stamped).to_dict()["unlabeled_items"] == 1
 
+    def test_a_git_lfs_pointer_is_named(self, tmp_path: Path) -> None:
+        pointer = tmp_path / "judgments.csv"  # what a checkout without `git lfs pull` holds
+        pointer.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n")
+        with pytest.raises(InputError, match=r"judgments.csv:1: a Git LFS pointer, not the data"):
+            bc.doctor(pointer)
+
     def test_refusals_are_one_line(self) -> None:
         with pytest.raises(ParameterError, match=r"^labels is the path of a gold file .* got a DataFrame"):
             bc.doctor(pd.DataFrame(rows()), labels=pd.DataFrame({"item_id": ITEMS}))
