@@ -63,6 +63,14 @@ class TestVocabularyWrittenApart:
         assert res.output.startswith(f"error: {path}: the verdict \"FAIL\"")
 
 
+    def test_gold_written_apart_on_a_few_items(self) -> None:
+        records = [{**r, "gold": "Pass"} if r["item_id"] in ("q00", "q01") else r for r in rows()]  # items 0, 1: pass
+        problems = bc.doctor(records).to_dict()["problems"]
+        assert problems == ['the gold label "Pass" (2 items) is no verdict class but means the verdicts\' "pass", so every '
+                            'verdict on those items would count as wrong; write the gold as the verdicts are written (the '
+                            'verdicts\' classes: "fail", "pass")']
+
+
 class TestColumns:
     """Which column plays which role in a DataFrame (the table reader's rules, as for a CSV file)."""
 

@@ -28,19 +28,22 @@ def vocabulary_problem(ds: Dataset) -> str | None:
 
     gold, labeled, _ = vocabularies(ds.votes)
     problem = values.vocabulary_problem(gold, labeled)
-    apart = values.written_apart(gold, labeled) if problem is None else []
-    if not apart:
+    if problem is not None:
         return problem
-    v, g = apart[0]
     votes = ds.votes
-    code = votes.classes.index(v)
-    on_labeled = (votes.patterns == code) & (votes.gold >= 0)[:, None]
-    who = [votes.judges[j] for j in range(len(votes.judges)) if on_labeled[:, j].any()]
-    n = int(votes.counts @ on_labeled.sum(axis=1))
-    more = f" (and {len(apart) - 1} other such class{'es' if len(apart) > 2 else ''})" if len(apart) > 1 else ""
-    return (f"the verdict {values.shown(v)} ({n} on labeled items, by {values.quote_judges(who)}) is no gold class but "
-            f"means the gold's {values.shown(g)}{more}, so each would count as wrong; write the verdicts as the gold "
-            f"is written (the gold's classes: {values.listing(gold)})")
+    labeled_rows = (votes.gold >= 0)[:, None]
+    for v, g in values.written_apart(gold, labeled):  # a verdict class beside the gold's ("PASS" among pass/fail)
+        on = (votes.patterns == votes.classes.index(v)) & labeled_rows
+        who = [votes.judges[j] for j in range(len(votes.judges)) if on[:, j].any()]
+        return (f"the verdict {values.shown(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
+                f"{values.quote_judges(who)}) is no gold class but means the gold's {values.shown(g)}, so each would "
+                f"count as wrong; write the verdicts as the gold is written (the gold's classes: {values.listing(gold)})")
+    for g, v in values.written_apart(labeled, gold):  # a gold class beside the verdicts' ("Pass" on a few items)
+        n = int(votes.counts[votes.gold == votes.classes.index(g)].sum())
+        return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
+                f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
+                f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
+    return None
 
 
 def labels_problem(ds: Dataset) -> str | None:

@@ -16,7 +16,8 @@
   `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2). The same
   holds for one verdict class beside the gold's (`written_apart`): where "PASS" or "yes" stands among verdicts that are
   otherwise pass/fail against pass/fail gold (one judge written in capitals, another in yes/no), each would count as
-  wrong; it is refused, naming the class and the gold class it would mean.
+  wrong; it is refused, naming the class and the gold class it would mean; so is a gold class beside the verdicts'
+  ("Pass" on a few items of pass/fail gold).
 
 Anything else is an error that names the value; the reader adds the file, line or row, and field. tables.py builds
 the same rules in SQL from these word lists (`sql_mark`, `sql_missing`, `sql_agree`), so that DuckDB reads a table
