@@ -82,6 +82,13 @@ class TestColumns:
         assert doc["roles"] == {"gold": "gold", "judges": "a, b, c"}
         assert doc["notes"] == ["column 'row' skipped: the row index pandas writes (0, 1, 2, ...), not a judge"]
 
+    def test_an_id_column_of_another_name_read_as_a_judge_is_refused(self) -> None:
+        wide = pd.DataFrame(rows()).pivot(index="item_id", columns="judge", values="verdict").reset_index()
+        wide = wide.rename(columns={"item_id": "uid"}).assign(gold=[GOLD[it] for it in ITEMS])  # "uid": no item role
+        (problem,) = bc.doctor(wide).to_dict()["problems"]
+        assert problem.startswith('judge "uid" gives no gold class on any of its 12 labeled items (its classes: "q00", ')
+        assert bc.doctor(wide, item_col="uid", judge_cols="a,b,c").to_dict().get("problems") is None
+
     def test_headers_in_any_case_and_separator(self) -> None:
         frame = pd.DataFrame(rows()).rename(columns={"item_id": "Item ID", "judge": "Judge", "verdict": "Verdict",
                                                      "gold": " Gold "})

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..errors import InputError
 from . import values
-from .dataset import Dataset
+from .dataset import Dataset, Votes
 from .options import InputOptions
 
 
@@ -43,6 +43,30 @@ def vocabulary_problem(ds: Dataset) -> str | None:
         return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
                 f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
                 f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
+    return _judge_apart(votes, gold)
+
+
+NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gold class is refused (an id read as one)
+
+
+def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
+    """Why one judge's verdicts cannot be scored: on its NEVER_GOLD_MIN or more labeled items it never gives a class
+    the gold uses, so its every verdict would count as wrong; most often a column that is no judge's (an id column
+    of a wide table not named `item_id`, a text column) read as one. None when every judge gives some gold class."""
+    import numpy as np
+
+    lab = votes.gold >= 0
+    labeled, weight = votes.patterns[lab], votes.counts[lab]
+    fits = np.array([any(c == g or values.agree(c, g) == 1 for g in gold) for c in votes.classes])
+    for j, judge in enumerate(votes.judges):
+        codes = labeled[:, j]
+        given, n = codes[codes >= 0], int(weight[codes >= 0].sum())
+        if n >= NEVER_GOLD_MIN and not fits[given].any():
+            mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
+            return (f"judge {values.shown(judge)} gives no gold class on any of its {n} labeled items (its "
+                    f"classes: {values.listing(mine)}; the gold's: {values.listing(gold)}), so its every verdict would "
+                    "count as wrong: a column that is no judge (an id or a text column) read as one? Name the judges "
+                    "(judge_cols=, --judge-cols) and the item column (item_col=, --item-col)")
     return None
 
 

@@ -270,8 +270,9 @@ def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
         hint = " (DuckDB reads a polars DataFrame through pyarrow: pip install pyarrow)" if library == "polars" else ""
         bad = _unreadable_column(con, frame, library)
         if bad is not None:
-            raise InputError(where, f"DuckDB cannot read its {bad[1]} values ({why}): convert the column (to text: "
-                                    f"astype(str)) or drop it", field=bad[0], unit="column") from None
+            fix = {"pandas": f"df[{bad[0]!r}].astype(str)", "polars": f"pl.col({bad[0]!r}).cast(pl.String)"}.get(library)
+            raise InputError(where, f"DuckDB cannot read its {bad[1]} values ({why}): convert the column to text"
+                                    f"{f' ({fix})' if fix else ''} or drop it", field=bad[0], unit="column") from None
         raise InputError(where, f"cannot read this {library} table: {why}{hint}") from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",
                  "(SELECT *, rowid + 1 AS __row, NULL AS __file FROM src)")
