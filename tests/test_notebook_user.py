@@ -140,12 +140,13 @@ class TestResults:
         assert {"fit", "score", "judges", "load_fit", "InputError"} <= set(dir(bc))
 
     def test_pickled_result_keeps_its_refit_and_conf_int_is_error(self) -> None:
-        result = bc.fit(pd.DataFrame(rows()), ks=3, seed=pd.Series([7]).to_numpy()[0])  # one k; numpy's int seed
+        result = bc.fit(pd.DataFrame(rows()), ks=[3, 5], seed=pd.Series([7]).to_numpy()[0])  # numpy's int seed
         again = pickle.loads(pickle.dumps(result))  # the run-time document types and the refit (no closure) pickle
         assert again.to_dict() == result.to_dict() and again.error(3) == result.error(3)
         assert again.refit is not None and again.refit.options["seed"] == 7  # what error(k, alpha=...) fits again with
         pd.testing.assert_frame_equal(again.refit.source, result.refit.source)
-        assert again.conf_int() == {3: result.error(3)[1:]}
+        with pytest.warns(UserWarning, match=r"^data: k=5 is beyond the 3 judges any item has: extrapolated"):
+            assert again.conf_int() == {3: result.error(3)[1:], 5: result.error(5)[1:]}
         with pytest.raises(ParameterError, match=r"^alpha must be strictly between 0 and 1"):
             result.error(3, alpha=2)
         with pytest.raises(ParameterError, match=r"^k is a number of judges \(an integer\); got '3'"):

@@ -55,12 +55,13 @@ def given(source: Any) -> Any:
     """The source as the readers take it: an iterator (a generator of dicts, `map(...)`, `csv.DictReader`) read into
     a list once; a dict of equal-length columns ({"item_id": [...], "judge": [...], ...}, as `df.to_dict("list")`
     gives, a column may be a numpy array or a pandas Series) as its rows; anything else as it is."""
-    if isinstance(source, dict) and source and all(isinstance(k, str) for k in source) and all(map(_column, source.values())):
+    if isinstance(source, dict) and source and all(isinstance(k, str) for k in source) \
+            and all(map(_column, source.values())):
         cols = {k: v.tolist() if hasattr(v, "tolist") else list(v) for k, v in source.items()}
-        lengths = sorted({len(v) for v in cols.values()})
-        if len(lengths) > 1:
-            raise ParameterError("source", f"is a dict of columns of different lengths ({', '.join(f'{k!r}: {len(v)}' for k, v in cols.items())}): "
-                                           "give every column one value per row")
+        if len({len(v) for v in cols.values()}) > 1:
+            sizes = ", ".join(f"{k!r}: {len(v)}" for k, v in cols.items())
+            raise ParameterError("source", f"is a dict of columns of different lengths ({sizes}): give every column one "
+                                           "value per row")
         return [dict(zip(cols, row)) for row in zip(*cols.values())]
     if isinstance(source, dict):  # {name: data}: each dataset's data as above
         return {k: given(v) for k, v in source.items()}

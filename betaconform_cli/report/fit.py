@@ -357,6 +357,11 @@ class FitReport(Gated):
         if row is None:
             raise ParameterError("ks", f"{k} is not among this fit's ensemble sizes ({', '.join(str(r.k) for r in d.error_rates)}); "
                                        f"fit with {P0} including it")
+        if beyond(row, d):  # as the table's mark and the gate's note say it: never a bare number
+            import warnings
+
+            warnings.warn(f"{d.dataset}: k={k} is beyond the {d.judges} judges any item has: extrapolated by the model "
+                          "(docs/EXTRAPOLATION.md)", UserWarning, stacklevel=2)
         return float(row.estimate), float(row.low), float(row.high)
 
     def conf_int(self, alpha: float | None = None, dataset: str | None = None) -> dict[int, tuple[float, float]]:
