@@ -41,7 +41,9 @@ class TestVocabularyWrittenApart:
         (["fail", "pass"], ["FAIL", "fail", "pass"], [("FAIL", "fail")]),  # one judge in capitals
         (["fail", "pass"], ["fail", "pass", "yes"], [("yes", "pass")]),  # one judge in yes/no
         (["false", "true"], ["1", "false", "true"], [("1", "true")]),
-        (["0", "1"], ["0", "1", "1.0"], []),  # 1.0 is the number 1: it agrees with "1"
+        (["fail", "pass"], ["Pass.", "fail", "pass"], [("Pass.", "pass")]),  # an LLM's punctuation
+        (["A", "B"], ["(A)", "A", "B"], [("(A)", "A")]),
+        (["0", "1"], ["-1", "0", "1", "1.0"], []),  # 1.0 is the number 1: it agrees with "1"; -1 is another number
         (["fail", "pass"], ["fail", "maybe", "pass"], []),  # a class of its own, not a misspelling
         (["A", "B"], ["A", "B", "C"], []),
     ])

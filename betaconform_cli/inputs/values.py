@@ -155,19 +155,36 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
 
 def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[str, str]]:
     """(verdict class, gold class) for each verdict class that is no gold class and never agrees with one, although
-    it means one: the same text in another case ("PASS" against "pass"), or the same pass/fail written in other words
-    of TRUE / FALSE ("yes" against "pass", "1" against "true"). Such a verdict would count as wrong on every item;
+    it means one: the same letters in another case or with punctuation ("PASS", "Pass." against "pass"; "(A)"
+    against "A"), or the same pass/fail written in other words of TRUE / FALSE ("yes" against "pass", "1" against
+    "true"). Such a verdict would count as wrong on every item;
     a class of its own (a third answer, "maybe") is not one of these."""
     out = []
     for v in verdicts:
         if v in gold or any(agree(v, g) == 1 for g in gold):
             continue
-        mv = _mark_or_none(v)
-        hit = next((g for g in gold if g.strip().lower() == v.strip().lower()
-                    or (mv is not None and _mark_or_none(g) == mv)), None)
+        hit = next((g for g in gold if _means(v, g)), None)
         if hit is not None:
             out.append((v, hit))
     return out
+
+
+def _means(a: str, b: str) -> bool:
+    """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
+    not "1"), text by its letters and digits ("PASS." is "pass") or as marks ("Yes!" is "pass")."""
+    if number(a) is not None or number(b) is not None:
+        ma = _mark_or_none(a)
+        return ma is not None and ma == _mark_or_none(b)
+    la, lb = _letters(a), _letters(b)
+    if la and la == lb:
+        return True
+    ma = _mark_or_none(la or a)
+    return ma is not None and ma == _mark_or_none(lb or b)
+
+
+def _letters(text: str) -> str:
+    """A class's letters and digits in lower case: "PASS." and " (a)" as "pass" and "a", as an LLM writes them."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def quote_judges(names: Sequence[str], most: int = 4) -> str:
