@@ -93,9 +93,9 @@ class TestColumns:
 
     def test_headers_in_any_case_and_separator(self) -> None:
         frame = pd.DataFrame(rows()).rename(columns={"item_id": "Item ID", "judge": "Judge", "verdict": "Verdict",
-                                                     "gold": " Gold "})
+                                                     "gold": "Ground Truth"})
         assert bc.doctor(frame).to_dict()["roles"] == {"item": "Item ID", "judge": "Judge", "verdict": "Verdict",
-                                                        "gold": " Gold "}
+                                                        "gold": "Ground Truth"}
 
     def test_two_columns_of_one_name_and_an_unreadable_column(self) -> None:
         frame = pd.DataFrame(rows())

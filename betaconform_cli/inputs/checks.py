@@ -76,9 +76,11 @@ def labels_problem(ds: Dataset) -> str | None:
         return None
     unlabeled = ds.unlabeled_items
     if unlabeled:
-        label = next((f"'{f}'" for r, f in (ds.reading.roles if ds.reading else ()) if r == "gold"), "no gold column")
-        return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label}); label some, or give "
-                "the gold in a separate file with --labels")
+        label = next((f"'{f}'" for r, f in (ds.reading.roles if ds.reading else ()) if r == "gold"), None)
+        named = "" if label is not None or not ds.reading or not ds.reading.roles else \
+            "; a table's gold column of another name (expected, target) is named with `gold_col`"
+        return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label or 'no gold column'}); "
+                f"label some, or give the gold in a separate file with --labels{named}")
     why = "; ".join(f"{s.count} item(s): {s.reason}" for s in (ds.reading.skips if ds.reading else ()))
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 

@@ -20,7 +20,7 @@ ROLE_NAMES = {
     "judge": ("judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"),
     "correct": ("correct", "is_correct"),
     "verdict": ("verdict", "grade", "score", "prediction", "decision"),
-    "gold": ("gold", "label", "human", "reference", "human_label", "gold_label"),
+    "gold": ("gold", "label", "human", "reference", "human_label", "gold_label", "ground_truth", "true_label", "y_true"),
     "text": ("text", "prompt", "question", "input"),
     "dataset": ("dataset",),
 }
