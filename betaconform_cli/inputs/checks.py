@@ -51,8 +51,10 @@ NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gol
 
 def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
     """Why one judge's verdicts cannot be scored: on its NEVER_GOLD_MIN or more labeled items it never gives a class
-    the gold uses, so its every verdict would count as wrong; most often a column that is no judge's (an id column
-    of a wide table not named `item_id`, a text column) read as one. None when every judge gives some gold class."""
+    the gold uses, and gives a different class on at least half of them: a column that is no judge's (an id column
+    of a wide table not named `item_id`, a text column) read as one, whose every value would count as wrong. A judge
+    always wrong in the task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None
+    when no judge is such a column."""
     import numpy as np
 
     lab = votes.gold >= 0
@@ -61,8 +63,8 @@ def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
     for j, judge in enumerate(votes.judges):
         codes = labeled[:, j]
         given, n = codes[codes >= 0], int(weight[codes >= 0].sum())
-        if n >= NEVER_GOLD_MIN and not fits[given].any():
-            mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
+        mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
+        if n >= NEVER_GOLD_MIN and 2 * len(mine) >= n and not fits[given].any():
             return (f"judge {values.shown(judge)} gives no gold class on any of its {n} labeled items (its "
                     f"classes: {values.listing(mine)}; the gold's: {values.listing(gold)}), so its every verdict would "
                     "count as wrong: a column that is no judge (an id or a text column) read as one? Name the judges "
@@ -80,7 +82,7 @@ def labels_problem(ds: Dataset) -> str | None:
         named = "" if label is not None or not ds.reading or not ds.reading.roles else \
             "; a table's gold column of another name (expected, target) is named with `gold_col`"
         return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label or 'no gold column'}); "
-                f"label some, or give the gold in a separate file with --labels{named}")
+                f"label some, or give the gold in a separate file with `labels`{named}")
     why = "; ".join(f"{s.count} item(s): {s.reason}" for s in (ds.reading.skips if ds.reading else ()))
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 

@@ -173,13 +173,19 @@ def _means(a: str, b: str) -> bool:
     """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
     not "1"), text by its letters and digits ("PASS." is "pass") or as marks ("Yes!" is "pass")."""
     if number(a) is not None or number(b) is not None:
-        ma = _mark_or_none(a)
-        return ma is not None and ma == _mark_or_none(b)
+        ma = _word_mark(a)
+        return ma is not None and ma == _word_mark(b)
     la, lb = _letters(a), _letters(b)
     if la and la == lb:
         return True
-    ma = _mark_or_none(la or a)
-    return ma is not None and ma == _mark_or_none(lb or b)
+    ma = _word_mark(la or a)
+    return ma is not None and ma == _word_mark(lb or b)
+
+
+def _word_mark(text: str) -> int | None:
+    """`mark` of a class, but a single letter (t, f, y, n) means no pass/fail here: beside a gold "1", a verdict "y"
+    is more likely a class of its own (a letter answer) than a yes written apart."""
+    return None if len(text.strip()) == 1 and not text.strip().isdigit() else _mark_or_none(text)
 
 
 def _letters(text: str) -> str:
