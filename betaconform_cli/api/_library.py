@@ -288,3 +288,18 @@ def plan(
 
     return api_plan(_source(source, name), input_options(input_opts, command="plan"), _real(target), _ks(ks),
                     _real(confidence_level), draws, _seed(seed), None if label_cost is None else _real(label_cost), positive)
+
+
+def _input_doc() -> str:
+    """The input options every reading function takes through `**input_opts`, listed from the one table of them
+    (inputs/options.py), for help(betaconform_cli.fit) and a notebook's `fit?`."""
+    from ..inputs.options import GROUP_OF
+
+    names = ", ".join(["source_format", "labels", *GROUP_OF])
+    return (f"\n\n    Input options (the CLI's, by their Python names; docs/API.md): {names}. An unknown name is a "
+            "TypeError naming the nearest ones.")
+
+
+for _f in (fit, score, judges, doctor, sample, drift, plan):
+    _f.__doc__ = (_f.__doc__ or "") + _input_doc()
+del _f
