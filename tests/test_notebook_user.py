@@ -50,6 +50,15 @@ class TestVocabularyWrittenApart:
     def test_written_apart(self, gold: list[str], verdicts: list[str], want: list[tuple[str, str]]) -> None:
         assert values.written_apart(gold, verdicts) == want
 
+    @pytest.mark.parametrize("gold,verdicts,want", [
+        (["0", "1"], ["0", "0.2", "0.7", "0.9", "1"], ["0.2", "0.7", "0.9"]),  # a judge's scores in [0, 1]
+        (["fail", "pass"], ["0.25", "0.75", "fail"], ["0.25", "0.75"]),
+        (["0", "1"], ["0", "0.5", "1"], []),  # one partial credit among 1/0 verdicts: a class of its own
+        (["1", "2", "3"], ["1.5", "2.5", "3"], []),  # a rating scale is no pass/fail gold
+    ])
+    def test_scores_apart(self, gold: list[str], verdicts: list[str], want: list[str]) -> None:
+        assert values.scores_apart(gold, verdicts) == want
+
     def test_refused_naming_the_judge_in_the_library_and_the_cli(self, tmp_path: Path) -> None:
         with pytest.raises(InputError, match=r'^<DataFrame>: the verdict "FAIL" \(6 on labeled items, by "c"\) is no gold '
                                              r'class but means the gold\'s "fail"'):

@@ -43,6 +43,11 @@ def vocabulary_problem(ds: Dataset) -> str | None:
         return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
                 f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
                 f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
+    scores = values.scores_apart(gold, labeled)
+    if scores:
+        return (f"the verdicts are scores, not pass/fail: {values.listing(scores)} against the gold's "
+                f"{values.listing(gold)}, so each would count as wrong unless it is exactly the gold; make verdicts of "
+                "them first (pass where the score is at least your threshold), or compare numbers within a `tolerance`")
     return _judge_apart(votes, gold)
 
 

@@ -169,6 +169,17 @@ def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[st
     return out
 
 
+def scores_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[str]:
+    """The verdict classes that are numbers other than 1 and 0 where the gold is pass/fail (each gold class a mark),
+    when they are at least two and outnumber the verdicts' pass/fail classes: continuous scores (0.2, 0.7, 0.9) given
+    as verdicts, each of which would count as wrong unless it is exactly the gold. Empty otherwise (one partial
+    credit 0.5 among 1/0 verdicts is a class of its own)."""
+    if not gold or any(_mark_or_none(g) is None for g in gold):
+        return []
+    scores = [v for v in verdicts if number(v) is not None and _mark_or_none(v) is None]
+    return scores if len(scores) >= 2 and len(scores) > len(verdicts) - len(scores) else []
+
+
 def _means(a: str, b: str) -> bool:
     """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
     not "1"), text by its letters and digits ("PASS." is "pass") or as marks ("Yes!" is "pass")."""
