@@ -57,7 +57,8 @@ def given(source: Any) -> Any:
     gives, a column may be a numpy array or a pandas Series) as its rows; anything else as it is."""
     if isinstance(source, dict) and source and all(isinstance(k, str) for k in source) \
             and all(map(_column, source.values())):
-        cols = {k: v.tolist() if hasattr(v, "tolist") else list(v) for k, v in source.items()}
+        cols = {k: v.tolist() if hasattr(v, "tolist") else v.to_list() if hasattr(v, "to_list") else list(v)
+                for k, v in source.items()}
         if len({len(v) for v in cols.values()}) > 1:
             sizes = ", ".join(f"{k!r}: {len(v)}" for k, v in cols.items())
             raise ParameterError("source", f"is a dict of columns of different lengths ({sizes}): give every column one "
@@ -75,8 +76,10 @@ def given(source: Any) -> Any:
 
 def _column(value: Any) -> bool:
     """A column of a dict of columns: a list or tuple of values (no dict among them: {name: records} names datasets),
-    or a one-dimensional numpy array or pandas Series."""
+    or a one-dimensional numpy array, a pandas or a polars Series."""
     if getattr(value, "ndim", None) == 1 and hasattr(value, "tolist") and frame_library(value) is None:
+        return True
+    if type(value).__module__.split(".")[0] == "polars" and type(value).__name__ == "Series":
         return True
     return isinstance(value, (list, tuple)) and bool(value) and not any(isinstance(v, dict) for v in value)
 

@@ -157,8 +157,8 @@ def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[st
     """(verdict class, gold class) for each verdict class that is no gold class and never agrees with one, although
     it means one: the same letters in another case or with punctuation ("PASS", "Pass." against "pass"; "(A)"
     against "A"), or the same pass/fail written in other words of TRUE / FALSE ("yes" against "pass", "1" against
-    "true"). Such a verdict would count as wrong on every item;
-    a class of its own (a third answer, "maybe") is not one of these."""
+    "true"). Such a verdict would count as wrong on every item; a class of its own (a third answer, "maybe") is not
+    one of these. Called with the two lists swapped: the gold classes written apart from the verdicts'."""
     out = []
     for v in verdicts:
         if v in gold or any(agree(v, g) == 1 for g in gold):
