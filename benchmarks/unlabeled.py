@@ -55,7 +55,7 @@ DISTINCT = ("judgebench", "snow_rte")
 # alternatives measured beside the product (name -> (prior, guard on?)); the product is "vote split"
 # issue 17's priors (its product averaged flat, folded, agreement and constant with these)
 I17 = {"mean1": -1.0, "sd1": 2.0, "tau": 1.0}
-VARIANTS: dict[str, tuple[SplitPrior, bool | str]] = {
+VARIANTS: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, str | SplitPrior]] = {
     "vote split": (SplitPrior(), True),
     "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=("flat", "folded", "agreement", "constant"), **I17), True),
     "before the agreement model (flat + folded + constant)": (SplitPrior(models=("flat", "folded", "constant"), **I17), True),
@@ -120,6 +120,24 @@ ROUND2: dict[str, tuple[SplitPrior, bool | str]] = {
     "flat + folded + tempered + saturated": (SplitPrior(models=("flat", "folded", "tempered", "saturated")), True),
     "stacking: flat + tempered + saturated": (SplitPrior(models=("flat", "tempered", "saturated"), weighting="stacking"), True),
 }
+# issue 26 item 3, round 4 (--variants round4): the rectified (prediction-powered) estimate, everywhere or where the
+# label-free diagnostic says the judges are distinct (docs/UNLABELED.md, "round 4")
+# the one-coin Dawid-Skene log odds as the offset, calibrated by a level b0 and a weak tilt in the margin
+CAL_DS = SplitPrior(models=("agreement",), mean1=0.0, sd1=1.0, tau=0.0)
+ROUND4: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, str | SplitPrior]] = {
+    "vote split": (SplitPrior(), True),
+    "prototype (flat logistic, no guard)": (PROTO, False),
+    "rectified (PPI)": (SplitPrior(), True, "rectified"),
+    "vote split if judges overlap, PPI if distinct": (SplitPrior(), True, "rectified_if_distinct"),
+    "vote split if judges overlap, prototype if distinct": (SplitPrior(), True, PROTO),
+    "vote split if judges overlap, calibrated DS if distinct": (SplitPrior(), True, CAL_DS),
+    "vote split if judges overlap, tempered (tau = 0) if distinct": (SplitPrior(), True, SplitPrior(models=("tempered",), tau=0.0)),
+    "flat + difficulty": (SplitPrior(models=("flat", "difficulty")), True),
+    "flat + tempered + difficulty": (SplitPrior(models=("flat", "tempered", "difficulty")), True),
+    "difficulty alone": (SplitPrior(models=("difficulty",)), True),
+    "flat (tau = 1), guarded": (SplitPrior(models=("flat",)), True),
+    "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
+}
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
 
@@ -147,6 +165,23 @@ def load(path: Path, folder: Path) -> Data:
         raise SystemExit(f"{path}: the items do not match the reader's table")
     rel = path.relative_to(folder).parts
     return Data(dataset_name(path), rel[0] if len(rel) > 1 else "", j)
+
+
+def simulate_beta83(index: int, seed: int) -> Data:
+    """Round 4's simulated dataset of distinct judges, from priors stated before any result (docs/UNLABELED.md,
+    "round 4"): K ~ {7, 9, 11} judges, N ~ {100, 200, 400} items, accuracies p_j ~ Beta(8, 3), a latent difficulty
+    d_i ~ N(0, sigma^2) with sigma ~ U(0.25, 1.0), P(right) = sigmoid(logit(p_j) - d_i), and a share h ~ U(0, 0.10) of
+    trap items whose difficulty is raised by 3."""
+    rng = np.random.default_rng([seed, 2604, index])
+    k = int(rng.choice([7, 9, 11]))
+    n = int(rng.choice([100, 200, 400]))
+    sigma, h = rng.uniform(0.25, 1.0), rng.uniform(0.0, 0.10)
+    p = rng.beta(8.0, 3.0, size=k)
+    d = rng.normal(0.0, sigma, size=n) + 3.0 * (rng.random(n) < h)
+    logit = np.log(p / (1 - p))
+    j = (rng.random((n, k)) < 1.0 / (1.0 + np.exp(-(logit[None, :] - d[:, None])))).astype(np.int64)
+    j = j[np.argsort(j.sum(axis=1), kind="stable")]
+    return Data(f"b83sim{index:02d}_k{k}_n{n}", "simulated", j)
 
 
 def simulate(index: int, seed: int) -> Data:
@@ -196,6 +231,7 @@ class Cell:
     cover: dict[str, np.ndarray]
     width: dict[str, np.ndarray]
     fallback: np.ndarray
+    dependence: np.ndarray | None = None
 
 
 def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
@@ -248,6 +284,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     lo = {m: np.zeros((runs, len(KS))) for m in names}
     hi = {m: np.zeros((runs, len(KS))) for m in names}
     fallback = np.zeros(runs, dtype=bool)
+    dependence = np.full(runs, np.nan)
     for run in range(runs):
         rng, idx, votes, gold = draw(d, size, run, seed)
         table = CountTable.from_pairs(np.full(size, big_k), j[idx].sum(axis=1))
@@ -255,9 +292,13 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
         est["labels only"][run] = [r.estimate for r in labels.rows]
         lo["labels only"][run] = [r.low for r in labels.rows]
         hi["labels only"][run] = [r.high for r in labels.rows]
-        for m, (prior, guard) in VARIANTS.items():
+        for m, (prior, guard, *how) in VARIANTS.items():
+            how_s = how[0] if how and isinstance(how[0], str) else "vote_split"
+            how_p = how[0] if how and isinstance(how[0], SplitPrior) else None
             r = estimate_errors(votes, gold, KS, 0.9, np.random.default_rng([seed, size, run, 3]), labels_only=labels,
-                                prior=prior, guard=guard is True)
+                                prior=prior, guard=guard is True, estimator=how_s, distinct_prior=how_p)
+            if r.model is not None and r.model.dependence is not None:
+                dependence[run] = r.model.dependence
             rows = r.rows
             if isinstance(guard, str) and r.model is not None and r.used_unlabeled and not GUARDS[guard](r.model):
                 rows = tuple(type(x)(x.k, x.labels_only, x.labels_only_low, x.labels_only_high, x.labels_only,
@@ -273,7 +314,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     margins = {m: 100 * np.abs(est[m][:, odd] - actual[odd]).mean(axis=1) for m in names}
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
-    return Cell(d.name, d.collection, size, margins, cover, width, fallback)
+    return Cell(d.name, d.collection, size, margins, cover, width, fallback, dependence)
 
 
 def _run_task(task: tuple[Data, int, int, int, bool]) -> Cell:
@@ -405,7 +446,8 @@ def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
                 parts.append("skipped")
             else:
                 lo_m, vs = float(c.margins["labels only"].mean()), float(c.margins["vote split"].mean())
-                parts.append(f"{f2(lo_m)} → {f2(vs)} ({int(c.fallback.sum())}/{len(c.fallback)})")
+                dep = "" if c.dependence is None or np.isnan(c.dependence).all() else f", D = {float(np.nanmean(c.dependence)):.2f}"
+                parts.append(f"{f2(lo_m)} → {f2(vs)} ({int(c.fallback.sum())}/{len(c.fallback)}{dep})")
         lines.append(f"| {name} | {coll} | " + " | ".join(parts) + " |")
     return "\n".join(lines)
 
@@ -427,12 +469,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="estimator names to keep, separated by ; (default: all)")
-    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2"), default="product",
+    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2", "round4"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
     ap.add_argument("--collections", default="", help="comma-separated collections to keep (default: all)")
     ap.add_argument("--simulate", type=int, default=0, help="this many simulated distinct-judges datasets instead of the data")
+    ap.add_argument("--sim-model", choices=("rasch", "beta83"), default="rasch",
+                    help="--simulate's model: round 2's Rasch-type judges or round 4's Beta(8, 3) accuracies")
     ap.add_argument("--procs", type=int, default=1, help="worker processes (cells are independent; results identical)")
     ap.add_argument("--loco", action="store_true", help="choose the estimator leave-one-collection-out (docs/UNLABELED.md)")
     ap.add_argument("--update-doc", type=Path, help="write the results section into this Markdown file")
@@ -448,14 +492,15 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--runs must be at least 2")
     if args.variants != "product":
         VARIANTS.clear()
-        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2}[args.variants])
+        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2, "round4": ROUND4}[args.variants])
     if args.only:
         keep = set(args.only.split(";"))
         for k in list(VARIANTS):
             if k not in keep:
                 del VARIANTS[k]
     sizes = [int(x) for x in args.r.split(",")]
-    data = [simulate(i, args.seed) for i in range(args.simulate)] if args.simulate else [load(p, args.data) for p in files]
+    sim = simulate_beta83 if args.sim_model == "beta83" else simulate
+    data = [sim(i, args.seed) for i in range(args.simulate)] if args.simulate else [load(p, args.data) for p in files]
     if args.collections:
         data = [d for d in data if d.collection in args.collections.split(",")]
     t0 = time.monotonic()
@@ -485,10 +530,12 @@ def main(argv: list[str] | None = None) -> int:
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
-    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2") else "") + (" --loco" if args.loco else "")
-    command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "")
+    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2", "round4") else "") + (" --loco" if args.loco else "")
+    command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "") + (
+        f" --sim-model {args.sim_model}" if args.simulate and args.sim_model != "rasch" else "")
     where = "the simulation of distinct judges" if args.simulate else "the shared data"
-    heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}"}.get(
+    heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}",
+               "round4": f"#### Results: issue 26 round 4, {where}"}.get(
         args.variants, "## Results")
     text = "\n".join([
         heading,
@@ -499,18 +546,18 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
-        *([("#### " if args.variants == "round2" else "### ") + "Leave-one-collection-out (`--loco`)", "",
+        *([("#### " if args.variants in ("round2", "round4") else "### ") + "Leave-one-collection-out (`--loco`)", "",
            "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
            "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
            "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
           if args.loco else []),
-        ("#### " if args.variants == "round2" else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        ("#### " if args.variants in ("round2", "round4") else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        prefix = "unlabeled-r2" if args.variants == "round2" else "unlabeled"
+        prefix = {"round2": "unlabeled-r2", "round4": "unlabeled-r4"}.get(args.variants, "unlabeled")
         write_block(args.update_doc, prefix + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0

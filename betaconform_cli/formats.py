@@ -176,6 +176,12 @@ def record_has(*alternatives: str) -> Callable[[Any], bool]:
 _ABSENT = object()
 
 
+def _promptfoo_csv(row: Any) -> bool:
+    """`promptfoo eval -o results.csv`: a `[provider] prompt` column per prompt, each followed by Status, Score, Named
+    Scores, Grader Reason and Comment (claimed so that its reader can refuse it with what to write instead)."""
+    return isinstance(row, dict) and {"Status", "Score", "Grader Reason"} <= row.keys() and any(str(k).startswith("[") for k in row)
+
+
 def _promptfoo_document(doc: Any) -> bool:
     """A promptfoo results file: an eval id or a results object (an inspect-ai log, which has one too, has `eval`;
     lm-evaluation-harness's aggregated results have `configs` and `versions` beside theirs: lm_eval claims them)."""
@@ -303,16 +309,18 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
                 binary=("parquet",), reads=("jsonl",), as_kind="csv", folders=True),
     InputFormat("promptfoo", "betaconform_cli.inputs.promptfoo:read_promptfoo", {"json": (".json", ".json.gz")},
                 sniff=_sniff_json, claims={"json": _promptfoo_document,
-                                           "jsonl": record_has("gradingResult", "testCase", "testIdx")}),
+                                           "jsonl": record_has("gradingResult", "testCase", "testIdx"),
+                                           "csv": _promptfoo_csv}),
     InputFormat("inspect", "betaconform_cli.inputs.inspect_logs:read_inspect", {"eval": (".eval",)},
                 sniff=lambda head: "eval" if head.startswith(b"PK") else None, binary=("eval",),
-                claims={"json": record_has("eval samples", "eval version")}),
+                claims={"json": record_has("eval samples", "eval version")},
+                beside="betaconform_cli.inputs.inspect_logs:beside_logs"),
     # eval frameworks (issue 29; docs/FORMATS.md): files of kinds the formats above own, known by their first record
     # (lm-eval's aggregated results_<date>.json is claimed too: its reader refuses it with what to read instead)
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims={k: record_has(*keys) for k, keys in claims},
                   beside=beside)
       for name, claims, beside in (
-          ("deepeval", (("json", ("testCases", "testRunData.testCases")),), None),
+          ("deepeval", (("json", ("testCases", "testRunData.testCases")),), "betaconform_cli.inputs.deepeval:beside_run"),
           ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",))),
            "betaconform_cli.inputs.lm_eval:results_beside_samples"),
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),), None))),

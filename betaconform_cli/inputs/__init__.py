@@ -150,6 +150,11 @@ def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
 def _refuse_saved_fits(paths: Sequence[Path]) -> None:
     saved = next((p for p in paths if is_fit_name(p)), None)
     if saved is not None:
+        from .promptfoo import yaml_output
+
+        if yaml_output(saved):
+            raise InputError(str(saved), "promptfoo results written as YAML (promptfoo eval -o results.yaml): write them as "
+                                         "JSON (promptfoo eval -o results.json or results.jsonl) and give that file")
         raise InputError(str(saved), f"this looks like a saved fit, not judgment data; show it with `betaconform report {saved}`")
 
 

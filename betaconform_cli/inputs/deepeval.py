@@ -5,7 +5,7 @@
 Items are its test cases (`testCases[]` and `conversationalTestCases[]`), named by `name` (else `order`); each
 metric in a case's `metricsData[]` is a judge, named by the metric's `name`; its verdict is `success` (DeepEval's
 own pass/fail: the score against the threshold, in the metric's direction and strict mode), none where the metric
-recorded an `error` or no `success`. Gold is a human's pass/fail for the case, which DeepEval does not keep as
+recorded an `error`, no `success` or no `score` (a metric that raised in `deepeval test run`). Gold is a human's pass/fail for the case, which DeepEval does not keep as
 such: the field `--label-field` names (default `label`) in the case's `metadata` (DeepEval's `additional_metadata`),
 or as a dotted path from the case, else `--labels FILE` joined on the case's name. A gold value is a correctness
 value (pass/fail, true/false, 1/0: values.mark); `expectedOutput` is a reference answer, not a verdict on the
@@ -14,6 +14,7 @@ output, and is never read as gold.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
@@ -25,6 +26,16 @@ from .detect import Source
 from .options import InputOptions, Keep
 
 CASE_LISTS = ("testCases", "conversationalTestCases")
+
+
+def beside_run(path: Path, siblings: list[Path]) -> str | None:
+    """What DeepEval keeps beside its runs in `.deepeval/` that is no run of its own (formats.InputFormat.beside): the
+    metric cache, and `.latest_test_run.json` where `.latest_run_full.json` holds the same run (read once)."""
+    if path.name == ".deepeval-cache.json":
+        return "DeepEval's metric cache"
+    if path.name == ".latest_test_run.json" and any(q.name == ".latest_run_full.json" for q in siblings):
+        return "DeepEval's copy of the run in .latest_run_full.json (read there)"
+    return None
 
 
 def _run(doc: Any) -> Any:
@@ -124,7 +135,9 @@ def read_deepeval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
             if ok is not None and not isinstance(ok, bool):
                 raise InputError(src.where, f"must be true, false or null, got {values.shown(ok)}", line=n,
                                  field=f"{prefix}.metricsData[{j}].success", unit="test case")
-            verdict = None if m.get("error") or ok is None else int(ok)
+            # no verdict: an error recorded, no success, or no score (`deepeval test run` without ignore_errors writes
+            # a metric that raised as `success: false` with no score, no reason and no error)
+            verdict = None if m.get("error") or ok is None or m.get("score") is None else int(ok)
             marks.append(Mark(item, names[j], None if verdict is None or gold is None else int(verdict == gold), n, None,
                               case.get("input") if isinstance(case.get("input"), str) else None, gold is None,
                               None if verdict is None else str(verdict), None if gold is None else str(gold)))

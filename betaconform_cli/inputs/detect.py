@@ -106,7 +106,8 @@ def _json_document(path: Path) -> str:
                                 "per line), a table, or one of those")
 
 
-LIST_KEYS = ("data", "rows", "results", "records", "items", "events", "scores", "feedback", "annotations")
+# "traces": `mlflow traces search --output json` writes {"traces": [Trace.to_dict(), ...], "next_page_token": ...}
+LIST_KEYS = ("data", "rows", "results", "records", "items", "events", "scores", "feedback", "annotations", "traces")
 
 
 def first_of(doc: Any) -> Any:

@@ -31,6 +31,18 @@ NOANSWER = "N"
 UNCHANGED = "UNCHANGED"  # a ScoreEdit field the edit left as it was
 
 
+EVAL_SET_FILES = {"logs.json": "inspect-ai's eval-set index of the logs beside it",
+                  "eval-set.json": "inspect-ai's eval-set manifest"}
+
+
+def beside_logs(path: Path, siblings: list[Path]) -> str | None:
+    """What `inspect eval-set` writes into a log directory beside the logs, holding no samples (formats.InputFormat.
+    beside): skipped there, so that the directory can be given as it is (before, it was refused on these files)."""
+    what = EVAL_SET_FILES.get(path.name)
+    logs = any(q.suffix == ".eval" or (q.suffix == ".json" and q.name not in EVAL_SET_FILES) for q in siblings if q != path)
+    return what if what is not None and logs else None
+
+
 def load_log(path: Path, where: str) -> dict[str, Any]:
     """The log as the `.json` format's dictionary (header and samples)."""
     try:
@@ -77,6 +89,8 @@ def _missing(v: Any) -> bool:
 
 
 def _kind(v: Any) -> str:
+    if isinstance(v, bool):  # a boolean scorer (Score(value=True)) is compared with boolean gold, as true/false classes
+        return "boolean"
     if isinstance(v, dict):
         return "dict"
     if isinstance(v, list):
@@ -215,6 +229,7 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     notes = gold_notes + notes
     if not use:
         raise InputError(where, f"no scorer can be compared with the gold label in {field}: " + "; ".join(notes))
+    notes += _run_notes(log, samples)
     epochs = max(int(s.get("epoch") or 1) for s in samples)
     ids = {str(s.get("id")) for s in samples}
     if epochs > 1:
@@ -237,6 +252,29 @@ def read_inspect(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     # a numeric score within a tolerance is not a class: such logs stay labeled-only (as in every format)
     found = from_marks(marks, name or task or path.stem, where, reading, keep, "sample", with_votes=opts.handling.tolerance is None)
     return found if opts.record.by is None else named(found, name or task or path.stem, opts.record.by)
+
+
+def _first_line(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message or "").strip().splitlines()[0][:120] if str(message or "").strip() else "no message"
+
+
+def _run_notes(log: dict[str, Any], samples: list[Any]) -> list[str]:
+    """What a user must know about the run behind the log: it did not finish (`status` error, cancelled or started:
+    only the samples written so far are read), and samples that ended in an error (inspect keeps the scores given
+    before it; a sample left with none is skipped, with the other items without a verdict)."""
+    notes: list[str] = []
+    status = log.get("status")
+    if isinstance(status, str) and status != "success":
+        why = f": {_first_line(log.get('error'))}" if log.get("error") else ""
+        notes.append(f"the log's status is '{status}' (the eval did not finish{why}): only the {len(samples)} "
+                     "sample-epochs it holds are read")
+    failed = [s for s in samples if s.get("error")]
+    if failed:
+        first = failed[0]
+        notes.append(f"{len(failed)} sample-epoch(s) ended in an error (first: {first.get('id')}#{first.get('epoch') or 1}: "
+                     f"{_first_line(first.get('error'))}): the scores each holds are read, one with none is skipped")
+    return notes
 
 
 def _golds(samples: list[Any], opts: InputOptions, where: str) -> tuple[str, list[Any], list[str]]:

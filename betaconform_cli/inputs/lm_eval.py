@@ -75,7 +75,7 @@ def read_lm_eval(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
                 continue
             marks.append(Mark(str(doc_id), judge, mark, n, None, text))
     if not marks:
-        why = "; ".join(left.values()) or "no line names a metric"
+        why = "; ".join(left.values()) or "no line names a metric: was it run with --predict_only?"
         raise InputError(src.where, f"no per-sample metric is a correctness mark: nothing plays a judge ({why})")
     roles = (("item", "doc_id"), ("judges", "<metric>,<filter> (metrics, filter)"), ("gold", "target (lm-eval's metric)"))
     reading = Reading("lm_eval", roles, unit="line", notes=tuple(left.values()))

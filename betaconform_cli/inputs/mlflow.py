@@ -61,8 +61,11 @@ def _notes(n: int, record: dict[str, Any], where: str, left: Counter[str]) -> li
                 continue  # a human label that another replaced
             value, at = _value(a)
             out.append(Note(trace, name, None, value, n, f"assessments[{k}].{at}", text))
-        else:
-            left[f"{kind} assessment(s)"] += 1
+        else:  # mlflow.genai.evaluate records a judge that failed (no JSON in its reply) as a CODE feedback with an error
+            error = a["feedback"].get("error") if isinstance(a.get("feedback"), dict) else None
+            code = error.get("error_code") if isinstance(error, dict) else None
+            left[f"{kind} assessment(s)" + (f" with an error ({code or 'no value'}: a scorer that failed, no verdict)"
+                                           if error else "")] += 1
     for (name, judge), given in judged.items():
         valid = [(k, a) for k, a in given if a.get("valid") is not False]
         for k, a in valid or given[:1]:  # the judge's current verdict; the original of one a human overrode

@@ -35,8 +35,23 @@ MODEL_GRADED = {
 HUMAN = "human"
 
 
+def yaml_output(path: Path) -> bool:
+    """promptfoo's YAML output (`-o results.yaml`) begins `evalId: ...` then `results:`; a saved fit (the other YAML
+    this tool is given) never does: read_inputs refuses it with what to write instead."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512).splitlines()[:2]
+    except OSError:
+        return False
+    return len(head) == 2 and head[0].startswith(b"evalId:") and head[1].rstrip() == b"results:"
+
+
 def _results(path: Path, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(record number, result) for a results.json (version 3) or a results.jsonl."""
+    if kind_by_name(path) in ("csv", "tsv"):
+        raise InputError(where, "promptfoo's CSV output holds each prompt's overall Status and Score, not the graders' "
+                                "verdicts: write the results as JSON (promptfoo eval -o results.json or results.jsonl, or "
+                                "promptfoo export eval EVAL_ID -o results.json)")
     with open_binary(path) as fh:
         head = fh.peek(64)[:64].lstrip()  # type: ignore[attr-defined]
     if head.startswith(b"{") and kind_by_name(path) != "jsonl":
@@ -97,16 +112,31 @@ def check_shape(result: dict[str, Any], where: str, n: int) -> None:
         need((c.get("assertion") or {}).get("provider"), f"{at}.assertion.provider", dict, str)
 
 
-def judge_name(component: dict[str, Any], k: int) -> str:
-    """The provider's label, else its id, else the position."""
-    provider = (component.get("assertion") or {}).get("provider")
+def _provider_name(provider: Any) -> str | None:
+    """A provider's label, else its id; a provider object promptfoo serialized as it was (`eval --grader X` writes
+    the grader's instance into options.provider: no id, an empty label) by its `modelName`, else its script."""
     if isinstance(provider, dict):
-        for key in ("label", "id"):
+        for key in ("label", "id", "modelName"):
             if isinstance(provider.get(key), str) and provider[key]:
                 return str(provider[key])
-    if isinstance(provider, str) and provider:
-        return provider
-    return f"assertion {k}"
+        if isinstance(provider.get("scriptPath"), str) and provider["scriptPath"]:
+            return f"file://{provider['scriptPath']}"
+    return provider if isinstance(provider, str) and provider else None
+
+
+def judge_name(component: dict[str, Any], k: int, result: dict[str, Any] | None = None) -> str:
+    """The grader's label, else its id: the assertion's provider, else the test's `options.provider` (promptfoo grades
+    an assertion without a provider with it, e.g. `defaultTest.options.provider`); else the position."""
+    own = _provider_name((component.get("assertion") or {}).get("provider"))
+    options = ((result or {}).get("testCase") or {}).get("options")
+    return own or _provider_name(options.get("provider") if isinstance(options, dict) else None) or f"assertion {k}"
+
+
+def _judge_names(result: dict[str, Any], judged: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """Each model-graded assertion's judge name; a name two assertions of the result share (two rubrics graded by
+    one options.provider) gets its position, `NAME (assertion K)`, so they stay two judges."""
+    names = [judge_name(c, k, result) for k, c in judged]
+    return [f"{x} (assertion {k})" if names.count(x) > 1 else x for x, (k, _) in zip(names, judged)]
 
 
 def _gold(result: dict[str, Any], field: str | None, where: str, n: int) -> tuple[bool | None, str]:
@@ -185,33 +215,27 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     for n, r in results:
         check_shape(r, where, n)
     field = opts.record.label_field if records.has(results[0][1], opts.record.label_field) or opts.record.label_field != "label" else None
-    keys = Counter((r.get("testIdx"), None) for _, r in results)
-    several = any(n > 1 for n in keys.values())
+    idents, clusters, repeat_note = _idents([r for _, r in results])
     marks: list[Mark] = []
     sources: Counter[str] = Counter()
     graded = 0
     sliced = record_labels([r for _, r in results], opts.record.by, where, inner="testCase")  # --by: vars.FIELD
-    for (n, r), part in zip(results, sliced):
+    for (n, r), part, ident, cluster in zip(results, sliced, idents, clusters):
         gold, source = _gold(r, field, where, n)
         sources[source or "none"] += 1
-        case = r.get("testCase") or {}
-        ident = str(case.get("description") or f"test {r.get('testIdx', n - 1)}")
-        if several:
-            provider = r.get("provider") or {}
-            ident += f" [{provider.get('label') or provider.get('id') or r.get('promptIdx')}]" if isinstance(provider, dict) else f" [{provider}]"
         if opts.labels is not None:  # a separate gold file, joined on the item id shown (labels.py)
-            gold, source = _labeled(opts, ident, gold, source, where, n)
+            gold, source = _labeled(opts, cluster or ident, gold, source, where, n)  # repeats share the test's label
         comps = _components(r, where, n)
         judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
         graded += bool(judged)
         text = _text(r, field)
         if not judged:
             marks.append(Mark(ident, "", None, n, part, text, gold is None))
-        for k, c in judged:
+        for (k, c), judge in zip(judged, _judge_names(r, judged)):
             verdict = None if (c.get("metadata") or {}).get("graderError") else _pass(c, where, n, k)
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
-            marks.append(Mark(ident, judge_name(c, k), mark, n, part, text, gold is None,
-                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold))))
+            marks.append(Mark(ident, judge, mark, n, part, text, gold is None,
+                              None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold)), cluster))
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
                                 "plays a judge in this promptfoo file")
@@ -225,7 +249,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
                                 "or rate results in promptfoo's viewer")
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
     reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
-                                    ("gold", used)), unit="record")
+                                    ("gold", used)), unit="record", notes=repeat_note)
     datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record", with_votes=True)
     blank = sum(1 for m in marks if not m.judge)
     if blank:
@@ -233,6 +257,48 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
 
         datasets = [_with_skip(d, Skip("no model-graded verdict (the test errored)", blank)) for d in datasets]
     return datasets if opts.record.by is None else named(datasets, name, opts.record.by)
+
+
+def _provider(result: dict[str, Any]) -> str:
+    provider = result.get("provider") or ""
+    return str(provider.get("label") or provider.get("id") or "") if isinstance(provider, dict) else str(provider)
+
+
+def _prompt(result: dict[str, Any]) -> str:
+    """The prompt's label (the user's, else promptfoo's: the prompt's template), else `prompt promptIdx`."""
+    prompt = result.get("prompt")
+    label = prompt.get("label") if isinstance(prompt, dict) else None
+    return label if isinstance(label, str) and label else f"prompt {result.get('promptIdx')}"
+
+
+def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None], tuple[str, ...]]:
+    """(each result's item id, its cluster, a note). An item is a test case (its description, else `test testIdx` of
+    its first result) for one prompt and one provider: `[provider]` and `[prompt]` are added where the file holds
+    several. `--repeat N` writes a test N times under new testIdx values with the same test case (description, vars,
+    assertions, options): those results are N items `#1`..`#N` of one cluster (correlated, as an inspect-ai sample's
+    epochs), never one item given twice."""
+    several_providers = len({_provider(r) for r in results}) > 1
+    several_prompts = len({r.get("promptIdx") for r in results}) > 1
+    first: dict[tuple[str, bytes], str] = {}
+    bases, keys = [], []
+    for n, r in enumerate(results):
+        case = r.get("testCase") or {}
+        suffix = (f" [{_provider(r)}]" if several_providers else "") + (f" [{_prompt(r)}]" if several_prompts else "")
+        key = (suffix, orjson.dumps(case, option=orjson.OPT_SORT_KEYS, default=str))  # repeats share their test case
+        keys.append(key)
+        bases.append(first.setdefault(key, str(case.get("description") or f"test {r.get('testIdx', n)}") + suffix))
+    per_key = Counter(keys)
+    if all(v == 1 for v in per_key.values()):
+        return bases, [None] * len(results), ()
+    seen: Counter[tuple[str, bytes]] = Counter()
+    idents: list[str] = []
+    for base, key in zip(bases, keys):
+        seen[key] += 1
+        idents.append(f"{base} #{seen[key]}" if per_key[key] > 1 else base)
+    clusters: list[str | None] = list(bases)
+    note = (f"{len(per_key)} test cases (per prompt and provider) x up to {max(per_key.values())} repeats (promptfoo --repeat) = {len(per_key)} clusters of "
+            f"{len(results)} items: the repeats of a test are one cluster in fit, judges, score and sample (docs/FORMATS.md)",)
+    return idents, clusters, note
 
 
 def _with_skip(d: Dataset, skip: Any) -> Dataset:

@@ -29,7 +29,9 @@ labels-only estimate (`fit.analyse`) is returned, and `method` says so.
 
 Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (the folded Beta-Binomial),
 `agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
-`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`). Every public name is
+`estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`); issue 26 round 4's options, off by
+default: `rectified` (a label-free prediction corrected by the labels) and `difficulty` (a one-coin model with random
+item difficulty, the "difficulty" model). Every public name is
 importable from `betaconform_cli.votes`.
 """
 

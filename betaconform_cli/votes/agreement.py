@@ -41,18 +41,52 @@ def fit_one_coin(votes: np.ndarray, gold: np.ndarray, weight: np.ndarray, classe
     return acc, prior
 
 
+def label_free_posterior(votes: np.ndarray, weight: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The one-coin model fitted to every item's verdicts with the gold ignored (on the distinct verdict rows: 10^5
+    items of a few judges are a few thousand rows): (items x classes log P(gold = c | the item's verdicts), each
+    judge's accuracy)."""
+    rows, inv = np.unique(votes, axis=0, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    acc, pi = fit_one_coin(rows, np.full(len(rows), -1), np.bincount(inv, weights=weight, minlength=len(rows)), classes)
+    return _log_posterior(rows, acc, pi, classes)[inv], acc
+
+
+# judges count as distinct when they disagree at least 80% as often as independent judges of their accuracies would
+# (stated before measuring: docs/UNLABELED.md, "round 4")
+DISTINCT_D = 0.2
+
+
+def dependence_share(votes: np.ndarray, weight: np.ndarray, classes: int, acc: np.ndarray) -> float:
+    """D = 1 - (observed disagreements) / (disagreements implied by conditional independence), summed over every
+    pair of judges on the items both judged (label-free; docs/UNLABELED.md, "round 4"): under the one-coin model
+    with accuracies `acc`, judges j and l disagree with probability 1 - a_j a_l - (1 - a_j)(1 - a_l) / (C - 1).
+    Independent judges give D near 0; judges that share mistakes (near copies, one model under several prompts,
+    items that fool all) give D > 0; 0.0 when no pair of judges has an item in common."""
+    has = (votes >= 0).astype(float) * weight[:, None]
+    present = (votes >= 0).astype(float)
+    agree = np.zeros((votes.shape[1],) * 2)
+    for c in range(classes):
+        said = (votes == c).astype(float)
+        agree += (said * weight[:, None]).T @ said
+    both = has.T @ present  # items (weighted) each pair judged together
+    a = np.asarray(acc, dtype=float)
+    p_dis = 1.0 - np.outer(a, a) - np.outer(1 - a, 1 - a) / max(classes - 1, 1)
+    off = ~np.eye(len(a), dtype=bool)
+    implied = float((both * p_dis)[off].sum())
+    observed = float((both - agree)[off].sum())
+    return 1.0 - observed / implied if implied > 0 else 0.0
+
+
 def split_offsets(votes: np.ndarray, counts: np.ndarray, weight: np.ndarray, classes: int, item_split: np.ndarray,
-                  n_splits: int) -> np.ndarray:
+                  n_splits: int, logq: np.ndarray | None = None) -> np.ndarray:
     """Per split, log P(wrong) - log P(right) of the mean over its items of the one-coin model's P(plurality wrong),
-    each item's computed from its verdicts alone (clipped to +-30)."""
+    each item's computed from its verdicts alone (clipped to +-30); `logq`: label_free_posterior's, if computed."""
     # the EM runs on the distinct verdict rows: 10^5 items of a few judges are a few thousand rows
     # fitted to the verdicts alone, gold ignored: the labels then enter once, in the likelihood that calibrates
     # (b0, b1) and weighs the models (with the labeled items' gold in the EM, the labels were used twice and
     # verdicts independent of the gold passed the guard: tests/test_fit_unlabeled.py)
-    rows, inv = np.unique(votes, axis=0, return_inverse=True)
-    inv = np.asarray(inv).ravel()
-    acc, pi = fit_one_coin(rows, np.full(len(rows), -1), np.bincount(inv, weights=weight, minlength=len(rows)), classes)
-    logq = _log_posterior(rows, acc, pi, classes)[inv]
+    if logq is None:
+        logq = label_free_posterior(votes, weight, classes)[0]
     top = counts == counts.max(axis=1, keepdims=True)
     log_right = logsumexp(np.where(top, logq, -np.inf), axis=1)
     p_right = np.exp(np.minimum(log_right, 0.0))

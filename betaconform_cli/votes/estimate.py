@@ -3,6 +3,7 @@ its interval from posterior draws, the guard that falls back to labels only, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,8 @@ from ..intervals import enclose_value, equal_tailed
 from ..parameters import CONFIDENCE_LEVEL
 from ..posterior import cell_errors
 from ..settings import FitSettings
-from .agreement import CHANCE_Z, agreement_z, split_offsets
+from .agreement import CHANCE_Z, DISTINCT_D, agreement_z, dependence_share, label_free_posterior, split_offsets
+from .difficulty import difficulty_posterior
 from .folded import _fit_folded
 from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Method, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import (
@@ -29,15 +31,16 @@ from .patterns import (
     distinct_patterns,
 )
 from .posterior import _SplitPosterior
+from .rectified import item_terms, rectified
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..inputs.dataset import Votes
 
 MIN_LABELED_SPLITS = 5
 _BLOCK = 16
 OUTCOMES = ("normal", "binomial")
+ESTIMATORS = ("vote_split", "rectified", "rectified_if_distinct")
+RECTIFIED_REASON = "labeled items' residuals correct a label-free Dawid-Skene prediction of every item's error"
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,8 @@ def estimate_errors(
     counts: Any = None,
     outcomes: str = "normal",
     keep_draws: bool = False,
+    estimator: str = "vote_split",
+    distinct_prior: SplitPrior | None = None,
 ) -> VoteEstimate:
     """The majority-vote error at each k over every item with a verdict, from the labeled items' gold and every
     item's verdicts (the package docstring). `rng` is required (it seeds the fits and the interval's draws).
@@ -241,11 +246,9 @@ def estimate_errors(
     `outcomes`: how the interval's draws count the unlabeled items' own outcomes: "normal" (a normal approximation
     of their sum, `fit`'s) or "binomial" (exactly, `_expected`); `keep_draws`: the estimate carries the draws of the
     error over every item (`VoteEstimate.draws`; `sample`'s check reads its simultaneous band from them).
+    `estimator` ("rectified", "rectified_if_distinct") and `distinct_prior`: round 4's options (_rectify, _pick_prior).
     """
-    if rng is None:
-        raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
-    if outcomes not in OUTCOMES:
-        raise ParameterError("outcomes", f"must be one of {list(OUTCOMES)}; got {outcomes!r}")
+    rng = _check_options(rng, outcomes, estimator)
     ks = tuple(int(k) for k in ks)
     items = _items(votes, gold, ks, confidence_level, n_classes, counts)
     labels_only = _labels_only_fit(items, ks, confidence_level, settings, labels_only, rng)
@@ -261,19 +264,54 @@ def estimate_errors(
         return result(METHOD_LABELS, "unlabeled items not used (asked)", None)
     if items.n_unlabeled == 0:
         return result(METHOD_LABELS, "no unlabeled items", None)
+    prior, share = _pick_prior(items, prior, distinct_prior)
     model, (centre, low, high), draws = _vote_split(items, ks, confidence_level, settings, labels_only, prior, n_draws,
                                                     rng, outcomes)
+    model = replace(model, dependence=share)
     use, reason = _guard(model) if guard else (True, "the vote split model (guard off)")
+    if estimator != "vote_split":
+        model, rect = _rectify(items, ks, confidence_level, labels_only, model, estimator == "rectified")
+        if rect is not None:
+            vs = _rows(ks, labels_only.rows, fewest, centre, low, high) if use else _rows(ks, labels_only.rows, fewest)
+            return result(METHOD_VOTES, f"rectified: {RECTIFIED_REASON}", model, _replace_rows(vs, rect, fewest), None)
     if not use:
         return result(METHOD_LABELS, reason, model)
     return result(METHOD_VOTES, reason, model, _rows(ks, labels_only.rows, fewest, centre, low, high), draws)
 
 
-def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, settings: FitSettings | None,
-                labels_only: FitResult, prior: SplitPrior, n_draws: int, rng: np.random.Generator,
-                outcomes: str = "normal") -> tuple[SplitModel, tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """The vote-split model fitted to these items, its estimate with the interval's bounds at each k, and the
-    interval's draws of the error over every item (draws x ks)."""
+def _check_options(rng: np.random.Generator | None, outcomes: str, estimator: str) -> np.random.Generator:
+    """The generator, once the options are checked. `estimator`: "vote_split" (the default), "rectified"
+    (votes/rectified.py: a label-free prediction corrected by the labels, at every k up to the fewest judges of an
+    item) or "rectified_if_distinct" (rectified where the judges count as distinct, agreement.dependence_share <
+    DISTINCT_D, the vote split elsewhere); measured in docs/UNLABELED.md, "round 4"."""
+    if rng is None:
+        raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
+    if outcomes not in OUTCOMES:
+        raise ParameterError("outcomes", f"must be one of {list(OUTCOMES)}; got {outcomes!r}")
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"must be one of {list(ESTIMATORS)}; got {estimator!r}")
+    return rng
+
+
+def _pick_prior(items: _Items, prior: SplitPrior, distinct_prior: SplitPrior | None) -> tuple[SplitPrior, float | None]:
+    """`distinct_prior` where the judges count as distinct (agreement.dependence_share < DISTINCT_D), `prior`
+    elsewhere, with the share (None when there is no `distinct_prior`: nothing computed)."""
+    if distinct_prior is None:
+        return prior, None
+    weight = items.weight.astype(float)
+    share = dependence_share(items.votes, weight, items.classes, label_free_posterior(items.votes, weight, items.classes)[1])
+    return (distinct_prior if share < DISTINCT_D else prior), share
+
+
+def _replace_rows(rows: tuple[VoteRow, ...], rect: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  fewest: int) -> tuple[VoteRow, ...]:
+    """The rectified (estimate, low, high) at every k up to the fewest judges of an item; the rows above kept."""
+    return tuple(replace(v, estimate=float(rect[0][i]), low=float(rect[1][i]), high=float(rect[2][i]))
+                 if v.k <= fewest else v for i, v in enumerate(rows))
+
+
+def _error_tables(labels_only: FitResult, ks: tuple[int, ...]) -> Callable[[int], np.ndarray]:
+    """err(n): the exact error at each k of an item with S = 0..n of its n judges right (cached per n)."""
     mixture = labels_only.fit.mixture
     errors_by_n: dict[int, np.ndarray] = {}
 
@@ -282,6 +320,15 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
             errors_by_n[n] = cell_errors(n, mixture, ks)
         return errors_by_n[n]
 
+    return err
+
+
+def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, settings: FitSettings | None,
+                labels_only: FitResult, prior: SplitPrior, n_draws: int, rng: np.random.Generator,
+                outcomes: str = "normal") -> tuple[SplitModel, tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The vote-split model fitted to these items, its estimate with the interval's bounds at each k, and the
+    interval's draws of the error over every item (draws x ks)."""
+    err = _error_tables(labels_only, ks)
     labeled_sum = _labeled_sum(items, err, len(ks))
     table = _split_table(items, prior.weighted)
     bb = None
@@ -310,6 +357,22 @@ def _vote_split(items: _Items, ks: tuple[int, ...], confidence_level: float, set
     return model, bounds, draws
 
 
+def _rectify(items: _Items, ks: tuple[int, ...], confidence_level: float, labels_only: FitResult, model: SplitModel,
+             always: bool) -> tuple[SplitModel, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """The rectified estimate (votes/rectified.py) with the model carrying the judges' dependence share; None instead
+    of the estimate when `always` is off and the judges do not count as distinct, or fewer than 2 items are labeled."""
+    weight = items.weight.astype(float)
+    logq, acc = label_free_posterior(items.votes, weight, items.classes)
+    share = dependence_share(items.votes, weight, items.classes, acc)
+    model = replace(model, dependence=share)
+    if items.n_labeled < 2 or not (always or share < DISTINCT_D):
+        return model, None
+    f, v, y = item_terms(items.counts, items.gold, logq, _error_tables(labels_only, ks), len(ks))
+    centre, low, high = rectified(f, v, y, weight, confidence_level)
+    centre = np.clip(centre, 0.0, 1.0)
+    return model, (centre, np.minimum(low, centre), np.maximum(high, centre))
+
+
 def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPrior) -> np.ndarray:
     """Each model's offset per split: the folded Beta-Binomial's log odds, the judges' agreement model's, or 0."""
     agree = None
@@ -317,8 +380,13 @@ def _offsets(items: _Items, table: _SplitTable, split_bb: Splits, prior: SplitPr
         agree = split_offsets(items.votes, items.counts, items.weight.astype(float), items.classes, table.item_split,
                               len(table.rows))
     zeros = np.zeros(len(table.rows))
+    hard = None
+    if "difficulty" in prior.models:
+        weight = items.weight.astype(float)
+        hard = split_offsets(items.votes, items.counts, weight, items.classes, table.item_split, len(table.rows),
+                             difficulty_posterior(items.votes, weight, items.classes))
     return np.array([split_bb.offset if m == "folded" else agree if m in ("agreement", "tempered") and agree is not None
-                     else zeros for m in prior.models])
+                     else hard if m == "difficulty" and hard is not None else zeros for m in prior.models])
 
 
 def estimate_from_votes(

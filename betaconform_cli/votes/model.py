@@ -18,8 +18,9 @@ DEFAULT_KS = tuple(range(1, 12))
 # Beta-Binomial's, the judges' one-coin agreement model's, no dependence on the split at all, and the agreement
 # model's log odds scaled by c in [0, 1.5] (c = 0 is the constant model, c = 1 judges that err independently), and
 # a step at unanimity (one P(wrong) for every split where the judges disagree, another where all agree), and no
-# shape at all (each split its own P(wrong) around a common level: posterior.SATURATED_TAU)
-MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous", "saturated")
+# shape at all (each split its own P(wrong) around a common level: posterior.SATURATED_TAU), and (round 4) the
+# tempered form of a one-coin model whose items differ in difficulty (votes/difficulty.py)
+MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous", "saturated", "difficulty")
 # how the models are weighed against each other (docs/UNLABELED.md, "Issue 26, round 2"): by the labels' marginal
 # likelihood ("evidence"), or by stacking the models' leave-one-label-out predictive densities ("stacking")
 WEIGHTINGS = ("evidence", "stacking")
@@ -105,6 +106,8 @@ class SplitModel:
     tempered: tuple[float, float] | None = None
     # the judges' agreement beyond chance, as a z statistic (agreement.agreement_z; the guard reads it)
     agreement_z: float | None = None
+    # the judges' dependence share (agreement.dependence_share), computed by the rectified estimators only
+    dependence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,7 +119,7 @@ class SplitModel:
             "model_probabilities": dict(self.model_probabilities),
             "labeled_splits": self.labeled_splits,
             "labeled_wrong": self.labeled_wrong,
-        }
+        } | ({} if self.dependence is None else {"dependence_share": self.dependence})
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from .model import SplitPrior
 # independently, as the one-coin model assumes; c < 1: they share errors, fewer independent judges in effect; c = 0:
 # the split says nothing); its b0 (a shift of every split's log odds) ~ N(0, sd0^2), centred on the model being right
 TEMPER_GRID = (0.0, 1.5, 31)
+# the models in that tempered form: the one-coin model's log odds, and the difficulty model's (votes/difficulty.py)
+TEMPERED = ("tempered", "difficulty")
 # the "saturated" model: one common level b0 and each split's own P(wrong) around it, u_j ~ N(0, 2^2) (given an even
 # level, 95% of the splits' P(wrong) anywhere in 0.02-0.98: close to a uniform prior per split); no shape assumed, so
 # where the shape models miss (a step at unanimity, judges fooled together) its posterior stays as wide as the labels
@@ -58,7 +60,7 @@ class _SplitPosterior:
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
         n_models = offsets.shape[0]
-        grids = [_grid(prior, slope=m not in ("constant", "saturated"), tempered=m == "tempered") for m in prior.models]
+        grids = [_grid(prior, slope=m not in ("constant", "saturated"), tempered=m in TEMPERED) for m in prior.models]
         self.b0 = np.concatenate([g[0] for g in grids])
         self.b1 = np.concatenate([g[1] for g in grids])
         self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
@@ -66,7 +68,7 @@ class _SplitPosterior:
         # per model, the covariate that b1 multiplies: the margin x, or for "tempered" the agreement model's log odds
         # (passed as that model's offset; its offset is then 0)
         # ("unanimous": b1 multiplies 1 where every verdict is one class, 0 elsewhere)
-        tempered = np.array([m == "tempered" for m in prior.models])
+        tempered = np.array([m in TEMPERED for m in prior.models])
         step = np.array([m == "unanimous" for m in prior.models])
         xf = np.asarray(x, dtype=float)
         self.xs = np.where(tempered[:, None], offsets, np.where(step[:, None], (xf >= 1.0 - 1e-9)[None, :] * 1.0, xf[None, :]))
@@ -185,7 +187,7 @@ class _SplitPosterior:
         if tempered:
             sel = (self.model == self.models.index("tempered")) if "tempered" in self.models else np.zeros(len(self.w), bool)
         else:  # the curves in the margin x (the "unanimous" step's b1 is not a slope)
-            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in ("tempered", "unanimous", "saturated")])
+            sel = ~np.isin(self.model, [i for i, m in enumerate(self.models) if m in (*TEMPERED, "unanimous", "saturated")])
         mass = float(self.w[sel].sum())
         if mass <= 0:
             return None
