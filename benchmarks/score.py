@@ -127,14 +127,15 @@ def _ppi(
     toward: float | None = None,
     rule: str = "lt",
     limit: float = 0.5,
-    interval: str = "score",
+    interval: str = "anchored",
 ) -> tuple[float, float, float]:
     """PPI++ from labeled gold y, the prediction on the labeled items and on all items, the estimate moved toward
     `toward` (None: not moved) by `rule` (the keywords' defaults are ours: lambda tuned in [-1, 1], finite-population
     correction, t quantile, 2 fitted parameters, 3 pseudo-items, limited translation by half a standard error; the
-    interval in the score form with the calibrated model's variance, eq. 6). `interval`: "score" (ours), "wald"
-    (theta +- t sd: the estimator before issue 26), "score-cov" (the score form with Cov(y, f) from the labels
-    instead of Var(f))."""
+    interval the anchored form, eq. 6 as shipped since round 4). `interval`: "anchored" (ours: every theta0 with
+    (theta - theta0)^2 <= q^2 (var + fpc / n (theta0 (1 - theta0) - theta (1 - theta)))), "score" (eq. 6 before
+    round 4: the hull of the Wald interval and the calibrated model's variance), "wald" (theta +- t sd: the
+    estimator before issue 26), "score-cov" (the score form with Cov(y, f) from the labels instead of Var(f))."""
     n, big_n = len(y), len(f_all)
     if fixed_lam is not None:
         lam = fixed_lam
@@ -150,7 +151,12 @@ def _ppi(
     q = stats.t.ppf(0.5 + LEVEL / 2, n - ddof) if quantile == "t" else stats.norm.ppf(0.5 + LEVEL / 2)
     half = float(q) * math.sqrt(var)
     low, high = max(0.0, theta - half), min(1.0, theta + half)
-    if interval != "wald":  # eq. 6 by brute force on a grid (the package solves the quadratic)
+    if interval == "anchored":  # eq. 6 by brute force on a grid (the package solves the quadratic)
+        grid = np.linspace(0.0, 1.0, 20001)
+        moving = var + factor / n * (grid * (1 - grid) - theta * (1 - theta))
+        inside = grid[(theta - grid) ** 2 <= float(q) ** 2 * moving]
+        low, high = (float(inside[0]), float(inside[-1])) if inside.size else (low, high)
+    elif interval != "wald":  # eq. 6 before round 4 by brute force on a grid
         var_f = float(np.var(f_all))
         cov = var_f if interval in ("score", "score-tested", "score-model") else float(np.cov(y, f_lab)[0, 1])
         if interval == "score-cov-bound":  # Cov(y, f) above Var(f) only as far as the labels rule Var(f) out
@@ -523,10 +529,11 @@ def _lca_with_labels(classes: int, alpha: float) -> Callable[[np.ndarray, np.nda
 
 
 ALTERNATIVES = {
-    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd; score form)": ours,
+    "ours (3 latent classes, leave-one-out; lambda in [-1, 1], fpc, t, d = 2, k = 3; moved <= 0.5 sd; anchored form)": ours,
     "interval: theta +- t sd (the Wald form, before issue 26)": _variant(interval="wald"),
     "interval: score form with Cov(y, f) from the labels": _variant(interval="score-cov"),
-    "interval: score form (this benchmark's copy of ours)": _variant(interval="score"),
+    "interval: the anchored form (this benchmark's copy of ours)": _variant(interval="anchored"),
+    "interval: score form, eq. 6 before round 4 (the hull with the calibrated model's variance)": _variant(interval="score"),
     "interval: score form, Cov(y, f) = max(Var(f), the labels' one-sided lower bound at the level)":
         _variant(interval="score-cov-bound"),
     "interval: the model's variance at theta0 alone, unless the labels' residuals rule it out as too small (chi-square at the level)":

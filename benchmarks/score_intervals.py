@@ -3,8 +3,9 @@
 benchmarks/score.py --alternatives refits the judges' models once per variant and per draw; here every draw fits
 them once (once per dataset where the data are fixed and only the labeled items change: the latent classes and
 Dawid-Skene see the verdicts, never the labels) and every interval form is computed from the same prediction, the
-same lambda, the same estimate (eq. 4). The first form is a copy of the package's interval (eq. 6) and is checked
-against `betaconform_cli.score.score` on every dataset's first draws (to 1e-9), so the copy cannot drift.
+same lambda, the same estimate (eq. 4). "anchored, additive (t)" is a copy of the package's interval (eq. 6, the
+anchored form, shipped since round 4) and is checked against `betaconform_cli.score.score` on every dataset's
+first draws (to 1e-9), so the copy cannot drift; "eq. 6 before round 4" is the hull the package shipped until then.
 
 Data: the four simulations of benchmarks/score.py (ceiling, convincing, graded, issue18; 9 systems x 400 answers x
 11 judges, fixed data) and the shared data (../shared/data, every *.jsonl; a draw makes a binary system from the
@@ -306,14 +307,14 @@ def anchored_kappa_z(d: Draw) -> tuple[float, float]:
 
 
 FORMS: dict[str, Callable[[Draw], tuple[float, float]]] = {
-    "eq. 6 (shipped)": eq6,
+    "eq. 6 before round 4 (hull)": eq6,
     "Wald (today's: before issue 26)": wald,
     "model alone unless ruled out (t; round 3's candidate)": model_unless,
     "model alone unless ruled out (z)": model_unless_z,
     "eq. 6, k = 0": eq6_plain,
     "eq. 6, k = 0, model at z": eq6_plain_z,
     "model's set alone (t)": model_alone,
-    "anchored, additive (t)": anchored_theta,
+    "anchored, additive (t)": anchored_theta,  # the shipped eq. 6
     "anchored, additive (z)": anchored_theta_z,
     "anchored at ybar (t)": anchored_ybar,
     "anchored at ybar, k = 0 (t)": anchored_ybar_plain,
@@ -405,9 +406,9 @@ def run(which: str, draws: int, seed: int, data: Path, checks: int = 3) -> dict[
                     low, high = form(d)
                     est = min(high, max(low, moved))
                     per[name].append((abs(est - truth), low <= truth <= high, high - low))
-                if k < checks:  # the copy of eq. 6 is the package's
+                if k < checks:  # the copy of the shipped form is the package's
                     s = score(verdicts, observed, 1, confidence_level=LEVEL, target="set").score
-                    low, high = eq6(d)
+                    low, high = anchored_theta(d)
                     assert abs(s.low - low) < 1e-9 and abs(s.high - high) < 1e-9, (stem, s, low, high)
                     assert abs(s.estimate - min(high, max(low, moved))) < 1e-9
             rows[stem] = per

@@ -59,4 +59,11 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 
+def __dir__() -> list[str]:
+    """What tab completion offers (IPython and Jupyter call dir()): the exports, loaded or not, and the package's
+    modules already imported; not the names this file imports for itself."""
+    mine = {n for n, v in globals().items() if isinstance(v, types.ModuleType) and v.__name__.startswith(f"{__name__}.")}
+    return sorted({*__all__, *mine, "__doc__", "__file__", "__name__", "__path__", "__version__"})
+
+
 sys.modules[__name__].__class__ = _Package

@@ -341,3 +341,15 @@ def json_schema() -> dict[str, Any]:
 def schema_text(schema: dict[str, Any] | None = None) -> str:
     """A schema as written in docs/schema/ (the fit document's by default): indented, keys in the types' order."""
     return json.dumps(json_schema() if schema is None else schema, indent=2) + "\n"
+
+
+_BUILT = {"FitDocument": fit_document_type, "SavedFit": saved_fit_type, "ReportDocument": report_document_type,
+          "ErrorRate": row_type}  # the types built at run time (defstruct), by the name each carries
+
+
+def __getattr__(name: str) -> Any:
+    """The types built at run time by their names, as pickle looks a class up (module, then name): a result holding
+    a fit document pickles and unpickles (a notebook's cache, multiprocessing)."""
+    if name in _BUILT:
+        return _BUILT[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -111,7 +111,8 @@ def check(key: str, value: Any) -> None:
     """A ParameterError naming the parameter, its range and the value, unless `value` is in the range of `key`."""
     p = PARAMETERS[key]
     if not p.holds(value):
-        shown = list(value) if p.each and hasattr(value, "__iter__") and not isinstance(value, (str, bytes)) else value
+        shown = list(value) if p.each and hasattr(value, "__iter__") and not isinstance(value, (str, bytes)) else \
+            repr(value) if isinstance(value, (str, bytes)) else value  # the text '0.9' (the library) is not 0.9
         raise ParameterError(p.name, f"{p.message}; got {shown}")
 
 

@@ -158,7 +158,7 @@ CASES: dict[str, tuple[list[str], Setup]] = {
     "score_compare_markdown": (["score", S, SB, "--compare", "-f", "markdown"], None),
     "score_gate_fail": (["score", S, "--min-score", "0.6", "--target", "new"], None),
     "score_by_length_gate": (["score", "sample_data/pairwise_verdicts.jsonl", "--by", "length:text:2", "--positive", "A",
-                              "--min-score", "0.35", "--target", "new", "-f", "markdown"], None),  # docs/SLICES.md
+                              "--min-score", "0.36", "--target", "new", "-f", "markdown"], None),  # docs/SLICES.md
     "score_clusters_json": (["score", S, "--cluster-field", "prompt", "-f", "json"], None),
     "score_positive": (["score", "sample_data/pairwise_verdicts.jsonl", "--positive", "A", "--confidence-level", "0.95"], None),
     "bad_score_positive": (["score", "sample_data/pairwise_verdicts.jsonl"], None),

@@ -178,7 +178,7 @@ class TestErrorsAsTheCli:
             bc.fit("no-such-file.jsonl", ks=ks)
 
     def test_records_that_are_not_json(self) -> None:
-        with pytest.raises(InputError, match=r"^<records>:2: cannot be written as JSON"):
+        with pytest.raises(InputError, match=r"^<records>:2: field 'judgments': cannot be written as JSON"):
             bc.fit([{"judgments": [1, 0]}, {"judgments": {1, 0}}])
 
 

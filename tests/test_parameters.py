@@ -30,7 +30,7 @@ class TestTable:
         ("confidence_level", 0, "confidence_level must be strictly between 0 and 1; got 0"),
         ("confidence_level", math.nan, "confidence_level must be strictly between 0 and 1; got nan"),
         ("confidence_level", True, "confidence_level must be strictly between 0 and 1; got True"),
-        ("confidence_level", "0.9", "confidence_level must be strictly between 0 and 1; got 0.9"),
+        ("confidence_level", "0.9", "confidence_level must be strictly between 0 and 1; got '0.9'"),  # text shown as text
         ("drift.confidence_level", 0.4, "confidence_level must be in [0.5, 1); got 0.4"),
         ("seed", -1, "seed must be an integer from 0 to 2^53 - 1 (9007199254740991); got -1"),
         ("seed", 2**53, "seed must be an integer from 0 to 2^53 - 1 (9007199254740991); got 9007199254740992"),
@@ -39,7 +39,7 @@ class TestTable:
         ("seed", np.int64(3), None),  # as seeds.check_seed always did: a Python int only
         ("ks", (), "ks must be ensemble sizes from 1 to 201; got []"),
         ("ks", (1, 202), "ks must be ensemble sizes from 1 to 201; got [1, 202]"),
-        ("ks", "1-3", "ks must be ensemble sizes from 1 to 201; got 1-3"),
+        ("ks", "1-3", "ks must be ensemble sizes from 1 to 201; got '1-3'"),
         ("at_k", 2.0, "at_k must be a positive integer; got 2.0"),
         ("tolerance", math.inf, "tolerance must be a finite number >= 0; got inf"),
         ("target", 0.5, "target is a half-width between 0 and 0.5 (0.03 = 3 points); got 0.5"),

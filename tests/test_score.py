@@ -7,7 +7,7 @@ import math
 import msgspec
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
@@ -27,7 +27,7 @@ from betaconform_cli.score.latent_classes import PRIOR_ITEMS, fit_latent_classes
 from betaconform_cli.score.ppi import (
     PSEUDO_ITEMS,
     SHRINK_LIMIT,
-    score_form_interval,
+    anchored_interval,
     shrink_toward,
     t_interval,
     tuned_lambda,
@@ -72,6 +72,18 @@ def prediction(verdicts: np.ndarray, observed: np.ndarray, clusters: np.ndarray 
 
 def half_width(variance: float, dof: int) -> float:
     return float(stats.t.ppf(0.5 + LEVEL / 2, dof)) * math.sqrt(variance)
+
+
+def anchored_by_roots(theta: float, variance: float, slope: float, dof: int) -> tuple[float, float]:
+    """eq. (6)'s ends found by bracketing (scipy's brentq) where (theta - x)^2 = t^2 (V + slope (x (1 - x) - theta
+    (1 - theta))), on each side of theta, clipped to [0, 1]: independent of the package's quadratic."""
+    q2 = float(stats.t.ppf(0.5 + LEVEL / 2, dof)) ** 2
+
+    def gap(x: float) -> float:
+        return (theta - x) ** 2 - q2 * (variance + slope * (x * (1 - x) - theta * (1 - theta)))
+
+    low, high = optimize.brentq(gap, -2.0, theta, xtol=1e-14), optimize.brentq(gap, theta, 3.0, xtol=1e-14)
+    return max(0.0, low), min(1.0, high)
 
 
 @pytest.fixture
@@ -161,7 +173,8 @@ class TestEstimator:
         var = (
             (1 - n / big_n) * (((y - y.mean()) ** 2).sum() + PSEUDO_ITEMS * p0 * (1 - p0)) / (n - 1 + PSEUDO_ITEMS) / n
         )
-        assert res.score.high - res.ppi_estimate == pytest.approx(half_width(var, n - 1), rel=1e-9)
+        want = anchored_by_roots(y.mean(), var, (1 - n / big_n) / n, n - 1)
+        assert (res.score.low, res.score.high) == pytest.approx(want, abs=1e-9)
         assert res.method.startswith("labels only")
 
     @pytest.mark.parametrize("target", ["set", "new"])
@@ -182,7 +195,9 @@ class TestEstimator:
         var *= (1 - n / big_n) if target == "set" else 1.0
         if target == "new":
             var += y.var(ddof=1) / big_n  # this set's mean around the population's: s^2 / N
-        assert res.score.high - res.ppi_estimate == pytest.approx(half_width(var, n - 1), rel=1e-9)
+        slope = (1 - n / big_n) / n if target == "set" else 1 / n + 1 / big_n
+        want = anchored_by_roots(res.ppi_estimate, var, slope, n - 1)
+        assert (res.score.low, res.score.high) == pytest.approx(want, abs=1e-9)
         assert res.target == target and res.lambda_ == lam
 
     @pytest.mark.parametrize("seed", [5, 6])
@@ -204,7 +219,8 @@ class TestEstimator:
         e = y - res.lambda_ * f[lab]
         p0 = (y.sum() + 1) / (n + 2)
         var = (1 - n / big_n) * (((e - e.mean()) ** 2).sum() + PSEUDO_ITEMS * p0 * (1 - p0)) / (n - 2 + PSEUDO_ITEMS) / n
-        assert res.score.high - res.ppi_estimate == pytest.approx(half_width(var, n - 2), rel=1e-9)
+        want = anchored_by_roots(res.ppi_estimate, var, (1 - n / big_n) / n, n - 2)
+        assert (res.score.low, res.score.high) == pytest.approx(want, abs=1e-9)
 
     @pytest.mark.parametrize("seed", [1, 2, 3])
     def test_tuned_lambda_inside(self, seed: int) -> None:
@@ -245,7 +261,8 @@ class TestEstimator:
         s2 = sum(v * v for v in sums.values())
         var = (1 - n / big_n) * g / n**2 * (s2 + PSEUDO_ITEMS * p0 * (1 - p0) * n / g) / (g - 1 + PSEUDO_ITEMS)
         assert res.sizes.clusters == g
-        assert res.score.high - res.ppi_estimate == pytest.approx(half_width(var, g - 1), rel=1e-9)
+        want = anchored_by_roots(res.ppi_estimate, var, (1 - n / big_n) / n, g - 1)
+        assert (res.score.low, res.score.high) == pytest.approx(want, abs=1e-9)
 
     def test_singleton_clusters_change_nothing(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         gold, verdicts, observed = data
@@ -476,9 +493,11 @@ class TestShrinkage:
         assert unmoved.score.estimate == pytest.approx(res.ppi_estimate, abs=1e-12)
         assert res.score.estimate != res.ppi_estimate
         assert np.sign(res.score.estimate - res.ppi_estimate) == np.sign(res.judges_say - res.ppi_estimate)
-        n = 30
-        wald_sd = (res.score.high - res.score.low) / 2 / float(stats.t.ppf(0.5 + LEVEL / 2, n - 2))
-        assert abs(res.score.estimate - res.ppi_estimate) <= SHRINK_LIMIT * wald_sd + 1e-12
+        f, lab = prediction(verdicts, observed), observed >= 0
+        y, n = observed[lab].astype(float), 30
+        e, p0 = y - res.lambda_ * f[lab], (y.sum() + 1) / (n + 2)
+        var = (1 - n / 200) * (((e - e.mean()) ** 2).sum() + PSEUDO_ITEMS * p0 * (1 - p0)) / (n - 2 + PSEUDO_ITEMS) / n
+        assert abs(res.score.estimate - res.ppi_estimate) <= SHRINK_LIMIT * math.sqrt(var) + 1e-12
         assert res.judges_bias.estimate == pytest.approx(res.judges_say - res.score.estimate)
         assert score_document("d", "s", res).ppi_estimate == res.ppi_estimate and len(gold) == 200
 
@@ -496,7 +515,7 @@ class TestShrinkage:
         below 1.2x theta's (the normal theory's largest ratio is 1.16x, at 2.5 standard errors)."""
         rng = np.random.default_rng(41)
         err: dict[str, list[float]] = {"fair_moved": [], "fair_theta": [], "biased_moved": [], "biased_theta": []}
-        for _ in range(150):
+        for _ in range(100):
             gold, verdicts = simulate(rng, 300, 0.5, (0.8, 0.75, 0.7, 0.85, 0.65))
             observed = observe(gold, rng.choice(300, 20, replace=False))
             res = score(verdicts, observed, 1)
@@ -573,40 +592,86 @@ class TestCoverage:
 
 
 class TestScoreForm:
-    """eq. (6): the t interval whose variance is, at each candidate pass rate theta0, the larger of the residuals'
-    and the calibrated model's a theta0 (1 - theta0) - b (the Wilson form)."""
+    """eq. (6), the anchored form (ppi.anchored_interval): every theta0 with (theta - theta0)^2 <= t^2 (V + a (theta0
+    (1 - theta0) - theta (1 - theta))), the residuals' variance V at the estimate with Var(y) moved to the
+    hypothesis."""
+
+    @staticmethod
+    def brute(theta: float, variance: float, slope: float, q: float, grid: np.ndarray) -> np.ndarray:
+        """The inequality checked at every theta0 of the grid, written directly."""
+        return grid[(theta - grid) ** 2 <= q * q * (variance + slope * (grid * (1 - grid) - theta * (1 - theta)))]
 
     def test_matches_a_brute_force_grid(self) -> None:
-        """The closed form (a quadratic) against every theta0 on a grid of 200,001 points, within the grid's step."""
+        """The closed form (a quadratic) against every theta0 on a grid of 200,001 points, within the grid's step
+        (1e-5; tolerance 2e-5)."""
         rng = np.random.default_rng(60)
         grid = np.linspace(-0.5, 1.5, 200_001)
-        for _ in range(200):
-            theta, variance = rng.uniform(-0.05, 1.05), rng.uniform(0.0, 0.01)
-            dof, level = int(rng.integers(3, 200)), rng.uniform(0.5, 0.99)
-            a = rng.uniform(0.0, 0.05)
-            b = a * rng.uniform(-0.1, 0.3)
-            q = stats.t.ppf(0.5 + level / 2, dof)
-            inside = grid[np.abs(theta - grid) <= q * np.sqrt(np.maximum(variance, a * grid * (1 - grid) - b))]
-            got = score_form_interval(theta, variance, dof, level, (a, b), -0.5, 1.5)
+        for _ in range(100):
+            theta, variance = rng.uniform(0.0, 1.0), rng.uniform(0.0, 0.01)
+            dof, level, slope = int(rng.integers(1, 200)), rng.uniform(0.5, 0.99), rng.uniform(1e-4, 0.05)
+            inside = self.brute(theta, variance, slope, stats.t.ppf(0.5 + level / 2, dof), grid)
+            got = anchored_interval(theta, variance, slope, dof, level, -0.5, 1.5)
             assert got.low == pytest.approx(inside[0], abs=2e-5) and got.high == pytest.approx(inside[-1], abs=2e-5)
+            assert got.low <= theta <= got.high
 
-    def test_without_a_model_it_is_the_t_interval(self) -> None:
+    @pytest.mark.parametrize("k, n, big_n", [(7, 20, None), (7, 20, 400), (0, 12, 50), (12, 12, 50), (1, 2, None),
+                                             (19, 20, 21), (3, 5, 5)])
+    def test_labels_only_with_the_plain_variance_is_wilson_with_fpc(self, k: int, n: int, big_n: int | None) -> None:
+        """lambda = 0 and V = fpc p (1 - p) / n (the labels' plain variance) at z (infinite dof): the package's
+        wilson_fpc to 1e-12, and Wilson's inequality (p - x)^2 <= z^2 fpc x (1 - x) / n inverted on a grid of
+        200,001 points to its step (tolerance 2e-5); r = n (fpc 0) is the point p."""
+        p, fpc = k / n, 1.0 if big_n is None else 1.0 - n / big_n
+        got = anchored_interval(p, fpc * p * (1 - p) / n, fpc / n, math.inf, LEVEL)
+        want = wilson_fpc(k, n, LEVEL, big_n)
+        assert (got.low, got.high) == pytest.approx((want.low, want.high), abs=1e-12)
+        grid = np.linspace(0.0, 1.0, 200_001)
+        z = stats.norm.ppf(0.5 + LEVEL / 2)
+        inside = grid[(p - grid) ** 2 <= z * z * fpc * grid * (1 - grid) / n + 1e-15]
+        assert got.low == pytest.approx(inside[0], abs=2e-5) and got.high == pytest.approx(inside[-1], abs=2e-5)
+
+    def test_edges(self) -> None:
+        """No moving part: the t interval; no residual variance near the ceiling: nothing above the estimate (the
+        Bernoulli part only shrinks there), the low side as the grid says; V = 0 at 1/2: the point; dof < 1 or a NaN
+        variance: the whole range."""
         for theta, variance in [(0.3, 0.001), (0.95, 0.0004), (0.02, 0.0)]:
-            got = score_form_interval(theta, variance, 28, 0.9, (0.0, 0.0))
-            assert got == t_interval(theta, variance, 28, 0.9, 0.0, 1.0)
+            assert anchored_interval(theta, variance, 0.0, 28, 0.9) == t_interval(theta, variance, 28, 0.9, 0.0, 1.0)
+        got = anchored_interval(0.97, 0.0, 1 / 50, 48, 0.9)
+        inside = self.brute(0.97, 0.0, 1 / 50, stats.t.ppf(0.95, 48), np.linspace(0.0, 1.0, 100_001))
+        assert got.high == pytest.approx(0.97, abs=1e-12) and got.low == pytest.approx(inside[0], abs=2e-5)
+        assert got.low < 0.93  # the Wald interval of V = 0 is the point 0.97
+        half = anchored_interval(0.5, 0.0, 1 / 50, 48, 0.9)
+        assert half.low == pytest.approx(0.5, abs=1e-6) and half.high == pytest.approx(0.5, abs=1e-6)
+        assert anchored_interval(0.4, 0.01, 0.02, 0, 0.9) == anchored_interval(0.4, math.nan, 0.02, 5, 0.9)
+        assert (anchored_interval(0.4, 0.01, 0.02, 0, 0.9).low, anchored_interval(0.4, 0.01, 0.02, 0, 0.9).high) == (0, 1)
 
     def test_reaches_toward_one_half_near_the_ceiling(self) -> None:
-        """At 0.97 with a tiny residual variance the model's variance at lower theta0 widens the low side more than
-        the high side (Wilson's asymmetry)."""
-        got = score_form_interval(0.97, 1e-5, 48, 0.9, (1 / 50, 0.0))
+        """At 0.97 with a tiny residual variance the moving part widens the low side more than the high side
+        (Wilson's asymmetry), and at the estimate the interval is the residuals' own: a small V gives a narrow high
+        side."""
+        got = anchored_interval(0.97, 1e-5, 1 / 50, 48, 0.9)
         assert 0.97 - got.low > got.high - 0.97 > 0
+
+    def test_score_uses_it_with_the_package_variance(self) -> None:
+        """score()'s interval is the anchored form at (theta, V, fpc / n) of the fit, and one cluster per item is no
+        clustering; tiny n (3 labels) and all items labeled (fpc 0: the exact rate) stay in [0, 1] around the
+        estimate."""
+        gold, verdicts = simulate(np.random.default_rng(61), 120, 0.8, (0.85, 0.8, 0.75))
+        observed = observe(gold, np.arange(0, 120, 4))
+        plain = score(verdicts, observed, 1).score
+        one_each = score(verdicts, observed, 1, clusters=np.arange(120)).score
+        assert (one_each.low, one_each.high) == pytest.approx((plain.low, plain.high), abs=1e-12)
+        tiny = score(verdicts, observe(gold, np.array([0, 1, 2])), 1).score
+        assert 0.0 <= tiny.low <= tiny.estimate <= tiny.high <= 1.0
+        every = score(verdicts, gold, 1).score
+        assert every.low == every.high == pytest.approx(gold.mean(), abs=1e-12)
 
     @pytest.mark.slow
     def test_covers_near_the_ceiling(self) -> None:
         """A system near the ceiling whose judges are strong but fooled together by a third of the failing answers
         (benchmarks/score.py --simulate ceiling, its fifth system: pass rate 0.93): over 200 draws of 50 labels from
         one fixed set of 400 answers the interval covers the set's pass rate in at least 85% of draws (measured
-        96.5%; the Wald form theta +- t sd before eq. 6 covered 65% of the same draws)."""
+        87.5% with the anchored form, 96.5% with round 3's eq. 6; the Wald form theta +- t sd covered 65% of the
+        same draws)."""
         rng = np.random.default_rng([1, 123])
         for k, p in enumerate(np.linspace(0.85, 0.98, 9)):  # the benchmark's generator, system by system
             sens, spec, fooled = rng.uniform(0.97, 0.995, 11), rng.uniform(0.85, 0.97, 11), rng.uniform(0.7, 0.95, 11)

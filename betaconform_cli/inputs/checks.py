@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..errors import InputError
 from . import values
-from .dataset import Dataset
+from .dataset import Dataset, Votes
 from .options import InputOptions
 
 
@@ -27,7 +27,57 @@ def vocabulary_problem(ds: Dataset) -> str | None:
     from .patterns import vocabularies
 
     gold, labeled, _ = vocabularies(ds.votes)
-    return values.vocabulary_problem(gold, labeled)
+    problem = values.vocabulary_problem(gold, labeled)
+    if problem is not None:
+        return problem
+    votes = ds.votes
+    apart = values.written_apart(gold, labeled)  # a verdict class beside the gold's ("PASS" among pass/fail)
+    if apart:
+        v, g = apart[0]
+        on = (votes.patterns == votes.classes.index(v)) & (votes.gold >= 0)[:, None]
+        who = [votes.judges[j] for j in range(len(votes.judges)) if on[:, j].any()]
+        return (f"the verdict {values.shown(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
+                f"{values.quote_judges(who)}) is no gold class but means the gold's {values.shown(g)}, so each would "
+                f"count as wrong; write the verdicts as the gold is written (the gold's classes: {values.listing(gold)})")
+    apart = values.written_apart(labeled, gold)  # a gold class beside the verdicts' ("Pass" on a few items)
+    if apart:
+        g, v = apart[0]
+        n = int(votes.counts[votes.gold == votes.classes.index(g)].sum())
+        return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
+                f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
+                f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
+    scores = values.scores_apart(gold, labeled)
+    if scores:
+        return (f"the verdicts are scores, not pass/fail: {values.listing(scores)} against the gold's "
+                f"{values.listing(gold)}, so each would count as wrong unless it is exactly the gold; make verdicts of "
+                "them first (pass where the score is at least your threshold), or compare numbers within a `tolerance`")
+    return _judge_apart(votes, gold)
+
+
+NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gold class is refused (an id read as one)
+
+
+def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
+    """Why one judge's verdicts cannot be scored: on its NEVER_GOLD_MIN or more labeled items it never gives a class
+    the gold uses, and gives a different class on at least half of them: a column that is no judge's (an id column
+    of a wide table not named `item_id`, a text column) read as one, whose every value would count as wrong. A judge
+    always wrong in the task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None
+    when no judge is such a column."""
+    import numpy as np
+
+    lab = votes.gold >= 0
+    labeled, weight = votes.patterns[lab], votes.counts[lab]
+    fits = np.array([any(c == g or values.agree(c, g) == 1 for g in gold) for c in votes.classes])
+    for j, judge in enumerate(votes.judges):
+        codes = labeled[:, j]
+        given, n = codes[codes >= 0], int(weight[codes >= 0].sum())
+        mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
+        if n >= NEVER_GOLD_MIN and 2 * len(mine) >= n and not fits[given].any():
+            return (f"judge {values.shown(judge)} gives no gold class on any of its {n} labeled items (its "
+                    f"classes: {values.listing(mine)}; the gold's: {values.listing(gold)}), so its every verdict would "
+                    "count as wrong: a column that is no judge (an id or a text column) read as one? Name the judges "
+                    "(judge_cols=, --judge-cols) and the item column (item_col=, --item-col)")
+    return None
 
 
 def labels_problem(ds: Dataset) -> str | None:
@@ -36,9 +86,11 @@ def labels_problem(ds: Dataset) -> str | None:
         return None
     unlabeled = ds.unlabeled_items
     if unlabeled:
-        label = next((f"'{f}'" for r, f in (ds.reading.roles if ds.reading else ()) if r == "gold"), "no gold column")
-        return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label}); label some, or give "
-                "the gold in a separate file with --labels")
+        label = next((f"'{f}'" for r, f in (ds.reading.roles if ds.reading else ()) if r == "gold"), None)
+        named = "" if label is not None or not ds.reading or not ds.reading.roles else \
+            "; a table's gold column of another name (expected, target) is named with `gold_col`"
+        return (f"no labeled items: {unlabeled} items have verdicts but no gold label ({label or 'no gold column'}); "
+                f"label some, or give the gold in a separate file with `labels`{named}")
     why = "; ".join(f"{s.count} item(s): {s.reason}" for s in (ds.reading.skips if ds.reading else ()))
     return f"no usable items in {ds.name!r} ({why})" if why else f"no items in {ds.name!r}"
 

@@ -160,6 +160,7 @@ def plan(path: Path, opts: InputOptions) -> Plan:
     forced = opts.source_format
     if path.is_dir():
         return _folder(path, forced)
+    _refuse_lfs_pointer(path)
     kind = kind_by_name(path)
     if kind is None:
         with open_binary(path) as fh:
@@ -175,6 +176,21 @@ def plan(path: Path, opts: InputOptions) -> Plan:
         if claimed is not None:
             return Plan(claimed, kind)
     return Plan(kind_format(kind).name, kind)
+
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+
+
+def _refuse_lfs_pointer(path: Path) -> None:
+    """A Git LFS pointer (a checkout without `git lfs pull`) in place of the data: said as such, not read as a table
+    whose header is its first line."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(LFS_POINTER))
+    except OSError:
+        return  # the reader says why it cannot open the file
+    if head == LFS_POINTER:
+        raise InputError(str(path), "a Git LFS pointer, not the data: fetch the file first (git lfs pull)", line=1)
 
 
 def _folder(path: Path, forced: str) -> Plan:

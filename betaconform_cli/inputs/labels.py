@@ -117,7 +117,7 @@ def _read_stream(path: Path, opts: InputOptions) -> Labels:
 
 def _read(path: Path, opts: InputOptions, where: str | None = None, kind_of: str | None = None) -> Labels:
     from .table_cells import check_cells
-    from .table_open import ROLE_NAMES, open_table
+    from .table_open import ROLE_NAMES, by_role_key, open_table
     from .table_sql import connect, q
 
     where = where or str(path)
@@ -134,8 +134,8 @@ def _read(path: Path, opts: InputOptions, where: str | None = None, kind_of: str
                 return given
             if field in table.names:
                 return field
-            lower = {c.lower(): c for c in table.names}
-            found = [lower[n] for n in ROLE_NAMES["item" if role == "id" else "gold"] if n in lower]
+            keyed = by_role_key(table.names)
+            found = [c for n in ROLE_NAMES["item" if role == "id" else "gold"] for c in keyed.get(n, [])]
             if len(found) != 1:
                 what = "could each be" if found else "found for"
                 opt = "--id-col" if role == "id" else "--gold-col"

@@ -11,8 +11,9 @@ pandas, polars and pyarrow are never imported here: an object is known by the mo
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,22 +51,89 @@ def in_memory(source: Any) -> str | None:
     return None
 
 
+def given(source: Any) -> Any:
+    """The source as the readers take it: an iterator (a generator of dicts, `map(...)`, `csv.DictReader`) read into
+    a list once; a dict of equal-length columns ({"item_id": [...], "judge": [...], ...}, as `df.to_dict("list")`
+    gives, a column may be a numpy array or a pandas Series) as its rows; anything else as it is."""
+    if isinstance(source, dict) and source and all(isinstance(k, str) for k in source) \
+            and all(map(_column, source.values())):
+        cols = {k: v.tolist() if hasattr(v, "tolist") else v.to_list() if hasattr(v, "to_list") else list(v)
+                for k, v in source.items()}
+        if len({len(v) for v in cols.values()}) > 1:
+            sizes = ", ".join(f"{k!r}: {len(v)}" for k, v in cols.items())
+            raise ParameterError("source", f"is a dict of columns of different lengths ({sizes}): give every column one "
+                                           "value per row")
+        return [dict(zip(cols, row)) for row in zip(*cols.values())]
+    if isinstance(source, dict):  # {name: data}: each dataset's data as above
+        return {k: given(v) for k, v in source.items()}
+    if isinstance(source, io.IOBase):
+        raise ParameterError("source", f"is an open file: pass its path ({getattr(source, 'name', 'the file name')!r}), "
+                                       "which every reader opens itself")
+    if isinstance(source, Iterator) and frame_library(source) is None:
+        return list(source)
+    return source
+
+
+def _column(value: Any) -> bool:
+    """A column of a dict of columns: a list or tuple of values (no dict among them: {name: records} names datasets),
+    or a one-dimensional numpy array, a pandas or a polars Series."""
+    if getattr(value, "ndim", None) == 1 and hasattr(value, "tolist") and frame_library(value) is None:
+        return True
+    if type(value).__module__.split(".")[0] == "polars" and type(value).__name__ == "Series":
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and not any(isinstance(v, dict) for v in value)
+
+
+def _json_default(value: Any) -> Any:
+    """What orjson cannot write by itself, as a DataFrame's records hold it: pandas' missing values (pd.NA, pd.NaT)
+    as null, a timestamp or a timedelta as its ISO text, a Decimal as its number. Anything else stays an error."""
+    kind = type(value).__name__
+    if kind in ("NAType", "NaTType"):
+        return None
+    if kind == "Decimal":
+        return float(value) if value.is_finite() else None
+    if hasattr(value, "isoformat") and type(value).__module__.split(".")[0] in ("pandas", "numpy", "datetime"):
+        return value.isoformat()
+    raise TypeError(f"Type is not JSON serializable: {kind}")
+
+
+def _bad_field(rec: Any) -> str | None:
+    """The key of a record whose value cannot be written as JSON (the first), for the message."""
+    import orjson
+
+    for key, value in rec.items() if isinstance(rec, dict) else ():
+        try:
+            orjson.dumps(value, default=_json_default, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            return str(key)
+    return None
+
+
 def as_arguments(source: Any) -> list[str]:
     """Paths as the readers take them: one path (str or Path) or a sequence of them -> a list of str."""
     if isinstance(source, (str, os.PathLike)):
-        return [os.fspath(source)]
+        return [_user_path(os.fspath(source))]
     if isinstance(source, bytes) or not isinstance(source, Sequence):
         raise ParameterError("source", f"must be a path, a list of paths, a DataFrame, an Arrow table or a list of dicts; "
                                        f"got {type(source).__name__}")
     out = []
     for i, s in enumerate(source):
         if not isinstance(s, (str, os.PathLike)):
+            several = " (several DataFrames: {name: DataFrame, ...}, one dataset each)" if frame_library(s) else ""
             raise ParameterError("source", f"item {i + 1} is a {type(s).__name__}: a list holds paths, or dicts (records), "
-                                           "not both")
-        out.append(os.fspath(s))
+                                           f"not both{several}")
+        out.append(_user_path(os.fspath(s)))
     if not out:
         raise ParameterError("source", "is empty: give a path, a DataFrame or records")
     return out
+
+
+def _user_path(path: Any) -> Any:
+    """`~/data.csv` as pandas' read_csv reads it (the home folder), where no file is named so; the CLI's shell
+    expands it before the tool sees it."""
+    if isinstance(path, str) and path.startswith("~") and not os.path.lexists(path):
+        return os.path.expanduser(path)
+    return path
 
 
 def read_memory(source: Any, opts: Any, keep: Any, name: str | None = None) -> list[Any]:
@@ -109,7 +177,8 @@ def read_records(records: Sequence[dict[str, Any]], opts: Any, keep: Any, name: 
         with open(path, "wb") as fh:
             for i, rec in enumerate(records, start=1):
                 try:
-                    fh.write(orjson.dumps(rec, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS) + b"\n")
+                    fh.write(orjson.dumps(rec, default=_json_default,
+                                          option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS) + b"\n")
                 except TypeError as exc:
-                    raise InputError(where, f"cannot be written as JSON ({exc})", line=i) from None
+                    raise InputError(where, f"cannot be written as JSON ({exc})", line=i, field=_bad_field(rec)) from None
         return read_path(path, opts, keep, name=name, where=where)

@@ -20,11 +20,26 @@ ROLE_NAMES = {
     "judge": ("judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"),
     "correct": ("correct", "is_correct"),
     "verdict": ("verdict", "grade", "score", "prediction", "decision"),
-    "gold": ("gold", "label", "human", "reference", "human_label", "gold_label"),
+    "gold": ("gold", "label", "human", "reference", "human_label", "gold_label", "ground_truth", "true_label", "y_true"),
     "text": ("text", "prompt", "question", "input"),
     "dataset": ("dataset",),
 }
 DELIMITERS = (",", ";", "\t", "|")
+
+
+def role_key(name: str) -> str:
+    """A column name as ROLE_NAMES spell it: case, surrounding spaces and the separator between words ignored
+    ("Item ID", "item-id", " Item_ID " are item_id), as a spreadsheet's or a notebook's headers are written."""
+    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+
+
+def by_role_key(names: Any) -> dict[str, list[str]]:
+    """{role_key: the columns so named}: two columns of one key (`item_id` and `Item ID`) both stay, to be refused
+    as ambiguous by the caller rather than one dropped."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        out.setdefault(role_key(name), []).append(name)
+    return out
 
 
 def _gzipped(path: Path) -> bool:

@@ -26,7 +26,7 @@ from .dataset import MAX_JUDGES, Dataset, Reading
 from .detect import Source
 from .options import InputOptions, Keep
 from .table_cells import _line_numbers, _nested, check_cells
-from .table_open import ROLE_NAMES, open_table
+from .table_open import ROLE_NAMES, by_role_key, open_table, role_key
 from .table_slices import by_column, slice_table
 from .table_sql import (
     Roles,
@@ -50,28 +50,33 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
         if given not in table.names:
             raise InputError(table.where, f"no column {given!r} (the {role} column); columns: {quote_all(table.names)}")
         return given
-    lower = {c.lower(): c for c in table.names if c not in exclude}
-    found = [lower[n] for n in ROLE_NAMES[role] if n in lower]
+    keyed = by_role_key(c for c in table.names if c not in exclude)
+    found = [c for n in ROLE_NAMES[role] for c in keyed.get(n, [])]
     if len(found) > 1:
         raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
                                       f"name one with `{role}_col`")
     return found[0] if found else None
 
 
-_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index)")  # "" is read as column0 (_csv_header)
+_INDEX_NAME = re.compile(r"(column0|Unnamed: \d+|index|level_\d+)")  # "" is read as column0 (_csv_header)
+INDEX_MIN_ROWS = 10  # a column of another name is a row index from this many rows on (0..n-1 is then no judge's verdicts)
 
 
 def index_columns(con: Any, table: Table) -> tuple[str, ...]:
     """The row index that pandas' DataFrame.to_csv() writes first (header "", or "Unnamed: 0" once read back and
-    written again; "index" after reset_index): a column so named among the first ones whose values are 0, 1, ...,
-    n - 1 in row order. Never a judge (a wide table's judges are its other columns): doctor notes it."""
+    written again; "index" or "level_0" after reset_index; the index's own name, "row", when it has one): a column
+    among the first ones whose values are 0, 1, ..., n - 1 in row order, so named, or of any name that is no role's
+    (ROLE_NAMES) from INDEX_MIN_ROWS rows on. Never a judge (a wide table's judges are its other columns): doctor
+    notes it."""
+    roles = {n for names in ROLE_NAMES.values() for n in names}
     out: list[str] = []
     for name in table.names[:3]:
-        if not _INDEX_NAME.fullmatch(name):
+        named = bool(_INDEX_NAME.fullmatch(name))
+        if not named and role_key(name) in roles:
             continue
         text = f"trim(CAST({q(name)} AS VARCHAR))"
         got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
-        if got and got[0] and got[0] == got[1]:
+        if got and got[0] and got[0] == got[1] and (named or got[0] >= INDEX_MIN_ROWS):
             out.append(name)
     return tuple(out)
 
@@ -89,7 +94,7 @@ def _no_gold(table: Table) -> Table:
 def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, index: tuple[str, ...] = ()) -> Roles:
     """Column roles from common names, overridden by the *_col options; InputError says which names were found.
     `index`: columns that are a row index (index_columns), never judges."""
-    names = {c.lower() for c in table.names}
+    names = {role_key(c) for c in table.names}
     if shape is None:
         if opts.table.judge_col or opts.table.item_col and not opts.table.judge_cols:
             shape = "long"
@@ -248,7 +253,13 @@ def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
 
 def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
     """A pandas or polars DataFrame or an Arrow table, registered with DuckDB and copied into its own table `src`
-    (as a Parquet file's columns: each keeps its type; rows numbered from 1)."""
+    (as a Parquet file's columns: each keeps its type; rows numbered from 1). Two columns of one name are refused,
+    as a CSV header's are (DuckDB would rename the second, and a wide table read it as a judge)."""
+    names = [str(c) for c in (frame.column_names if library == "pyarrow" else getattr(frame, "columns", ()))] \
+        if library != "polars" else []  # polars refuses duplicate names itself
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise InputError(where, "names two columns: rename one (df.columns = [...])", field=twice, unit="column")
     try:
         con.register("__frame", frame)
         con.execute("CREATE OR REPLACE TEMP TABLE src AS SELECT * FROM __frame")
@@ -257,9 +268,34 @@ def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
     except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the caller's frame
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         hint = " (DuckDB reads a polars DataFrame through pyarrow: pip install pyarrow)" if library == "polars" else ""
+        bad = _unreadable_column(con, frame, library)
+        if bad is not None:
+            fix = {"pandas": f"df[{bad[0]!r}].astype(str)", "polars": f"pl.col({bad[0]!r}).cast(pl.String)"}.get(library)
+            raise InputError(where, f"DuckDB cannot read its {bad[1]} values ({why}): convert the column to text"
+                                    f"{f' ({fix})' if fix else ''} or drop it", field=bad[0], unit="column") from None
         raise InputError(where, f"cannot read this {library} table: {why}{hint}") from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",
                  "(SELECT *, rowid + 1 AS __row, NULL AS __file FROM src)")
+
+
+def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | None:
+    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column),
+    for the message; None when each reads alone (or the frame cannot be split by column)."""
+    try:
+        names = [str(c) for c in (frame.column_names if library == "pyarrow" else frame.columns)]
+    except Exception:  # noqa: BLE001 - a frame we could not describe: the caller's message stands
+        return None
+    for name in names:
+        try:
+            one = frame.select([name]) if library != "pandas" else frame[[name]]
+            con.register("__one", one)
+            con.execute("SELECT * FROM __one LIMIT 0").fetchall()
+            con.unregister("__one")
+        except Exception:  # noqa: BLE001 - this column is the one DuckDB refuses
+            kind = str(frame.schema.field(name).type) if library == "pyarrow" else str(frame[name].dtype) if library == "pandas" \
+                else str(frame.collect_schema()[name]) if hasattr(frame, "collect_schema") else "its"
+            return name, kind
+    return None
 
 
 def read_frame(frame: Any, library: str, opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:

@@ -13,7 +13,11 @@
   tables (Python's float() and DuckDB's cast would each accept some of them, differently).
 - **Gold and verdicts share a vocabulary**: where no verdict on a labeled item is of any class the gold labels use
   (PASS/FAIL against pass/fail, Yes against yes, 1/0 against true/false), every verdict would count as wrong;
-  `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2).
+  `vocabulary_problem` says so and every command refuses the input (doctor shows both lists and exits 2). The same
+  holds for one verdict class beside the gold's (`written_apart`): where "PASS" or "yes" stands among verdicts that are
+  otherwise pass/fail against pass/fail gold (one judge written in capitals, another in yes/no), each would count as
+  wrong; it is refused, naming the class and the gold class it would mean; so is a gold class beside the verdicts'
+  ("Pass" on a few items of pass/fail gold).
 
 Anything else is an error that names the value; the reader adds the file, line or row, and field. tables.py builds
 the same rules in SQL from these word lists (`sql_mark`, `sql_missing`, `sql_agree`), so that DuckDB reads a table
@@ -143,13 +147,70 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
     numeric = all(number(c) is not None for c in (*gold, *verdicts))
     hint = ("they differ only in case: write them alike" if folded else
             "numeric scores are compared within a tolerance: give --tolerance" if numeric else
-            "they mean the same pass/fail by values.py's words but are written differently: write them alike"
+            f"they mean the same pass/fail ({MARK_WORDS}) but are written differently: write them alike"
             if marks else "write them in one vocabulary")
-    return (f"the gold labels and the verdicts share no class (gold: {_listing(gold)}; verdicts: {_listing(verdicts)}), "
+    return (f"the gold labels and the verdicts share no class (gold: {listing(gold)}; verdicts: {listing(verdicts)}), "
             f"so every verdict would count as wrong; {hint}")
 
 
-def _listing(classes: Sequence[str], most: int = 8) -> str:
+def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[str, str]]:
+    """(verdict class, gold class) for each verdict class that is no gold class and never agrees with one, although
+    it means one: the same letters in another case or with punctuation ("PASS", "Pass." against "pass"; "(A)"
+    against "A"), or the same pass/fail written in other words of TRUE / FALSE ("yes" against "pass", "1" against
+    "true"). Such a verdict would count as wrong on every item; a class of its own (a third answer, "maybe") is not
+    one of these. Called with the two lists swapped: the gold classes written apart from the verdicts'."""
+    out = []
+    for v in verdicts:
+        if v in gold or any(agree(v, g) == 1 for g in gold):
+            continue
+        hit = next((g for g in gold if _means(v, g)), None)
+        if hit is not None:
+            out.append((v, hit))
+    return out
+
+
+def scores_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[str]:
+    """The verdict classes that are numbers other than 1 and 0 where the gold is pass/fail (each gold class a mark),
+    when they are at least two and outnumber the verdicts' pass/fail classes: continuous scores (0.2, 0.7, 0.9) given
+    as verdicts, each of which would count as wrong unless it is exactly the gold. Empty otherwise (one partial
+    credit 0.5 among 1/0 verdicts is a class of its own)."""
+    if not gold or any(_mark_or_none(g) is None for g in gold):
+        return []
+    scores = [v for v in verdicts if number(v) is not None and _mark_or_none(v) is None]
+    return scores if len(scores) >= 2 and len(scores) > len(verdicts) - len(scores) else []
+
+
+def _means(a: str, b: str) -> bool:
+    """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
+    not "1"), text by its letters and digits ("PASS." is "pass") or as marks ("Yes!" is "pass")."""
+    if number(a) is not None or number(b) is not None:
+        ma = _word_mark(a)
+        return ma is not None and ma == _word_mark(b)
+    la, lb = _letters(a), _letters(b)
+    if la and la == lb:
+        return True
+    ma = _word_mark(la or a)
+    return ma is not None and ma == _word_mark(lb or b)
+
+
+def _word_mark(text: str) -> int | None:
+    """`mark` of a class, but a single letter (t, f, y, n) means no pass/fail here: beside a gold "1", a verdict "y"
+    is more likely a class of its own (a letter answer) than a yes written apart."""
+    return None if len(text.strip()) == 1 and not text.strip().isdigit() else _mark_or_none(text)
+
+
+def _letters(text: str) -> str:
+    """A class's letters and digits in lower case: "PASS." and " (a)" as "pass" and "a", as an LLM writes them."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def quote_judges(names: Sequence[str], most: int = 4) -> str:
+    """Judge names for a message: quoted, the first `most`, then how many more."""
+    head = ", ".join(shown(n) for n in list(names)[:most])
+    return head + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def listing(classes: Sequence[str], most: int = 8) -> str:
     shown_ = ", ".join(shown(c) for c in list(classes)[:most])
     return shown_ + (f", ... ({len(classes)} classes)" if len(classes) > most else "")
 

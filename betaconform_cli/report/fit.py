@@ -7,6 +7,7 @@ shows a saved fit exactly as `fit` showed it, and the JSON is the document encod
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,18 +350,46 @@ class FitReport(Gated):
         same data, options and seed (`refit`), which the library's fit() keeps; a saved fit has its level only."""
         from ..errors import P0, ParameterError
 
-        d = self.document(dataset)
-        level = confidence_level if alpha is None else 1.0 - alpha
-        if level is not None and abs(level - confidence(d)) > 1e-12:
-            if self.refit is None:
-                raise ParameterError("confidence_level", f"this result holds its {confidence(d):g} interval only (a saved "
-                                                         f"fit, or a result not made by fit()): fit again with {P0}")
-            return self.refit(level).error(k, dataset=dataset)
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise ParameterError("k", f"is a number of judges (an integer); got {k!r}")
+        d = self.at_level(confidence_level, alpha, dataset).document(dataset)
         row = next((r for r in d.error_rates if r.k == k), None)
         if row is None:
             raise ParameterError("ks", f"{k} is not among this fit's ensemble sizes ({', '.join(str(r.k) for r in d.error_rates)}); "
                                        f"fit with {P0} including it")
+        if beyond(row, d):  # as the table's mark and the gate's note say it: never a bare number
+            import warnings
+
+            warnings.warn(f"{d.dataset}: k={k} is beyond the {d.judges} judges any item has: extrapolated by the model "
+                          "(docs/EXTRAPOLATION.md)", UserWarning, stacklevel=2)
         return float(row.estimate), float(row.low), float(row.high)
+
+    def conf_int(self, alpha: float | None = None, dataset: str | None = None) -> dict[int, tuple[float, float]]:
+        """{k: (low, high)} for every ensemble size of the fit, at its level or at 1 - `alpha` (statsmodels'
+        conf_int(alpha); another level fits again, once, as error(k, alpha=...) does)."""
+        d = self.at_level(None, alpha, dataset).document(dataset)
+        return {int(r.k): (float(r.low), float(r.high)) for r in d.error_rates}
+
+    def at_level(self, confidence_level: float | None, alpha: float | None, dataset: str | None = None) -> FitReport:
+        """This result, or the same fit at `confidence_level` (or 1 - `alpha`; both given, they must agree)."""
+        from ..errors import P0, ParameterError
+        from ..parameters import check
+
+        if alpha is not None:
+            if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+                raise ParameterError("alpha", f"must be strictly between 0 and 1 (0.05: a 95% interval); got {alpha!r}")
+            if confidence_level is not None and abs(confidence_level - (1.0 - alpha)) > 1e-12:
+                raise ParameterError("alpha", f"{alpha!r} and confidence_level {confidence_level!r} ask for two levels: give one")
+        level = confidence_level if alpha is None else 1.0 - alpha
+        if level is not None:
+            check("confidence_level", level)
+        d = self.document(dataset)
+        if level is None or abs(level - confidence(d)) <= 1e-12:
+            return self
+        if self.refit is None:
+            raise ParameterError("confidence_level", f"this result holds its {confidence(d):g} interval only (a saved "
+                                                     f"fit, or a result not made by fit()): fit again with {P0}")
+        return self.refit(level)
 
     def rows(self) -> list[dict[str, Any]]:
         """The CSV table (`--format csv`) at full precision: one row per dataset and k."""

@@ -31,7 +31,12 @@ Method (docs/SCORE.md):
    own mean around the population's, estimated from the labeled items: V_L(y) * n / N.               eq. (3)
    With clusters fpc stays 1 - n/N: exact when whole clusters are labeled and equal in size, an approximation
    when labels are drawn item by item across clusters.
-   The interval is theta +- t_{G-d} * sqrt(V), clipped to [0, 1].
+   The interval (ppi.anchored_interval) is every theta0 with
+       (theta - theta0)^2 <= t_{G-d}^2 (V + a (theta0 (1 - theta0) - theta (1 - theta))),  a = fpc / n (+ 1 / N), eq. (6)
+   clipped to [0, 1]: the residuals' variance as the labels give it at theta, with the part a hypothesis fixes
+   (Var(y) = theta0 (1 - theta0), reached by an additive shift of every item's pass probability) moved to theta0,
+   so the far end stays honest near 0 or 1 where a sample that missed the rare disagreements has V near 0 (docs/
+   SCORE.md "Round 4"; it replaced the hull of the Wald interval and a calibrated model's variance).
 4. The reported estimate moves theta toward what the judges say, J = mean_U(majority) (ppi.shrink_toward):
        estimate = theta + sign(J - theta) * min(|D|, sd^2 / |D|, 0.5 sd),  D = theta - J, sd = sqrt(V),   eq. (4)
    the empirical-Bayes combination of an unbiased estimate and a biased one of known value (prior N(0, tau^2) on
@@ -65,11 +70,11 @@ from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_c
 from .ppi import (
     LAMBDA_RANGE,
     Interval,
+    anchored_interval,
     labeled_mean_variance,
     mean_variance,
     pseudo_variance,
     residuals,
-    score_form_interval,
     shrink_toward,
     t_interval,
     tuned_lambda,
@@ -226,7 +231,7 @@ class _Fit:
     clusters: int
     var_score: float
     var_bias: float
-    model: tuple[float, float]  # eq. (6): the estimate's variance at theta0 is a theta0 (1 - theta0) - b
+    slope: float  # eq. (6): the estimate's variance at theta0 is var_score + slope (theta0 (1 - theta0) - theta (1 - theta))
 
 
 def _fit(
@@ -249,14 +254,12 @@ def _fit(
     variance, g = mean_variance(resid, cluster, labeled, w, ddof, pseudo_variance(y[labeled], wl))
     fpc = 1.0 - n / n_items if target == "set" else 1.0
     var_score = var_bias = variance * fpc
-    # eq. (6): Var(y - lam f) = theta0 (1 - theta0) - (2 lam - lam^2) Var(f) when f is calibrated (Cov(y, f) = Var(f))
-    explained = (2.0 * lam - lam * lam) * float(w @ (f - wmean(f, w)) ** 2) / w.sum()
-    a, b = fpc / n, fpc * explained / n
+    slope = fpc / n  # eq. (6): Var(y) = theta0 (1 - theta0) moves with the hypothesis, the rest of V as the labels say
     if target == "new":  # eq. (3): this set's own mean around the population's
         var_score += labeled_mean_variance(y, cluster, labeled, w) * n / n_items
         var_bias += labeled_mean_variance(maj - y, cluster, labeled, w) * n / n_items
-        a += 1.0 / n_items
-    return _Fit(theta, lam, resid, ddof, g, var_score, var_bias, (a, b))
+        slope += 1.0 / n_items
+    return _Fit(theta, lam, resid, ddof, g, var_score, var_bias, slope)
 
 
 def _bias_interval(judges_say: float, fit: _Fit, around: Interval) -> Interval:
@@ -292,7 +295,7 @@ def _estimate(
     maj = majority(verdicts) if verdicts.shape[1] > 0 else np.full(len(w), 0.5)
     fit = _fit(y, f, maj, labeled, cluster, w, target, lambda_)
     judges_say, dof, uses_judges = wmean(maj, w), fit.clusters - fit.ddof, model is not None and fit.lam != 0
-    around = score_form_interval(fit.theta, fit.var_score, dof, confidence_level, fit.model, -math.inf, math.inf)
+    around = anchored_interval(fit.theta, fit.var_score, fit.slope, dof, confidence_level, -math.inf, math.inf)
     raw = Interval(fit.theta, max(0.0, around.low), min(1.0, around.high))  # eq. (6), clipped to [0, 1]
     moved = shrink_toward(fit.theta, math.sqrt(fit.var_score), judges_say) if uses_judges else fit.theta  # eq. (4)
     estimate = min(raw.high, max(raw.low, moved))
@@ -363,10 +366,10 @@ def _with_unjudged(
     n, n_items = float(w[labeled].sum()), float(w.sum())
     unjudged = Unjudged(float(w[none].sum()), float(w[none & labeled].sum()), float(w[none & (g == 1)].sum()))
     y = np.where(labeled, g, 0).astype(float)
-    part = Judged(fit.theta, r.score.estimate, fit.var_score, fit.model, fit.clusters - fit.ddof, float(w[judged].sum()),
+    part = Judged(fit.theta, r.score.estimate, fit.var_score, fit.slope, fit.clusters - fit.ddof, float(w[judged].sum()),
                   pseudo_variance(y[labeled], w[labeled]))
     m = mix(part, unjudged, target)
-    around = score_form_interval(m.theta, m.variance, m.dof, confidence_level, m.model, -math.inf, math.inf)
+    around = anchored_interval(m.theta, m.variance, m.slope, m.dof, confidence_level, -math.inf, math.inf)
     raw = Interval(m.theta, max(0.0, around.low), min(1.0, around.high))
     successes = int(round(float(w[labeled] @ y[labeled])))
     sizes = replace(r.sizes, labeled_items=int(n), unlabeled_items=int(n_items - n), no_verdict=int(unjudged.items),

@@ -103,37 +103,39 @@ def t_interval(estimate: float, variance: float, dof: int, confidence_level: flo
     return Interval(estimate, min(hi, max(lo, estimate - half)), max(lo, min(hi, estimate + half)))
 
 
-def score_form_interval(
+def anchored_interval(
     estimate: float,
     variance: float,
+    slope: float,
     dof: int,
     confidence_level: float,
-    model: tuple[float, float],
     lo: float = 0.0,
     hi: float = 1.0,
 ) -> Interval:
-    """The t interval of a pass rate whose variance may depend on the pass rate itself (the score, or Wilson, form):
-    every theta0 with
-        (estimate - theta0)^2 <= t^2 * max(variance, a * theta0 (1 - theta0) - b),        model = (a, b),   eq. (6)
-    i.e. the union of the t interval of the residuals' `variance` and the set where the model's variance of the
-    estimate AT theta0 allows it (a quadratic in theta0), clipped to [lo, hi]. For a binary outcome the residuals'
-    variance is Var(y) + lambda^2 Var(f) - 2 lambda Cov(y, f) and Var(y) = theta0 (1 - theta0) is known under the
-    hypothesis; a sample that has not met the rare disagreements that make theta0 differ from the estimate has a
-    small empirical variance exactly when the estimate is off (the Wald interval's failure near 0 or 1), and the
-    model term evaluated at theta0 keeps the far end honest. With a = b = 0 this is `t_interval`."""
-    base = t_interval(estimate, variance, dof, confidence_level, lo, hi)
-    a, b = model
-    if not (math.isfinite(estimate) and dof >= 1 and a > 0 and math.isfinite(b)):
-        return base
+    """The score's interval, eq. (6): the t interval of a pass rate whose variance moves with the hypothesis, anchored
+    on the labels' residuals (docs/SCORE.md, "Round 4"). Every theta0 with
+        (estimate - theta0)^2 <= t^2 * (variance + slope * (theta0 (1 - theta0) - estimate (1 - estimate))),
+    clipped to [lo, hi]: `variance` is what the residuals say at the estimate (eqs. 2-3), and only the part a
+    hypothesis fixes, Var(y) = theta0 (1 - theta0) of a binary outcome reached by an additive shift of every item's
+    pass probability, moves with theta0 (`slope`: fpc / n, plus 1 / N for target "new"). A sample that has not met
+    the rare disagreements that make theta0 differ from the estimate has a small residual variance exactly when
+    the estimate is off (the Wald interval's failure near 0 or 1); the term at theta0 keeps the far end honest.
+    With lambda = 0 and the labels' plain variance p (1 - p) fpc / n it is Wilson's interval with the finite-
+    population correction (at t's quantile); with slope 0 it is `t_interval`. Nothing in it is tuned."""
+    if not (math.isfinite(estimate) and math.isfinite(slope) and slope > 0):
+        return t_interval(estimate, variance, dof, confidence_level, lo, hi)
+    if not math.isfinite(variance) or dof < 1:
+        return Interval(estimate, lo, hi)
     q2 = t_value(confidence_level, dof) ** 2
-    # (estimate - x)^2 = q2 (a x (1 - x) - b):  (1 + q2 a) x^2 - (2 estimate + q2 a) x + estimate^2 + q2 b = 0
-    qa, qb, qc = 1.0 + q2 * a, -(2.0 * estimate + q2 * a), estimate * estimate + q2 * b
+    b = slope * estimate * (1.0 - estimate) - max(variance, 0.0)
+    # (estimate - x)^2 = q2 (slope x (1 - x) - b):  (1 + q2 slope) x^2 - (2 estimate + q2 slope) x + estimate^2 + q2 b = 0
+    qa, qb, qc = 1.0 + q2 * slope, -(2.0 * estimate + q2 * slope), estimate * estimate + q2 * b
     disc = qb * qb - 4.0 * qa * qc
-    if disc <= 0:
-        return base
+    if disc <= 0:  # no variance at the estimate and none gained anywhere: the point itself
+        return Interval(estimate, min(hi, max(lo, estimate)), max(lo, min(hi, estimate)))
     root = math.sqrt(disc)
     low, high = (-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa)
-    return Interval(estimate, max(lo, min(base.low, low)), min(hi, max(base.high, high)))  # the hull of the union
+    return Interval(estimate, min(hi, max(lo, low)), max(lo, min(hi, high)))
 
 
 def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:

@@ -22,11 +22,11 @@ With w1 = N1 / N and w0 = N0 / N (known: counts, not estimates):
   added. (The labeled items' plain pass rate, the other candidate, estimates the same number under the same
   assumption with more variance.)
 
-The interval is estimator.py's eq. (6) on the mixture: the residuals' variance V, and the model's variance at the
-hypothesis theta0, the judged stratum's read at theta0 and the other's V0 as it is -- (a, b) = (w1^2 a1,
-w1^2 b1 - w0^2 V0); with no label among the unjudged items, eq. (9)'s coefficient joins a (one pass rate for both
-strata is the assumption there). The judged stratum's score form keeps its far end honest near 0 or 1 (estimator.py);
-the unjudged stratum's labels-only variance carries Wilson's pseudo-items instead.
+The interval is estimator.py's eq. (6) (ppi.anchored_interval) on the mixture: the variance V at theta, and the
+part of it a hypothesis theta0 moves -- the judged stratum's, whose slope in theta0 (1 - theta0) is w1^2 a1; the
+unjudged stratum's w0^2 V0 stays as it is (its labels-only variance carries Wilson's pseudo-items instead). With
+no label among the unjudged items, eq. (9)'s coefficient joins the slope (one pass rate for both strata is the
+assumption there). The judged stratum's moving part keeps the far end honest near 0 or 1 (estimator.py).
 
 The reported estimate is w1 times the judged stratum's moved estimate (eq. 4) plus w0 times the unjudged items'
 own rate s0 / n0 moved toward the judged estimate as eq. (4) moves theta toward the judges (ppi.shrink_toward: by
@@ -57,12 +57,12 @@ class Unjudged:
 @dataclass(frozen=True)
 class Judged:
     """What estimator.py's estimator gives on the items with a verdict: eq. (1)'s theta and eq. (4)'s estimate, the
-    variance and the model of eq. (6), its degrees of freedom, how many items, and v0 = p (1 - p) of all labels."""
+    variance and the slope of eq. (6), its degrees of freedom, how many items, and v0 = p (1 - p) of all labels."""
 
     theta: float
     estimate: float
     variance: float
-    model: tuple[float, float]
+    slope: float
     dof: int
     items: float
     v0: float
@@ -70,12 +70,12 @@ class Judged:
 
 @dataclass(frozen=True)
 class Mixture:
-    """eq. (7)-(9): the population's pass rate over both strata, the interval's pieces for ppi.score_form_interval."""
+    """eq. (7)-(9): the population's pass rate over both strata, the interval's pieces for ppi.anchored_interval."""
 
     theta: float
     estimate: float
     variance: float
-    model: tuple[float, float]
+    slope: float
     dof: int
 
 
@@ -92,16 +92,15 @@ def mix(judged: Judged, unjudged: Unjudged, target: str) -> Mixture:
     """The pass rate of all items from the judged stratum's estimate and the unjudged items (module docstring)."""
     total = judged.items + unjudged.items
     w1, w0 = judged.items / total, unjudged.items / total
-    a1, b1 = judged.model
     if unjudged.labeled <= 0:  # eq. (9): predicted at the judged items' pass rate (missing at random)
         extra = w0 * w0 * (1.0 / judged.items + 1.0 / unjudged.items) if target == "set" else 0.0
-        return Mixture(judged.theta, judged.estimate, judged.variance + extra * judged.v0, (a1 + extra, b1), judged.dof)
+        return Mixture(judged.theta, judged.estimate, judged.variance + extra * judged.v0, judged.slope + extra, judged.dof)
     n0 = unjudged.labeled
     p0 = unjudged.passes / n0
     v0 = stratum_variance(n0, unjudged.passes, unjudged.items, target)
     moved = shrink_toward(p0, math.sqrt(v0), judged.estimate)  # eq. (10): toward the judged rate, <= 0.5 sd
     u1, u0 = w1 * w1 * judged.variance, w0 * w0 * v0
-    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * moved, u1 + u0, (w1 * w1 * a1, w1 * w1 * b1 - u0),
+    return Mixture(w1 * judged.theta + w0 * p0, w1 * judged.estimate + w0 * moved, u1 + u0, w1 * w1 * judged.slope,
                    satterthwaite(u1, judged.dof, u0, max(n0 - 1.0, 1.0)))
 
 

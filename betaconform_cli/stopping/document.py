@@ -192,3 +192,11 @@ def sample_schema(title: str) -> dict[str, Any]:
     schema: dict[str, Any] = document_schema(ReplaySummary, title, "stopping/document")
     del schema["$ref"]
     return {**schema, "anyOf": list(refs), "$defs": defs}
+
+
+def __getattr__(name: str) -> Any:
+    """The documents built at run time by their names, as pickle looks a class up: a sample result pickles."""
+    built = {"ReplayRunDocument": run_type, "SampleLiveDocument": live_document_type}
+    if name in built:
+        return built[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
