@@ -75,7 +75,11 @@ def index_columns(con: Any, table: Table) -> tuple[str, ...]:
         if not named and role_key(name) in roles:
             continue
         text = f"trim(CAST({q(name)} AS VARCHAR))"
-        got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
+        match = f"count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR))"
+        head = con.execute(f"SELECT count(*), {match} FROM (SELECT * FROM {table.numbered} LIMIT {INDEX_MIN_ROWS})").fetchone()
+        if not head or head[0] != head[1]:  # the first rows tell most columns apart: no scan of a big table for them
+            continue
+        got = con.execute(f"SELECT count(*), {match} FROM {table.numbered}").fetchone()
         if got and got[0] and got[0] == got[1] and (named or got[0] >= INDEX_MIN_ROWS):
             out.append(name)
     return tuple(out)
