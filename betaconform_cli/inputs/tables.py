@@ -115,7 +115,7 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
         return Roles("patterns")
     if shape == "counts":
         for col in ("judges", "correct"):
-            if col not in table.names:
+            if col not in names:  # in any case and separator (table_sql.counts_table finds them so)
                 raise InputError(table.where, f"a counts table needs columns 'judges' and 'correct' (and optionally 'count'); "
                                               f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
