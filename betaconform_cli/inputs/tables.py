@@ -376,9 +376,7 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             got, bad = marks(con, table, roles, opts)
             rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt, cluster=cl)
                     for ds, item, judge, mark, gold, text, rn, vt, cl in got)
-            # a wide table's column without any verdict is refused (a column that is no judge's); a long table's judge
-            # whose every verdict is missing judged no item, as the one pass and the histograms read it
-            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
+            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,  # empty: wide only
                                              empty_judge="column" if roles.shape == "wide" else None), name, skipped + bad)
         if not with_votes:
             return datasets
