@@ -100,10 +100,13 @@ def _json_document(path: Path) -> str:
     claimed = claimant("json", first_of(doc))
     if claimed is not None:
         return claimed
-    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect"))
+    if doc == [] or isinstance(doc, dict) and not doc:
+        raise InputError(str(path), "an empty JSON document: no records")
+    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect", "json_records"))
     raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log"
-                                f"{' nor an export of ' + others if others else ''}; judgment data is JSON Lines (one item "
-                                "per line), a table, or one of those")
+                                f"{' nor an export of ' + others if others else ''} nor a list of a table's records (flat "
+                                "objects with an item_id, judge, verdict, gold or correct field); judgment data is JSON Lines "
+                                "(one item per line), a table, or one of those")
 
 
 # "traces": `mlflow traces search --output json` writes {"traces": [Trace.to_dict(), ...], "next_page_token": ...}
