@@ -33,7 +33,7 @@ from ..formats import (
     temp_suffix,
 )
 from .options import InputOptions
-from .paths import is_hive_folder, is_regular, is_stdin, open_binary, read_line
+from .paths import is_hive_folder, is_regular, is_stdin, open_binary, parts_folder, read_line
 
 _JSON_DOCUMENT = "json?"  # a stream holding one JSON document: promptfoo or inspect, decided once it is copied
 
@@ -161,6 +161,9 @@ def _first_text_row(path: Path, delimiter: str) -> dict[str, Any] | None:
 def plan(path: Path, opts: InputOptions) -> Plan:
     """The reader for one (regular) file or folder."""
     forced = opts.source_format
+    parts = parts_folder(path)
+    if parts:  # one export in parts: read as its first part says (inputs/parts.py)
+        return plan(parts[0], opts)
     if path.is_dir():
         return _folder(path, forced)
     _refuse_lfs_pointer(path)
