@@ -41,11 +41,11 @@ def table_record(first: Any) -> bool:
 def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The json_records format's reader (formats.py): the datasets of the table the records make, its shape the
     plan's (`--from long` / `wide` / `counts`) or guessed from the columns as a CSV's is."""
+    import orjson
+
     from .annotations import records
     from .tables import read_table
     from .values import shown
-
-    import orjson
 
     fd, tmp = tempfile.mkstemp(prefix="betaconform-records-", suffix=".jsonl")
     try:
