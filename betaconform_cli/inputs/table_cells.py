@@ -76,8 +76,8 @@ def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind
 def _no_nul(con: Any, table: Table, cols: list[str], path: Path) -> None:
     """A NUL byte in a text table's cell is binary data or a damaged file (not a verdict that matches no gold class):
     an InputError naming the file and the line of its first NUL byte (a folder: its first file that holds one)."""
-    nul = " OR ".join(f"strpos(CAST({q(c)} AS VARCHAR), chr(0)) > 0" for c in cols)
-    if not first_row(con, f"SELECT __row FROM {table.numbered} WHERE {nul}"):
+    nul = " OR ".join(f"contains(CAST({q(c)} AS VARCHAR), chr(0))" for c in cols)
+    if not first_row(con, f"SELECT 1 FROM {table.sql} WHERE {nul}"):
         return
     for file in sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]:
         found = _first_nul(file)
