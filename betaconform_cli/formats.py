@@ -307,7 +307,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
     InputFormat("table", "betaconform_cli.inputs.tables:read_table",
                 {"parquet": (".parquet",), "csv": (".csv", ".csv.gz"), "tsv": (".tsv", ".tsv.gz", ".tab", ".tab.gz")},
                 choices=("long", "wide", "counts"), sniff=lambda head: "parquet" if head.startswith(b"PAR1") else None,
-                binary=("parquet",), reads=("jsonl", "json"), as_kind="csv", folders=True),
+                binary=("parquet",), reads=("jsonl",), as_kind="csv", folders=True),
     InputFormat("promptfoo", "betaconform_cli.inputs.promptfoo:read_promptfoo", {"json": (".json", ".json.gz")},
                 sniff=_sniff_json, claims={"json": _promptfoo_document,
                                            "jsonl": record_has("gradingResult", "testCase", "testIdx"),

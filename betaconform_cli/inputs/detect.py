@@ -66,6 +66,8 @@ class Source:
 def _forced(choice: str, kind: str) -> Plan:
     """The plan of `--from CHOICE` for a file of this kind."""
     fmt = format_for(choice)
+    if fmt.name == "table" and kind == "json":  # a table's shape on a JSON document: its records (json_records.py)
+        return Plan("json_records", kind, choice)
     if fmt.as_kind is not None and kind not in fmt.kinds and kind not in fmt.reads:
         kind = fmt.as_kind
     return Plan(fmt.name, kind, choice if choice != fmt.name else None)

@@ -28,9 +28,10 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
     name = name or ("stdin" if is_stdin(path) else dataset_name(path))
     parts = None if is_stdin(path) else parts_folder(path)
     if parts:  # one export in parts (bt sync pull): one dataset
-        from .parts import read_parts
+        from .parts import joined, noted
 
-        return read_parts(parts, opts, keep, name, where)
+        with joined(parts, where) as whole:
+            return noted(read_path(whole, opts, keep, name=name, where=where), parts)
     with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
         read = resolve(input_format(how.reader).reader)
         return list(read(Source(local, how, name, where, stream, is_stdin(path)), opts, keep))

@@ -1,7 +1,7 @@
 """A folder of the parts one export was split into (paths.parts_folder: `bt sync pull experiment:<id>` writes
 part-000001.jsonl, part-000002.jsonl, ...), read as ONE dataset, the folder's: the parts are joined, in order, into one
-JSON Lines file that the format its first record says reads (a Braintrust experiment's span rows: braintrust.py). An
-error names the part and its own line, as when the part is read alone."""
+JSON Lines file that the format its first record says reads (a Braintrust experiment's span rows: braintrust.py), by
+dispatch.read_path. An error names the part and its own line, as when the part is read alone."""
 
 from __future__ import annotations
 
@@ -10,32 +10,36 @@ import dataclasses
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import InputError
-from .options import InputOptions, Keep
 from .paths import open_binary, read_line
 
 if TYPE_CHECKING:
     from .dataset import Dataset
 
 
-def read_parts(parts: list[Path], opts: InputOptions, keep: Keep, name: str, where: str) -> list[Dataset]:
-    """The datasets of the joined parts (`name`: the folder's), each with a note saying which parts were read."""
-    from .dispatch import read_path
-
+@contextlib.contextmanager
+def joined(parts: list[Path], where: str) -> Iterator[Path]:
+    """The parts joined, in order, into one temporary JSON Lines file; an InputError of the reading done with it (on
+    `where`, the folder) is raised as the part's, with the part's own line."""
     fd, tmp = tempfile.mkstemp(prefix="betaconform-parts-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "wb") as out:
             starts = _join(parts, out)
         try:
-            found = read_path(Path(tmp), opts, keep, name=name, where=where)
+            yield Path(tmp)
         except InputError as exc:
             raise _in_part(exc, where, starts) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def noted(found: list[Dataset], parts: list[Path]) -> list[Dataset]:
+    """The datasets read from the joined parts, each with a note saying which parts were read as one."""
     span = parts[0].name if len(parts) == 1 else f"{parts[0].name} .. {parts[-1].name}"
     note = f"{len(parts)} part(s) of one export ({span}) read as one dataset, the folder's"
     return [ds if ds.reading is None else dataclasses.replace(ds, reading=dataclasses.replace(

@@ -241,10 +241,6 @@ def read_table(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     column, else one), of the plan's kind and shape (None: guessed from the columns). With opts.handling.skip_invalid,
     bad rows (a malformed CSV row, a bad value, an empty id) are skipped and counted."""
     path, kind, where = src.path, src.plan.kind, src.where
-    if kind == "json":  # `--from long` (wide, counts) on a JSON document: its records (json_records.py)
-        from .json_records import read_json_records
-
-        return read_json_records(src, opts, keep)
     try:
         return _read_table(path, kind, opts, keep, src.name, where, src.plan.shape)
     except InputError as exc:
