@@ -206,7 +206,7 @@ def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
     every = bool(free.all())  # the usual case: no copies
     vals, vecs = np.linalg.eigh(h if every else h[np.ix_(free, free)])
     vals = np.maximum(np.abs(vals), max(1e-10 * float(np.max(np.abs(vals))), 1e-300))
-    got = -(vecs @ ((vecs.T @ (g if every else g[free])) / vals))
+    got: np.ndarray = -(vecs @ ((vecs.T @ (g if every else g[free])) / vals))
     if every:
         return got
     step[free] = got
