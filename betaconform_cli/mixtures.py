@@ -123,8 +123,9 @@ def _evaluate(
     def derivatives() -> tuple[np.ndarray, np.ndarray]:
         r_ = r / total_r  # (c, cells): the responsibilities
         rn = r_ * n
-        da = ta[1][:, s] - tab[1][:, big_k]  # d comp / d a: digamma differences
-        db = tb[1][:, rest] - tab[1][:, big_k]
+        tab1 = tab[1][:, big_k]
+        da = ta[1][:, s] - tab1  # d comp / d a: digamma differences
+        db = tb[1][:, rest] - tab1
         ga, gb = a[:, None] * da, b[:, None] * db  # d comp / d log a, d log b
         w = np.exp(logw)
         d = 3 * c - 1
@@ -183,19 +184,22 @@ def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_
     level = 0
     for it in range(1, max_iter + 1):
         held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
-        small = float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
         step = _newton_step(g, h, ~held)
         size = float(np.max(np.abs(step)))
         if size <= 1e-10 or -float(g @ step) <= 1e-18 * (1.0 + abs(f)):
-            return _Optimum(x, f, g, it - 1, small)
+            return _Optimum(x, f, g, it - 1, _small(g, held, f))
         step *= min(1.0, 2.0 / size)
         found = _line_search(fun, x, f, g, step, lo, hi)
         if found is None or (found[1] >= f and level >= 3):
-            return _Optimum(x, f, g, it, small)
+            return _Optimum(x, f, g, it, _small(g, held, f))
         level = level + 1 if found[1] >= f else 0
         x, f, g, h = found
-    held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
-    return _Optimum(x, f, g, max_iter, float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f)))
+    return _Optimum(x, f, g, max_iter, _small(g, ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), f))
+
+
+def _small(g: np.ndarray, held: np.ndarray, f: float) -> bool:
+    """The projected gradient is small: below 1e-5 (1 + |f|) in the coordinates not held at a bound."""
+    return float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
 
 
 def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
