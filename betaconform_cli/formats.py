@@ -150,8 +150,9 @@ def _sniff_jsonl(head: bytes) -> str | None:
     return "jsonl"
 
 
-def _sniff_json(head: bytes) -> str | None:  # after _sniff_jsonl: an object whose first line is not one
-    return "json" if head.lstrip(_BLANK).startswith(b"{") else None
+def _sniff_json(head: bytes) -> str | None:  # after _sniff_jsonl: an object whose first line is not one, or a list
+    text = head.lstrip(_BLANK)  # of objects (not a CSV header such as "[provider] prompt")
+    return "json" if text.startswith(b"{") or text[:1] == b"[" and text[1:].lstrip(_BLANK)[:1] in (b"{", b"]") else None
 
 
 def record_has(*alternatives: str) -> Callable[[Any], bool]:
@@ -340,6 +341,9 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("braintrust", ("jsonl", "json", "csv", "parquet"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
                                                        for io in ("input", "output", "expected")),
                                                      "span_id root_span_id is_root")))),
+    # a table as a JSON list of records (df.to_json(orient="records")): last, so that every export above claims its own
+    InputFormat("json_records", "betaconform_cli.inputs.json_records:read_json_records",
+                claims={"json": "betaconform_cli.inputs.json_records:table_record"}),
 ):
     register_input_format(_fmt)
 

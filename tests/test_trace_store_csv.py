@@ -158,3 +158,27 @@ def test_braintrust_bt_sync_pull_part_is_the_json_export(tmp_path: Path) -> None
     # everything fit reads (histogram, vote splits, classes, roles, judges), as the JSON export gives it
     assert {k: v for k, v in d.items() if k not in ("dataset", "source")} == {
         k: v for k, v in want.items() if k not in ("dataset", "source")}
+
+
+def test_braintrust_bt_sync_pull_folder_of_parts_is_one_experiment(tmp_path: Path) -> None:
+    """`bt sync pull` splits an experiment into part-000001.jsonl, part-000002.jsonl, ... in one folder: the folder
+    is read as ONE dataset (the folder's name), doctor says which parts it joined, and the experiment is the JSON
+    export's (a root row in one part, its children in the other: the parts are joined before reading). An error
+    names the part and the part's own line."""
+    rows = json.loads((FIXTURES / "braintrust" / "experiment.json").read_text(encoding="utf-8"))[::-1]
+    lines = [json.dumps({**r, "_pagination_key": f"p{len(rows) - i:04d}"}) for i, r in enumerate(rows)]
+    folder = tmp_path / "exp-1"
+    folder.mkdir()
+    (folder / "part-000001.jsonl").write_text("\n".join(lines[:7]) + "\n", encoding="utf-8")
+    (folder / "part-000002.jsonl").write_text("\n".join(lines[7:]), encoding="utf-8")  # no last line end
+    (d,) = doctor(folder)
+    (want,) = doctor(FIXTURES / "braintrust" / "experiment.json")
+    assert (d["dataset"], d["format"], d["items"], d["unlabeled_items"]) == ("exp-1", "braintrust", 4, 1)
+    assert d.pop("notes")[0] == "2 part(s) of one export (part-000001.jsonl .. part-000002.jsonl) read as one dataset, the folder's"
+    assert {k: v for k, v in d.items() if k not in ("dataset", "source")} == {
+        k: v for k, v in want.items() if k not in ("dataset", "source", "notes")}
+    with (folder / "part-000002.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('\n{"id": "x", "span_id": "x", "root_span_id": "x", "is_root": true, "scores": 5}\n')
+    res = invoke(CliRunner(), "doctor", folder)
+    assert res.exit_code == 2 and res.output.strip() == (f"error: {folder / 'part-000002.jsonl'}: record {len(lines) - 7 + 1}: "
+                                                         "field 'scores': must be an object of scores")

@@ -55,7 +55,8 @@ def _row(n: int, r: dict[str, Any], where: str, csv: bool) -> dict[str, Any]:
 def _gold_field(rows: list[tuple[int, dict[str, Any]]], opts: InputOptions) -> str:
     if opts.record.label_field != "label":
         return opts.record.label_field
-    keys = dict.fromkeys(k for _, r in rows for k in (r.get("scores") or {}) if "human" in str(k).lower())
+    keys = dict.fromkeys(k for _, r in rows if isinstance(r.get("scores"), dict)  # else refused with its record
+                         for k in r["scores"] if "human" in str(k).lower())
     if len(keys) == 1:
         return f"scores.{next(iter(keys))}"
     return "expected"

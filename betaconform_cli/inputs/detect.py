@@ -33,7 +33,7 @@ from ..formats import (
     temp_suffix,
 )
 from .options import InputOptions
-from .paths import is_hive_folder, is_regular, is_stdin, open_binary, read_line
+from .paths import is_hive_folder, is_regular, is_stdin, open_binary, parts_folder, read_line
 
 _JSON_DOCUMENT = "json?"  # a stream holding one JSON document: promptfoo or inspect, decided once it is copied
 
@@ -66,6 +66,8 @@ class Source:
 def _forced(choice: str, kind: str) -> Plan:
     """The plan of `--from CHOICE` for a file of this kind."""
     fmt = format_for(choice)
+    if fmt.name == "table" and kind == "json":  # a table's shape on a JSON document: its records (json_records.py)
+        return Plan("json_records", kind, choice)
     if fmt.as_kind is not None and kind not in fmt.kinds and kind not in fmt.reads:
         kind = fmt.as_kind
     return Plan(fmt.name, kind, choice if choice != fmt.name else None)
@@ -100,10 +102,13 @@ def _json_document(path: Path) -> str:
     claimed = claimant("json", first_of(doc))
     if claimed is not None:
         return claimed
-    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect"))
+    if doc == [] or isinstance(doc, dict) and not doc:
+        raise InputError(str(path), "an empty JSON document: no records")
+    others = ", ".join(f.name for f in registered() if "json" in f.claims and f.name not in ("promptfoo", "inspect", "json_records"))
     raise InputError(str(path), "a JSON document that is neither a promptfoo results file nor an inspect-ai log"
-                                f"{' nor an export of ' + others if others else ''}; judgment data is JSON Lines (one item "
-                                "per line), a table, or one of those")
+                                f"{' nor an export of ' + others if others else ''} nor a list of a table's records (flat "
+                                "objects with an item_id, judge, verdict, gold or correct field); judgment data is JSON Lines "
+                                "(one item per line), a table, or one of those")
 
 
 # "traces": `mlflow traces search --output json` writes {"traces": [Trace.to_dict(), ...], "next_page_token": ...}
@@ -158,6 +163,9 @@ def _first_text_row(path: Path, delimiter: str) -> dict[str, Any] | None:
 def plan(path: Path, opts: InputOptions) -> Plan:
     """The reader for one (regular) file or folder."""
     forced = opts.source_format
+    parts = parts_folder(path)
+    if parts:  # one export in parts: read as its first part says (inputs/parts.py)
+        return plan(parts[0], opts)
     if path.is_dir():
         return _folder(path, forced)
     _refuse_lfs_pointer(path)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..formats import input_format, resolve
 from .options import InputOptions, Keep
-from .paths import is_stdin, read_faults
+from .paths import is_stdin, parts_folder, read_faults
 
 if TYPE_CHECKING:
     from .dataset import Dataset
@@ -26,6 +26,12 @@ def read_path(path: Path, opts: InputOptions = InputOptions(), keep: Keep = Keep
 
     where = where or ("<stdin>" if is_stdin(path) else str(path))
     name = name or ("stdin" if is_stdin(path) else dataset_name(path))
+    parts = None if is_stdin(path) else parts_folder(path)
+    if parts:  # one export in parts (bt sync pull): one dataset
+        from .parts import joined, noted
+
+        with joined(parts, where) as whole:
+            return noted(read_path(whole, opts, keep, name=name, where=where), parts)
     with read_faults(where), prepared(path, opts, planned) as (how, local, stream):
         read = resolve(input_format(how.reader).reader)
         return list(read(Source(local, how, name, where, stream, is_stdin(path)), opts, keep))

@@ -51,6 +51,23 @@ def is_hive_folder(path: Path) -> bool:
         return False
 
 
+# the parts one export is split into: `bt sync pull experiment:<id>` (Braintrust's CLI, src/sync.rs) writes
+# part-000001.jsonl, part-000002.jsonl, ... (a new one every 128 MiB) into the experiment's folder
+_PART = re.compile(r"part-\d+\.jsonl(\.gz)?", re.IGNORECASE)
+
+
+def parts_folder(path: Path) -> list[Path] | None:
+    """The parts of one export (`part-<n>.jsonl`, in order) when they are the folder's only data files: read as one
+    dataset, the folder's; else None."""
+    try:
+        if not path.is_dir():
+            return None
+        found = sorted(q for q in path.iterdir() if q.is_file() and is_data_name(q))
+    except OSError:
+        return None
+    return found if found and all(_PART.fullmatch(q.name) for q in found) else None
+
+
 # What this tool writes, so that `fit batch/ -o batch/summary.json` does not make the next `fit batch/` read its own
 # output: JSON documents carry "schema": "betaconform/..." first (formats.OUTPUT_SCHEMAS), CSV reports a registered
 # header (formats.output_table_of; render.to_csv writes no other). tests/test_tool_outputs.py runs every command of
@@ -131,7 +148,7 @@ def expand_paths(arguments: list[str], left_out: list[str] | None = None) -> lis
         if is_stdin(arg):
             out.append(p)
         elif p.is_dir():
-            if is_hive_folder(p):
+            if is_hive_folder(p) or parts_folder(p):
                 out.append(p)
                 continue
             skipped: list[str] = []

@@ -47,6 +47,8 @@ def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind
             row = first_row(con, f"SELECT __row FROM {table.numbered} WHERE {q(col)} IS NOT NULL ORDER BY __row")
             raise InputError(table.where, f"must be one value (text, a number or a boolean), got {typ} values",
                              line=int(row[0]) if row else None, field=col, unit="row")
+    if kind in ("csv", "tsv") and cols:
+        _no_nul(con, table, cols, path)
     if kind != "jsonl" or path.is_dir() or not cols:
         return
     opening = " OR ".join(f"left(ltrim(CAST({q(c)} AS VARCHAR)), 1) IN ('[', '{{')" for c in cols)
@@ -69,3 +71,31 @@ def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind
                                  line=lineno, field=col)
         if k >= rows[-1]:
             return
+
+
+def _no_nul(con: Any, table: Table, cols: list[str], path: Path) -> None:
+    """A NUL byte in a text table's cell is binary data or a damaged file (not a verdict that matches no gold class):
+    an InputError naming the file and the line of its first NUL byte (a folder: its first file that holds one)."""
+    nul = " OR ".join(f"contains(CAST({q(c)} AS VARCHAR), chr(0))" for c in cols)
+    if not first_row(con, f"SELECT 1 FROM {table.sql} WHERE {nul}"):
+        return
+    for file in sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]:
+        found = _first_nul(file)
+        if found is not None:
+            raise InputError(table.where if file == path else str(file), f"a NUL byte (at byte {found[1]} of the file): "
+                                                                         "binary data or a damaged file, not text", line=found[0])
+    raise InputError(table.where, "a NUL byte in a cell: binary data or a damaged file, not text")
+
+
+def _first_nul(file: Path) -> tuple[int, int] | None:
+    """(line, byte) of a file's first NUL byte (both from 1; a gzip file's, decompressed), else None."""
+    from .paths import open_binary
+
+    lines, size = 1, 0
+    with open_binary(file) as fh:
+        while chunk := fh.read(1 << 20):
+            at = chunk.find(b"\x00")
+            if at >= 0:
+                return lines + chunk.count(b"\n", 0, at), size + at + 1
+            lines, size = lines + chunk.count(b"\n"), size + len(chunk)
+    return None

@@ -1,0 +1,79 @@
+"""A table as a JSON document of records (docs/FORMATS.md#json_records): `[{"item_id": .., "judge": .., "verdict": ..,
+"gold": ..}, ...]` as `df.to_json(orient="records")`, a spreadsheet or an API writes it, long or wide, or such a list
+under one of detect.LIST_KEYS (`{"data": [...]}`). Read as the CSV of the same rows is: the same column roles, options,
+value rules and SQL (tables.py), through a JSON Lines copy of the records, one record a line, so that a row number is
+the record's. Errors name the record (from 1) and the field.
+
+Known by its first record (formats.InputFormat.claims, asked after every tool's export that is also a JSON list):
+flat (each value text, a number, a boolean or null) and holding a column a table's role is known by (tables.ROLE_NAMES).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .dataset import Dataset
+from .detect import Plan, Source
+from .options import InputOptions, Keep
+
+_SCALAR = (str, int, float, bool, type(None))
+_ROLES = ("item", "judge", "correct", "verdict", "gold")  # a key of one of these roles says "a table's row"
+
+
+def table_record(first: Any) -> bool:
+    """The claim: a flat object with a column of a table's role (item_id, judge, verdict, gold, correct, ...), or a
+    counts table's `judges` and `correct`."""
+    from .table_open import ROLE_NAMES, role_key
+
+    if not isinstance(first, dict) or not first or not all(isinstance(v, _SCALAR) for v in first.values()):
+        return False
+    keys = {role_key(str(k)) for k in first}
+    return any(keys & set(ROLE_NAMES[r]) for r in _ROLES) or {"judges", "correct"} <= keys
+
+
+def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
+    """The json_records format's reader (formats.py): the datasets of the table the records make, its shape the
+    plan's (`--from long` / `wide` / `counts`) or guessed from the columns as a CSV's is."""
+    import orjson
+
+    from .annotations import records
+    from .tables import read_table
+    from .values import shown
+
+    fd, tmp = tempfile.mkstemp(prefix="betaconform-records-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for n, rec in records(dataclasses.replace(src, plan=Plan(src.plan.reader, "json"))):
+                bad = next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
+                if bad is not None:
+                    raise InputError(src.where, f"must be one value (text, a number or a boolean), got {shown(rec[bad])}",
+                                     line=n, field=str(bad), unit="record")
+                out.write(orjson.dumps(rec, option=orjson.OPT_NON_STR_KEYS) + b"\n")  # record n is line n
+        copy = Source(Path(tmp), Plan("table", "jsonl", src.plan.shape), src.name, src.where)
+        try:
+            found = read_table(copy, opts, keep)
+        except InputError as exc:
+            if exc.path != src.where:
+                raise
+            raise InputError(src.where, re.sub(r"\b(?:lines?|rows?) (\d+)", r"record \1", exc.reason), line=exc.line,
+                             field=exc.field, unit="record" if exc.line else "") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return [_as_records(ds) for ds in found]
+
+
+def _as_records(ds: Dataset) -> Dataset:
+    """A dataset read through the JSON Lines copy, said to be of a JSON document's records."""
+    r = ds.reading
+    if r is None:
+        return ds
+    return dataclasses.replace(ds, reading=dataclasses.replace(r, source_format=r.source_format.replace("(jsonl)", "(json)"),
+                                                                unit="record"))

@@ -1,0 +1,28 @@
+"""A NUL byte inside a CSV or TSV table's cells is binary data or a damaged file (inputs/table_cells.py): an error
+naming the file and the line of the first NUL byte, not a verdict class that matches no gold ("vocabulary mismatch",
+as it was) nor a second gold label of the item."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from .conftest import invoke
+
+HEAD = b"item_id,judge,verdict,gold\nq1,a,pass,pass\n"
+
+
+@pytest.mark.parametrize(("name", "body", "byte"), [
+    ("verdict.csv", HEAD + b"q1,b,pa\x00ss,pass\nq2,a,fail,fail\n", 50),
+    ("gold.csv.gz", HEAD + b"q1,b,pass,pa\x00ss\n", 55),  # gzip: the byte of the text it holds
+])
+def test_a_nul_byte_in_a_cell_is_binary_data(tmp_path: Path, name: str, body: bytes, byte: int) -> None:
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(body) if name.endswith(".gz") else body)
+    res = invoke(CliRunner(), "fit", path)
+    assert res.exit_code == 2
+    assert res.output.strip() == f"error: {path}:3: a NUL byte (at byte {byte} of the file): binary data or a damaged file, not text"
+    assert body.index(b"\x00") + 1 == byte and body[:byte].count(b"\n") + 1 == 3
