@@ -18,6 +18,11 @@ judges.unlabeled.fit_classes).
     .venv/bin/python benchmarks/plan.py --simulate --score    # 6 simulated pools of 400 items, the score too
     .venv/bin/python benchmarks/plan.py --rounds              # sample's running "label about N more", round by round
 
+--rounds --score: besides, plan's score forecast at every round of the same loop (its median and its interval's
+upper end, 50 draws from a generator of its own, so the error rows are --rounds' own; no label less than the
+round's), with the same jumps; "total / stop" is against the ERROR loop's stop (the score has no loop of its own
+in sample), so only its jumps are read.
+
 --rounds: the live loop with the pool's verdicts (sample --pool, random next items in batches of 10, the vote-split
 check) on each dataset, one random order; at each round "label about N more" as sample now says it (plan's forecast,
 stopping/live._forecast_more) and as it said it before (r (half-width / target)^2 x 1.1 from the vote-split check's
@@ -212,6 +217,13 @@ def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.N
                 stop = r
                 break
             totals["forecast (now)"].append(r + _forecast_more(rule, verdicts, observed, 2, rng))
+            if args.score:  # plan's score forecast at this round: its median and its interval's upper end
+                score_plan = forecast(Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), ("fail", "pass"), verdicts,
+                                            observed, np.ones(len(gold), dtype=np.int64)), args.target, (1,), args.level,
+                                      50, 1, np.random.default_rng([args.seed, r]))  # its own: the error rows stay
+                (sf,) = [f for f in score_plan.forecasts if f.what == "score"]
+                for how, value in (("score: median", sf.labels), ("score: interval's high", sf.high)):
+                    totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
             totals["half-width scaling (before)"].append(max(r + 1, _needed(r, half / rule.target, 1.1)))
             if args.statistics:  # the same draws _forecast_more just made, each statistic as sample would say it
                 for stat, value in statistics(DRAWS[("error", None)], args.level).items():

@@ -86,55 +86,74 @@ def _unpack(theta: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return logw, theta[c - 1 : 2 * c - 1], theta[2 * c - 1 : 3 * c - 1]
 
 
+Derivatives = Callable[[], tuple[np.ndarray, np.ndarray]]
+
+
 def _objective(
     theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, lc: np.ndarray, c: int, prior: Prior
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Negative log posterior, its gradient and its Hessian in theta = (eta_1..eta_{c-1}, log alpha, log beta).
+    """Negative log posterior, its gradient and its Hessian in theta = (eta_1..eta_{c-1}, log alpha, log beta)
+    (`_evaluate`'s value, then its derivatives)."""
+    value, derivatives = _evaluate(theta, big_k, s, n, lc, c, prior)
+    return (value, *derivatives())
+
+
+def _evaluate(
+    theta: np.ndarray, big_k: np.ndarray, s: np.ndarray, n: np.ndarray, lc: np.ndarray, c: int, prior: Prior
+) -> tuple[float, Derivatives]:
+    """The negative log posterior at theta, and a function that gives its gradient and Hessian there from the same
+    sums (the line search asks for them only at the point it accepts: a rejected trial costs the value alone).
 
     big_k, s: whole counts (int arrays), n: items per cell, lc: log C(K, S). Per cell i and component j the joint
     l_ij = log w_j + log BB(S_i | K_i, a_j, b_j), the cell's log-likelihood LSE_j l_ij, responsibilities r_ij; the
     Hessian of an LSE is sum_j r_ij (d2 l_ij + dl_ij dl_ij') - dcell dcell'."""
     logw, la, lb = _unpack(theta, c)
     a, b = np.exp(la), np.exp(lb)
-    ta, tb, tab = np.split(rising_sums(np.concatenate((a, b, a + b)), int(big_k.max()), 3), 3, axis=1)
+    sums = rising_sums(np.concatenate((a, b, a + b)), int(big_k.max()), 3)
+    ta, tb, tab = sums[:, :c], sums[:, c : 2 * c], sums[:, 2 * c :]  # slices: np.split costs ~10 us a call
     rest = big_k - s
     joint = logw[:, None] + lc + ta[0][:, s] + tb[0][:, rest] - tab[0][:, big_k]  # finite: a, b > 0, 0 <= S <= K
     top = joint.max(axis=0)
     r = np.exp(joint - top)
     total_r = r.sum(axis=0)
     cell = top + np.log(total_r)
-    r /= total_r  # (c, cells): the responsibilities
-    rn = r * n
-    da = ta[1][:, s] - tab[1][:, big_k]  # d comp / d a: digamma differences
-    db = tb[1][:, rest] - tab[1][:, big_k]
-    ga, gb = a[:, None] * da, b[:, None] * db  # d comp / d log a, d log b
-    w = np.exp(logw)
-    d = 3 * c - 1
-    grad_l = np.zeros((c, len(n), d))  # d l_ij / d theta
-    grad_l[:, :, : c - 1] = (np.eye(c)[:, 1:] - w[1:])[:, None, :]
-    idx = np.arange(c)
-    grad_l[idx, :, c - 1 + idx] = ga
-    grad_l[idx, :, 2 * c - 1 + idx] = gb
-    gcell = np.einsum("jc,jcd->cd", r, grad_l)
-    hess = np.einsum("jc,jcd,jce->de", rn, grad_l, grad_l) - np.einsum("c,cd,ce->de", n, gcell, gcell)
-    total = float(n.sum())
     var, conc = prior.log_param_sd**2, prior.weight_concentration
-    wv = w[1:]
-    hess[: c - 1, : c - 1] -= (total + (conc - 1.0) * c) * (np.diag(wv) - np.outer(wv, wv))
-    tab2 = tab[2][:, big_k]
-    d2a = ga + a[:, None] ** 2 * (tab2 - ta[2][:, s])  # d2 comp / d (log a)^2
-    d2b = gb + b[:, None] ** 2 * (tab2 - tb[2][:, rest])
-    ia, ib = c - 1 + idx, 2 * c - 1 + idx
-    hess[ia, ia] += (rn * d2a).sum(axis=1) - 1.0 / var
-    hess[ib, ib] += (rn * d2b).sum(axis=1) - 1.0 / var
-    cross = (rn * (a[:, None] * b[:, None] * tab2)).sum(axis=1)
-    hess[ia, ib] += cross
-    hess[ib, ia] += cross
-    grad = n @ gcell
-    grad[: c - 1] += (conc - 1.0) * (1.0 - c * wv)
-    grad[c - 1 :] -= theta[c - 1 :] / var
     lprior = -0.5 * float((la**2).sum() + (lb**2).sum()) / var + (conc - 1.0) * float(logw.sum())
-    return -(float(n @ cell) + lprior), -grad, -0.5 * (hess + hess.T)  # einsum's sums differ in the last bit
+
+    def derivatives() -> tuple[np.ndarray, np.ndarray]:
+        r_ = r / total_r  # (c, cells): the responsibilities
+        rn = r_ * n
+        tab1 = tab[1][:, big_k]
+        da = ta[1][:, s] - tab1  # d comp / d a: digamma differences
+        db = tb[1][:, rest] - tab1
+        ga, gb = a[:, None] * da, b[:, None] * db  # d comp / d log a, d log b
+        w = np.exp(logw)
+        d = 3 * c - 1
+        grad_l = np.zeros((c, len(n), d))  # d l_ij / d theta
+        grad_l[:, :, : c - 1] = (np.eye(c)[:, 1:] - w[1:])[:, None, :]
+        idx = np.arange(c)
+        grad_l[idx, :, c - 1 + idx] = ga
+        grad_l[idx, :, 2 * c - 1 + idx] = gb
+        gcell = np.einsum("jc,jcd->cd", r_, grad_l)
+        hess = np.einsum("jc,jcd,jce->de", rn, grad_l, grad_l) - np.einsum("c,cd,ce->de", n, gcell, gcell)
+        total = float(n.sum())
+        wv = w[1:]
+        hess[: c - 1, : c - 1] -= (total + (conc - 1.0) * c) * (np.diag(wv) - np.outer(wv, wv))
+        tab2 = tab[2][:, big_k]
+        d2a = ga + a[:, None] ** 2 * (tab2 - ta[2][:, s])  # d2 comp / d (log a)^2
+        d2b = gb + b[:, None] ** 2 * (tab2 - tb[2][:, rest])
+        ia, ib = c - 1 + idx, 2 * c - 1 + idx
+        hess[ia, ia] += (rn * d2a).sum(axis=1) - 1.0 / var
+        hess[ib, ib] += (rn * d2b).sum(axis=1) - 1.0 / var
+        cross = (rn * (a[:, None] * b[:, None] * tab2)).sum(axis=1)
+        hess[ia, ib] += cross
+        hess[ib, ia] += cross
+        grad = n @ gcell
+        grad[: c - 1] += (conc - 1.0) * (1.0 - c * wv)
+        grad[c - 1 :] -= theta[c - 1 :] / var
+        return -grad, -0.5 * (hess + hess.T)  # einsum's sums differ in the last bit
+
+    return -(float(n @ cell) + lprior), derivatives
 
 
 @dataclass(frozen=True)
@@ -146,7 +165,7 @@ class _Optimum:
     converged: bool
 
 
-Objective = Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]]
+Objective = Callable[[np.ndarray], tuple[float, Derivatives]]
 
 
 def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_iter: int) -> _Optimum:
@@ -160,23 +179,27 @@ def _newton(fun: Objective, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, max_
     L-BFGS-B's acceptance was). Near the optimum f's decrease falls below its rounding while a flat direction's
     parameters still move: a full step of at most 1e-4 that leaves f within rounding is taken (3 in a row at most)."""
     x = np.clip(x0, lo, hi)
-    f, g, h = fun(x)
+    f, derivatives = fun(x)
+    g, h = derivatives()
     level = 0
     for it in range(1, max_iter + 1):
         held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
-        small = float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
         step = _newton_step(g, h, ~held)
         size = float(np.max(np.abs(step)))
         if size <= 1e-10 or -float(g @ step) <= 1e-18 * (1.0 + abs(f)):
-            return _Optimum(x, f, g, it - 1, small)
+            return _Optimum(x, f, g, it - 1, _small(g, held, f))
         step *= min(1.0, 2.0 / size)
         found = _line_search(fun, x, f, g, step, lo, hi)
         if found is None or (found[1] >= f and level >= 3):
-            return _Optimum(x, f, g, it, small)
+            return _Optimum(x, f, g, it, _small(g, held, f))
         level = level + 1 if found[1] >= f else 0
         x, f, g, h = found
-    held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
-    return _Optimum(x, f, g, max_iter, float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f)))
+    return _Optimum(x, f, g, max_iter, _small(g, ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), f))
+
+
+def _small(g: np.ndarray, held: np.ndarray, f: float) -> bool:
+    """The projected gradient is small: below 1e-5 (1 + |f|) in the coordinates not held at a bound."""
+    return float(np.max(np.abs(np.where(held, 0.0, g)))) <= 1e-5 * (1.0 + abs(f))
 
 
 def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -184,9 +207,13 @@ def _newton_step(g: np.ndarray, h: np.ndarray, free: np.ndarray) -> np.ndarray:
     step = np.zeros_like(g)
     if not free.any():
         return step
-    vals, vecs = np.linalg.eigh(h[np.ix_(free, free)])
+    every = bool(free.all())  # the usual case: no copies
+    vals, vecs = np.linalg.eigh(h if every else h[np.ix_(free, free)])
     vals = np.maximum(np.abs(vals), max(1e-10 * float(np.max(np.abs(vals))), 1e-300))
-    step[free] = -(vecs @ ((vecs.T @ g[free]) / vals))
+    got: np.ndarray = -(vecs @ ((vecs.T @ (g if every else g[free])) / vals))
+    if every:
+        return got
+    step[free] = got
     return step
 
 
@@ -198,11 +225,11 @@ def _line_search(fun: Objective, x: np.ndarray, f: float, g: np.ndarray, step: n
     for halvings in range(31):
         t = 0.5**halvings
         xn = np.clip(x + t * step, lo, hi)
-        fn, gn, hn = fun(xn)
+        fn, derivatives = fun(xn)  # the gradient and Hessian only where the step is taken
         if fn < f and fn <= f + 1e-4 * float(g @ (xn - x)):
-            return xn, fn, gn, hn
+            return xn, fn, *derivatives()
         if halvings == 0 and float(np.max(np.abs(step))) <= 1e-4:
-            return (xn, fn, gn, hn) if fn <= f + 1e-13 * (1.0 + abs(f)) else None
+            return (xn, fn, *derivatives()) if fn <= f + 1e-13 * (1.0 + abs(f)) else None
     return None
 
 
@@ -256,7 +283,7 @@ def fit_mixture(
     total_iter = 0
     starts = _starts(table, c, n_init, rng)
     for theta0 in starts:
-        res = _newton(lambda theta: _objective(theta, big_k, s, n, lc, c, prior), theta0, lo, hi, max_iter)
+        res = _newton(lambda theta: _evaluate(theta, big_k, s, n, lc, c, prior), theta0, lo, hi, max_iter)
         total_iter += res.nit
         if best is None or res.fun < best.fun:
             best = res

@@ -93,9 +93,11 @@ def test_fit_histogram_equals_a_canonical_jsonl(runner, tmp_path: Path) -> None:
 
 
 def test_score_counts_clusters(runner) -> None:
-    res = invoke(runner, "score", LOGS[0], "--positive", "C", "--target", "new", "-f", "json")
+    """`score` counts the epochs as clusters, and takes inspect's C (CORRECT) as the pass where gold and scores are
+    C/I, with no --positive (score.FORMAT_PASSES)."""
+    res = invoke(runner, "score", LOGS[0], "--target", "new", "-f", "json")
     assert res.exit_code == 0, res.stderr
-    assert json.loads(res.stdout)["clusters"] == 12
+    assert json.loads(res.stdout)["clusters"] == 12 and json.loads(res.stdout)["positive"] == "C"
 
 
 def test_design_effect_is_statsmodels_cluster_variance_over_ols() -> None:

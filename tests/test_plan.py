@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from typer.testing import CliRunner
 from betaconform_cli.distributions import item_error_table
 from betaconform_cli.errors import ParameterError
 from betaconform_cli.inputs.dataset import Votes
-from betaconform_cli.stopping.forecast import _score_labels, forecast
+from betaconform_cli.stopping.forecast import _score_half_widths, _score_labels, forecast
 from betaconform_cli.stopping.rules import PrecisionRule
 
 from .conftest import invoke
@@ -130,20 +129,38 @@ class TestRunningForecast:
 
 
 class TestScoreForecast:
-    def test_is_the_fewest_labels_of_the_score_forms_half_width(self) -> None:
-        """Against score's half-width written out at n - 1 and n: 3 pseudo-items of p(1 - p) beside the residuals,
-        2 fitted parameters, the model's variance p(1 - p) - Var(f) as a floor, the finite-population correction."""
+    def test_is_the_fewest_labels_of_the_shipped_intervals_half_width(self) -> None:
+        """Against the shipped interval (eq. 6, round 4) found by brute force: every theta0 on a grid of step 1e-5
+        with (p - theta0)^2 <= t_{m-2}^2 (V + a (theta0 (1 - theta0) - p (1 - p))), V the residuals' variance with 3
+        pseudo-items of p(1 - p) and 2 fitted parameters, a = fpc / m, written out here; clipped to [0, 1]. The
+        grid's step bounds the error (2e-5 on a half-width); n - 1 must be over the target by more than that."""
         rng = np.random.default_rng(5)
         y = (rng.random(500) < 0.8).astype(float)
         f = np.clip(y * 0.7 + 0.15 + rng.normal(0, 0.05, 500), 0, 1)
         n = _score_labels(y, f, 0.03, 0.9, 0)
-        p = y.mean()
+        p, grid = y.mean(), np.linspace(0, 1, 100_001)
 
         def half(m: float) -> float:
-            v = max((m * (y - f).var() + 3 * p * (1 - p)) / (m - 2 + 3), p * (1 - p) - f.var())
-            return float(stats.t.ppf(0.95, m - 2) * math.sqrt((1 - m / 500) * v / m))
+            fpc = 1 - m / 500
+            v = fpc * (m * (y - f).var() + 3 * p * (1 - p)) / (m - 2 + 3) / m
+            inside = grid[(p - grid) ** 2 <= stats.t.ppf(0.95, m - 2) ** 2 * (v + fpc / m * (grid * (1 - grid) - p * (1 - p)))]
+            return float(inside.max() - inside.min()) / 2
 
-        assert half(n) <= 0.03 < half(n - 1)
+        assert half(n) <= 0.03 + 2e-5 and half(n - 1) > 0.03 + 2e-5
+
+    def test_half_widths_match_the_brute_force_near_the_ceiling(self) -> None:
+        """At a pass rate near 1 the interval is lopsided and clipped at 1: the half-width at several n against the
+        grid search above (to the grid's 2e-5)."""
+        y = np.r_[np.ones(190), np.zeros(10)]
+        f = np.r_[np.full(190, 0.97), np.full(10, 0.4)]
+        ns = np.array([3.0, 10.0, 40.0, 150.0, 199.0])
+        got = _score_half_widths(y, f, 0.9, ns)
+        p, grid = y.mean(), np.linspace(0, 1, 100_001)
+        for m, h in zip(ns, got, strict=True):
+            fpc = 1 - m / 200
+            v = fpc * (m * (y - f).var() + 3 * p * (1 - p)) / (m + 1) / m
+            inside = grid[(p - grid) ** 2 <= stats.t.ppf(0.95, m - 2) ** 2 * (v + fpc / m * (grid * (1 - grid) - p * (1 - p)))]
+            assert h == pytest.approx((inside.max() - inside.min()) / 2, abs=2e-5)
 
     def test_labels_so_far_are_the_floor(self) -> None:
         y = np.ones(200)

@@ -382,6 +382,26 @@ class TestPositiveAndVotes:
             resolve_positive(classes, value)
         assert "A" in str(info.value) or "true" in str(info.value)
 
+    @pytest.mark.parametrize(
+        ("classes", "fmt", "code"),
+        [
+            (("C", "I"), "inspect", 0),
+            (("I", "P", "C"), "inspect", 2),
+            (("C", "I"), None, None),  # C is no pass name of its own: only inspect's vocabulary makes it one
+            (("C", "I"), "jsonl (verdicts)", None),
+            (("A", "B", "C", "D"), "inspect", None),  # multiple-choice answers: C is an answer, not CORRECT
+            (("A", "C", "I"), "inspect", None),
+            (("c", "i"), "inspect", None),  # inspect writes its constants in upper case
+        ],
+    )
+    def test_a_formats_own_pass_value(self, classes: tuple[str, ...], fmt: str | None, code: int | None) -> None:
+        if code is not None:
+            assert resolve_positive(classes, None, fmt) == code
+            assert resolve_positive(classes, "I", fmt) == classes.index("I")  # --positive still decides
+        else:
+            with pytest.raises(ParameterError, match="positive"):
+                resolve_positive(classes, None, fmt)
+
     def test_votes_patterns_equal_items(self, data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """Patterns with counts give what the same items row by row give."""
         gold, verdicts, observed = data

@@ -41,7 +41,7 @@ def plan(
             raise InputError(ds.source, "carries no verdicts: plan forecasts from what each judge said on every item "
                                         "(JSON Lines verdicts with a label on some items or none; tables --verdict-col)")
         try:
-            code: int | None = resolve_positive(ds.votes.classes, positive)
+            code: int | None = resolve_positive(ds.votes.classes, positive, ds.reading.source_format if ds.reading else None)
         except BetaConformError:
             if positive is not None:
                 raise

@@ -112,7 +112,8 @@ def _score_one(ds: Dataset, opts: InputOptions, positive: str | None, level: flo
     core = importlib.import_module("..score", __package__)
     votes = _votes(ds, opts)
     with _About(ds.source):
-        result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=level, target=target)
+        result = core.score_votes(votes, positive, clusters=votes_clusters(ds, opts), confidence_level=level, target=target,
+                                  source_format=ds.reading.source_format if ds.reading else None)
     return result, (gate.check(ds.name, result.score) if gate is not None else None)
 
 
@@ -175,7 +176,7 @@ def _compare(a: Dataset, b: Dataset, opts: InputOptions, positive: str | None, c
             raise InputError(ds.source, f"--compare pairs items by id, and this input ({ds.shape}) keeps no item ids "
                                         "with its verdicts; write it as JSON Lines with an id field (--id-field)")
         with _About(ds.source):
-            code = core.resolve_positive(votes.classes, positive)
+            code = core.resolve_positive(votes.classes, positive, ds.reading.source_format if ds.reading else None)
             if len(set(votes.ids)) != len(votes.ids):
                 raise ParameterError("ids_a", "repeats an item id; a paired comparison needs each item once per system")
         verdicts, gold = votes.per_item()

@@ -258,7 +258,7 @@ class SaveGroup:
 class ScoreGroup:
     """The evaluated system's pass rate: which class passes, the interval's target, the gate, a comparison (score)."""
 
-    positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; A/B preferences: --positive A)", panel=SCORE)] = None
+    positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass (default: true, pass, yes, 1, correct, ...; inspect's C of C/I; A/B preferences: --positive A)", panel=SCORE)] = None
     target: Annotated[Target, _opt("--target", help="the interval is for the pass rate of these items (set) or of new items like them (new)", panel=SCORE)] = "set"
     confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL
     compare: Annotated[bool, _opt("--compare", help="two inputs a b: the difference a - b on the items they share, paired by item id", panel=SCORE)] = False

@@ -25,7 +25,7 @@ def plan(
     out: OutputGroup,
     target: Annotated[float, _opt("--target", help="the half-width to reach (0.05 = 5 points), as sample --rule precision --target", panel=PLAN)] = 0.05,
     ks: Annotated[str, _opt("--ks", help="ensemble sizes to plan for ('1-11', '1,3,5'); those above the fewest judges an item has are left out", panel=PLAN)] = "1-11",
-    positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass, for the score's forecast (default: true, pass, yes, 1, ...)", panel=PLAN)] = None,
+    positive: Annotated[str | None, _opt("--positive", help="the gold class that counts as a pass, for the score's forecast (default: true, pass, yes, 1, ...; inspect's C of C/I)", panel=PLAN)] = None,
     label_cost: Annotated[float | None, _opt("--label-cost", help="the cost of one label: the table adds the cost of the labels still to make", panel=PLAN)] = None,
     confidence_level: ConfidenceLevel = CONFIDENCE_LEVEL,
     draws: Annotated[int, _opt("--draws", help="draws of the unlabeled items' gold from the judges' model (10 to 100,000)", panel=MODEL)] = 200,

@@ -443,17 +443,17 @@ class PendingRead:
             except OSError as exc:
                 raise InputError(str(self.path), f"cannot open: {exc.strerror or exc}") from None
             if len(ranges) > 1:
-                import multiprocessing
+                from .forked import Forked
 
                 jobs = [(str(self.path), a, b, opts) for a, b in ranges]
                 self._first = jobs[0]
                 # workers ignore Ctrl-C (the terminal sends it to them too): this process ends them (_scans)
                 with _sigint_held() as held:
-                    self._pool = multiprocessing.get_context("fork").Pool(len(jobs) - 1, initializer=_quiet_worker)
+                    self._pool = Forked(_scan_range, jobs[1:], _quiet_worker)
                 if held:  # Ctrl-C came while the workers started
                     self._pool.terminate()
                     raise KeyboardInterrupt
-                self._async = self._pool.map_async(_scan_range, jobs[1:])
+                self._async = self._pool
 
     def _scans(self) -> list[Scan]:
         if self._async is not None and self._first is not None:
@@ -463,8 +463,6 @@ class PendingRead:
             except BaseException:  # Ctrl-C included: stop the workers now, not after their ranges
                 self._pool.terminate()
                 raise
-            self._pool.close()
-            self._pool.join()
             return scans
         if self.stream is not None:
             return [_scan_blocks(_blocks(self.stream, None, Path(self.where or self.path)), self.opts, self.keep, id_lines=True)]

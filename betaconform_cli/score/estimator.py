@@ -88,6 +88,7 @@ TARGET_TEXT = {"set": "the pass rate of these items", "new": "the pass rate of n
 METHOD = "PPI++ with a latent-class prediction from all judges (cross-fitted), moved toward the judges' majority"
 METHOD_LABELS_ONLY = "labels only (lambda = 0)"
 POSITIVE_NAMES = ("true", "pass", "passed", "yes", "1", "correct", "good", "y", "t")  # the pass class, by default
+FORMAT_PASSES = {"inspect": ("C", frozenset("CIP"))}  # a tool's pass value, where it wrote every class (inspect-ai: C/I/P)
 
 
 @dataclass(frozen=True)
@@ -379,10 +380,10 @@ def _with_unjudged(
                    ppi_estimate=min(1.0, max(0.0, m.theta)))
 
 
-def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
+def resolve_positive(classes: Sequence[str], value: str | None = None, source_format: str | None = None) -> int:
     """The class code that passes: `value` (the class as written, case-insensitive; refused as ambiguous where two
-    classes differ only in case; --positive), else the one class
-    named like a pass (true, pass, yes, 1, correct, ...); an error names the classes when it cannot tell."""
+    classes differ only in case; --positive), else the one class named like a pass (true, pass, yes, 1, ...), else
+    the format's pass value where every class is its (FORMAT_PASSES: inspect's C of C/I/P; never A/B/C/D answers)."""
     folded = [str(c).strip().lower() for c in classes]
     if value is not None:
         want = str(value).strip().lower()
@@ -396,7 +397,9 @@ def resolve_positive(classes: Sequence[str], value: str | None = None) -> int:
             return same[0]
         raise ParameterError("positive", f"{P0} {value!r} is not a class of the gold; the classes are "
                                          f"{', '.join(map(str, classes))}")
-    found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES]
+    own, vocabulary = FORMAT_PASSES.get(source_format or "", ("", frozenset()))
+    found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES] or [
+        k for k, c in enumerate(classes) if c == own and set(map(str, classes)) <= vocabulary]
     if len(found) == 1:
         return found[0]
     raise ParameterError("positive", "cannot tell which class of the gold passes among "
@@ -412,11 +415,12 @@ def score_votes(
     confidence_level: float = CONFIDENCE_LEVEL,
     target: str = "set",
     rng: np.random.Generator | None = None,
+    source_format: str | None = None,
 ) -> ScoreResult:
-    """`score` on a dataset's votes (inputs.Votes: every item's verdicts, gold on some), the pass class resolved
-    from its name (`resolve_positive`); `clusters` one id per item in the votes' item order. The result's
-    `positive` is the class as written."""
-    code = resolve_positive(votes.classes, positive)
+    """`score` on a dataset's votes (inputs.Votes: every item's verdicts, gold on some), the pass class resolved from
+    its name (`resolve_positive`; `source_format`: the reader's, Reading.source_format); `clusters` one id per item
+    in the votes' item order. The result's `positive` is the class as written."""
+    code = resolve_positive(votes.classes, positive, source_format)
     options: dict[str, Any] = {"confidence_level": confidence_level, "target": target, "rng": rng}
     # the items no judge gave a verdict on are rows with no verdict (strata.py), one per gold, each its own cluster
     none_gold = np.array([g for g, _ in votes.no_verdict], dtype=np.int32)

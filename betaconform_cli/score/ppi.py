@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..intervals import t_half_width, t_value, wilson
 
@@ -126,16 +127,24 @@ def anchored_interval(
         return t_interval(estimate, variance, dof, confidence_level, lo, hi)
     if not math.isfinite(variance) or dof < 1:
         return Interval(estimate, lo, hi)
-    q2 = t_value(confidence_level, dof) ** 2
-    b = slope * estimate * (1.0 - estimate) - max(variance, 0.0)
+    low, high = anchored_bounds(estimate, variance, slope, t_value(confidence_level, dof) ** 2)
+    return Interval(estimate, min(hi, max(lo, float(low))), max(lo, min(hi, float(high))))
+
+
+def anchored_bounds(estimate: ArrayLike, variance: ArrayLike, slope: ArrayLike, q2: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (6)'s ends, unclipped, element by element (the one solver of `anchored_interval`, and of plan's score
+    forecast at every n at once): the roots in theta0 of (estimate - theta0)^2 = q2 (variance + slope (theta0
+    (1 - theta0) - estimate (1 - estimate))), q2 the squared t quantile; where the discriminant is not positive (no
+    variance at the estimate and none gained anywhere) both ends are the estimate."""
+    e, s, q = (np.asarray(x, dtype=float) for x in (estimate, slope, q2))
+    b = s * e * (1.0 - e) - np.maximum(np.asarray(variance, dtype=float), 0.0)
     # (estimate - x)^2 = q2 (slope x (1 - x) - b):  (1 + q2 slope) x^2 - (2 estimate + q2 slope) x + estimate^2 + q2 b = 0
-    qa, qb, qc = 1.0 + q2 * slope, -(2.0 * estimate + q2 * slope), estimate * estimate + q2 * b
+    qa, qb, qc = 1.0 + q * s, -(2.0 * e + q * s), e * e + q * b
     disc = qb * qb - 4.0 * qa * qc
-    if disc <= 0:  # no variance at the estimate and none gained anywhere: the point itself
-        return Interval(estimate, min(hi, max(lo, estimate)), max(lo, min(hi, estimate)))
-    root = math.sqrt(disc)
-    low, high = (-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa)
-    return Interval(estimate, min(hi, max(lo, low)), max(lo, min(hi, high)))
+    root = np.sqrt(np.maximum(disc, 0.0))
+    low = np.where(disc > 0, (-qb - root) / (2.0 * qa), e)
+    high = np.where(disc > 0, (-qb + root) / (2.0 * qa), e)
+    return low, high
 
 
 def wilson_fpc(successes: int, n: int, confidence_level: float, population: int | None = None) -> Interval:

@@ -10,12 +10,10 @@ posterior, so a draw is a whole labeled pool, and on it:
   same target, level, minimum and patience) is replayed on that pool: the items labeled so far first, then the
   others in a random order, and the rule stops at the first r from the labels so far on (or not within the
   pool);
-- the score: the score's half-width at n labels is taken as round 3's eq. (6) of betaconform_cli.score gave it at
-  the pool's own residual variance (the gold drawn against the model's prediction), t_{n-2} sqrt((1 - n/N) max(V,
-  theta (1 - theta) - Var f) / n), and n is the fewest labels that bring it under the target. The shipped interval
-  is round 4's anchored form (ppi.anchored_interval: V at the estimate, the Bernoulli part moved to theta0), 1-12%
-  narrower in mean width than round 3's; this forecast keeps round 3's rule, which docs/PLAN.md's benchmark measured,
-  and has not been re-measured against the anchored form.
+- the score: the score's half-width at n labels is the shipped interval's (score.ppi.anchored_interval, round 4's
+  eq. 6: the residual variance V at the estimate, the Bernoulli part moved to theta0, solved by the same
+  ppi.anchored_bounds) at the pool's pass rate and residual variance (the gold drawn against the model's
+  prediction), and n is the fewest labels that bring it under the target (docs/PLAN.md measures it).
 
 The forecast is the median over the draws; its interval is the draws' equal-tailed quantiles at the confidence
 level. Each draw refits the model on a Bayesian bootstrap of the items (Gamma(counts) weights per pattern), so
@@ -105,23 +103,28 @@ def _summary(what: str, k: int | None, needed: np.ndarray, level: float) -> Fore
     return Forecast(what=what, k=k, labels=mid, low=lo, high=hi if math.isfinite(hi) else None, reached=reached)
 
 
-def _score_labels(y: np.ndarray, f: np.ndarray, target: float, level: float, labeled: int) -> float:
-    """The fewest n (at least the `labeled` so far) whose score interval is at most `target` half-wide on a pool
-    whose gold is y and prediction f, with the score's own variance (betaconform_cli.score, eq. 2 and round 3's
-    eq. 6: the residuals with 3 pseudo-items of the labels-only variance, 2 fitted parameters, the model's
-    variance at theta, the finite-population correction, t_{n-2})."""
+def _score_half_widths(y: np.ndarray, f: np.ndarray, level: float, n: np.ndarray) -> np.ndarray:
+    """The score's half-width at each n of `n` labels (n >= 3) on a pool whose gold is y and prediction f, with
+    the shipped interval (score.ppi.anchored_interval, eq. 6 since round 4: docs/SCORE.md) at the pool's pass rate:
+    eq. 2's residual variance with 3 pseudo-items of p (1 - p) and 2 fitted parameters, the finite-population
+    correction, slope fpc / n, t_{n-2}; half of its width clipped to [0, 1], as `score` reports it."""
     from scipy import stats
 
-    from ..score.ppi import PSEUDO_ITEMS
+    from ..score.ppi import PSEUDO_ITEMS, anchored_bounds
 
-    big_n = len(y)
-    theta = float(y.mean())
-    bernoulli = theta * (1 - theta)
-    n = np.arange(max(3, labeled), big_n + 1, dtype=float)
-    residual = (n * float((y - f).var()) + PSEUDO_ITEMS * bernoulli) / (n - 2 + PSEUDO_ITEMS)
-    v = np.maximum(residual, bernoulli - float(f.var()))
-    half = stats.t.ppf(0.5 + level / 2, n - 2) * np.sqrt(np.maximum(1 - n / big_n, 0.0) * v / n)
-    hit = np.flatnonzero(half <= target)
+    big_n, theta = len(y), float(y.mean())
+    fpc = np.maximum(1 - n / big_n, 0.0)
+    residual = (n * float((y - f).var()) + PSEUDO_ITEMS * theta * (1 - theta)) / (n - 2 + PSEUDO_ITEMS)
+    low, high = anchored_bounds(theta, fpc * residual / n, fpc / n, stats.t.ppf(0.5 + level / 2, n - 2) ** 2)
+    out: np.ndarray = (np.minimum(high, 1.0) - np.maximum(low, 0.0)) / 2
+    return out
+
+
+def _score_labels(y: np.ndarray, f: np.ndarray, target: float, level: float, labeled: int) -> float:
+    """The fewest n (at least the `labeled` so far) whose score interval is at most `target` half-wide on a pool
+    whose gold is y and prediction f (`_score_half_widths`)."""
+    n = np.arange(max(3, labeled), len(y) + 1, dtype=float)
+    hit = np.flatnonzero(_score_half_widths(y, f, level, n) <= target)
     return float(n[hit[0]]) if len(hit) else math.inf
 
 
