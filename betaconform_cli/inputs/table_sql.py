@@ -460,17 +460,17 @@ def _partial_gold(rows: list[tuple[Any, ...]], roles: Roles) -> bool:
     return any(len(v) > 1 for v in has.values())
 
 
-def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
+def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False, columns: dict[str, list[str]] | None = None
+                 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
     """(dataset, judges, correct, items) of a counts table, and the rows skipped (`skip`); a bad row is otherwise an
-    InputError naming it. Values are read as numbers whatever the column's type ("3", 3, 3.0)."""
+    InputError naming it. Values are read as numbers whatever the column's type ("3", 3, 3.0). `columns`: the
+    table's columns by role key (table_open.by_role_key, given by the caller: "Count" is the count column)."""
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
 
     def num(col: str) -> str:
         return values.sql_number(f"CAST({col} AS VARCHAR)")
 
-    from .table_open import by_role_key  # the columns in any case and separator, as every role's ("Count", "Judges")
-
-    named = {key: cols[0] for key, cols in by_role_key(table.names).items()}
+    named = {key: cols[0] for key, cols in (columns or {}).items()}
     judges, correct, count = (q(named[k]) if k in named else None for k in ("judges", "correct", "count"))
     j, c, n = num(judges or "judges"), num(correct or "correct"), num(count) if count else "1.0"
     ok = (f"{j} = floor({j}) AND {c} = floor({c}) AND {n} = floor({n}) AND {j} BETWEEN 1 AND {MAX_JUDGES} "

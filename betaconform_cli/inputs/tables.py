@@ -361,7 +361,7 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if roles.shape == "patterns":
             return _read_patterns(con, table, name, where, reading, keep)
         if roles.shape == "counts":
-            got, bad = counts_table(con, table, roles, opts.handling.skip_invalid)
+            got, bad = counts_table(con, table, roles, opts.handling.skip_invalid, by_role_key(table.names))
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
             return with_skips(datasets, name, skipped + bad)
         scored = roles.gold is not None and roles.correct is None
