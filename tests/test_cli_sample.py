@@ -86,6 +86,17 @@ class TestBadInput:
         res = runner.invoke(app, ["sample", str(tmp_path / "lab.jsonl"), "--pool", str(tmp_path / "pool.jsonl")])
         assert res.exit_code == 2 and "lab.jsonl:2" in res.stderr and "appears again" in res.stderr
 
+    @pytest.mark.parametrize("replay", [False, True])
+    def test_a_file_of_two_datasets_is_one_line(self, tmp_path: Path, replay: bool) -> None:
+        """A table with a dataset column holds several datasets; a live loop or a replay runs on one: exit 2 naming
+        them (it was ValueError: too many values to unpack, an internal error)."""
+        rows = ["item_id,judge,verdict,gold,dataset"] + [f"q{i},j{j},pass,pass,d{i % 2}" for i in range(6) for j in range(3)]
+        (tmp_path / "two.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        res = runner.invoke(app, ["sample", str(tmp_path / "two.csv"), *(["--replay"] if replay else [])])
+        assert res.exit_code == 2, res.output
+        assert res.stderr.strip().splitlines() == [f"error: {tmp_path / 'two.csv'}: holds 2 datasets ('d0', 'd1'); sample "
+                                                   "runs on one dataset: give a file of one"]
+
     def test_pool_without_ids(self, tmp_path: Path) -> None:
         (tmp_path / "pool.jsonl").write_text(json.dumps({"judgments": [1, 1, 0]}) + "\n")
         res = runner.invoke(app, ["sample", str(tmp_path / "pool.jsonl"), "--replay"])

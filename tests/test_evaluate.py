@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from betaconform_cli.counts import CountTable
-from betaconform_cli.errors import UsageError
+from betaconform_cli.errors import ParameterError, UsageError
 from betaconform_cli.evaluate import ESTIMATORS, EvaluateSettings, evaluate
 from betaconform_cli.evaluate.settings import run_rng
 from betaconform_cli.fit import analyse
@@ -395,3 +395,11 @@ class TestTransfer:
         assert np.isfinite(cell.draws.estimates[:, 1:3]).all()
         doc = json.loads(to_json(ev))
         assert doc["mode"] == "transfer" and "transfer" in doc and "no transfer" in to_markdown(ev)
+
+
+def test_too_small_names_each_dataset_once() -> None:
+    """Every dataset smaller than every r: the message names each dataset once with its items (it named the first
+    dataset once per r and left the others out)."""
+    small = CountTable.from_histogram([0, 1, 1])
+    with pytest.raises(ParameterError, match=r"nothing to evaluate: a \(2 items\); b \(2 items\)$"):
+        evaluate([("a", small), ("b", small)], EvaluateSettings(sizes=(5, 6), runs=2, ks=(1,), n_draws=200), 0)

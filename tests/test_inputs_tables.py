@@ -200,3 +200,13 @@ def test_connections_share_the_database_not_what_a_read_leaves() -> None:
     assert two.execute("SELECT 41 + 1").fetchone() == (42,)
     two.close()
     assert connect().execute("SELECT 1").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("header", ["Judges,Correct,Count", "judges,correct,Count", "judges,correct,count"])
+def test_a_counts_tables_columns_in_any_case(tmp_path: Path, header: str) -> None:
+    """A counts table's columns in any case, as every role's: "Count" was left unread (each row one item, silently:
+    3 items here, not 17) and "Judges" refused as missing."""
+    path = tmp_path / "counts.csv"
+    path.write_text(f"{header}\n3,2,5\n3,3,10\n3,1,2\n", encoding="utf-8")
+    (ds,) = read_inputs([str(path)])
+    np.testing.assert_array_equal(ds.table.counts[3], [0, 2, 5, 10])

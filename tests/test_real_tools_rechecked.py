@@ -46,6 +46,21 @@ class TestPromptfooRepeatAndPrompts:
         want = [[float(plan.verdict(plan.judge_by_key(k), i[:3]) == gold[i[:3]]) for k in ("strict", "plain")] for i in items]
         np.testing.assert_array_equal(ds.judgment_matrix(), np.array(want))
 
+    def test_tests_sharing_a_description_stay_apart(self, tmp_path: Path) -> None:
+        """Different tests (vars apart) given one description are different items, each named by its testIdx too:
+        before, the second was "the same item given again" (an error whose remedy, --duplicates, dropped tests)."""
+        import json
+
+        doc = json.loads((FIXTURES / "promptfoo" / "results.json").read_text(encoding="utf-8"))
+        for r in doc["results"]["results"]:
+            r["testCase"]["description"] = "factuality"
+        (tmp_path / "same.json").write_text(json.dumps(doc), encoding="utf-8")
+        opts = InputOptions(record=RecordFields(label_field="vars.gold"))
+        ds = read_dataset(tmp_path / "same.json", opts, Keep.JUDGMENTS)
+        want = read_dataset(FIXTURES / "promptfoo" / "results.json", opts, Keep.JUDGMENTS)
+        assert [it.id for it in ds.items or ()][:2] == ["factuality (test 0)", "factuality (test 1)"]
+        np.testing.assert_array_equal(ds.judgment_matrix(), want.judgment_matrix())
+
     def test_grader_from_options_provider_is_named(self) -> None:
         """An llm-rubric graded by defaultTest.options.provider or by `eval --grader` (no provider of its own): before,
         "assertion 0"."""

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from betaconform_cli.errors import InputError
-from betaconform_cli.inputs import InputOptions, read_inputs, table_patterns
+from betaconform_cli.inputs import InputOptions, Keep, read_inputs, table_patterns
 
 
 def _two_pass(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,6 +194,33 @@ def test_texts_the_first_rows_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert passes == ([2] if late == "sorted by judge" else [2, None])  # a text the first rows missed: again
     _two_pass(monkeypatch)
     _same(one, read_inputs([str(path)]))
+
+
+def test_a_gold_class_of_one_dataset_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dataset column whose datasets' gold use different classes (C in d0 only): each dataset's Votes are laid out
+    over its own classes, as the two passes lay them out (the one pass raised ValueError: 'C' is not in list)."""
+    path = tmp_path / "long.csv"
+    rows = ["item_id,judge,verdict,gold,dataset", "a,j0,C,C,d0", "a,j1,A,C,d0", "b,j0,A,A,d0", "b,j1,A,A,d0",
+            "c,j0,B,B,d1", "c,j1,A,B,d1", "d,j0,A,A,d1", "d,j1,A,A,d1"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    one = read_inputs([str(path)])
+    assert [d.votes.classes for d in one if d.votes is not None] == [("A", "C"), ("A", "B")]
+    _two_pass(monkeypatch)
+    _same(one, read_inputs([str(path)]))
+
+
+def test_a_judge_without_any_verdict_reads_alike_for_every_command(tmp_path: Path) -> None:
+    """A long table's judge whose only verdicts are missing (NA) judged no item: the row-by-row read that judges,
+    sample and score --compare use (Keep.ITEMS) gives fit's histogram and Votes, where it refused the table ("column
+    'c': judge 'c' gave no verdict on any item") that fit read."""
+    path = tmp_path / "long.csv"
+    rows = ["item_id,judge,verdict,gold", "a,j0,A,A", "a,j1,B,A", "a,c,NA,A", "b,j0,B,B", "b,j1,B,B", "b,c,,B"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (counts,), (items,) = read_inputs([str(path)]), read_inputs([str(path)], keep=Keep.ITEMS)
+    np.testing.assert_array_equal(counts.table.counts, items.table.counts)
+    assert counts.votes is not None and items.votes is not None
+    assert counts.votes.judges == items.votes.judges == ("j0", "j1")
+    np.testing.assert_array_equal(counts.votes.patterns, items.votes.patterns)
 
 
 def test_parquet_dictionary_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

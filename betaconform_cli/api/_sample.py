@@ -22,6 +22,17 @@ def _listed(source: Any) -> Any:
     return [str(source)] if isinstance(source, (str, Path)) else source
 
 
+def _one_dataset(source: Any, opts: InputOptions) -> Dataset:
+    """The one dataset a live loop or a replay runs on: a file of several (a dataset column, --by) is an InputError
+    naming them, as a pool of several is (it was a ValueError, an internal error)."""
+    found = read_inputs(_listed(source), opts, Keep.ITEMS)
+    if len(found) != 1:
+        names = ", ".join(repr(d.name) for d in found[:4]) + (", ..." if len(found) > 4 else "")
+        raise InputError(found[0].source, f"holds {len(found)} datasets ({names}); sample runs on one dataset: give a "
+                                          "file of one")
+    return found[0]
+
+
 def one_per_cluster(ds: Dataset, items: list[Any]) -> list[Any]:
     """The items a stopping rule counts: every item, or where the items are clustered (an inspect-ai log's epochs)
     the first item of each cluster, so that the rule's sequential statistic sees independent items (docs/FORMATS.md,
@@ -51,7 +62,7 @@ def sample_replay(
 
     check_seed(seed)
     check("runs", runs)
-    (ds,) = read_inputs(_listed(pool), opts, Keep.ITEMS)
+    ds = _one_dataset(pool, opts)
     items = tuple(one_per_cluster(ds, list(ds.items or ())))
     check_ids(items, ds.source, need_ids=True, id_field=opts.record.id_field)
     items = tuple(sorted(items, key=lambda it: it.id or ""))  # by id: the same pool in any line order replays alike
@@ -106,7 +117,7 @@ def sample_live(
     if pool is not None and labeled == "-" and pool == "-":
         raise ParameterError("pool", f"{P0} and the labeled items cannot both be '-': standard input can be read only once")
     fit_rng, decide_rng, next_rng = generators(seed, 3)  # the fit draws as `fit` does: its table is fit's
-    (ds,) = read_inputs(_listed(labeled), opts, Keep.ITEMS)
+    ds = _one_dataset(labeled, opts)
     items = list(ds.items or ())
     check_ids(items, ds.source, need_ids=pool is not None, id_field=opts.record.id_field)
     pool_ds, pool_items = _read_live_pool(pool, opts, rule, labeled) if pool is not None else (None, None)

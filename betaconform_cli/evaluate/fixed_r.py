@@ -162,7 +162,7 @@ def evaluate(
             skipped.extend(s)
     if not cells:
         sizes = ", ".join(map(str, settings.sizes))
-        small = "; ".join(f"{s.dataset} ({s.items} items)" for s in skipped[: len(datasets)])
+        small = "; ".join(f"{d} ({n} items)" for d, n in dict.fromkeys((s.dataset, s.items) for s in skipped))  # once each
         raise ParameterError("sizes", f"{sizes}: every dataset has fewer than r + 1 items, nothing to evaluate: {small}")
     return Evaluation(settings=settings, seed=seed, cells=tuple(cells), skipped=tuple(skipped))
 

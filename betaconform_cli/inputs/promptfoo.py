@@ -273,20 +273,26 @@ def _prompt(result: dict[str, Any]) -> str:
 
 def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None], tuple[str, ...]]:
     """(each result's item id, its cluster, a note). An item is a test case (its description, else `test testIdx` of
-    its first result) for one prompt and one provider: `[provider]` and `[prompt]` are added where the file holds
+    its first result; a description that several different tests share gets ` (test testIdx)`) for one prompt and one
+    provider: `[provider]` and `[prompt]` are added where the file holds
     several. `--repeat N` writes a test N times under new testIdx values with the same test case (description, vars,
     assertions, options): those results are N items `#1`..`#N` of one cluster (correlated, as an inspect-ai sample's
     epochs), never one item given twice."""
     several_providers = len({_provider(r) for r in results}) > 1
     several_prompts = len({r.get("promptIdx") for r in results}) > 1
-    first: dict[tuple[str, bytes], str] = {}
-    bases, keys = [], []
+    first: dict[tuple[str, bytes], tuple[str, Any]] = {}
+    keys = []
     for n, r in enumerate(results):
         case = r.get("testCase") or {}
         suffix = (f" [{_provider(r)}]" if several_providers else "") + (f" [{_prompt(r)}]" if several_prompts else "")
         key = (suffix, orjson.dumps(case, option=orjson.OPT_SORT_KEYS, default=str))  # repeats share their test case
         keys.append(key)
-        bases.append(first.setdefault(key, str(case.get("description") or f"test {r.get('testIdx', n)}") + suffix))
+        first.setdefault(key, (str(case.get("description") or f"test {r.get('testIdx', n)}"), r.get("testIdx", n)))
+    # two different tests of one description (vars apart) are two items: each then named by its testIdx as well
+    named = Counter(text + suffix for (suffix, _), (text, _) in first.items())
+    base_of = {key: text + (f" (test {idx})" if named[text + key[0]] > 1 else "") + key[0]
+               for key, (text, idx) in first.items()}
+    bases = [base_of[key] for key in keys]
     per_key = Counter(keys)
     if all(v == 1 for v in per_key.values()):
         return bases, [None] * len(results), ()

@@ -76,6 +76,8 @@ def check_cells(con: Any, table: Table, columns: Sequence[str], path: Path, kind
 def _no_nul(con: Any, table: Table, cols: list[str], path: Path) -> None:
     """A NUL byte in a text table's cell is binary data or a damaged file (not a verdict that matches no gold class):
     an InputError naming the file and the line of its first NUL byte (a folder: its first file that holds one)."""
+    if path.is_file() and not path.name.lower().endswith(".gz") and _first_nul(path) is None:
+        return  # no NUL byte in the file: its bytes are scanned ~7x faster than its cells (0.04 s, not 0.3 s, at 5M rows)
     nul = " OR ".join(f"contains(CAST({q(c)} AS VARCHAR), chr(0))" for c in cols)
     if not first_row(con, f"SELECT 1 FROM {table.sql} WHERE {nul}"):
         return

@@ -222,7 +222,8 @@ def _votes(codes: np.ndarray, gc: np.ndarray, counts: np.ndarray, classes: list[
     seen |= {g for g, n in unjudged.items() if g is not None and n}
     ordered = sorted(seen, key=class_order)
     remap = np.array([-1] + [ordered.index(c) if c in seen else -1 for c in classes], dtype=np.int64)
-    gremap = np.array([-1 if g is None else ordered.index(g) for g in gold_class], dtype=np.int64)
+    # gold_class spans every dataset of the table: a class only another dataset's gold uses is never indexed here
+    gremap = np.array([-1 if g is None or g not in seen else ordered.index(g) for g in gold_class], dtype=np.int64)
     unique, inverse = _unique_rows(np.column_stack([remap[codes], gremap[gc]]), len(ordered))
     merged = np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
     judges = tuple(j for j, u in zip(names, used.tolist()) if u)

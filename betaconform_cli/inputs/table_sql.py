@@ -460,20 +460,24 @@ def _partial_gold(rows: list[tuple[Any, ...]], roles: Roles) -> bool:
     return any(len(v) > 1 for v in has.values())
 
 
-def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
+def counts_table(con: Any, table: Table, roles: Roles, skip: bool = False, columns: dict[str, list[str]] | None = None
+                 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, str, int]]]:
     """(dataset, judges, correct, items) of a counts table, and the rows skipped (`skip`); a bad row is otherwise an
-    InputError naming it. Values are read as numbers whatever the column's type ("3", 3, 3.0)."""
+    InputError naming it. Values are read as numbers whatever the column's type ("3", 3, 3.0). `columns`: the
+    table's columns by role key (table_open.by_role_key, given by the caller: "Count" is the count column)."""
     ds = f"CAST({q(roles.dataset)} AS VARCHAR)" if roles.dataset else "NULL"
 
     def num(col: str) -> str:
         return values.sql_number(f"CAST({col} AS VARCHAR)")
 
-    j, c, n = num("judges"), num("correct"), num(q("count")) if "count" in table.names else "1.0"
+    named = {key: cols[0] for key, cols in (columns or {}).items()}
+    judges, correct, count = (q(named[k]) if k in named else None for k in ("judges", "correct", "count"))
+    j, c, n = num(judges or "judges"), num(correct or "correct"), num(count) if count else "1.0"
     ok = (f"{j} = floor({j}) AND {c} = floor({c}) AND {n} = floor({n}) AND {j} BETWEEN 1 AND {MAX_JUDGES} "
           f"AND {c} BETWEEN 0 AND {j} AND {n} BETWEEN 0 AND {2.0 ** 53}")
     cells = (f"SELECT {ds} AS ds, CAST({j} AS BIGINT) AS j, CAST({c} AS BIGINT) AS c, CAST({n} AS BIGINT) AS n, __row, "
              f"coalesce({ok}, false) AS ok FROM {table.numbered}")
-    shown = f"CAST(judges AS VARCHAR), CAST(correct AS VARCHAR), {'CAST(' + q('count') + ' AS VARCHAR)' if 'count' in table.names else '1'}"
+    shown = f"CAST({judges} AS VARCHAR), CAST({correct} AS VARCHAR), {f'CAST({count} AS VARCHAR)' if count else '1'}"
     try:
         skipped: list[tuple[Any, str, int]] = []
         if skip:

@@ -75,7 +75,11 @@ def index_columns(con: Any, table: Table) -> tuple[str, ...]:
         if not named and role_key(name) in roles:
             continue
         text = f"trim(CAST({q(name)} AS VARCHAR))"
-        got = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR)) FROM {table.numbered}").fetchone()
+        match = f"count(*) FILTER (WHERE {text} = CAST(__row - 1 AS VARCHAR))"
+        head = con.execute(f"SELECT count(*), {match} FROM (SELECT * FROM {table.numbered} LIMIT {INDEX_MIN_ROWS})").fetchone()
+        if not head or head[0] != head[1]:  # the first rows tell most columns apart: no scan of a big table for them
+            continue
+        got = con.execute(f"SELECT count(*), {match} FROM {table.numbered}").fetchone()
         if got and got[0] and got[0] == got[1] and (named or got[0] >= INDEX_MIN_ROWS):
             out.append(name)
     return tuple(out)
@@ -111,7 +115,7 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
         return Roles("patterns")
     if shape == "counts":
         for col in ("judges", "correct"):
-            if col not in table.names:
+            if col not in names:  # in any case and separator (table_sql.counts_table finds them so)
                 raise InputError(table.where, f"a counts table needs columns 'judges' and 'correct' (and optionally 'count'); "
                                               f"columns: {quote_all(table.names)}")
         return Roles("counts", dataset=dataset)
@@ -357,7 +361,7 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
         if roles.shape == "patterns":
             return _read_patterns(con, table, name, where, reading, keep)
         if roles.shape == "counts":
-            got, bad = counts_table(con, table, roles, opts.handling.skip_invalid)
+            got, bad = counts_table(con, table, roles, opts.handling.skip_invalid, by_role_key(table.names))
             datasets = from_histograms([(ds, j, c, n, 0) for ds, j, c, n in got], name, where, reading, keep)
             return with_skips(datasets, name, skipped + bad)
         scored = roles.gold is not None and roles.correct is None
@@ -372,8 +376,8 @@ def _read_roles(path: Path, kind: str, opts: InputOptions, keep: Keep, name: str
             got, bad = marks(con, table, roles, opts)
             rows = (Mark(item, judge, mark, rn, ds, text, scored and gold is None, verdict=vt, cluster=cl)
                     for ds, item, judge, mark, gold, text, rn, vt, cl in got)
-            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,
-                                             empty_judge="column"), name, skipped + bad)
+            datasets = with_skips(from_marks(rows, name, where, reading, keep, "row", roles.judge_cols or None,  # empty: wide only
+                                             empty_judge="column" if roles.shape == "wide" else None), name, skipped + bad)
         if not with_votes:
             return datasets
         found = vote_patterns(con, table, roles, opts, per_item=keep is not Keep.COUNTS)

@@ -155,8 +155,8 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
 
 def written_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[tuple[str, str]]:
     """(verdict class, gold class) for each verdict class that is no gold class and never agrees with one, although
-    it means one: the same letters in another case or with punctuation ("PASS", "Pass." against "pass"; "(A)"
-    against "A"), or the same pass/fail written in other words of TRUE / FALSE ("yes" against "pass", "1" against
+    it means one: the same text in another case or wrapped (brackets, quotes, a full stop: "PASS", "Pass." against
+    "pass"; "(A)" against "A"; not "A-" against "A", nor "A=B" against "A>B"), or the same pass/fail written in other words of TRUE / FALSE ("yes" against "pass", "1" against
     "true"). Such a verdict would count as wrong on every item; a class of its own (a third answer, "maybe") is not
     one of these. Called with the two lists swapped: the gold classes written apart from the verdicts'."""
     out = []
@@ -182,7 +182,7 @@ def scores_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[str]:
 
 def _means(a: str, b: str) -> bool:
     """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
-    not "1"), text by its letters and digits ("PASS." is "pass") or as marks ("Yes!" is "pass")."""
+    not "1"), text without what wraps it ("PASS." is "pass"; "A-" is not "A") or as marks ("Yes!" is "pass")."""
     if number(a) is not None or number(b) is not None:
         ma = _word_mark(a)
         return ma is not None and ma == _word_mark(b)
@@ -199,9 +199,13 @@ def _word_mark(text: str) -> int | None:
     return None if len(text.strip()) == 1 and not text.strip().isdigit() else _mark_or_none(text)
 
 
+WRAPPING = " \t\r\n()[]{}\"'`*.,:;!?"  # what an LLM writes around a class: spaces, brackets, quotes, emphasis, a full stop
+
+
 def _letters(text: str) -> str:
-    """A class's letters and digits in lower case: "PASS." and " (a)" as "pass" and "a", as an LLM writes them."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """A class in lower case without what wraps it: "PASS." and " (a)" as "pass" and "a", as an LLM writes them. What
+    is inside stays, and a sign at its end: "A-" is not "A" (a grade), "A=B" not "A>B" (a tie against a preference)."""
+    return text.casefold().strip(WRAPPING)
 
 
 def quote_judges(names: Sequence[str], most: int = 4) -> str:
