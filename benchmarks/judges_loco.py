@@ -43,6 +43,7 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,16 +233,21 @@ def _bayes(out: dict[tuple[str, int], Record], k: int, fitted: tuple[Any, ...], 
                              float(len(fin) / len(a)), 0.0)
 
 
-def _job(args: tuple[Data, int, int, int]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
-    d, size, draws, seed = args
+Evaluate = Callable[[Data, int, int, int], dict[tuple[str, int], Record]]  # (data, r, draw, seed) -> rows
+
+
+def _job(args: tuple[Evaluate, Data, int, int, int]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
+    evaluate_draw, d, size, draws, seed = args
     t0 = time.time()
-    out = [evaluate(d, size, run, seed) for run in range(draws)]
+    out = [evaluate_draw(d, size, run, seed) for run in range(draws)]
     print(f"# {d.name} r={size}: {draws} draws in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     return (d.name, size), out
 
 
-def run(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: int) -> dict[tuple[str, int], list[Any]]:
-    jobs = [(d, r, draws, seed) for d in data for r in rs if len(d.judgments) >= r + 1]
+def run(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: int,
+        evaluate_draw: Evaluate = evaluate) -> dict[tuple[str, int], list[Any]]:
+    """Every (dataset, r) job's draws, by `evaluate_draw` (this protocol's, or another round's on the same draws)."""
+    jobs = [(evaluate_draw, d, r, draws, seed) for d in data for r in rs if len(d.judgments) >= r + 1]
     if procs <= 1:
         return dict(_job(j) for j in jobs)
     with mp.get_context("fork").Pool(procs) as pool:
@@ -408,8 +414,13 @@ def simulated(count: int, seed: int) -> list[Data]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+Report = Callable[[list[Data], tuple[int, ...], int, int, int], str]  # (data, rs, draws, seed, procs) -> text
+
+
+def main(report_fn: Report = report, doc: str | None = __doc__, protocol: str = "the LOCO protocol") -> int:
+    """The command line of this protocol, and of another round's on the same data and draws (its report, docstring
+    and name)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--draws", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
@@ -420,13 +431,13 @@ def main() -> int:
                     help="also this many datasets of each stated-model simulation, reported apart (unseen-like)")
     a = ap.parse_args()
     if not a.data.is_dir() and not a.simulated:
-        print(f"no data folder at {a.data}: skipping the LOCO protocol")
+        print(f"no data folder at {a.data}: skipping {protocol}")
         return 0
     files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
         if a.data.is_dir() else []
     data = [d for d in (load(p, a.data) for p in files) if a.only in d.name] + simulated(a.simulated, a.seed)
     t0 = time.time()
-    print(report(data, tuple(int(x) for x in a.rs.split(",")), a.draws, a.seed, a.procs))
+    print(report_fn(data, tuple(int(x) for x in a.rs.split(",")), a.draws, a.seed, a.procs))
     print(f"\n({time.time() - t0:.0f} s)")
     return 0
 

@@ -18,11 +18,8 @@ Exits 0 with a message when the data folder is absent.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +41,12 @@ from judges_loco import (  # noqa: E402
     _rec,
     cells,
     choose,
-    simulated,
+    run,
     summarise,
     table,
     worst,
 )
+from judges_loco import main as loco_main  # noqa: E402
 from judges_ppi import (  # noqa: E402
     Estimates,
     cross_fit,
@@ -58,9 +56,9 @@ from judges_ppi import (  # noqa: E402
     ppi,
     residuals_with,
     unexplained,
-)  # noqa: E402
+)
 from judges_rectified import pick_order  # noqa: E402
-from unlabeled import Data, draw, load  # noqa: E402
+from unlabeled import Data, draw  # noqa: E402
 
 from betaconform_cli.judges import rescore, sample_posterior  # noqa: E402
 from betaconform_cli.judges.every import Every  # noqa: E402
@@ -161,22 +159,6 @@ def evaluate(d: Data, size: int, run: int, seed: int) -> dict[tuple[str, int], R
     return out
 
 
-def _job(args: tuple[Data, int, int, int]) -> tuple[tuple[str, int], list[dict[tuple[str, int], Record]]]:
-    d, size, draws, seed = args
-    t0 = time.time()
-    out = [evaluate(d, size, run, seed) for run in range(draws)]
-    print(f"# {d.name} r={size}: {draws} draws in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    return (d.name, size), out
-
-
-def run(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: int) -> dict[tuple[str, int], list[Any]]:
-    jobs = [(d, r, draws, seed) for d in data for r in rs if len(d.judgments) >= r + 1]
-    if procs <= 1:
-        return dict(_job(j) for j in jobs)
-    with mp.get_context("fork").Pool(procs) as pool:
-        return dict(pool.imap_unordered(_job, jobs))
-
-
 def _diagnostics(s: Any, every: list[str], rs: tuple[int, ...]) -> list[str]:
     lines = []
     for c in every:
@@ -192,7 +174,7 @@ def _diagnostics(s: Any, every: list[str], rs: tuple[int, ...]) -> list[str]:
 
 
 def report(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: int) -> str:
-    res = run(data, rs, draws, seed, procs)
+    res = run(data, rs, draws, seed, procs, evaluate)
     s = summarise(res, data, rs)
     every = sorted({d.collection for d in data})
     colls = [c for c in every if c not in SIMULATED]
@@ -222,26 +204,7 @@ def report(data: list[Data], rs: tuple[int, ...], draws: int, seed: int, procs: 
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
-    ap.add_argument("--draws", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--procs", type=int, default=2)
-    ap.add_argument("--rs", default="30", help="labeled items per draw, comma-separated")
-    ap.add_argument("--only", default="", help="dataset names containing this (a quick look)")
-    ap.add_argument("--simulated", type=int, default=0,
-                    help="also this many datasets of each stated-model simulation, reported apart (unseen-like)")
-    a = ap.parse_args()
-    if not a.data.is_dir() and not a.simulated:
-        print(f"no data folder at {a.data}: skipping the round-4 protocol")
-        return 0
-    files = sorted(p for p in a.data.rglob("*") if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))) \
-        if a.data.is_dir() else []
-    data = [d for d in (load(p, a.data) for p in files) if a.only in d.name] + simulated(a.simulated, a.seed)
-    t0 = time.time()
-    print(report(data, tuple(int(x) for x in a.rs.split(",")), a.draws, a.seed, a.procs))
-    print(f"\n({time.time() - t0:.0f} s)")
-    return 0
+    return loco_main(report, __doc__, "the round-4 protocol")
 
 
 if __name__ == "__main__":
