@@ -26,9 +26,10 @@ class Stub(LM):
     def loglikelihood_rolling(self, requests, disable_tqdm=False): raise NotImplementedError
 if __name__ == "__main__":
     out = Path(sys.argv[1]).resolve()
+    extra = sys.argv[2:]  # e.g. --predict_only: the samples without metrics
     with open("docs.jsonl", "w") as fh:
         for q, a, l in DOCS: fh.write(json.dumps({"question": q, "answer": a, "label": l}) + "\n")
     from lm_eval.__main__ import cli_evaluate
     sys.argv = ["lm_eval", "run", "--model", "stub_judge", "--model_args", "pretrained=stub-judge", "--tasks", "judge_mc,judge_gen",
-                "--include_path", os.getcwd(), "--log_samples", "--output_path", str(out), "--seed", "0"]
+                "--include_path", os.getcwd(), "--log_samples", "--output_path", str(out), "--seed", "0", *extra]
     cli_evaluate()
