@@ -60,10 +60,8 @@ def _known(given: dict[str, Any], command: str) -> None:
     import difflib
     import inspect
 
-    from ..inputs.options import GROUP_OF
-
-    readers = {"source_format", "labels", *GROUP_OF}
-    unknown = sorted(set(given) - readers)
+    readers = _reader_options()
+    unknown = sorted(set(given) - set(readers))
     if not unknown:
         return
     own = [n for n in inspect.signature(globals()[command]).parameters if n != "source"] if command in globals() else []
@@ -290,12 +288,17 @@ def plan(
                     _real(confidence_level), draws, _seed(seed), None if label_cost is None else _real(label_cost), positive)
 
 
-def _input_doc() -> str:
-    """The input options every reading function takes through `**input_opts`, listed from the one table of them
-    (inputs/options.py), for help(betaconform_cli.fit) and a notebook's `fit?`."""
+def _reader_options() -> tuple[str, ...]:
+    """The input options every reading function takes through `**input_opts`: the one table of them
+    (inputs/options.py), with the format and the gold file."""
     from ..inputs.options import GROUP_OF
 
-    names = ", ".join(["source_format", "labels", *GROUP_OF])
+    return ("source_format", "labels", *GROUP_OF)
+
+
+def _input_doc() -> str:
+    """The input options, listed for help(betaconform_cli.fit) and a notebook's `fit?`."""
+    names = ", ".join(_reader_options())
     return (f"\n\n    Input options (the CLI's, by their Python names; docs/API.md): {names}. An unknown name is a "
             "TypeError naming the nearest ones.")
 
