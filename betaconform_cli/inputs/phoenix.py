@@ -4,7 +4,8 @@ Lines of SpanAnnotation records, or the client's annotations data frame (`get_sp
 `annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`) written
 as JSON Lines or Parquet.
 
-The item is the span (`span_id`; a trace annotation's `trace_id`); an annotation's `name` is one question.
+The item is the span (`span_id`; a trace annotation's `trace_id`, a session annotation's `session_id`: the REST
+API's `/trace_annotations` and `/session_annotations`); an annotation's `name` is one question.
 `annotator_kind` LLM is a judge's verdict (the judge: `identifier` when set, else `metadata.judge` or
 `metadata.model`, else "LLM"); HUMAN is a human's label, the gold; CODE is left out and counted. The value is
 `result.label`, else `result.score`.
@@ -23,6 +24,7 @@ from .options import InputOptions, Keep
 from .values import is_missing
 
 JUDGE_KEYS = ("identifier", "metadata.judge", "metadata.model")
+ITEM_KEYS = ("span_id", "trace_id", "session_id")  # a span's, a trace's, a session's annotation
 
 
 
@@ -38,11 +40,12 @@ def _value(a: dict[str, Any]) -> tuple[Any, str]:
     return (label, prefix + "label") if not is_missing(label) else (score, prefix + "score")
 
 
-def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | None:
-    item, name = first_text(a, "span_id", "trace_id"), first_text(a, "name", "annotation_name")
+def _note(n: int, a: dict[str, Any], where: str, left: Counter[str], keys: Counter[str]) -> Note | None:
+    item, name = first_text(a, *ITEM_KEYS), first_text(a, "name", "annotation_name")
     if item is None or name is None:
         raise InputError(where, "an annotation without a span or a name", line=n, field="span_id" if item is None else "name",
                          unit="record")
+    keys[next(k for k in ITEM_KEYS if first_text(a, k) is not None)] += 1
     kind = str(a.get("annotator_kind"))
     if kind not in ("LLM", "HUMAN"):
         left[f"{kind} annotation(s)"] += 1
@@ -54,8 +57,10 @@ def _note(n: int, a: dict[str, Any], where: str, left: Counter[str]) -> Note | N
 def read_phoenix(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
     """The phoenix format's reader (formats.py)."""
     left: Counter[str] = Counter()
-    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left))
-    reading = Reading("phoenix", (("item", "span_id"), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
+    keys: Counter[str] = Counter()
+    notes, skipped = read_notes(src, opts, lambda n, rec: _note(n, rec, src.where, left, keys))
+    item = "/".join(k for k in ITEM_KEYS if k in keys) or "span_id"
+    reading = Reading("phoenix", (("item", item), ("question", "name"), ("judges", "annotator_kind LLM: identifier"),
                                   ("gold", "annotator_kind HUMAN")), unit="record")
     return datasets(notes, src, opts, keep, reading, left, "give each judge's annotations their own identifier "
                                                            "(docs/FORMATS.md#phoenix)", skipped=skipped)

@@ -1,0 +1,57 @@
+"""Readers checked on files the real tools wrote, round 3 (docs/FORMATS.md "Checked again, round 3"): a real Phoenix
+server's exports, MLflow 3.18, Ragas multi-turn, lm-eval groups, promptfoo max-score. One small fixture and one cheap
+test per reader bug found; the truth comes from each fixture's plan, never from the tool's file."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from betaconform_cli.inputs import InputOptions, Keep, read_inputs
+
+from .conftest import invoke
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"round3_{path.parent.name}_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _classes(path: Path, opts: InputOptions = InputOptions()) -> dict[str, dict[str, dict[str, str]]]:
+    """{dataset: {item: {judge or "GOLD": class}}}: what the reader made of every item, labeled or not."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for ds in read_inputs([path], opts, Keep.ITEMS, need_labels=False):
+        v = ds.votes
+        assert v is not None and v.ids is not None and v.item_pattern is not None
+        for item, p in zip(v.ids, v.item_pattern, strict=True):
+            row = {j: v.classes[c] for j, c in zip(v.judges, v.patterns[p], strict=True) if c >= 0}
+            out.setdefault(ds.name, {})[item] = row | ({"GOLD": v.classes[v.gold[p]]} if v.gold[p] >= 0 else {})
+    return out
+
+
+class TestPhoenixServer:
+    """A real Phoenix server's REST exports of trace and session annotations (tests/fixtures/phoenix_server/make.sh):
+    before, a trace annotation (`trace_id`, `source` API) was claimed by the Langfuse reader ("judge 'API' gives item
+    ... a second verdict") and session annotations (`session_id`) were no known format."""
+
+    @pytest.mark.parametrize(("kind", "field"), [("trace", "trace_id"), ("session", "session_id")])
+    def test_trace_and_session_annotations(self, runner, kind: str, field: str) -> None:
+        here = FIXTURES / "phoenix_server"
+        plan = _module(here / "plan.py")
+        ids = json.loads((here / "ids.json").read_text(encoding="utf-8"))[kind]
+        assert _classes(here / f"{kind}_annotations_rest.json") == plan.expected(ids)
+        res = invoke(runner, "doctor", here / f"{kind}_annotations_rest.json", "-f", "json")
+        doc = json.loads(res.stdout.splitlines()[0])
+        assert res.exit_code == 0 and (doc["format"], doc["roles"]["item"]) == ("phoenix", field)
+        assert doc["notes"] == ["left out: 8 CODE annotation(s)"]
