@@ -55,3 +55,11 @@ class TestPhoenixServer:
         doc = json.loads(res.stdout.splitlines()[0])
         assert res.exit_code == 0 and (doc["format"], doc["roles"]["item"]) == ("phoenix", field)
         assert doc["notes"] == ["left out: 8 CODE annotation(s)"]
+
+    def test_a_question_without_gold_is_named(self) -> None:
+        """The file's "relevance" question has no human label: the error names it (before: only the file, whose other
+        question, "correct", has 7 labeled items)."""
+        from betaconform_cli.errors import InputError
+
+        with pytest.raises(InputError, match="dataset 'relevance' \\(one of 2 it holds\\): no labeled items: 8 items"):
+            read_inputs([FIXTURES / "phoenix_server" / "trace_annotations_rest.json"])

@@ -136,6 +136,8 @@ def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabu
             problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
+        if problem is not None and ds.slicing is None and (n := sum(d.source == ds.source for d in datasets)) > 1:
+            problem = f"dataset {ds.name!r} (one of {n} it holds): {problem}"  # which question of a trace store's file
         if problem is None:
             out.append(ds)
         elif failed is None:
