@@ -334,10 +334,10 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",))),
            "betaconform_cli.inputs.lm_eval:results_beside_samples"),
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),), None))),
-    # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields
+    # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields (a multi-turn
+    # sample's by its conversation)
     InputFormat("ragas", "betaconform_cli.inputs.ragas:read_ragas",
-                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), record_has("user_input response", "user_input retrieved_contexts",
-                                                                         "user_input reference"))),
+                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), "betaconform_cli.inputs.ragas:sample_record")),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
     *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}",
                   claims=dict.fromkeys(kinds, keys if callable(keys) else record_has(*keys)))

@@ -63,3 +63,14 @@ class TestPhoenixServer:
 
         with pytest.raises(InputError, match="dataset 'relevance' \\(one of 2 it holds\\): no labeled items: 8 items"):
             read_inputs([FIXTURES / "phoenix_server" / "trace_annotations_rest.json"])
+
+
+@pytest.mark.parametrize("name", ["results.csv", "results.jsonl", "results.parquet"])
+def test_ragas_multi_turn_without_reference(name: str) -> None:
+    """Ragas' MultiTurnSample conversations judged by AspectCritic (tests/fixtures/ragas_multiturn/make.sh), none with
+    a reference: before, a file whose first record held only `user_input` and metrics was no known format (JSON
+    Lines: "no judgments"; CSV: the conversation taken for a judge; Parquet: "holds STRUCT values")."""
+    plan = _module(FIXTURES / "ragas_multiturn" / "plan.py")
+    want = {str(i - 1): {f"correct_{j}": str(v) for j in plan.JUDGES if (v := plan.verdict(j, i)) is not None}
+            | ({"GOLD": str(h)} if (h := plan.human(i)) is not None else {}) for i in plan.ITEMS}
+    assert _classes(FIXTURES / "ragas_multiturn" / name) == {"results": want}
