@@ -74,3 +74,22 @@ def test_ragas_multi_turn_without_reference(name: str) -> None:
     want = {str(i - 1): {f"correct_{j}": str(v) for j in plan.JUDGES if (v := plan.verdict(j, i)) is not None}
             | ({"GOLD": str(h)} if (h := plan.human(i)) is not None else {}) for i in plan.ITEMS}
     assert _classes(FIXTURES / "ragas_multiturn" / name) == {"results": want}
+
+
+def test_promptfoo_comparison_assertions_are_no_judges() -> None:
+    """max-score and select-best over two providers (tests/fixtures/promptfoo/make_repeat.sh, max_score.yaml): each
+    passes the output it ranks best (max-score by the other assertions' scores, with no grader) and fails the other,
+    whether right or wrong. Before, both were judges ("assertion 3", "file://select_judge.py"); now left out, noted."""
+    from betaconform_cli.inputs import read_dataset
+    from betaconform_cli.inputs.options import RecordFields
+
+    plan = _module(FIXTURES / "promptfoo" / "plan.py")
+    ds = read_dataset(FIXTURES / "promptfoo" / "max_score.jsonl", InputOptions(record=RecordFields(label_field="vars.gold")),
+                      Keep.JUDGMENTS)
+    assert list(ds.judge_names) == ["strict", "file://judge_plain.py"]
+    gold = {"q01": "pass", "q02": "fail"}
+    got = {it.id: list(row) for it, row in zip(ds.items or (), ds.judgment_matrix(), strict=True)}
+    assert got == {f"{d} [{p}]": [float(plan.verdict(plan.judge_by_key(k), d[:3]) == gold[d[:3]]) for k in ("strict", "plain")]
+                   for d in ("q01: What is the capital of France?", "q02: How many legs does a spider have?")
+                   for p in ("model-a", "model-b")}
+    assert ds.reading is not None and "left out: 4 select-best, 4 max-score assertion(s)" in " ".join(ds.reading.notes)
