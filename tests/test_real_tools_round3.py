@@ -93,3 +93,23 @@ def test_promptfoo_comparison_assertions_are_no_judges() -> None:
                    for d in ("q01: What is the capital of France?", "q02: How many legs does a spider have?")
                    for p in ("model-a", "model-b")}
     assert ds.reading is not None and "left out: 4 select-best, 4 max-score assertion(s)" in " ".join(ds.reading.notes)
+
+
+def test_lm_eval_runs_of_two_models_are_one_panel() -> None:
+    """lm-eval's --output_path after two model runs of a task group (tests/fixtures/lm_eval_runs/make.sh): a folder per
+    model. Before, the folder was "holds no data file", and each run's file was a dataset of its own; now each task is
+    one dataset whose judges are every run's binary metrics."""
+    from betaconform_cli.inputs import read_dataset
+
+    plan = _module(FIXTURES / "lm_eval_runs" / "plan.py")
+    (gen, mc) = read_inputs([FIXTURES / "lm_eval_runs" / "out"], InputOptions(), Keep.JUDGMENTS)
+    assert (gen.name, mc.name) == ("judge_gen", "judge_mc")
+    assert list(mc.judge_names) == [f"{m}: {k},none" for m in plan.MODELS for k in ("acc", "acc_norm")]
+    got = {it.id: list(row) for it, row in zip(mc.items or (), mc.judgment_matrix(), strict=True)}
+    assert got == {str(d): [float(plan.says(m, "mc", d) == label) for m in plan.MODELS for _ in range(2)]
+                   for d, (_, _, label) in enumerate(plan.DOCS)}
+    assert list(gen.judge_names) == [f"{m}: exact_match,none" for m in plan.MODELS]  # bleu is left out, noted
+    assert gen.reading is not None and len([n for n in gen.reading.notes if "bleu,none: left out" in n]) == 2
+    one = read_dataset(next((FIXTURES / "lm_eval_runs" / "out" / "judge-a").glob("samples_judge_mc_*.jsonl")),
+                       InputOptions(), Keep.JUDGMENTS)
+    assert list(one.judge_names) == ["acc,none", "acc_norm,none"]  # one run's file alone: as before
