@@ -56,13 +56,22 @@ class TestPhoenixServer:
         assert res.exit_code == 0 and (doc["format"], doc["roles"]["item"]) == ("phoenix", field)
         assert doc["notes"] == ["left out: 8 CODE annotation(s)"]
 
-    def test_a_question_without_gold_is_named(self) -> None:
-        """The file's "relevance" question has no human label: the error names it (before: only the file, whose other
-        question, "correct", has 7 labeled items)."""
+    def test_a_question_without_gold_is_left_out_and_said(self, tmp_path: Path) -> None:
+        """The file's "relevance" question has no human label: left out with a line that says so, and "correct" (7
+        labeled items) is read; before, the whole file was refused, naming only the file. With no labeled question
+        at all, the error names the question."""
         from betaconform_cli.errors import InputError
 
-        with pytest.raises(InputError, match="dataset 'relevance' \\(one of 2 it holds\\): no labeled items: 8 items"):
-            read_inputs([FIXTURES / "phoenix_server" / "trace_annotations_rest.json"])
+        path = FIXTURES / "phoenix_server" / "trace_annotations_rest.json"
+        (ds,) = read_inputs([path])
+        assert ds.name == "correct" and ds.table.items == 7
+        assert ds.left_out == (f"{path}: dataset 'relevance' left out: no labeled items: 8 items have verdicts but no "
+                               "gold label ('annotator_kind HUMAN'); label some, or give the gold in a separate file with "
+                               "`labels`",)
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        (tmp_path / "judges_only.json").write_text(json.dumps({"data": [a for a in doc["data"] if a["annotator_kind"] != "HUMAN"]}))
+        with pytest.raises(InputError, match="dataset '(correct|relevance)' \\(one of 2 it holds\\): no labeled items"):
+            read_inputs([tmp_path / "judges_only.json"])
 
 
 @pytest.mark.parametrize("name", ["results.csv", "results.jsonl", "results.parquet"])
