@@ -345,7 +345,7 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("mlflow", ("jsonl", "json", "parquet"), ("trace_id assessments", "request_id assessments", "info.trace_id info.assessments")),
           ("langfuse", ("jsonl", "json", "parquet", "csv"), _langfuse_score),
           ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
-          ("phoenix", ("jsonl", "json", "parquet"), (*(f"annotator_kind name {k}" for k in ("span_id", "trace_id", "session_id")),
+          ("phoenix", ("jsonl", "json", "parquet", "csv"), (*(f"annotator_kind name {k}" for k in ("span_id", "trace_id", "session_id")),
                                                        "annotator_kind annotation_name span_id")),
           ("braintrust", ("jsonl", "json", "csv", "parquet"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
                                                        for io in ("input", "output", "expected")),

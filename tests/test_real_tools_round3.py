@@ -56,6 +56,15 @@ class TestPhoenixServer:
         assert res.exit_code == 0 and (doc["format"], doc["roles"]["item"]) == ("phoenix", field)
         assert doc["notes"] == ["left out: 8 CODE annotation(s)"]
 
+    def test_the_clients_data_frame_as_csv(self) -> None:
+        """`get_span_annotations_dataframe(...).to_csv()`: span_id the index (the first column), metadata as Python
+        shows a dict. Before, the file was taken for a wide table ("column 'span_id': must be 1/0 ..."), and with
+        `--from phoenix` the judge logged without an identifier was "LLM" (its metadata.model unread)."""
+        here = FIXTURES / "phoenix_server"
+        plan = _module(here / "plan.py")
+        ids = json.loads((here / "ids.json").read_text(encoding="utf-8"))["span"]
+        assert _classes(here / "annotations_frame.csv") == plan.expected(ids)
+
     def test_a_question_without_gold_is_left_out_and_said(self, tmp_path: Path) -> None:
         """The file's "relevance" question has no human label: left out with a line that says so, and "correct" (7
         labeled items) is read; before, the whole file was refused, naming only the file. With no labeled question

@@ -1,8 +1,8 @@
 """Arize Phoenix span annotations, exported (docs/FORMATS.md#phoenix): the REST API's response (`GET
 /v1/projects/{id}/span_annotations`: {"data": [SpanAnnotation, ...]}; the client's `phoenix.client` types), JSON
 Lines of SpanAnnotation records, or the client's annotations data frame (`get_span_annotations_dataframe`:
-`annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`) written
-as JSON Lines or Parquet.
+`annotation_name`, `result.label`, `result.score`; its `span_id` index made a column with `reset_index()`, or kept
+as the index) written as JSON Lines, Parquet or CSV.
 
 The item is the span (`span_id`; a trace annotation's `trace_id`, a session annotation's `session_id`: the REST
 API's `/trace_annotations` and `/session_annotations`); an annotation's `name` is one question.
@@ -13,10 +13,14 @@ API's `/trace_annotations` and `/session_annotations`); an annotation's `name` i
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from typing import Any
 
+import orjson
+
 from ..errors import InputError
+from ..formats import load_json
 from .annotations import Note, datasets, first_text, read_notes
 from .dataset import Dataset, Reading
 from .detect import Source
@@ -40,7 +44,24 @@ def _value(a: dict[str, Any]) -> tuple[Any, str]:
     return (label, prefix + "label") if not is_missing(label) else (score, prefix + "score")
 
 
+def _metadata(a: dict[str, Any]) -> dict[str, Any]:
+    """The annotation with its metadata as an object: a CSV export holds it as text, JSON or -- pandas' to_csv of the
+    client's data frame -- the object as Python shows it ("{'model': 'gpt-4o'}"); text that is neither is no metadata."""
+    meta = a.get("metadata")
+    if not isinstance(meta, str) or not meta.lstrip().startswith("{"):
+        return a
+    try:
+        got: Any = load_json(meta)
+    except orjson.JSONDecodeError:
+        try:
+            got = ast.literal_eval(meta) if len(meta) < 100_000 else None  # literals only: no code runs
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            got = None
+    return {**a, "metadata": got if isinstance(got, dict) else None}
+
+
 def _note(n: int, a: dict[str, Any], where: str, left: Counter[str], keys: Counter[str]) -> Note | None:
+    a = _metadata(a)
     item, name = first_text(a, *ITEM_KEYS), first_text(a, "name", "annotation_name")
     if item is None or name is None:
         raise InputError(where, "an annotation without a span or a name", line=n, field="span_id" if item is None else "name",
