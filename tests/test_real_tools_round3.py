@@ -65,6 +65,16 @@ class TestPhoenixServer:
         ids = json.loads((here / "ids.json").read_text(encoding="utf-8"))["span"]
         assert _classes(here / "annotations_frame.csv") == plan.expected(ids)
 
+    def test_a_span_note_is_left_out_and_counted(self) -> None:
+        """The REST response without `exclude_annotation_names=note` holds the span's note (name "note", HUMAN, no
+        label): a comment, counted; before, it vanished unsaid."""
+        here = FIXTURES / "phoenix_server"
+        plan = _module(here / "plan.py")
+        first = json.loads((here / "ids.json").read_text(encoding="utf-8"))["span"][:1]
+        datasets = read_inputs([here / "span_notes_rest.json"], InputOptions(), Keep.ITEMS, need_labels=False)
+        assert _classes(here / "span_notes_rest.json") == plan.expected(first)
+        assert datasets[0].reading is not None and "left out: 1 note(s) (Phoenix's span notes, comments)" in datasets[0].reading.notes
+
     def test_a_question_without_gold_is_left_out_and_said(self, tmp_path: Path) -> None:
         """The file's "relevance" question has no human label: left out with a line that says so, and "correct" (7
         labeled items) is read; before, the whole file was refused, naming only the file. With no labeled question

@@ -68,6 +68,9 @@ def _note(n: int, a: dict[str, Any], where: str, left: Counter[str], keys: Count
                          unit="record")
     keys[next(k for k in ITEM_KEYS if first_text(a, k) is not None)] += 1
     kind = str(a.get("annotator_kind"))
+    if name == "note" and str(a.get("identifier") or "").startswith("px-span-note:"):  # add_span_note: a comment
+        left["note(s) (Phoenix's span notes, comments)"] += 1
+        return None
     if kind not in ("LLM", "HUMAN"):
         left[f"{kind} annotation(s)"] += 1
         return None
