@@ -141,3 +141,6 @@ def test_lm_eval_runs_of_two_models_are_one_panel() -> None:
     one = read_dataset(next((FIXTURES / "lm_eval_runs" / "out" / "judge-a").glob("samples_judge_mc_*.jsonl")),
                        InputOptions(), Keep.JUDGMENTS)
     assert list(one.judge_names) == ["acc,none", "acc_norm,none"]  # one run's file alone: as before
+    # the run folders side by side: a dataset per run and task, named apart by the run (before: two "judge_mc")
+    apart = read_inputs([FIXTURES / "lm_eval_runs" / "out" / m for m in plan.MODELS])
+    assert [d.name for d in apart] == [f"judge_{t} [{m}]" for m in plan.MODELS for t in ("gen", "mc")]
