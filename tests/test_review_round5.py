@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def test_phoenix_metadata_whose_python_literal_cannot_be_built_is_no_metadata() -> None:
     """A CSV cell "{[1]: 2}" parses as Python but a list is no dict key: ast.literal_eval raised TypeError, which
@@ -11,3 +15,20 @@ def test_phoenix_metadata_whose_python_literal_cannot_be_built_is_no_metadata() 
     for cell in ("{[1]: 2}", "{'a': {{}: 1}}"):
         assert _metadata({"span_id": "s1", "metadata": cell})["metadata"] is None
     assert _metadata({"metadata": "{'model': 'gpt-4o'}"})["metadata"] == {"model": "gpt-4o"}  # pandas' to_csv, read
+
+
+def test_lm_eval_runs_folder_beside_this_tool_s_own_output(tmp_path: Path) -> None:
+    """`fit runs/ -o runs/summary.csv` wrote a report into lm-eval's --output_path; the next `fit runs/` then found a
+    data file in the folder itself, did not take it for a folder of runs, and failed: "directory holds only outputs
+    of betaconform". This tool's outputs are no data there, as in any folder (paths.tool_output)."""
+    import shutil
+
+    from betaconform_cli.inputs.paths import expand_paths, runs_folder
+
+    runs = tmp_path / "runs"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "lm_eval_runs" / "out", runs)
+    want = runs_folder(runs)
+    assert want is not None and len(want) == 4
+    (runs / "summary.csv").write_text("dataset,k,estimate,low,high\njudge_mc,1,0.1,0.0,0.2\n")  # fit's CSV report
+    (runs / "judge-a" / "fit.json").write_text('{"schema": "betaconform/fit/1", "datasets": []}')
+    assert runs_folder(runs) == want and expand_paths([str(runs)]) == [runs]
