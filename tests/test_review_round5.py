@@ -32,3 +32,22 @@ def test_lm_eval_runs_folder_beside_this_tool_s_own_output(tmp_path: Path) -> No
     (runs / "summary.csv").write_text("dataset,k,estimate,low,high\njudge_mc,1,0.1,0.0,0.2\n")  # fit's CSV report
     (runs / "judge-a" / "fit.json").write_text('{"schema": "betaconform/fit/1", "datasets": []}')
     assert runs_folder(runs) == want and expand_paths([str(runs)]) == [runs]
+
+
+def test_lm_eval_runs_read_by_a_field_with_a_blank_line(tmp_path: Path) -> None:
+    """A folder of lm-eval runs read with --by: each file's lines were kept under line number + the count of lines
+    kept before, so a blank line in one run's file (its numbers skip one) made the next file's first line take the
+    last one's key: an item then read the other item's field, silently ("What is 2 + 1?" held 2 items, "2 + 10?" none).
+    Every question is its own slice, one item each, blank line or not."""
+    import shutil
+
+    from betaconform_cli.inputs import InputOptions
+    from betaconform_cli.inputs.dispatch import read_path
+
+    runs = tmp_path / "runs"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "lm_eval_runs" / "out", runs)
+    first = next((runs / "judge-a").glob("samples_judge_mc_*.jsonl"))
+    lines = first.read_text().splitlines(keepends=True)
+    first.write_text("".join(lines[:2]) + "\n" + "".join(lines[2:]))
+    got = [d.table.items for d in read_path(runs, InputOptions(by="doc.question")) if d.name.startswith("judge_mc[")]
+    assert got == [1] * 10
