@@ -138,6 +138,24 @@ ROUND4: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "flat (tau = 1), guarded": (SplitPrior(models=("flat",)), True),
     "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
 }
+# issue 26 item 3, round 5 (--variants round5): the ablation, one piece at a time, from the default (flat + tempered,
+# evidence, tau = 1, guard, b0 ~ N(0, 1.5^2), b1 ~ N(-2, 3^2)) and from the prototype (flat, tau = 0, no guard, the
+# same priors); "wide" priors double both widths, "narrow" ones halve them (docs/UNLABELED.md, "round 5")
+WIDE, NARROW = {"sd0": 3.0, "sd1": 6.0}, {"sd0": 0.75, "sd1": 1.5}
+ROUND5: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, str | SplitPrior]] = {
+    "vote split": (SplitPrior(), True),
+    "default - guard": (SplitPrior(), False),
+    "default - random effect (tau = 0)": (SplitPrior(tau=0.0), True),
+    "default - tempered (flat, tau = 1, guarded)": (SplitPrior(models=("flat",)), True),
+    "default, priors wide": (SplitPrior(**WIDE), True),
+    "default, priors narrow": (SplitPrior(**NARROW), True),
+    "prototype (flat logistic, no guard)": (PROTO, False),
+    "prototype + guard": (PROTO, True),
+    "prototype + random effect (tau = 1)": (SplitPrior(models=("flat",)), False),
+    "prototype + tempered (flat + tempered, tau = 0)": (SplitPrior(tau=0.0), False),
+    "prototype, priors wide": (SplitPrior(models=("flat",), tau=0.0, **WIDE), False),
+    "prototype, priors narrow": (SplitPrior(models=("flat",), tau=0.0, **NARROW), False),
+}
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
 
@@ -469,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="estimator names to keep, separated by ; (default: all)")
-    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2", "round4"), default="product",
+    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2", "round4", "round5"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
@@ -492,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--runs must be at least 2")
     if args.variants != "product":
         VARIANTS.clear()
-        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2, "round4": ROUND4}[args.variants])
+        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2, "round4": ROUND4, "round5": ROUND5}[args.variants])
     if args.only:
         keep = set(args.only.split(";"))
         for k in list(VARIANTS):
@@ -530,12 +548,13 @@ def main(argv: list[str] | None = None) -> int:
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
-    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2", "round4") else "") + (" --loco" if args.loco else "")
+    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2", "round4", "round5") else "") + (" --loco" if args.loco else "")
     command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "") + (
         f" --sim-model {args.sim_model}" if args.simulate and args.sim_model != "rasch" else "")
     where = "the simulation of distinct judges" if args.simulate else "the shared data"
     heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}",
-               "round4": f"#### Results: issue 26 round 4, {where}"}.get(
+               "round4": f"#### Results: issue 26 round 4, {where}",
+               "round5": f"#### Results: issue 26 round 5, {where}"}.get(
         args.variants, "## Results")
     text = "\n".join([
         heading,
@@ -546,18 +565,18 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
-        *([("#### " if args.variants in ("round2", "round4") else "### ") + "Leave-one-collection-out (`--loco`)", "",
+        *([("#### " if args.variants in ("round2", "round4", "round5") else "### ") + "Leave-one-collection-out (`--loco`)", "",
            "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
            "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
            "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
           if args.loco else []),
-        ("#### " if args.variants in ("round2", "round4") else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        ("#### " if args.variants in ("round2", "round4", "round5") else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        prefix = {"round2": "unlabeled-r2", "round4": "unlabeled-r4"}.get(args.variants, "unlabeled")
+        prefix = {"round2": "unlabeled-r2", "round4": "unlabeled-r4", "round5": "unlabeled-r5"}.get(args.variants, "unlabeled")
         write_block(args.update_doc, prefix + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0
