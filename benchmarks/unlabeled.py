@@ -46,6 +46,7 @@ from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
 from betaconform_cli.votes import SplitModel, SplitPrior, estimate_errors  # noqa: E402
 from betaconform_cli.votes.agreement import CHANCE_Z, _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes.model import WIDTH_SCALES, Hyperprior  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = tuple(range(1, 12))
@@ -155,6 +156,11 @@ ROUND5: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "prototype + tempered (flat + tempered, tau = 0)": (SplitPrior(tau=0.0), False),
     "prototype, priors wide": (SplitPrior(models=("flat",), tau=0.0, **WIDE), False),
     "prototype, priors narrow": (SplitPrior(models=("flat",), tau=0.0, **NARROW), False),
+    # the variants stated before they were measured (docs/UNLABELED.md, "round 5")
+    "hierarchical tau": (SplitPrior(tau=Hyperprior.half_normal()), True),
+    "hierarchical widths": (SplitPrior(tau=Hyperprior(scales=WIDTH_SCALES)), True),
+    "pseudo-BMA": (SplitPrior(weighting="pseudo_bma"), True),
+    "hierarchical tau and widths": (SplitPrior(tau=Hyperprior.half_normal(scales=WIDTH_SCALES)), True),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
