@@ -45,7 +45,7 @@ from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
 from betaconform_cli.votes import SplitModel, SplitPrior, estimate_errors  # noqa: E402
-from betaconform_cli.votes.agreement import CHANCE_Z, _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes.agreement import CHANCE_Z, EXCHANGEABLE_P, _log_posterior, fit_one_coin  # noqa: E402
 from betaconform_cli.votes.model import WIDTH_SCALES, Hyperprior  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -161,6 +161,7 @@ ROUND5: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "hierarchical widths": (SplitPrior(tau=Hyperprior(scales=WIDTH_SCALES)), True),
     "pseudo-BMA": (SplitPrior(weighting="pseudo_bma"), True),
     "hierarchical tau and widths": (SplitPrior(tau=Hyperprior.half_normal(scales=WIDTH_SCALES)), True),
+    "switch: tempered only if judges are interchangeable (Cochran's Q)": (SplitPrior(), True, "tempered_if_interchangeable"),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
@@ -256,6 +257,7 @@ class Cell:
     width: dict[str, np.ndarray]
     fallback: np.ndarray
     dependence: np.ndarray | None = None
+    interchangeable: np.ndarray | None = None  # per draw, round 5's switch: 1 = judges interchangeable (Cochran's Q)
 
 
 def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
@@ -309,6 +311,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     hi = {m: np.zeros((runs, len(KS))) for m in names}
     fallback = np.zeros(runs, dtype=bool)
     dependence = np.full(runs, np.nan)
+    same = np.full(runs, np.nan)
     for run in range(runs):
         rng, idx, votes, gold = draw(d, size, run, seed)
         table = CountTable.from_pairs(np.full(size, big_k), j[idx].sum(axis=1))
@@ -323,6 +326,8 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
                                 prior=prior, guard=guard is True, estimator=how_s, distinct_prior=how_p)
             if r.model is not None and r.model.dependence is not None:
                 dependence[run] = r.model.dependence
+            if r.model is not None and r.model.interchangeable_p is not None:
+                same[run] = float(r.model.interchangeable_p >= EXCHANGEABLE_P)
             rows = r.rows
             if isinstance(guard, str) and r.model is not None and r.used_unlabeled and not GUARDS[guard](r.model):
                 rows = tuple(type(x)(x.k, x.labels_only, x.labels_only_low, x.labels_only_high, x.labels_only,
@@ -338,7 +343,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     margins = {m: 100 * np.abs(est[m][:, odd] - actual[odd]).mean(axis=1) for m in names}
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
-    return Cell(d.name, d.collection, size, margins, cover, width, fallback, dependence)
+    return Cell(d.name, d.collection, size, margins, cover, width, fallback, dependence, same)
 
 
 def _run_task(task: tuple[Data, int, int, int, bool]) -> Cell:
@@ -471,6 +476,8 @@ def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
             else:
                 lo_m, vs = float(c.margins["labels only"].mean()), float(c.margins["vote split"].mean())
                 dep = "" if c.dependence is None or np.isnan(c.dependence).all() else f", D = {float(np.nanmean(c.dependence)):.2f}"
+                if c.interchangeable is not None and not np.isnan(c.interchangeable).all():
+                    dep += f", interchangeable {int(np.nansum(c.interchangeable))}/{len(c.interchangeable)}"
                 parts.append(f"{f2(lo_m)} → {f2(vs)} ({int(c.fallback.sum())}/{len(c.fallback)}{dep})")
         lines.append(f"| {name} | {coll} | " + " | ".join(parts) + " |")
     return "\n".join(lines)

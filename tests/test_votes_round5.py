@@ -101,3 +101,38 @@ class TestPseudoBma:
         got = post.model_probabilities()
         assert 0.05 < want[0] < 0.95  # a case where neither model takes all the weight
         assert got["flat"] == pytest.approx(float(want[0]), abs=0.02)
+
+
+class TestInterchangeable:
+    """Round 5's label-free switch: Cochran's Q on "this judge gave the item's plurality class"."""
+
+    def test_chi2_sf_matches_scipy(self) -> None:
+        """The closed forms of the chi-squared upper tail equal scipy's for df 1..12 (relative 1e-10)."""
+        from betaconform_cli.votes.agreement import chi2_sf
+
+        for df in range(1, 13):
+            for x in (0.05, 1.0, 4.0, 11.0, 35.0):
+                assert chi2_sf(x, df) == pytest.approx(float(stats.chi2.sf(x, df)), rel=1e-10, abs=1e-300)
+
+    def test_q_matches_statsmodels(self) -> None:
+        """Q and its p-value equal statsmodels' cochrans_q on the indicator table built by hand (items with a tied top
+        class or a missing verdict left out); item weights count as repeated items."""
+        from statsmodels.stats.contingency_tables import cochrans_q
+
+        from betaconform_cli.votes.agreement import plurality_cochran
+
+        rng = np.random.default_rng(3)
+        skill = np.array([0.9, 0.8, 0.75, 0.7, 0.6])
+        side = rng.integers(0, 2, size=300)
+        votes = np.where(rng.random((300, 5)) < skill, side[:, None], 1 - side[:, None])
+        votes[:7, 2] = -1
+        weight = rng.integers(1, 3, size=300)
+        keep = (votes >= 0).all(axis=1)
+        top = (votes.sum(axis=1) * 2 > 5).astype(int)
+        table = np.repeat((votes[keep] == top[keep, None]).astype(int), weight[keep], axis=0)
+        want = cochrans_q(table)
+        q, p = plurality_cochran(votes, weight.astype(float), 2)
+        assert q == pytest.approx(want.statistic, rel=1e-9) and p == pytest.approx(want.pvalue, rel=1e-6)
+        assert p < 0.05  # these judges differ in skill
+        same = np.where(rng.random((300, 5)) < 0.75, side[:, None], 1 - side[:, None])
+        assert plurality_cochran(same, np.ones(300), 2)[1] > 0.05  # interchangeable judges (this seed)

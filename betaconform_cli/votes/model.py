@@ -145,6 +145,8 @@ class SplitModel:
     agreement_z: float | None = None
     # the judges' dependence share (agreement.dependence_share), computed by the rectified estimators only
     dependence: float | None = None
+    # Cochran's Q p-value for interchangeable judges (agreement.plurality_cochran), computed by round 5's switch only
+    interchangeable_p: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,7 +158,8 @@ class SplitModel:
             "model_probabilities": dict(self.model_probabilities),
             "labeled_splits": self.labeled_splits,
             "labeled_wrong": self.labeled_wrong,
-        } | ({} if self.dependence is None else {"dependence_share": self.dependence})
+        } | ({} if self.dependence is None else {"dependence_share": self.dependence}) | (
+            {} if self.interchangeable_p is None else {"interchangeable_p": self.interchangeable_p})
 
 
 @dataclass(frozen=True)
