@@ -31,7 +31,9 @@ Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (
 `agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
 `estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`); issue 26 round 4's options, off by
 default: `rectified` (a label-free prediction corrected by the labels) and `difficulty` (a one-coin model with random
-item difficulty, the "difficulty" model). Every public name is
+item difficulty, the "difficulty" model); round 5's, off by default too: `model.Hyperprior` (the random effect's sd and
+the prior widths integrated over a hyperprior), the "pseudo_bma" weighting and the "tempered_if_interchangeable"
+estimator (`agreement.plurality_cochran`). Every public name is
 importable from `betaconform_cli.votes`.
 """
 
