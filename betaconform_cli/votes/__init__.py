@@ -40,11 +40,12 @@ importable from `betaconform_cli.votes`.
 from __future__ import annotations
 
 from .estimate import MIN_LABELED_SPLITS, analyse_with_votes, estimate_errors, estimate_from_votes
-from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, SplitModel, SplitPrior, VoteEstimate, VoteRow
+from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Hyperprior, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import Splits, class_counts, distinct_patterns
 
 __all__ = [
     "DEFAULT_KS",
+    "Hyperprior",
     "METHOD_LABELS",
     "METHOD_VOTES",
     "MIN_LABELED_SPLITS",
