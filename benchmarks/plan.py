@@ -53,6 +53,8 @@ from betaconform_cli.stopping.rules import PrecisionRule, _first_run  # noqa: E4
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 R0 = (0, 10, 30)
 DRAWS: dict[tuple[str, int | None], np.ndarray] = {}  # the last forecast's labels per draw, per (what, k)
+GOLDS: list[np.ndarray] = []  # the last forecast's drawn golds
+STATE: dict[str, object] = {}  # the generator's state before the last forecast's residual variances were drawn
 
 
 def _capture() -> None:
@@ -61,12 +63,138 @@ def _capture() -> None:
     import betaconform_cli.stopping.forecast as fc
 
     summary = fc._summary
+    _SUMMARY.append(summary)
 
     def keep(what: str, k: int | None, needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
         DRAWS[(what, k)] = np.asarray(needed, dtype=float)
         return summary(what, k, needed, level)
 
     fc._summary = keep
+    gold_draws = fc._gold_draws
+
+    def record(v, rows, gold, draws, rng):  # type: ignore[no-untyped-def]
+        GOLDS.clear()
+        for g in gold_draws(v, rows, gold, draws, rng):
+            GOLDS.append(g)
+            yield g
+
+    fc._gold_draws = record
+    draw = fc.ResidualPosterior.draw
+
+    def draw_kept(self, rng, size):  # type: ignore[no-untyped-def]
+        STATE["rng"] = rng.bit_generator.state
+        return draw(self, rng, size)
+
+    fc.ResidualPosterior.draw = draw_kept
+
+
+def _in_sample(v, rows, positive, golds, level, target, labeled):  # type: ignore[no-untyped-def]
+    """Round 4's score forecast (before issue 26 item 4's last step), from the same drawn golds: each draw's
+    in-sample residual variance Var(y - f) over the whole drawn pool, f the latent classes' pass rates at the
+    drawn gold (eq. 5 with every item labeled), eq. 2's variance with n Var(y - f) as the sum of squares."""
+    from scipy import stats
+
+    from betaconform_cli.score.latent_classes import fit_latent_classes
+    from betaconform_cli.score.ppi import anchored_bounds
+
+    binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
+    classes = fit_latent_classes(binary, v.counts.astype(float)).responsibilities[rows]
+    out = []
+    for g in golds:
+        y = (g == positive).astype(float)
+        f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))
+        n = np.arange(max(3, labeled), len(y) + 1, dtype=float)
+        theta, var = float(y.mean()), float((y - f).var())
+        fpc = np.maximum(1 - n / len(y), 0.0)
+        residual = (n * var + 3 * theta * (1 - theta)) / (n + 1)
+        low, high = anchored_bounds(theta, fpc * residual / n, fpc / n, stats.t.ppf(0.5 + level / 2, n - 2) ** 2)
+        hit = np.flatnonzero((np.minimum(high, 1.0) - np.maximum(low, 0.0)) / 2 <= target)
+        out.append(float(n[hit[0]]) if len(hit) else np.inf)
+    return np.array(out)
+
+
+def _variant_summary(needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
+    """plan's summary (median, equal-tailed interval, None where most draws never reach) of a variant's draws."""
+    return _SUMMARY[0]("score", None, needed, level)
+
+
+_SUMMARY: list = []  # plan's own _summary, before _capture wraps it
+
+
+SCORE_VARIANTS = ("posterior, 10 pseudo-labels (shipped)", "posterior, 3 pseudo-labels", "posterior, 30 pseudo-labels",
+                  "posterior's median only (10)", "labels' residuals alone", "in-sample pool variance (round 4)")
+
+
+def score_variants(votes: Votes, positive: int, level: float, target: float) -> dict[str, np.ndarray]:
+    """Every score-forecast variant's labels per draw, from the SAME drawn golds and chi-square stream as the
+    forecast just made (GOLDS, STATE): only the residual variance's rule differs. The shipped row is recomputed
+    and must equal plan's own draws (checked)."""
+    import betaconform_cli.stopping.forecast as fc
+    from betaconform_cli.judges.unlabeled import from_votes
+
+    v = from_votes(votes, votes.judges)
+    rows, gold = fc._items(v.counts, v.gold)
+    labeled, items = int((gold >= 0).sum()), len(rows)
+    thetas = [float((g == positive).mean()) for g in GOLDS]
+
+    def from_posterior(post, sigma2=None):  # type: ignore[no-untyped-def]
+        if sigma2 is None:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = STATE["rng"]
+            sigma2 = post.draw(rng, len(thetas))
+        return np.array([fc._score_labels(t, float(s2), items, target, level, labeled) for t, s2 in zip(thetas, sigma2)])
+
+    out = {}
+    for name, nu0 in (("posterior, 10 pseudo-labels (shipped)", 10.0), ("posterior, 3 pseudo-labels", 3.0),
+                      ("posterior, 30 pseudo-labels", 30.0)):
+        out[name] = from_posterior(fc.residual_posterior(v, positive, nu0))
+    shipped = fc.residual_posterior(v, positive)
+    if not np.array_equal(out[SCORE_VARIANTS[0]], DRAWS[("score", None)]):
+        raise SystemExit("the harness's shipped variant differs from plan's own draws")
+    from scipy import stats
+
+    median = shipped.dof * shipped.scale / stats.chi2.ppf(0.5, shipped.dof)
+    out["posterior's median only (10)"] = from_posterior(shipped, np.full(len(thetas), median))
+    alone = fc.residual_posterior(v, positive, 0.0) if shipped.labels_dof >= 1 else shipped
+    if shipped.labels_dof >= 1:
+        alone = fc.ResidualPosterior(alone.labels_dof, alone.sum_squares / alone.labels_dof, alone.prior,
+                                     alone.sum_squares, alone.labels_dof)
+    out["labels' residuals alone"] = from_posterior(alone)
+    out["in-sample pool variance (round 4)"] = _in_sample(v, rows, positive, GOLDS, level, target, labeled)
+    out.update(_finite_population(v, rows, gold, positive, shipped, thetas, level, target, labeled))
+    return out
+
+
+def _finite_population(v, rows, gold, positive, post, thetas, level, target, labeled):  # type: ignore[no-untyped-def]
+    """The population's residual variance as the labels' own part plus a prediction of the rest, (S + sum_U m_i) /
+    (N - 2), S the labels' cross-fitted sum of squares (score's, post.sum_squares) and m_i each unlabeled item's
+    predicted squared residual: from the label-free model, q (1 - q) + (q - f0)^2 (fixed across rounds: a round of
+    b labels moves the sum by at most b of N terms), or from each draw's gold and in-sample f (the model refitted
+    with the labels, as round 4)."""
+    import betaconform_cli.stopping.forecast as fc
+    from betaconform_cli.score.latent_classes import cross_fitted_prediction, fit_latent_classes
+    from betaconform_cli.score.two_class import fit_dawid_skene
+
+    binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
+    w = v.counts.astype(float)
+    resp = fit_latent_classes(binary, w).responsibilities
+    q = fit_dawid_skene(binary, w).posterior
+    f0 = cross_fitted_prediction(resp, q, np.zeros(len(w)), np.zeros(len(w), dtype=bool), w)
+    m = (q * (1 - q) + (q - f0) ** 2)[rows]
+    unl = gold < 0
+    items = len(rows)
+    s = post.sum_squares if post.labels_dof >= 1 else 0.0
+    free = (s + float(m[unl].sum())) / (items - 2)
+    classes = resp[rows]
+    drawn = []
+    for g in GOLDS:
+        y = (g == positive).astype(float)
+        f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))
+        drawn.append((s + float(((y - f)[unl] ** 2).sum())) / (items - 2))
+    return {"finite population, label-free model": np.array(
+                [fc._score_labels(t, free, items, target, level, labeled) for t in thetas]),
+            "finite population, drawn pool (round 4 with score's residuals)": np.array(
+                [fc._score_labels(t, s2, items, target, level, labeled) for t, s2 in zip(thetas, drawn)])}
 
 
 def statistics(needed: np.ndarray, level: float) -> dict[str, float]:
@@ -189,6 +317,15 @@ def one(collection: str, name: str, gold: np.ndarray, verdicts: np.ndarray, r0: 
         high = np.inf if f.high is None else f.high
         covered = float(((stops >= f.low) & (stops <= high)).mean())
         rows.append((collection, name, f.what, f.labels / float(stops[reached].mean()), covered, float(reached.mean())))
+        if f.what == "score":  # every variant of the score's residual variance, from the same draws
+            for variant, needed in score_variants(votes, 1, args.level, args.target).items():
+                v = _variant_summary(needed, args.level)
+                if v.labels is None:
+                    rows.append((collection, name, f"score: {variant}", np.nan, np.nan, float(reached.mean())))
+                    continue
+                inside = float(((stops >= v.low) & (stops <= (np.inf if v.high is None else v.high))).mean())
+                rows.append((collection, name, f"score: {variant}", v.labels / float(stops[reached].mean()), inside,
+                             float(reached.mean())))
         if f.what == "error" and args.statistics:  # each statistic of the same draws; covered: actual <= it
             for stat, value in statistics(DRAWS[("error", None)], args.level).items():
                 ratio = value / float(stops[reached].mean()) if np.isfinite(value) else np.nan
@@ -218,12 +355,17 @@ def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.N
                 break
             totals["forecast (now)"].append(r + _forecast_more(rule, verdicts, observed, 2, rng))
             if args.score:  # plan's score forecast at this round: its median and its interval's upper end
-                score_plan = forecast(Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), ("fail", "pass"), verdicts,
-                                            observed, np.ones(len(gold), dtype=np.int64)), args.target, (1,), args.level,
-                                      50, 1, np.random.default_rng([args.seed, r]))  # its own: the error rows stay
+                score_votes = Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), ("fail", "pass"), verdicts,
+                                    observed, np.ones(len(gold), dtype=np.int64))
+                score_plan = forecast(score_votes, args.target, (1,), args.level, 50, 1,
+                                      np.random.default_rng([args.seed, r]))  # its own: the error rows stay
                 (sf,) = [f for f in score_plan.forecasts if f.what == "score"]
                 for how, value in (("score: median", sf.labels), ("score: interval's high", sf.high)):
                     totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
+                for variant, needed in score_variants(score_votes, 1, args.level, args.target).items():
+                    v = _variant_summary(needed, args.level)
+                    for how, value in ((f"score {variant}: median", v.labels), (f"score {variant}: high", v.high)):
+                        totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
             totals["half-width scaling (before)"].append(max(r + 1, _needed(r, half / rule.target, 1.1)))
             if args.statistics:  # the same draws _forecast_more just made, each statistic as sample would say it
                 for stat, value in statistics(DRAWS[("error", None)], args.level).items():
