@@ -23,6 +23,9 @@ upper end, 50 draws from a generator of its own, so the error rows are --rounds'
 round's), with the same jumps; "total / stop" is against the ERROR loop's stop (the score has no loop of its own
 in sample), so only its jumps are read.
 
+--score (and --rounds --score): besides plan's own score forecast, every rule of benchmarks/plan_score_variants.py
+for the residual variance it rests on, from the same drawn pools (issue 26 item 4, round 5; docs/PLAN.md).
+
 --rounds: the live loop with the pool's verdicts (sample --pool, random next items in batches of 10, the vote-split
 check) on each dataset, one random order; at each round "label about N more" as sample now says it (plan's forecast,
 stopping/live._forecast_more) and as it said it before (r (half-width / target)^2 x 1.1 from the vote-split check's
@@ -41,9 +44,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+import plan_score_variants as sv  # noqa: E402  (the score forecast's rules, issue 26 item 4)
 
 from betaconform_cli.inputs.dataset import Votes  # noqa: E402
 from betaconform_cli.score import score  # noqa: E402
@@ -53,8 +58,6 @@ from betaconform_cli.stopping.rules import PrecisionRule, _first_run  # noqa: E4
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 R0 = (0, 10, 30)
 DRAWS: dict[tuple[str, int | None], np.ndarray] = {}  # the last forecast's labels per draw, per (what, k)
-GOLDS: list[np.ndarray] = []  # the last forecast's drawn golds
-STATE: dict[str, object] = {}  # the generator's state before the last forecast's residual variances were drawn
 
 
 def _capture() -> None:
@@ -70,47 +73,7 @@ def _capture() -> None:
         return summary(what, k, needed, level)
 
     fc._summary = keep
-    gold_draws = fc._gold_draws
-
-    def record(v, rows, gold, draws, rng):  # type: ignore[no-untyped-def]
-        GOLDS.clear()
-        for g in gold_draws(v, rows, gold, draws, rng):
-            GOLDS.append(g)
-            yield g
-
-    fc._gold_draws = record
-    draw = fc.ResidualPosterior.draw
-
-    def draw_kept(self, rng, size):  # type: ignore[no-untyped-def]
-        STATE["rng"] = rng.bit_generator.state
-        return draw(self, rng, size)
-
-    fc.ResidualPosterior.draw = draw_kept
-
-
-def _in_sample(v, rows, positive, golds, level, target, labeled):  # type: ignore[no-untyped-def]
-    """Round 4's score forecast (before issue 26 item 4's last step), from the same drawn golds: each draw's
-    in-sample residual variance Var(y - f) over the whole drawn pool, f the latent classes' pass rates at the
-    drawn gold (eq. 5 with every item labeled), eq. 2's variance with n Var(y - f) as the sum of squares."""
-    from scipy import stats
-
-    from betaconform_cli.score.latent_classes import fit_latent_classes
-    from betaconform_cli.score.ppi import anchored_bounds
-
-    binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
-    classes = fit_latent_classes(binary, v.counts.astype(float)).responsibilities[rows]
-    out = []
-    for g in golds:
-        y = (g == positive).astype(float)
-        f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))
-        n = np.arange(max(3, labeled), len(y) + 1, dtype=float)
-        theta, var = float(y.mean()), float((y - f).var())
-        fpc = np.maximum(1 - n / len(y), 0.0)
-        residual = (n * var + 3 * theta * (1 - theta)) / (n + 1)
-        low, high = anchored_bounds(theta, fpc * residual / n, fpc / n, stats.t.ppf(0.5 + level / 2, n - 2) ** 2)
-        hit = np.flatnonzero((np.minimum(high, 1.0) - np.maximum(low, 0.0)) / 2 <= target)
-        out.append(float(n[hit[0]]) if len(hit) else np.inf)
-    return np.array(out)
+    sv.install()
 
 
 def _variant_summary(needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
@@ -119,82 +82,6 @@ def _variant_summary(needed: np.ndarray, level: float):  # type: ignore[no-untyp
 
 
 _SUMMARY: list = []  # plan's own _summary, before _capture wraps it
-
-
-SCORE_VARIANTS = ("posterior, 10 pseudo-labels (shipped)", "posterior, 3 pseudo-labels", "posterior, 30 pseudo-labels",
-                  "posterior's median only (10)", "labels' residuals alone", "in-sample pool variance (round 4)")
-
-
-def score_variants(votes: Votes, positive: int, level: float, target: float) -> dict[str, np.ndarray]:
-    """Every score-forecast variant's labels per draw, from the SAME drawn golds and chi-square stream as the
-    forecast just made (GOLDS, STATE): only the residual variance's rule differs. The shipped row is recomputed
-    and must equal plan's own draws (checked)."""
-    import betaconform_cli.stopping.forecast as fc
-    from betaconform_cli.judges.unlabeled import from_votes
-
-    v = from_votes(votes, votes.judges)
-    rows, gold = fc._items(v.counts, v.gold)
-    labeled, items = int((gold >= 0).sum()), len(rows)
-    thetas = [float((g == positive).mean()) for g in GOLDS]
-
-    def from_posterior(post, sigma2=None):  # type: ignore[no-untyped-def]
-        if sigma2 is None:
-            rng = np.random.default_rng()
-            rng.bit_generator.state = STATE["rng"]
-            sigma2 = post.draw(rng, len(thetas))
-        return np.array([fc._score_labels(t, float(s2), items, target, level, labeled) for t, s2 in zip(thetas, sigma2)])
-
-    out = {}
-    for name, nu0 in (("posterior, 10 pseudo-labels (shipped)", 10.0), ("posterior, 3 pseudo-labels", 3.0),
-                      ("posterior, 30 pseudo-labels", 30.0)):
-        out[name] = from_posterior(fc.residual_posterior(v, positive, nu0))
-    shipped = fc.residual_posterior(v, positive)
-    if not np.array_equal(out[SCORE_VARIANTS[0]], DRAWS[("score", None)]):
-        raise SystemExit("the harness's shipped variant differs from plan's own draws")
-    from scipy import stats
-
-    median = shipped.dof * shipped.scale / stats.chi2.ppf(0.5, shipped.dof)
-    out["posterior's median only (10)"] = from_posterior(shipped, np.full(len(thetas), median))
-    alone = fc.residual_posterior(v, positive, 0.0) if shipped.labels_dof >= 1 else shipped
-    if shipped.labels_dof >= 1:
-        alone = fc.ResidualPosterior(alone.labels_dof, alone.sum_squares / alone.labels_dof, alone.prior,
-                                     alone.sum_squares, alone.labels_dof)
-    out["labels' residuals alone"] = from_posterior(alone)
-    out["in-sample pool variance (round 4)"] = _in_sample(v, rows, positive, GOLDS, level, target, labeled)
-    out.update(_finite_population(v, rows, gold, positive, shipped, thetas, level, target, labeled))
-    return out
-
-
-def _finite_population(v, rows, gold, positive, post, thetas, level, target, labeled):  # type: ignore[no-untyped-def]
-    """The population's residual variance as the labels' own part plus a prediction of the rest, (S + sum_U m_i) /
-    (N - 2), S the labels' cross-fitted sum of squares (score's, post.sum_squares) and m_i each unlabeled item's
-    predicted squared residual: from the label-free model, q (1 - q) + (q - f0)^2 (fixed across rounds: a round of
-    b labels moves the sum by at most b of N terms), or from each draw's gold and in-sample f (the model refitted
-    with the labels, as round 4)."""
-    import betaconform_cli.stopping.forecast as fc
-    from betaconform_cli.score.latent_classes import cross_fitted_prediction, fit_latent_classes
-    from betaconform_cli.score.two_class import fit_dawid_skene
-
-    binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
-    w = v.counts.astype(float)
-    resp = fit_latent_classes(binary, w).responsibilities
-    q = fit_dawid_skene(binary, w).posterior
-    f0 = cross_fitted_prediction(resp, q, np.zeros(len(w)), np.zeros(len(w), dtype=bool), w)
-    m = (q * (1 - q) + (q - f0) ** 2)[rows]
-    unl = gold < 0
-    items = len(rows)
-    s = post.sum_squares if post.labels_dof >= 1 else 0.0
-    free = (s + float(m[unl].sum())) / (items - 2)
-    classes = resp[rows]
-    drawn = []
-    for g in GOLDS:
-        y = (g == positive).astype(float)
-        f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))
-        drawn.append((s + float(((y - f)[unl] ** 2).sum())) / (items - 2))
-    return {"finite population, label-free model": np.array(
-                [fc._score_labels(t, free, items, target, level, labeled) for t in thetas]),
-            "finite population, drawn pool (round 4 with score's residuals)": np.array(
-                [fc._score_labels(t, s2, items, target, level, labeled) for t, s2 in zip(thetas, drawn)])}
 
 
 def statistics(needed: np.ndarray, level: float) -> dict[str, float]:
@@ -318,7 +205,8 @@ def one(collection: str, name: str, gold: np.ndarray, verdicts: np.ndarray, r0: 
         covered = float(((stops >= f.low) & (stops <= high)).mean())
         rows.append((collection, name, f.what, f.labels / float(stops[reached].mean()), covered, float(reached.mean())))
         if f.what == "score":  # every variant of the score's residual variance, from the same draws
-            for variant, needed in score_variants(votes, 1, args.level, args.target).items():
+            for variant, needed in sv.score_variants(votes, 1, args.level, args.target,
+                                                         DRAWS[("score", None)], args.seed).items():
                 v = _variant_summary(needed, args.level)
                 if v.labels is None:
                     rows.append((collection, name, f"score: {variant}", np.nan, np.nan, float(reached.mean())))
@@ -362,7 +250,8 @@ def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.N
                 (sf,) = [f for f in score_plan.forecasts if f.what == "score"]
                 for how, value in (("score: median", sf.labels), ("score: interval's high", sf.high)):
                     totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
-                for variant, needed in score_variants(score_votes, 1, args.level, args.target).items():
+                for variant, needed in sv.score_variants(score_votes, 1, args.level, args.target,
+                                                         DRAWS[("score", None)], args.seed).items():
                     v = _variant_summary(needed, args.level)
                     for how, value in ((f"score {variant}: median", v.labels), (f"score {variant}: high", v.high)):
                         totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
@@ -403,11 +292,11 @@ def main() -> int:
     parser.add_argument("--variant", choices=("plan", "tau-per-draw"), default="plan",
                         help="how the draws' golds are made: plan's (the tau-averaged prediction) or one tau per draw")
     args = parser.parse_args()
-    _capture()
-    if args.variant == "tau-per-draw":
+    if args.variant == "tau-per-draw":  # before _capture, which records whatever draws the forecast makes
         import betaconform_cli.stopping.forecast as fc
 
         fc._gold_draws = _gold_draws_tau
+    _capture()
     if args.simulate:
         sets = simulated(args.seed)
     elif not args.data.is_dir():

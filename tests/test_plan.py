@@ -131,15 +131,18 @@ class TestRunningForecast:
 class TestScoreForecast:
     def test_is_the_fewest_labels_of_the_shipped_intervals_half_width(self) -> None:
         """Against the shipped interval (eq. 6, round 4) found by brute force: every theta0 on a grid of step 1e-5
-        with (p - theta0)^2 <= t_{m-2}^2 (V + a (theta0 (1 - theta0) - p (1 - p))), V eq. 2's variance as m labels
-        give it on average, fpc ((m - 2) sigma2 + 3 p (1 - p)) / (m (m + 1)), a = fpc / m, written out here; clipped
-        to [0, 1]. The grid's step bounds the error (2e-5 on a half-width); n - 1 must be over the target by more."""
-        p, sigma2, grid = 0.8, 0.05, np.linspace(0, 1, 100_001)
-        n = _score_labels(p, sigma2, 500, 0.03, 0.9, 0)
+        with (p - theta0)^2 <= t_{m-2}^2 (V + a (theta0 (1 - theta0) - p (1 - p))), V the residuals' variance with 3
+        pseudo-items of p(1 - p) and 2 fitted parameters, a = fpc / m, written out here; clipped to [0, 1]. The
+        grid's step bounds the error (2e-5 on a half-width); n - 1 must be over the target by more than that."""
+        rng = np.random.default_rng(5)
+        y = (rng.random(500) < 0.8).astype(float)
+        f = np.clip(y * 0.7 + 0.15 + rng.normal(0, 0.05, 500), 0, 1)
+        n = _score_labels(y, f, 0.03, 0.9, 0)
+        p, grid = y.mean(), np.linspace(0, 1, 100_001)
 
         def half(m: float) -> float:
             fpc = 1 - m / 500
-            v = fpc * ((m - 2) * sigma2 + 3 * p * (1 - p)) / (m - 2 + 3) / m
+            v = fpc * (m * (y - f).var() + 3 * p * (1 - p)) / (m - 2 + 3) / m
             inside = grid[(p - grid) ** 2 <= stats.t.ppf(0.95, m - 2) ** 2 * (v + fpc / m * (grid * (1 - grid) - p * (1 - p)))]
             return float(inside.max() - inside.min()) / 2
 
@@ -148,83 +151,20 @@ class TestScoreForecast:
     def test_half_widths_match_the_brute_force_near_the_ceiling(self) -> None:
         """At a pass rate near 1 the interval is lopsided and clipped at 1: the half-width at several n against the
         grid search above (to the grid's 2e-5)."""
-        p, sigma2 = 0.95, 0.02
+        y = np.r_[np.ones(190), np.zeros(10)]
+        f = np.r_[np.full(190, 0.97), np.full(10, 0.4)]
         ns = np.array([3.0, 10.0, 40.0, 150.0, 199.0])
-        got = _score_half_widths(p, sigma2, 200, 0.9, ns)
-        grid = np.linspace(0, 1, 100_001)
+        got = _score_half_widths(y, f, 0.9, ns)
+        p, grid = y.mean(), np.linspace(0, 1, 100_001)
         for m, h in zip(ns, got, strict=True):
             fpc = 1 - m / 200
-            v = fpc * ((m - 2) * sigma2 + 3 * p * (1 - p)) / (m + 1) / m
+            v = fpc * (m * (y - f).var() + 3 * p * (1 - p)) / (m + 1) / m
             inside = grid[(p - grid) ** 2 <= stats.t.ppf(0.95, m - 2) ** 2 * (v + fpc / m * (grid * (1 - grid) - p * (1 - p)))]
             assert h == pytest.approx((inside.max() - inside.min()) / 2, abs=2e-5)
 
     def test_labels_so_far_are_the_floor(self) -> None:
-        assert _score_labels(1.0, 0.0001, 200, 0.2, 0.9, 50) == 50
-
-
-class TestResidualPosterior:
-    """The score forecast's residual variance (issue 26 item 4): the label-free model's prior, updated by the
-    labels' residuals exactly as `score` computes them."""
-
-    @staticmethod
-    def _pool() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        rng = np.random.default_rng(11)
-        gold, verdicts = pool(rng, 80, (0.9, 0.8, 0.75, 0.7, 0.6))
-        observed = np.full(80, -1)
-        observed[:24] = gold[:24]
-        return gold, verdicts, observed
-
-    def test_labels_sum_of_squares_is_the_one_behind_scores_interval(self) -> None:
-        """The interval `score` reports on the same labels, rebuilt from the posterior's sum of squares S alone
-        (eq. 2: V = fpc (S + 3 v0) / (n (n - 2 + 3)), v0 = p (1 - p) at p = (passes + 1) / (n + 2), eq. 6's
-        slope fpc / n, t_{n-2}), equals `score`'s own to 1e-9: S is score's, not a copy that could drift."""
-        from betaconform_cli.judges.unlabeled import from_votes
-        from betaconform_cli.score import score
-        from betaconform_cli.score.ppi import anchored_interval
-        from betaconform_cli.stopping.forecast import residual_posterior
-
-        gold, verdicts, observed = self._pool()
-        post = residual_posterior(from_votes(votes_of(verdicts, observed), ("j0", "j1", "j2", "j3", "j4")), 1)
-        result = score(verdicts, observed, 1, confidence_level=0.9)
-        n, passes = 24, int(gold[:24].sum())
-        assert post.labels_dof == n - 2
-        v0 = (passes + 1) / (n + 2) * (1 - (passes + 1) / (n + 2))
-        fpc = 1 - n / 80
-        rebuilt = anchored_interval(result.ppi_estimate, fpc * (post.sum_squares + 3 * v0) / (n * (n - 2 + 3)), fpc / n,
-                                    n - 2, 0.9)
-        assert (rebuilt.low, rebuilt.high) == pytest.approx((result.score.low, result.score.high), abs=1e-9)
-
-    def test_is_the_conjugate_update_and_draws_scaled_inverse_chi_square(self) -> None:
-        """dof = prior items + n - 2, scale = (prior items * prior + S) / dof; 20,000 draws against scipy's
-        inverse gamma (a = dof / 2, scale = dof s^2 / 2): Kolmogorov-Smirnov distance under 0.015 (seeded; the
-        0.1% critical value at this size is 0.0138)."""
-        from betaconform_cli.judges.unlabeled import from_votes
-        from betaconform_cli.stopping.forecast import residual_posterior
-
-        _, verdicts, observed = self._pool()
-        v = from_votes(votes_of(verdicts, observed), ("j0", "j1", "j2", "j3", "j4"))
-        post, alone = residual_posterior(v, 1, 10.0), residual_posterior(v, 1, 0.0)
-        assert post.dof == 10 + 22 and alone.sum_squares == post.sum_squares
-        assert post.scale == pytest.approx((10 * post.prior + post.sum_squares) / 32, rel=1e-12)
-        draws = post.draw(np.random.default_rng(3), 20_000)
-        assert stats.kstest(draws, stats.invgamma(post.dof / 2, scale=post.dof * post.scale / 2).cdf).statistic < 0.015
-
-    def test_prior_is_the_label_free_models_residual_variance(self) -> None:
-        """With no label the posterior is the prior: the mean over items of q (1 - q) + (q - f0)^2, q the
-        label-free Dawid-Skene posterior, f0 each item's class responsibilities times the classes' mean q (eq. 5
-        without labels), written out here item by item."""
-        from betaconform_cli.judges.unlabeled import from_votes
-        from betaconform_cli.score.latent_classes import fit_latent_classes
-        from betaconform_cli.score.two_class import fit_dawid_skene
-        from betaconform_cli.stopping.forecast import residual_posterior
-
-        _, verdicts, _ = self._pool()
-        post = residual_posterior(from_votes(votes_of(verdicts, np.full(80, -1)), ("j0", "j1", "j2", "j3", "j4")), 1)
-        q = fit_dawid_skene(verdicts).posterior
-        r = fit_latent_classes(verdicts).responsibilities
-        f0 = np.array([sum(r[i, c] * (r[:, c] @ q) / r[:, c].sum() for c in range(r.shape[1])) for i in range(80)])
-        assert post.dof == 10 and post.labels_dof == 0
-        assert post.scale == pytest.approx(float(np.mean(q * (1 - q) + (q - f0) ** 2)), rel=1e-6)
+        y = np.ones(200)
+        assert _score_labels(y, np.full(200, 0.99), 0.2, 0.9, 50) == 50
 
 
 class TestChecks:

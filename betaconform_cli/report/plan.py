@@ -50,7 +50,7 @@ def plan_view(d: PlanDocument) -> TableView:
         columns=("target", "labels", f"{level}% interval", "more to label", "pool enough in", "cost of the rest"),
         rows=tuple(rows),
         caption=(f"{p.items:,} items, {p.labeled:,} labeled; {p.draws} draws of the unlabeled items' gold from the judges' "
-                 "model, sample's precision rule replayed on each (error); the score's interval at a residual variance from its posterior (model and labels)"),
+                 "model, sample's precision rule replayed on each (error); the score's interval at the pool's variance"),
     )
 
 

@@ -11,14 +11,9 @@ posterior, so a draw is a whole labeled pool, and on it:
   others in a random order, and the rule stops at the first r from the labels so far on (or not within the
   pool);
 - the score: the score's half-width at n labels is the shipped interval's (score.ppi.anchored_interval, round 4's
-  eq. 6, solved by the same ppi.anchored_bounds) at the drawn pool's pass rate and at a residual variance drawn
-  from its posterior (`residual_posterior`, issue 26 item 4): a scaled-inverse-chi^2 whose prior scale is what the
-  score's label-free model predicts for its residuals (y - f, y drawn from the Dawid-Skene posterior, f the
-  latent classes' prediction with no label) with RESIDUAL_PRIOR_ITEMS pseudo-labels of weight, updated by the sum
-  of squares of the labels' own residuals exactly as `score` computes them (cross-fitted f, tuned lambda, eq. 2);
-  n is the fewest labels that bring the expected interval under the target (docs/PLAN.md measures it). A round
-  of b new labels moves the posterior's scale by their share b / (RESIDUAL_PRIOR_ITEMS + n - 2) of the evidence,
-  which is what keeps the forecast from jumping as the first labels arrive.
+  eq. 6: the residual variance V at the estimate, the Bernoulli part moved to theta0, solved by the same
+  ppi.anchored_bounds) at the pool's pass rate and residual variance (the gold drawn against the model's
+  prediction), and n is the fewest labels that bring it under the target (docs/PLAN.md measures it).
 
 The forecast is the median over the draws; its interval is the draws' equal-tailed quantiles at the confidence
 level. Each draw refits the model on a Bayesian bootstrap of the items (Gamma(counts) weights per pattern), so
@@ -44,7 +39,6 @@ from .rules import PrecisionRule, _first_run
 if TYPE_CHECKING:
     from ..judges.unlabeled import Verdicts
 
-RESIDUAL_PRIOR_ITEMS = 10.0  # the label-free model's residual variance weighs as much as 10 labels (docs/PLAN.md)
 MAX_ITEMS = 200_000  # items replayed per draw; a larger pool is subsampled (the forecast is then scaled: docs/PLAN.md)
 
 
@@ -109,77 +103,40 @@ def _summary(what: str, k: int | None, needed: np.ndarray, level: float) -> Fore
     return Forecast(what=what, k=k, labels=mid, low=lo, high=hi if math.isfinite(hi) else None, reached=reached)
 
 
-def _score_half_widths(theta: float, sigma2: float, items: int, level: float, n: np.ndarray) -> np.ndarray:
-    """The score's half-width at each n of `n` labels (n >= 3) of `items`, with the shipped interval
-    (score.ppi.anchored_interval, eq. 6 since round 4: docs/SCORE.md) at pass rate `theta` and residual variance
-    `sigma2`: eq. 2's variance as n labels would give it on average, ((n - 2) sigma2 + 3 p (1 - p)) / (n (n + 1))
-    (a residual sum of squares of n - 2 degrees of freedom, 3 pseudo-items of p (1 - p), 2 fitted parameters), the
-    finite-population correction, slope fpc / n, t_{n-2}; half of its width clipped to [0, 1], as `score` reports
-    it."""
+def _score_half_widths(y: np.ndarray, f: np.ndarray, level: float, n: np.ndarray) -> np.ndarray:
+    """The score's half-width at each n of `n` labels (n >= 3) on a pool whose gold is y and prediction f, with
+    the shipped interval (score.ppi.anchored_interval, eq. 6 since round 4: docs/SCORE.md) at the pool's pass rate:
+    eq. 2's residual variance with 3 pseudo-items of p (1 - p) and 2 fitted parameters, the finite-population
+    correction, slope fpc / n, t_{n-2}; half of its width clipped to [0, 1], as `score` reports it."""
     from scipy import stats
 
     from ..score.ppi import PSEUDO_ITEMS, anchored_bounds
 
-    fpc = np.maximum(1 - n / items, 0.0)
-    residual = ((n - 2) * sigma2 + PSEUDO_ITEMS * theta * (1 - theta)) / (n - 2 + PSEUDO_ITEMS)
+    big_n, theta = len(y), float(y.mean())
+    fpc = np.maximum(1 - n / big_n, 0.0)
+    residual = (n * float((y - f).var()) + PSEUDO_ITEMS * theta * (1 - theta)) / (n - 2 + PSEUDO_ITEMS)
     low, high = anchored_bounds(theta, fpc * residual / n, fpc / n, stats.t.ppf(0.5 + level / 2, n - 2) ** 2)
     out: np.ndarray = (np.minimum(high, 1.0) - np.maximum(low, 0.0)) / 2
     return out
 
 
-def _score_labels(theta: float, sigma2: float, items: int, target: float, level: float, labeled: int) -> float:
-    """The fewest n (at least the `labeled` so far) whose score interval is at most `target` half-wide
-    (`_score_half_widths`)."""
-    n = np.arange(max(3, labeled), items + 1, dtype=float)
-    hit = np.flatnonzero(_score_half_widths(theta, sigma2, items, level, n) <= target)
+def _score_labels(y: np.ndarray, f: np.ndarray, target: float, level: float, labeled: int) -> float:
+    """The fewest n (at least the `labeled` so far) whose score interval is at most `target` half-wide on a pool
+    whose gold is y and prediction f (`_score_half_widths`)."""
+    n = np.arange(max(3, labeled), len(y) + 1, dtype=float)
+    hit = np.flatnonzero(_score_half_widths(y, f, level, n) <= target)
     return float(n[hit[0]]) if len(hit) else math.inf
 
 
-class ResidualPosterior(msgspec.Struct, frozen=True):
-    """The scaled-inverse-chi^2 posterior of the score's residual variance: `dof` degrees of freedom and `scale`
-    s^2 (sigma^2 = dof s^2 / chi^2_dof); `prior` the label-free model's predicted variance, `labels` the labels'
-    sum of squared residuals and their degrees of freedom."""
-
-    dof: float
-    scale: float
-    prior: float
-    sum_squares: float
-    labels_dof: float
-
-    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        out: np.ndarray = self.dof * self.scale / rng.chisquare(self.dof, size)
-        return out
-
-
-def residual_posterior(v: Verdicts, positive: int, prior_items: float = RESIDUAL_PRIOR_ITEMS) -> ResidualPosterior:
-    """The posterior of Var(y - lambda f), the residual variance the score's interval rests on (eq. 2), given the
-    labels so far. Prior: scaled-inverse-chi^2 with `prior_items` degrees of freedom at the label-free model's
-    prediction, mean over items of q (1 - q) + (q - f0)^2, q the score's Dawid-Skene posterior (label-free,
-    score.two_class) and f0 its latent classes' prediction with no label (eq. 5: each class at its mean q), lambda
-    1. Data: the labels' residuals as `score` computes them (score.latent_classes.cross_fitted_prediction, the
-    tuned lambda, score.ppi.residuals): sum of squares S on n - d degrees of freedom (d = 2 with a tuned lambda,
-    1 at lambda 0). Posterior: dof = prior_items + n - d, scale = (prior_items * prior + S) / dof (the normal
-    model's conjugate update). Fewer than d + 1 labels: the prior alone."""
-    from ..score.latent_classes import cross_fitted_prediction, fit_latent_classes
-    from ..score.ppi import residuals, tuned_lambda
-    from ..score.two_class import fit_dawid_skene
+def _score_classes(v: Verdicts, rows: np.ndarray, positive: int) -> np.ndarray:
+    """Each item's class responsibilities in the score's latent-class model of pass / not-pass verdicts
+    (latent_classes.fit_latent_classes, label-free): the score's prediction is these times the classes' pass
+    rates (eq. 5), which a draw's gold gives."""
+    from ..score.latent_classes import fit_latent_classes
 
     binary = np.where(v.patterns < 0, -1, (v.patterns == positive).astype(np.int64))
-    w = v.counts.astype(float)
-    r = fit_latent_classes(binary, w).responsibilities
-    q = fit_dawid_skene(binary, w).posterior
-    unlabeled = np.zeros(len(w), dtype=bool)
-    f0 = cross_fitted_prediction(r, q, np.zeros(len(w)), unlabeled, w)
-    prior = float(w @ (q * (1 - q) + (q - f0) ** 2) / w.sum())
-    labeled = v.gold >= 0
-    y = (v.gold == positive).astype(float)
-    lam = tuned_lambda(y[labeled], (f := cross_fitted_prediction(r, q, y, labeled, w))[labeled], w[labeled])
-    labels_dof = float(w[labeled].sum()) - (2 if lam != 0 else 1)
-    if labels_dof < 1:
-        return ResidualPosterior(prior_items, prior, prior, 0.0, 0.0)
-    sum_squares = float(w @ residuals(y, f, lam, labeled, w) ** 2)
-    dof = prior_items + labels_dof
-    return ResidualPosterior(dof, (prior_items * prior + sum_squares) / dof, prior, sum_squares, labels_dof)
+    out: np.ndarray = fit_latent_classes(binary, v.counts.astype(float)).responsibilities[rows]
+    return out
 
 
 def _error_stop(rule: PrecisionRule, judges: np.ndarray, correct: np.ndarray, labeled: int, pool: int) -> float:
@@ -233,10 +190,9 @@ def forecast(
                      "err together it is low (0.5x-0.8x the labels needed on two of three collections, docs/PLAN.md): "
                      "label 10 first and plan again")
     keys: list[tuple[str, int | None]] = [("error", k) for k in usable] + ([("error", None)] if len(usable) > 1 else [])
-    posterior = residual_posterior(v, positive) if positive is not None else None
-    keys += [("score", None)] if posterior is not None else []
+    classes = _score_classes(v, rows, positive) if positive is not None else None
+    keys += [("score", None)] if classes is not None else []
     out: dict[tuple[str, int | None], list[float]] = {key: [] for key in keys}
-    thetas: list[float] = []
     for g in _gold_draws(v, rows, gold, draws, rng):
         order = np.concatenate([np.arange(labeled), labeled + rng.permutation(len(rows) - labeled)])
         correct = ((v.patterns[rows] == g[:, None]) & (v.patterns[rows] >= 0)).sum(axis=1)
@@ -245,11 +201,10 @@ def forecast(
                 replay = dataclasses.replace(rule or PrecisionRule(), target=target, ks=usable, at_k=k,
                                              confidence_level=confidence_level)
                 out[(what, k)].append(_error_stop(replay, judges[order], correct[order], labeled, len(rows)))
-            else:  # the score: the drawn pool's pass rate, with a residual variance drawn after the loop
-                thetas.append(float((g == positive).mean()))
-    if posterior is not None:  # drawn last, so that the error's draws are the same with or without the score
-        out[("score", None)] = [_score_labels(theta, sigma2, len(rows), target, confidence_level, labeled)
-                                for theta, sigma2 in zip(thetas, posterior.draw(rng, draws), strict=True)]
+            elif classes is not None:
+                y = (g == positive).astype(float)
+                f = classes @ ((classes.T @ y) / np.maximum(classes.sum(axis=0), 1e-12))  # eq. (5) at this gold
+                out[(what, k)].append(_score_labels(y, f, target, confidence_level, labeled))
     forecasts = tuple(_summary(what, k, np.asarray(x), confidence_level) for (what, k), x in out.items())
     name = None if positive is None else str(votes.classes[positive])
     return Plan(forecasts=forecasts, items=len(rows), labeled=labeled, target=target, confidence_level=confidence_level,
