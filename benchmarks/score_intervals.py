@@ -17,12 +17,6 @@ the shared data the worst collection's mean coverage.
     nice -n 10 .venv/bin/python benchmarks/score_intervals.py --data-set ceiling --draws 200
     nice -n 10 .venv/bin/python benchmarks/score_intervals.py --data-set shared --draws 200
     nice -n 10 .venv/bin/python benchmarks/score_intervals.py --data-set all --draws 200 --json out.json
-    nice -n 10 .venv/bin/python benchmarks/score_intervals.py --data-set graded --draws 1000 --oracle
-
---oracle (issue 26 item 1, round 5): the Wald form and the shipped one with their quantile multiplied by every c on
-a grid, and per data set and r the smallest c whose intervals meet the bar (mean coverage >= 88%, every system
->= 80% at r >= 50), knowing the truth: no rule of that family can be narrower there. Also the share of draws where
-the shipped form is wider than the Wald form, and the Wald form's coverage in those draws (docs/SCORE.md).
 
 Exits 0 with a message when the shared data folder is absent (the simulations still run).
 """
@@ -388,78 +382,6 @@ def datasets(which: str, seed: int, data: Path) -> list[tuple[str, str, bench.Ma
     return [(name, which, maker, True) for name, maker in makers[which](seed)]
 
 
-SCALES = np.round(np.arange(0.50, 1.60001, 0.005), 3)  # --oracle: the quantile's multiplier c, on a grid
-BAR_MEAN, BAR_WORST = 88.0, 80.0  # issue 26 item 1: coverage >= nominal - 2 on average, every system >= 80% at r >= 50
-
-
-def scaled(d: Draw, moved: float, truth: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """--oracle: the Wald form and the shipped (anchored) form with their t quantile multiplied by every c of SCALES:
-    for each, whether the interval covers the truth and its width, at every c (closed forms, vectorised over c;
-    `ppi.anchored_bounds` is the package's solver of eq. 6)."""
-    from betaconform_cli.score.ppi import anchored_bounds
-
-    q, a = _t(d) * SCALES, d.fpc / d.n
-    half = q * math.sqrt(d.s2_pseudo * a)
-    forms = {"Wald": (np.maximum(0.0, d.theta - half), np.minimum(1.0, d.theta + half))}
-    low, high = anchored_bounds(np.full(len(q), d.theta), a * d.s2_pseudo, a, q * q)
-    forms["anchored, additive (t)"] = (np.maximum(0.0, low), np.minimum(1.0, high))
-    del moved
-    out = {name: ((lo <= truth) & (truth <= hi), hi - lo) for name, (lo, hi) in forms.items()}
-    one = int(np.argmin(np.abs(SCALES - 1.0)))  # where the shipped form is wider than Wald's, does Wald's cover?
-    wider = out["anchored, additive (t)"][1][one] > out["Wald"][1][one] + 1e-12
-    out["region"] = (np.array([wider, wider and bool(out["Wald"][0][one])]), np.zeros(1))
-    return out
-
-
-def oracle_table(per: dict[str, dict[str, list[tuple[np.ndarray, np.ndarray]]]], r: int) -> dict[str, dict[str, float]]:
-    """Per form: coverage (worst system) and width at c = 1, and the smallest c of SCALES whose intervals meet the bar
-    on this data set at this r, knowing the truth (an oracle: no valid form can be narrower in this family)."""
-    out = {}
-    for name in ("Wald", "anchored, additive (t)"):
-        cover = np.array([np.mean([x[0] for x in per[stem][name]], axis=0) for stem in per]) * 100  # systems x c
-        width = np.array([np.mean([x[1] for x in per[stem][name]], axis=0) for stem in per]) * 100
-        ok = (cover.mean(axis=0) >= BAR_MEAN) & ((cover.min(axis=0) >= BAR_WORST) if r >= 50 else True)
-        one = int(np.argmin(np.abs(SCALES - 1.0)))
-        k = int(np.argmax(ok)) if ok.any() else None
-        out[name] = {"coverage": float(cover[:, one].mean()), "worst": float(cover[:, one].min()),
-                     "width": float(width[:, one].mean()),
-                     "c": float(SCALES[k]) if k is not None else float("nan"),
-                     "c_coverage": float(cover[:, k].mean()) if k is not None else float("nan"),
-                     "c_worst": float(cover[:, k].min()) if k is not None else float("nan"),
-                     "c_width": float(width[:, k].mean()) if k is not None else float("nan")}
-    region = np.array([np.sum([x[0] for x in per[stem]["region"]], axis=0) for stem in per])  # systems x (wider, covered)
-    out["region"] = {"share": 100 * float(region[:, 0].sum() / (len(per) * len(per[next(iter(per))]["region"]))),
-                     "wald_coverage": 100 * float(region[:, 1].sum() / max(region[:, 0].sum(), 1)),
-                     "worst": 100 * float(min((c / w for w, c in region if w >= 20), default=float("nan")))}  # systems with 20+
-    return out
-
-
-def run_oracle(which: str, draws: int, seed: int, data: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """--oracle: the same draws as `run`, only the two scaled families."""
-    out = {}
-    sets = datasets(which, seed, data)
-    for r in RS:
-        per: dict[str, dict[str, list[tuple[np.ndarray, np.ndarray]]]] = {}
-        for stem, _coll, maker, fixed in sets:
-            big_n = len(maker(np.random.default_rng(0))[0])
-            if big_n < 2 * r:
-                continue
-            rng = np.random.default_rng([seed, r, zlib.crc32(stem.encode())])
-            predictor, mine = Predictor(fixed), {"Wald": [], "anchored, additive (t)": [], "region": []}
-            for _ in range(draws):
-                gold, verdicts = maker(rng)
-                observed = np.full(big_n, -1)
-                pick = rng.choice(big_n, r, replace=False)
-                observed[pick] = gold[pick]
-                d, moved = prepare(verdicts, observed, predictor)
-                for name, value in scaled(d, moved, float(gold.mean())).items():
-                    mine[name].append(value)
-            per[stem] = mine
-        if per:
-            out[str(r)] = oracle_table(per, r)
-    return out
-
-
 def run(which: str, draws: int, seed: int, data: Path, checks: int = 3) -> dict[str, object]:
     out: dict[str, object] = {}
     sets = datasets(which, seed, data)
@@ -521,8 +443,6 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--only", nargs="+", default=None, help="only the forms whose names contain one of these")
-    parser.add_argument("--oracle", action="store_true",
-                        help="the Wald and the shipped form with the quantile scaled by c: the smallest c meeting the bar")
     args = parser.parse_args()
     names = [k for k in FORMS if (any(p in k for p in args.only) if args.only else k not in SLOW)]
     for k in list(FORMS):
@@ -530,24 +450,6 @@ def main() -> int:
             del FORMS[k]
     which = (*SIMULATIONS, "shared") if args.data_set == "all" else (args.data_set,)
     results = {}
-    if args.oracle:
-        print("| data | r | form | at c = 1: coverage (worst) / width | smallest c meeting the bar | its coverage (worst) "
-              "/ width | its width / Wald's at c = 1 |\n|---|---|---|---|---|---|---|")
-        for name in which:
-            res = run_oracle(name, args.draws, args.seed, args.data)
-            results[name] = res
-            for r, table in res.items():
-                wald_width = table["Wald"]["width"]
-                g = table.pop("region")
-                print(f"| {name} | {r} | (draws where the shipped form is wider than Wald's: {g['share']:.1f}%; Wald's "
-                      f"coverage there {g['wald_coverage']:.1f}%, worst system {g['worst']:.1f}%) | | | | |")
-                for form, v in table.items():
-                    print(f"| {name} | {r} | {form} | {v['coverage']:.1f}% ({v['worst']:.1f}%) / {v['width']:.2f} | "
-                          f"{v['c']:.3f} | {v['c_coverage']:.1f}% ({v['c_worst']:.1f}%) / {v['c_width']:.2f} | "
-                          f"{v['c_width'] / wald_width:.3f} |", flush=True)
-        if args.json:
-            args.json.write_text(json.dumps(results, indent=1))
-        return 0
     for name in which:
         start = time.perf_counter()
         res = run(name, args.draws, args.seed, args.data)
