@@ -11,8 +11,7 @@ from scipy import integrate, stats
 from scipy.special import expit, logsumexp
 
 from betaconform_cli.errors import ParameterError
-from betaconform_cli.votes import SplitPrior
-from betaconform_cli.votes import Hyperprior
+from betaconform_cli.votes import Hyperprior, SplitPrior
 from betaconform_cli.votes.posterior import _SplitPosterior
 
 from .test_votes_stacking import TRIALS, WRONG, L, X, _log_evidence
