@@ -36,14 +36,14 @@ def vocabulary_problem(ds: Dataset) -> str | None:
         v, g = apart[0]
         on = (votes.patterns == votes.classes.index(v)) & (votes.gold >= 0)[:, None]
         who = [votes.judges[j] for j in range(len(votes.judges)) if on[:, j].any()]
-        return (f"the verdict {values.shown(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
+        return (f"the verdict {values.shown(v)}{values.hidden(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
                 f"{values.quote_judges(who)}) is no gold class but means the gold's {values.shown(g)}, so each would "
                 f"count as wrong; write the verdicts as the gold is written (the gold's classes: {values.listing(gold)})")
     apart = values.written_apart(labeled, gold)  # a gold class beside the verdicts' ("Pass" on a few items)
     if apart:
         g, v = apart[0]
         n = int(votes.counts[votes.gold == votes.classes.index(g)].sum())
-        return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
+        return (f"the gold label {values.shown(g)}{values.hidden(g)} ({n} items) is no verdict class but means the verdicts' "
                 f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
                 f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
     scores = values.scores_apart(gold, labeled)

@@ -143,9 +143,13 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
     if not gold or not verdicts or set(gold) & set(verdicts):
         return None
     folded = {g.lower() for g in gold} & {v.lower() for v in verdicts}
+    alike = {_letters(g) for g in gold} & {_letters(v) for v in verdicts}
     marks = {_mark_or_none(g) for g in gold} & {_mark_or_none(v) for v in verdicts} - {None}
     numeric = all(number(c) is not None for c in (*gold, *verdicts))
+    odd = next((h for h in map(hidden, (*gold, *verdicts)) if h), "")
     hint = ("they differ only in case: write them alike" if folded else
+            f"they differ in letters of another script that look Latin or in invisible characters{odd}: write them "
+            "alike" if alike and odd else
             "numeric scores are compared within a tolerance: give --tolerance" if numeric else
             f"they mean the same pass/fail ({MARK_WORDS}) but are written differently: write them alike"
             if marks else "write them in one vocabulary")
@@ -204,8 +208,42 @@ WRAPPING = " \t\r\n()[]{}\"'`*.,:;!?"  # what an LLM writes around a class: spac
 
 def _letters(text: str) -> str:
     """A class in lower case without what wraps it: "PASS." and " (a)" as "pass" and "a", as an LLM writes them. What
-    is inside stays, and a sign at its end: "A-" is not "A" (a grade), "A=B" not "A>B" (a tie against a preference)."""
-    return text.casefold().strip(WRAPPING)
+    is inside stays, and a sign at its end: "A-" is not "A" (a grade), "A=B" not "A>B" (a tie against a preference).
+    Letters that only look otherwise are read as what they look like (`seen`): "раss" in Cyrillic is "pass"."""
+    return seen(text).casefold().strip(WRAPPING)
+
+
+# Letters of Cyrillic and Greek that a reader cannot tell from Latin ones (Unicode's confusables, the common ones),
+# and Latin's dotless i: a class typed or generated in another keyboard layout looks like the gold's and never equals it.
+_LOOK_ALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u0501\u04bb\u04cf\u051b\u051d"  # а е о р с у х ѕ і ј ԁ һ ӏ ԛ ԝ
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408"  # А В Е К М Н О Р С Т Х Ѕ І Ј
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd\u0131",  # Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν ı
+    "aeopcyxsijdhlqw" "ABEKMHOPCTXSIJ" "ABEZHIKMNOPTYXovi")
+
+
+def seen(text: str) -> str:
+    """Text as a reader sees it: compatibility forms as their plain letters (fullwidth "ｐａｓｓ", NFKC), invisible
+    format characters left out (a zero-width space, a byte order mark, a soft hyphen, direction marks: category Cf),
+    and Cyrillic or Greek letters that look Latin as the Latin ones."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOK_ALIKE)
+
+
+def hidden(text: str) -> str:
+    """What in `text` a reader does not see, for a message: " (it holds U+0440 CYRILLIC SMALL LETTER ER, ...)"
+    naming the characters that `seen` reads otherwise (the first four); empty when there is none."""
+    import unicodedata
+
+    if text.isascii():
+        return ""
+    odd = list(dict.fromkeys(c for c in text if not c.isascii() and seen(c) != c))
+    names = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in odd[:4]]
+    return f" (it holds {', '.join(names)}{' and more' if len(odd) > 4 else ''})" if names else ""
 
 
 def quote_judges(names: Sequence[str], most: int = 4) -> str:

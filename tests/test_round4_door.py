@@ -1,0 +1,73 @@
+"""Hostile round 4 (docs/INPUT_RULES.md, "Hostile round 4"): inputs nobody had tried, each bug at its one place with
+its smallest case. Expected answers are worked out by hand beside each case (which class a verdict means, which rows
+are one item), never from the code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import betaconform_cli as bc
+from betaconform_cli.errors import InputError
+from betaconform_cli.inputs import values
+
+pd = pytest.importorskip("pandas")
+
+# 12 items, 3 judges: gold pass on items 0-5, fail on 6-11; judge "c" is wrong on items 0 and 6, "b" on item 1
+ITEMS = [f"q{i:02d}" for i in range(12)]
+GOLD = {it: "pass" if i < 6 else "fail" for i, it in enumerate(ITEMS)}
+OTHER = {"pass": "fail", "fail": "pass"}
+
+
+def rows(judge_c: str = "c", item: Any = None) -> list[dict[str, Any]]:
+    """The long table; `judge_c`: judge c's name; `item(i, judge)`: an item's id on that judge's row."""
+    out = []
+    for i, it in enumerate(ITEMS):
+        for j in ("a", "b", judge_c):
+            wrong = (j == judge_c and i in (0, 6)) or (j == "b" and i == 1)
+            out.append({"item_id": item(it, j) if item else it, "judge": j,
+                        "verdict": OTHER[GOLD[it]] if wrong else GOLD[it], "gold": GOLD[it]})
+    return out
+
+
+def respelled(spell: str, column: str) -> list[dict[str, Any]]:
+    """Judge b's `pass` (verdicts) or items 0-2's `pass` (gold) written as `spell`."""
+    out = rows()
+    for r in out:
+        if column == "verdict" and r["judge"] == "b" and r["verdict"] == "pass":
+            r["verdict"] = spell
+        if column == "gold" and r["item_id"] in ITEMS[:3]:
+            r["gold"] = spell
+    return out
+
+
+class TestLookAlikeClasses:
+    """A class that looks like a gold class but is spelled with Cyrillic or Greek letters, fullwidth forms or an
+    invisible character never equals it: each such verdict counted as wrong (judge b's accuracy fell from 11/12 to
+    6/12, the fit's error at k=3 nearly tripled). Now refused, naming the characters a reader cannot see."""
+
+    @pytest.mark.parametrize("spell,shown", [
+        ("\u0440\u0430ss", "U+0440 CYRILLIC SMALL LETTER ER"),  # Cyrillic er and a
+        ("pass\u200b", "U+200B ZERO WIDTH SPACE"),
+        ("\uff50\uff41\uff53\uff53", "U+FF50 FULLWIDTH LATIN SMALL LETTER P"),
+        ("\u03a1ASS", "U+03A1 GREEK CAPITAL LETTER RHO"),
+    ])
+    @pytest.mark.parametrize("column", ["verdict", "gold"])
+    def test_refused(self, spell: str, shown: str, column: str) -> None:
+        with pytest.raises(InputError, match="means the") as err:
+            bc.fit(pd.DataFrame(respelled(spell, column)))
+        assert shown in str(err.value) and '"pass"' in str(err.value)
+
+    def test_every_class_in_another_script(self) -> None:
+        """No verdict shares a class with the gold: the hint says why, not "write them in one vocabulary"."""
+        problem = values.vocabulary_problem(["fail", "pass"], ["f\u0430il", "p\u0430ss"])
+        assert problem is not None and "look Latin" in problem and "U+0430 CYRILLIC SMALL LETTER A" in problem
+
+    @pytest.mark.parametrize("gold,verdicts", [
+        (["верно", "неверно"], ["верно", "неверно"]),  # a Russian vocabulary on both sides is read
+        (["fail", "pass"], ["fail", "pass", "да"]),  # a class of its own ("yes" in Russian) is no look-alike
+        (["0", "1"], ["0", "1", "\uff11"]),  # a fullwidth digit is text, never the number 1 (docs: numbers in text)
+    ])
+    def test_other_scripts_are_classes(self, gold: list[str], verdicts: list[str]) -> None:
+        assert values.written_apart(gold, verdicts) == [] and values.vocabulary_problem(gold, verdicts) is None
