@@ -10,7 +10,7 @@ import pytest
 
 import betaconform_cli as bc
 from betaconform_cli.errors import InputError
-from betaconform_cli.inputs import values
+from betaconform_cli.inputs import checks, values
 
 pd = pytest.importorskip("pandas")
 
@@ -71,3 +71,20 @@ class TestLookAlikeClasses:
     ])
     def test_other_scripts_are_classes(self, gold: list[str], verdicts: list[str]) -> None:
         assert values.written_apart(gold, verdicts) == [] and values.vocabulary_problem(gold, verdicts) is None
+
+
+class TestJudgesWrittenAlike:
+    """One judge's name written two ways on some rows ("a" and "a " from a spreadsheet, "a" with a zero-width space)
+    made two judges, each with half of its verdicts, shown under one name: `judges` ranked both. Refused."""
+
+    @pytest.mark.parametrize("other,shown", [("a ", '"a "'), ("a\u200b", "U+200B ZERO WIDTH SPACE"),
+                                             ("\u0430", "U+0430 CYRILLIC SMALL LETTER A")])
+    def test_long_table(self, other: str, shown: str) -> None:
+        table = [dict(r, judge=other) if r["judge"] == "a" and r["item_id"] in ITEMS[6:] else r for r in rows()]
+        with pytest.raises(InputError, match="look alike but are two names") as err:
+            bc.judges(pd.DataFrame(table))
+        assert shown in str(err.value)
+
+    def test_names_apart_in_case_are_read(self) -> None:
+        """"A" and "a" may be two judges (a name's case is the user's to choose): read, as before."""
+        assert checks.judges_written_alike(["A", "a", "gpt-4o", "gpt-4o-mini"]) is None

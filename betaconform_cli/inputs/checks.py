@@ -21,9 +21,11 @@ from .options import InputOptions
 
 
 def vocabulary_problem(ds: Dataset) -> str | None:
-    """Why `ds`'s verdicts cannot be scored against its gold (None: they can, or it carries no verdicts)."""
-    if ds.votes is None:
-        return None
+    """Why `ds`'s verdicts cannot be scored against its gold (None: they can, or it carries no verdicts), or why its
+    judges cannot be told apart (`judges_written_alike`)."""
+    alike = judges_written_alike(ds.votes.judges if ds.votes is not None else ds.judge_names)
+    if alike is not None or ds.votes is None:
+        return alike
     from .patterns import vocabularies
 
     gold, labeled, _ = vocabularies(ds.votes)
@@ -52,6 +54,23 @@ def vocabulary_problem(ds: Dataset) -> str | None:
                 f"{values.listing(gold)}, so each would count as wrong unless it is exactly the gold; make verdicts of "
                 "them first (pass where the score is at least your threshold), or compare numbers within a `tolerance`")
     return _judge_apart(votes, gold)
+
+
+def judges_written_alike(names: Sequence[str]) -> str | None:
+    """Why two judge names are one judge written two ways: equal as a reader sees them (values.seen: look-alike
+    letters of another script, invisible characters) and without surrounding spaces, yet different ("j1" and
+    "j1 ", "j1" and "j1" with a zero-width space). Each would be a judge of its own holding part of one judge's
+    verdicts, shown twice under one name. None when every name is distinct to the eye."""
+    first: dict[str, str] = {}
+    for name in names:
+        key = values.seen(str(name)).strip()
+        if key in first and first[key] != name:
+            a, b = first[key], name
+            return (f"judges {values.shown(a)}{values.hidden(a)} and {values.shown(b)}{values.hidden(b)} look alike but "
+                    "are two names, so one judge's verdicts would be split between two judges; write each judge's name "
+                    "one way")
+        first.setdefault(key, name)
+    return None
 
 
 NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gold class is refused (an id read as one)
