@@ -88,3 +88,33 @@ class TestJudgesWrittenAlike:
     def test_names_apart_in_case_are_read(self) -> None:
         """"A" and "a" may be two judges (a name's case is the user's to choose): read, as before."""
         assert checks.judges_written_alike(["A", "a", "gpt-4o", "gpt-4o-mini"]) is None
+
+
+class TestFolderOfParts:
+    """A folder of one export's parts (part-000001.jsonl, ...: docs/FORMATS.md) of judgment JSON Lines was refused
+    with "cannot open: Is a directory" (the first input's read started before the parts were joined); only a
+    Braintrust export's parts were read. Now read as one dataset, as the whole file is."""
+
+    def lines(self) -> list[str]:
+        import json
+
+        return [json.dumps({"id": it, "verdicts": {r["judge"]: r["verdict"] for r in rows() if r["item_id"] == it},
+                            "label": GOLD[it]}) + "\n" for it in ITEMS]
+
+    def test_read_as_the_whole(self, tmp_path: Any) -> None:
+        lines = self.lines()
+        (tmp_path / "whole.jsonl").write_text("".join(lines))
+        parts = tmp_path / "export"
+        parts.mkdir()
+        (parts / "part-000001.jsonl").write_text("".join(lines[:5]))
+        (parts / "part-000002.jsonl").write_text("".join(lines[5:]))
+        got, want = bc.fit(parts), bc.fit(tmp_path / "whole.jsonl")
+        assert got.error(3) == want.error(3)
+        assert got.to_pandas().drop(columns="dataset").equals(want.to_pandas().drop(columns="dataset"))
+
+    def test_an_id_in_two_parts(self, tmp_path: Any) -> None:
+        lines = self.lines()
+        (tmp_path / "part-1.jsonl").write_text("".join(lines[:5]))
+        (tmp_path / "part-2.jsonl").write_text("".join(lines[4:]))
+        with pytest.raises(InputError, match=r"part-2.jsonl:1: .*appears again \(first on part-1.jsonl line 5\)"):
+            bc.fit(tmp_path)
