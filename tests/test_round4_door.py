@@ -118,3 +118,24 @@ class TestFolderOfParts:
         (tmp_path / "part-2.jsonl").write_text("".join(lines[4:]))
         with pytest.raises(InputError, match=r"part-2.jsonl:1: .*appears again \(first on part-1.jsonl line 5\)"):
             bc.fit(tmp_path)
+
+
+class TestLookAlikeColumnNames:
+    """A wide table's gold column named with a look-alike letter ("gоld", Cyrillic о) or a zero-width space was no
+    gold column: it became one more judge, the table a correctness table, and the fit's error moved (no message). The
+    role names are matched as a reader sees them."""
+
+    def wide(self, gold: str) -> Any:
+        table = rows()
+        return pd.DataFrame([{"item_id": it, **{r["judge"]: int(r["verdict"] == "pass") for r in table if r["item_id"] == it},
+                              gold: int(GOLD[it] == "pass")} for it in ITEMS])
+
+    @pytest.mark.parametrize("gold", ["g\u043eld", "gold\u200b", "\ufeffLabel"])
+    def test_gold_column(self, gold: str) -> None:
+        doc = bc.doctor(self.wide(gold)).to_dict()
+        assert doc["roles"] == {"item": "item_id", "gold": gold, "judges": "a, b, c"}
+
+    def test_two_gold_columns_are_told_apart(self) -> None:
+        frame = self.wide("gold").assign(**{"g\u043eld": 1})
+        with pytest.raises(InputError, match="U\\+043E CYRILLIC SMALL LETTER O\\) could each be the gold column"):
+            bc.fit(frame)

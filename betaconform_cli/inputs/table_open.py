@@ -29,8 +29,10 @@ DELIMITERS = (",", ";", "\t", "|")
 
 def role_key(name: str) -> str:
     """A column name as ROLE_NAMES spell it: case, surrounding spaces and the separator between words ignored
-    ("Item ID", "item-id", " Item_ID " are item_id), as a spreadsheet's or a notebook's headers are written."""
-    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+    ("Item ID", "item-id", " Item_ID " are item_id), as a spreadsheet's or a notebook's headers are written; letters
+    read as a reader sees them (values.seen: "gоld" with a Cyrillic о, a zero-width space or a byte order mark in the
+    name), so that such a gold column is not read as one more judge."""
+    return "_".join(values.seen(name).strip().lower().replace("-", " ").replace("_", " ").split())
 
 
 def by_role_key(names: Any) -> dict[str, list[str]]:

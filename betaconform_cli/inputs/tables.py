@@ -53,7 +53,8 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     keyed = by_role_key(c for c in table.names if c not in exclude)
     found = [c for n in ROLE_NAMES[role] for c in keyed.get(n, [])]
     if len(found) > 1:
-        raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
+        odd = next((h for h in map(values.hidden, found) if h), "")
+        raise InputError(table.where, f"columns {quote_all(found)}{odd} could each be the {role} column; "
                                       f"name one with `{role}_col`")
     return found[0] if found else None
 
