@@ -139,3 +139,12 @@ class TestLookAlikeColumnNames:
         frame = self.wide("gold").assign(**{"g\u043eld": 1})
         with pytest.raises(InputError, match="U\\+043E CYRILLIC SMALL LETTER O\\) could each be the gold column"):
             bc.fit(frame)
+
+
+def test_an_object_column_of_ints_and_booleans_is_named() -> None:
+    """A pandas object column holding 1 and True (a judge's verdicts appended from two sources) failed deep in DuckDB
+    with "cannot read this pandas table: Mismatch Type Error ..." naming no column; the column is named now."""
+    frame = pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": pd.Series([1, 0, True], dtype=object), "b": [1, 0, 1],
+                          "gold": [1, 0, 1]})
+    with pytest.raises(InputError, match="column 'a': DuckDB cannot read its object values"):
+        bc.fit(frame)

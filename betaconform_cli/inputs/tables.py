@@ -284,7 +284,8 @@ def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
 
 
 def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | None:
-    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column),
+    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column, an
+    object column mixing Python types DuckDB keeps apart: 1 and True),
     for the message; None when each reads alone (or the frame cannot be split by column)."""
     try:
         names = [str(c) for c in (frame.column_names if library == "pyarrow" else frame.columns)]
@@ -294,7 +295,8 @@ def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | 
         try:
             one = frame.select([name]) if library != "pandas" else frame[[name]]
             con.register("__one", one)
-            con.execute("SELECT * FROM __one LIMIT 0").fetchall()
+            con.execute("CREATE OR REPLACE TEMP TABLE __probe AS SELECT * FROM __one")  # every value: a column of
+            con.execute("DROP TABLE __probe")  # ints and booleans (object dtype) fails on its first boolean only
             con.unregister("__one")
         except Exception:  # noqa: BLE001 - this column is the one DuckDB refuses
             kind = str(frame.schema.field(name).type) if library == "pyarrow" else str(frame[name].dtype) if library == "pandas" \
