@@ -148,3 +148,15 @@ def test_an_object_column_of_ints_and_booleans_is_named() -> None:
                           "gold": [1, 0, 1]})
     with pytest.raises(InputError, match="column 'a': DuckDB cannot read its object values"):
         bc.fit(frame)
+
+
+def test_drift_says_why_a_look_alike_judge_is_left_out() -> None:
+    """Run B names judge "gpt-4o" with a Unicode hyphen and a Cyrillic о: drift matches judges by name, so it is left
+    out of both runs; the note said only "not in the other run" of two names that read the same. It names the
+    look-alike now (the note's clause, api/_drift._look_alike; a whole drift run costs seconds of permutations)."""
+    from betaconform_cli.api._drift import _look_alike
+
+    note = _look_alike("gpt-4o", ["claude", "gpt\u20104\u043e"])
+    assert note == (", whose 'gpt\u20104\u043e' looks alike (it holds U+2010 HYPHEN, U+043E CYRILLIC SMALL LETTER O): "
+                    "write the name one way in both")
+    assert _look_alike("gpt-4o", ["gpt-4", "GPT-4o"]) == ""

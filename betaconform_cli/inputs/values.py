@@ -214,12 +214,14 @@ def _letters(text: str) -> str:
 
 
 # Letters of Cyrillic and Greek that a reader cannot tell from Latin ones (Unicode's confusables, the common ones),
-# and Latin's dotless i: a class typed or generated in another keyboard layout looks like the gold's and never equals it.
+# Latin's dotless i and the dashes that look like a hyphen: a class typed or generated in another keyboard layout, or
+# through a word processor, looks like the gold's and never equals it.
 _LOOK_ALIKE = str.maketrans(
     "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u0501\u04bb\u04cf\u051b\u051d"  # а е о р с у х ѕ і ј ԁ һ ӏ ԛ ԝ
     "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408"  # А В Е К М Н О Р С Т Х Ѕ І Ј
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd\u0131",  # Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν ı
-    "aeopcyxsijdhlqw" "ABEKMHOPCTXSIJ" "ABEZHIKMNOPTYXovi")
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd\u0131"  # Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν ı
+    "\u2010\u2011\u2012\u2013\u2212",  # hyphens, the figure and en dash, the minus sign: a word processor's "-"
+    "aeopcyxsijdhlqw" "ABEKMHOPCTXSIJ" "ABEZHIKMNOPTYXovi" "-----")
 
 
 def seen(text: str) -> str:
