@@ -160,3 +160,36 @@ def test_drift_says_why_a_look_alike_judge_is_left_out() -> None:
     assert note == (", whose 'gpt\u20104\u043e' looks alike (it holds U+2010 HYPHEN, U+043E CYRILLIC SMALL LETTER O): "
                     "write the name one way in both")
     assert _look_alike("gpt-4o", ["gpt-4", "GPT-4o"]) == ""
+
+
+class TestMetadataColumnAsJudge:
+    """A wide table's metadata column (`system`: "gpt-4o" on every row) became a fourth judge, wrong on every item:
+    the histogram said no item had all 4 judges right, and the error at every k moved, without a word. A judge whose
+    every labeled verdict is a class of its own (no gold class, no other judge's, no pass/fail mark beside pass/fail
+    gold) is refused as a column that is no judge."""
+
+    def wide(self, extra: dict[str, Any]) -> Any:
+        table = rows()
+        return pd.DataFrame([{"item_id": it, **{r["judge"]: r["verdict"] for r in table if r["item_id"] == it},
+                              "gold": GOLD[it], **extra} for it in ITEMS])
+
+    def test_a_constant_text_column(self) -> None:
+        with pytest.raises(InputError, match='judge "system" gives no gold class on any of its 12 labeled items'):
+            bc.fit(self.wide({"system": "gpt-4o"}))
+
+    def test_a_judge_always_wrong_in_the_task_s_classes_is_read(self) -> None:
+        """Always "fail" where every gold is "pass" and no other judge says "fail": a class of the task (a pass/fail
+        mark beside pass/fail gold), so a judge always wrong, read as before (docs/INPUT_RULES.md)."""
+        frame = pd.DataFrame({"item_id": ITEMS, "a": "pass", "b": "pass", "d": "fail", "gold": "pass"})
+        doc = bc.doctor(frame).to_dict()
+        assert doc["roles"]["judges"] == "a, b, d" and not doc.get("problems")
+
+
+def test_a_wide_table_with_a_model_column_is_told_how_to_read() -> None:
+    """A wide table with a `model` column (the system evaluated) is taken for a long table by that name; the refusal
+    named only a long table's needs. It says which column was taken for the judge and how to read it as wide."""
+    frame = pd.DataFrame({"id": ITEMS, "model": "gpt-4o", "j1": 1, "j2": 0, "gold": 1})
+    with pytest.raises(InputError, match="'model' was taken for a long table's judge column by its name: if each judge "
+                                         "has a column of its own \\(a wide table\\), name those with `judge_cols`"):
+        bc.fit(frame)
+    assert bc.fit(frame, judge_cols="j*").to_pandas()["judges"].iloc[0] == 2

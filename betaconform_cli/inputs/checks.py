@@ -78,20 +78,27 @@ NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gol
 
 def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
     """Why one judge's verdicts cannot be scored: on its NEVER_GOLD_MIN or more labeled items it never gives a class
-    the gold uses, and gives a different class on at least half of them: a column that is no judge's (an id column
-    of a wide table not named `item_id`, a text column) read as one, whose every value would count as wrong. A judge
-    always wrong in the task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None
-    when no judge is such a column."""
+    the gold uses, and either gives a different class on at least half of them (an id column of a wide table not
+    named `item_id`, a text column) or gives only classes of its own (no other judge gives them, and they are no
+    pass/fail marks beside pass/fail gold: a wide table's `system` or `model_version` column, "gpt-4o" on every row):
+    a column that is no judge's read as one, whose every value would count as wrong. A judge always wrong in the
+    task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None when no judge is such
+    a column."""
     import numpy as np
 
     lab = votes.gold >= 0
     labeled, weight = votes.patterns[lab], votes.counts[lab]
     fits = np.array([any(c == g or values.agree(c, g) == 1 for g in gold) for c in votes.classes])
+    marks = bool(gold) and all(map(values.is_mark, gold))
     for j, judge in enumerate(votes.judges):
         codes = labeled[:, j]
         given, n = codes[codes >= 0], int(weight[codes >= 0].sum())
         mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
-        if n >= NEVER_GOLD_MIN and 2 * len(mine) >= n and not fits[given].any():
+        if n < NEVER_GOLD_MIN or fits[given].any():
+            continue
+        others = set(np.delete(votes.patterns, j, axis=1).ravel().tolist())
+        own = not others & set(given.tolist()) and not (marks and all(map(values.is_mark, mine)))
+        if 2 * len(mine) >= n or own:
             return (f"judge {values.shown(judge)} gives no gold class on any of its {n} labeled items (its "
                     f"classes: {values.listing(mine)}; the gold's: {values.listing(gold)}), so its every verdict would "
                     "count as wrong: a column that is no judge (an id or a text column) read as one? Name the judges "

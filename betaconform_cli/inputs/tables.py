@@ -138,8 +138,10 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
         if correct is None and verdict is not None and gold is None and opts.labels is None:
             gold = NO_GOLD  # verdicts with no gold column: every item unlabeled (a pool), read as such (_no_gold)
         if correct is None and (verdict is None or gold is None):
+            wide = (f"; {judge!r} was taken for a long table's judge column by its name: if each judge has a column of "
+                    "its own (a wide table), name those with `judge_cols`") if not opts.table.judge_col and verdict is None else ""
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
-                                          f"(columns: {quote_all(table.names)})")
+                                          f"(columns: {quote_all(table.names)}){wide}")
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset, cluster=cluster)

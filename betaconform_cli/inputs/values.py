@@ -259,6 +259,11 @@ def listing(classes: Sequence[str], most: int = 8) -> str:
     return shown_ + (f", ... ({len(classes)} classes)" if len(classes) > most else "")
 
 
+def is_mark(value: str) -> bool:
+    """Whether a class is a pass/fail mark (`mark` reads it as 1 or 0)."""
+    return _mark_or_none(value) is not None
+
+
 def _mark_or_none(value: str) -> int | None:
     try:
         return mark(value)
