@@ -82,7 +82,7 @@ class TestJudgesWrittenAlike:
     def test_long_table(self, other: str, shown: str) -> None:
         table = [dict(r, judge=other) if r["judge"] == "a" and r["item_id"] in ITEMS[6:] else r for r in rows()]
         with pytest.raises(InputError, match="look alike but are two names") as err:
-            bc.judges(pd.DataFrame(table))
+            bc.fit(pd.DataFrame(table))
         assert shown in str(err.value)
 
     def test_names_apart_in_case_are_read(self) -> None:
