@@ -193,3 +193,23 @@ def test_a_wide_table_with_a_model_column_is_told_how_to_read() -> None:
                                          "has a column of its own \\(a wide table\\), name those with `judge_cols`"):
         bc.fit(frame)
     assert bc.fit(frame, judge_cols="j*").to_pandas()["judges"].iloc[0] == 2
+
+
+class TestDecimalComma:
+    """A European spreadsheet's `1,0` (1.0) beside verdicts 1/0 and gold 1/0 was a class of its own: each counted as
+    wrong, without a word. It is refused as written apart; with --tolerance, or as a correctness value, the refusal
+    says it is a decimal comma. Numbers are still read by NUMBER alone: `1,0` is never read as 1."""
+
+    @pytest.mark.parametrize("gold,verdicts,want", [
+        (["0", "1"], ["0", "1", "1,0"], [("1,0", "1")]),
+        (["1", "2", "3"], ["1", "2,5", "3", "3,0"], [("3,0", "3")]),  # a rating 2,5 is a class of its own (no 2.5)
+        (["0", "1"], ["0", "1", "1,000"], []),  # a thousand, or 1.000: not taken for either
+    ])
+    def test_written_apart(self, gold: list[str], verdicts: list[str], want: list[tuple[str, str]]) -> None:
+        assert values.written_apart(gold, verdicts) == want
+
+    def test_refused_with_its_reading(self) -> None:
+        frame = pd.DataFrame({"item_id": ITEMS[:3], "a": ["4,5", "2", "1"], "b": ["4", "2", "1"], "gold": ["4", "2", "1"]})
+        with pytest.raises(InputError, match=r"row 1: column 'a': a tolerance compares numbers, got '4,5' \(a decimal "
+                                             r"comma: write 4.5\)"):
+            bc.fit(frame, tolerance=0.5)

@@ -266,7 +266,7 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
         raise RecordError(opts.record.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
                                             "without one are read only without --tolerance)")
     if opts.handling.tolerance is not None and values.number(label) is None:
-        raise RecordError(opts.record.label_field, f"a tolerance compares numbers, got {show(label)}")
+        raise RecordError(opts.record.label_field, f"a tolerance compares numbers, got {show(label)}{values.comma_hint(label)}")
     if isinstance(verdicts, dict):
         keys: list[str] | None = [str(k) for k in verdicts]
         values_ = list(verdicts.values())

@@ -88,7 +88,7 @@ def mark(value: Any) -> int | None:
         x = number(word)  # "1.00", "1e0", " 0 "
         if x == 1 or x == 0:
             return int(x)
-    raise ValueProblem(f"must be {MARK_WORDS} (null, empty or NA: no verdict), got {shown(value)}")
+    raise ValueProblem(f"must be {MARK_WORDS} (null, empty or NA: no verdict), got {shown(value)}{comma_hint(value)}")
 
 
 def number(value: Any) -> float | None:
@@ -128,13 +128,19 @@ def agree(verdict: Any, gold: Any, tolerance: float | None = None) -> int | None
     v, g = number(verdict), number(gold)
     if tolerance is not None:
         if v is None:
-            raise ValueProblem(f"a tolerance compares numbers, got the verdict {shown(verdict)}")
+            raise ValueProblem(f"a tolerance compares numbers, got the verdict {shown(verdict)}{comma_hint(verdict)}")
         if g is None:
-            raise ValueProblem(f"a tolerance compares numbers, got the gold label {shown(gold)}")
+            raise ValueProblem(f"a tolerance compares numbers, got the gold label {shown(gold)}{comma_hint(gold)}")
         return int(abs(v - g) <= tolerance)
     if v is not None and g is not None:
         return int(v == g)
     return int(_text(verdict) == _text(gold))
+
+
+def comma_hint(value: Any) -> str:
+    """" (a decimal comma: write 4.5)" for text that is a number written with a comma; empty otherwise."""
+    x = decimal_comma(value) if isinstance(value, str) else None
+    return f" (a decimal comma: write {x:g})" if x is not None else ""
 
 
 def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | None:
@@ -184,9 +190,24 @@ def scores_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[str]:
     return scores if len(scores) >= 2 and len(scores) > len(verdicts) - len(scores) else []
 
 
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,([0-9]{1,2}|[0-9]{4,})")  # "1,0", "0,75"; not "1,000" (a thousands comma?)
+
+
+def decimal_comma(text: str) -> float | None:
+    """The number a text with a decimal comma means ("1,0": 1.0, as a European spreadsheet writes it); None for any
+    other text, and for "1,000", which may as well be a thousand. A number is never read so (NUMBER is the rule):
+    this only says what a refused or unmatched value means, for a message or for `written_apart`."""
+    t = text.strip()
+    return float(t.replace(",", ".")) if _DECIMAL_COMMA.fullmatch(t) else None
+
+
 def _means(a: str, b: str) -> bool:
     """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
-    not "1"), text without what wraps it ("PASS." is "pass"; "A-" is not "A") or as marks ("Yes!" is "pass")."""
+    not "1"), text without what wraps it ("PASS." is "pass"; "A-" is not "A") or as marks ("Yes!" is "pass"), or a
+    number written with a decimal comma ("1,0" is "1")."""
+    ca, cb = decimal_comma(a), decimal_comma(b)
+    if (ca is not None or cb is not None) and (ca if ca is not None else number(a)) == (cb if cb is not None else number(b)):
+        return True
     if number(a) is not None or number(b) is not None:
         ma = _word_mark(a)
         return ma is not None and ma == _word_mark(b)
