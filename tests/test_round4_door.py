@@ -213,3 +213,16 @@ class TestDecimalComma:
         with pytest.raises(InputError, match=r"row 1: column 'a': a tolerance compares numbers, got '4,5' \(a decimal "
                                              r"comma: write 4.5\)"):
             bc.fit(frame, tolerance=0.5)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("cr.csv", "item_id,judge,verdict,gold\rq1,a,pass,pass\rq1,b,fail,pass\r"),
+    ("cr.jsonl", '{"id": "q1", "judgments": [1, 0]}\r{"id": "q2", "judgments": [1, 1]}\r'),
+])
+def test_lines_ended_by_a_carriage_return_alone(tmp_path: Any, name: str, text: str) -> None:
+    """A file whose lines end in CR alone (a classic Mac program's) is one line: a CSV was "cannot read the table
+    (new-line character seen in unquoted field - do you need to open the file in universal-newline mode?)", Python's
+    words, and JSON Lines "unexpected content after document". Both say what the line ends are now."""
+    (tmp_path / name).write_bytes(text.encode())
+    with pytest.raises(InputError, match=r"end in a carriage return alone \(CR.*\): end them with a line feed"):
+        bc.fit(tmp_path / name)

@@ -69,6 +69,9 @@ def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]
     raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
     if b"\x00" in raw:
         raise InputError(where, values.nul_hint(raw), line=1)
+    if b"\r" in raw and b'"' not in raw.split(b"\r", 1)[0]:  # no line feed up to the first CR: the whole file is "line 1"
+        raise InputError(where, "its lines end in a carriage return alone (CR, as a classic Mac program writes): end them "
+                                "with a line feed (LF or CRLF)", line=1)
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError:

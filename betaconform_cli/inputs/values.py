@@ -353,4 +353,7 @@ def json_problem(raw: bytes, exc: Exception) -> str:
 
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     found = re.search(r"^(.*?): line \d+ column \d+ \(char (\d+)\)$", text)
-    return f"malformed JSON ({found.group(1)} at character {int(found.group(2)) + 1})" if found else f"malformed JSON ({text})"
+    why = f"malformed JSON ({found.group(1)} at character {int(found.group(2)) + 1})" if found else f"malformed JSON ({text})"
+    if b"\r" in raw.rstrip(b"\r\n"):  # lines ended by CR alone (a classic Mac file, some exports): one "line" here
+        why += "; its lines end in a carriage return alone (CR): end them with a line feed (LF or CRLF)"
+    return why
