@@ -226,3 +226,26 @@ def test_lines_ended_by_a_carriage_return_alone(tmp_path: Any, name: str, text: 
     (tmp_path / name).write_bytes(text.encode())
     with pytest.raises(InputError, match=r"end in a carriage return alone \(CR.*\): end them with a line feed"):
         bc.fit(tmp_path / name)
+
+
+class TestJsonListOfItems:
+    """`json.dump(items, f)` of judgment JSON Lines items (what `bc.fit(items)` reads from memory) was refused as
+    "a JSON document that is neither a promptfoo results file nor ..."; a byte order mark before a JSON document
+    (Notepad, PowerShell) was "malformed JSON (UTF-8 byte order mark (BOM) is not supported ...)". Both are read."""
+
+    def items(self) -> list[dict[str, Any]]:
+        return [{"id": it, "verdicts": {r["judge"]: r["verdict"] for r in rows() if r["item_id"] == it},
+                 "label": GOLD[it]} for it in ITEMS]
+
+    def test_read_as_the_json_lines_of_its_records(self, tmp_path: Any) -> None:
+        import json
+
+        (tmp_path / "items.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(self.items()).encode())
+        assert bc.fit(tmp_path / "items.json").error(3) == bc.fit(self.items()).error(3)
+
+    def test_errors_name_the_record(self, tmp_path: Any) -> None:
+        import json
+
+        (tmp_path / "items.json").write_text(json.dumps([*self.items(), self.items()[2]]))
+        with pytest.raises(InputError, match=r"record 13: field 'id': id 'q02' appears again \(first on record 3\)"):
+            bc.fit(tmp_path / "items.json")

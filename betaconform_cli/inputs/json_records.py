@@ -29,13 +29,21 @@ _ROLES = ("item", "judge", "correct", "verdict", "gold")  # a key of one of thes
 
 def table_record(first: Any) -> bool:
     """The claim: a flat object with a column of a table's role (item_id, judge, verdict, gold, correct, ...), or a
-    counts table's `judges` and `correct`."""
+    counts table's `judges` and `correct`; or an item record of judgment JSON Lines (`item_record`)."""
     from .table_open import ROLE_NAMES, role_key
 
+    if item_record(first):
+        return True
     if not isinstance(first, dict) or not first or not all(isinstance(v, _SCALAR) for v in first.values()):
         return False
     keys = {role_key(str(k)) for k in first}
     return any(keys & set(ROLE_NAMES[r]) for r in _ROLES) or {"judges", "correct"} <= keys
+
+
+def item_record(first: Any) -> bool:
+    """A judgment JSON Lines line's object (`judgments` or `verdicts` holding a list or an object), as
+    `json.dump(items, f)` writes a list of them: read as the JSON Lines file of the same records (`_read_items`)."""
+    return isinstance(first, dict) and any(isinstance(first.get(k), (list, dict)) for k in ("judgments", "verdicts"))
 
 
 def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
@@ -49,16 +57,18 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
 
     fd, tmp = tempfile.mkstemp(prefix="betaconform-records-", suffix=".jsonl")
     try:
+        items = False
         with os.fdopen(fd, "wb") as out:
             for n, rec in records(dataclasses.replace(src, plan=Plan(src.plan.reader, "json"))):
-                bad = next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
+                items = items or (n == 1 and item_record(rec))
+                bad = None if items else next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
                 if bad is not None:
                     raise InputError(src.where, f"must be one value (text, a number or a boolean), got {shown(rec[bad])}",
                                      line=n, field=str(bad), unit="record")
                 out.write(orjson.dumps(rec, option=orjson.OPT_NON_STR_KEYS) + b"\n")  # record n is line n
         copy = Source(Path(tmp), Plan("table", "jsonl", src.plan.shape), src.name, src.where)
         try:
-            found = read_table(copy, opts, keep)
+            found = _read_items(Path(tmp), opts, keep, src) if items else read_table(copy, opts, keep)
         except InputError as exc:
             if exc.path != src.where:
                 raise
@@ -70,10 +80,17 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     return [_as_records(ds) for ds in found]
 
 
+def _read_items(path: Path, opts: InputOptions, keep: Keep, src: Source) -> list[Dataset]:
+    """The item records' JSON Lines copy (record n is line n), read by the judgment JSON Lines reader."""
+    from .dispatch import read_path
+
+    return read_path(path, opts, keep, name=src.name, where=src.where)
+
+
 def _as_records(ds: Dataset) -> Dataset:
     """A dataset read through the JSON Lines copy, said to be of a JSON document's records."""
     r = ds.reading
     if r is None:
         return ds
-    return dataclasses.replace(ds, reading=dataclasses.replace(r, source_format=r.source_format.replace("(jsonl)", "(json)"),
-                                                                unit="record"))
+    shown = r.source_format.replace("(jsonl)", "(json)").replace("jsonl (", "json list of items (")
+    return dataclasses.replace(ds, reading=dataclasses.replace(r, source_format=shown, unit="record"))
