@@ -274,7 +274,7 @@ def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
         raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
     if mode is not None and not stat.S_ISREG(mode):  # a device or a FIFO: write through it, never replace it
         try:
-            with open(target, "wb") as fh:
+            with _open_special(target, mode) as fh:
                 write(fh)
         except OSError as exc:
             raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
@@ -309,6 +309,30 @@ def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
         if isinstance(exc, OSError):  # a full disk, a path that became a directory: the old file is kept
             raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+FIFO_READER_WAIT_S = 2.0  # how long a FIFO given as -o is waited for a reader (inputs/paths.FIFO_WAIT_S: for a writer)
+
+
+def _open_special(target: Path, mode: int) -> BinaryIO:
+    """A device or a FIFO opened for writing. Opening a FIFO blocks until some program opens it for reading, forever
+    when none does (a CI job hung on `-o fifo`): it is opened without blocking, retried for FIFO_READER_WAIT_S, and
+    refused (OSError ENXIO) when no reader came by then; a FIFO with a reader (`-o >(cmd)`) is written as a pipe."""
+    if not stat.S_ISFIFO(mode) or fcntl is None:
+        return open(target, "wb")
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            if time.monotonic() >= deadline:
+                raise OSError(errno.ENXIO, f"a FIFO that no program reads (none opened it within {FIFO_READER_WAIT_S:g} s)") from None
+            time.sleep(0.05)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return os.fdopen(fd, "wb")
 
 
 def _write_fd(given: Path, fd_number: int, write: Callable[[BinaryIO], None]) -> None:

@@ -249,3 +249,41 @@ class TestJsonListOfItems:
         (tmp_path / "items.json").write_text(json.dumps([*self.items(), self.items()[2]]))
         with pytest.raises(InputError, match=r"record 13: field 'id': id 'q02' appears again \(first on record 3\)"):
             bc.fit(tmp_path / "items.json")
+
+
+class TestOutputFifo:
+    """`-o` naming a FIFO that no program reads hung the command forever (a CI job stuck, not failed: the input side
+    waits 2 s for a writer). A reader is waited for FIFO_READER_WAIT_S, then the write is refused; a FIFO with a
+    reader is written through, never replaced."""
+
+    def test_no_reader(self, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        import os
+
+        from betaconform_cli import atomic
+        from betaconform_cli.errors import OutputError
+
+        monkeypatch.setattr(atomic, "FIFO_READER_WAIT_S", 0.1)
+        os.mkfifo(tmp_path / "out")
+        with pytest.raises(OutputError, match="out: cannot write: a FIFO that no program reads"):
+            atomic.write_text(tmp_path / "out", "x")
+
+    def test_a_late_reader(self, tmp_path: Any) -> None:
+        import os
+        import stat
+        import threading
+        import time
+
+        from betaconform_cli import atomic
+
+        os.mkfifo(tmp_path / "out")
+        got: list[bytes] = []
+
+        def read() -> None:
+            time.sleep(0.2)
+            got.append((tmp_path / "out").read_bytes())
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        atomic.write_text(tmp_path / "out", "x\n")
+        reader.join(5)
+        assert got == [b"x\n"] and stat.S_ISFIFO(os.stat(tmp_path / "out").st_mode)
