@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import check_target, file_stem, file_stems
+from ..atomic import check_target
 from ..errors import P0, P1, OutputError, ParameterError
+from ..file_names import file_stem, file_stems
 from ..inputs import Dataset, InputOptions
 from ..protect import refuse_links
 
@@ -38,7 +39,7 @@ class SaveTo:
         return self.path is not None or self.directory is not None
 
     def targets(self, names: Sequence[str]) -> list[Path]:
-        """One file per dataset inside `directory`, named by atomic.file_stems; two datasets with one name would
+        """One file per dataset inside `directory`, named by file_names.file_stems; two datasets with one name would
         overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
