@@ -287,3 +287,27 @@ class TestOutputFifo:
         atomic.write_text(tmp_path / "out", "x\n")
         reader.join(5)
         assert got == [b"x\n"] and stat.S_ISFIFO(os.stat(tmp_path / "out").st_mode)
+
+
+class TestWideRecords:
+    """A wide frame's rows as dicts (`df.to_dict("records")`, a dict of numpy columns, a generator) given to the
+    library, and `df.to_json(orient="records", lines=True)` given to the CLI, were read as judgment JSON Lines:
+    "no judgments: expected 'judgments', ...". A long frame's worked. A flat line with an item or gold column and
+    no judgment field is a wide table's row now, read as the frame is."""
+
+    def frame(self) -> Any:
+        table = rows()
+        return pd.DataFrame([{"item_id": it, **{r["judge"]: r["verdict"] for r in table if r["item_id"] == it},
+                              "gold": GOLD[it]} for it in ITEMS])
+
+    def test_records_and_columns(self) -> None:
+        frame = self.frame()
+        want = bc.doctor(frame).to_dict()["histogram"]
+        assert want == {"3": [0, 0, 3, 9]}  # by hand: items 0 and 6 (c wrong) and 1 (b wrong) have 2 of 3 right
+        for source in (frame.to_dict("records"), {c: frame[c].to_numpy() for c in frame}, (r for r in frame.to_dict("records"))):
+            assert bc.doctor(source).to_dict()["histogram"] == want
+
+    def test_json_lines_file(self, tmp_path: Any) -> None:
+        self.frame().to_json(tmp_path / "wide.jsonl", orient="records", lines=True)
+        doc = bc.doctor(tmp_path / "wide.jsonl").to_dict()
+        assert doc["format"] == "wide table (jsonl)" and doc["histogram"] == {"3": [0, 0, 3, 9]}
