@@ -311,3 +311,14 @@ class TestWideRecords:
         self.frame().to_json(tmp_path / "wide.jsonl", orient="records", lines=True)
         doc = bc.doctor(tmp_path / "wide.jsonl").to_dict()
         assert doc["format"] == "wide table (jsonl)" and doc["histogram"] == {"3": [0, 0, 3, 9]}
+
+
+@pytest.mark.parametrize("line,words", [
+    (b"null", "each line must be a JSON object, got null"),
+    (b'{"id": "a", "judgments": "yes"}', "field 'judgments': must be a list or an object, got text"),
+])
+def test_json_values_are_named_in_json_s_words(tmp_path: Any, line: bytes, words: str) -> None:
+    """Refusals of a JSON line named Python's types ("got NoneType", "got str", "got dict"): JSON's words now."""
+    (tmp_path / "x.jsonl").write_bytes(line + b"\n")
+    with pytest.raises(InputError, match=words):
+        bc.fit(tmp_path / "x.jsonl")

@@ -143,7 +143,7 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
     except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the user's file
         if kind == "jsonl" and not path.is_dir():
             # DuckDB names the line where the parser stopped, not the bad line: name the first line that is no object
-            for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {type(obj).__name__}"):
+            for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {values.json_kind(obj)}"):
                 pass
         raise fail(where, exc) from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",

@@ -55,6 +55,13 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words, for a message ("null", "a list"; not Python's "NoneType")."""
+    kinds = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list",
+             dict: "an object"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
 def is_missing(value: Any) -> bool:
     """No verdict / no gold: None, NaN, or a MISSING word."""
     if value is None:
