@@ -338,3 +338,11 @@ def test_labels_that_match_no_item_are_said_by_every_command(tmp_path: Any) -> N
     assert skip_note(ds) == [f"{table}: labels file {tmp_path / 'gold.csv'}: 8 of its 12 labels matched an item here; 4 "
                              'matched no item here (ids are compared as text without surrounding spaces: 3 and "3" are '
                              'one id, "Q1" and "q1" are two)']
+
+
+def test_slice_keys_that_look_alike_are_refused() -> None:
+    """`--by lang` where some rows say "en" with a Cyrillic е: two slices, both shown as "en", each gated apart."""
+    frame = pd.DataFrame([dict(r, lang="\u0435n" if r["item_id"] in ITEMS[:4] else "en") for r in rows()])
+    with pytest.raises(InputError, match='slice keys "en" and "\u0435n" \\(it holds U\\+0435 CYRILLIC SMALL LETTER IE\\) '
+                                         "look alike but are two keys"):
+        bc.fit(frame, by="lang")
