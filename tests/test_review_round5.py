@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,3 +52,20 @@ def test_lm_eval_runs_read_by_a_field_with_a_blank_line(tmp_path: Path) -> None:
     first.write_text("".join(lines[:2]) + "\n" + "".join(lines[2:]))
     got = [d.table.items for d in read_path(runs, InputOptions(by="doc.question")) if d.name.startswith("judge_mc[")]
     assert got == [1] * 10
+
+
+def test_a_json_list_of_items_read_with_from_json_records(tmp_path: Path) -> None:
+    """A .json list of judgment items is read as the JSON Lines of its records; with `--from json_records` (the
+    format that reads it) the copy was read as a JSON document again: "malformed JSON (... at character 157)", a
+    place in the temporary copy, for a valid file. Forced or not, the same datasets."""
+    from betaconform_cli.inputs import InputOptions
+    from betaconform_cli.inputs.dispatch import read_path
+
+    lines = (ROOT / "sample_data" / "qa_judges.jsonl").read_text().splitlines()[:12]
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps([json.loads(line) for line in lines]))
+    auto = read_path(path)
+    forced = read_path(path, InputOptions(source_format="json_records"))
+    assert [(d.name, [c.tolist() for c in d.table.cells()]) for d in forced] == \
+        [(d.name, [c.tolist() for c in d.table.cells()]) for d in auto]
+    assert auto[0].table.items == 12
