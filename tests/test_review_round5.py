@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,3 +70,18 @@ def test_a_json_list_of_items_read_with_from_json_records(tmp_path: Path) -> Non
     assert [(d.name, [c.tolist() for c in d.table.cells()]) for d in forced] == \
         [(d.name, [c.tolist() for c in d.table.cells()]) for d in auto]
     assert auto[0].table.items == 12
+
+
+def test_a_labels_note_is_said_once_for_all_slices(tmp_path: Path, runner: Any) -> None:
+    """Labels of a --labels file that match no item are said by every command (hostile round 4); the note is the
+    input's, read once, yet with --by it was said once per slice (the same line N times). Said once."""
+    from .conftest import invoke
+
+    lines, labels = [], ["id,label"]
+    for i in range(8):
+        lines.append(json.dumps({"id": f"q{i}", "group": "ab"[i % 2], "verdicts": {"x": i % 2, "y": i % 2, "z": 1}}))
+        labels.append(f"q{i},{i % 2}")
+    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "labels.csv").write_text("\n".join([*labels, "extra,1"]) + "\n")
+    res = invoke(runner, "fit", tmp_path / "items.jsonl", "--labels", tmp_path / "labels.csv", "--by", "group", "-f", "csv")
+    assert res.exit_code == 0 and res.stderr.count("1 matched no item here") == 1
