@@ -65,6 +65,7 @@ class _ForkServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: Any = None
         self.env: dict[str, str] = {}
+        self.child_cpu = 0.0  # CPU seconds of the children run so far (read by tests/cpu_times.py)
         import atexit
 
         atexit.register(self.stop)
@@ -104,18 +105,19 @@ class _ForkServer:
                 pid = json.loads(self.sock.recv(1 << 16))["pid"]
                 self.sock.settimeout(timeout)
                 try:
-                    status = json.loads(self.sock.recv(1 << 16))["status"]
+                    reply = json.loads(self.sock.recv(1 << 16))
                 except TimeoutError:
                     os.kill(pid, signal.SIGKILL)
                     self.sock.settimeout(None)
-                    self.sock.recv(1 << 16)
+                    self.child_cpu += json.loads(self.sock.recv(1 << 16))["cpu"]
                     raise subprocess.TimeoutExpired([sys.executable, "-m", "betaconform_cli", *args], timeout) from None
                 finally:
                     self.sock.settimeout(None)
+                self.child_cpu += reply["cpu"]
                 out.seek(0)
                 err.seek(0)
                 return subprocess.CompletedProcess([sys.executable, "-m", "betaconform_cli", *args],
-                                                   os.waitstatus_to_exitcode(status), out.read(), err.read())
+                                                   os.waitstatus_to_exitcode(reply["status"]), out.read(), err.read())
 
 
 _FORK_SERVER = _ForkServer()
