@@ -54,7 +54,8 @@ def _child(request: dict, fds: list[int], sock: socket.socket, cap: int, main_pa
 # alone is ~0.5 s of CPU per `judges` or `score` run). Never matplotlib (it reads XDG_CACHE_HOME and MPLCONFIGDIR
 # when imported, and each test has its own cache) nor the embedding model's torch: children import those themselves.
 PRELOAD = ("scipy.stats", "scipy.optimize", "scipy.special", "duckdb", "pydantic", "yaml", "orjson", "csv", "zipfile",
-           "hashlib", "secrets", "importlib.metadata", "email.message", "numpy.random", "numpy.ma")
+           "hashlib", "secrets", "importlib.metadata", "email.message", "numpy.random", "numpy.ma",
+           "inspect_ai.log")  # ~1 s per run that reads an Inspect log (an extra: skipped where not installed)
 LEFT_TO_THE_CHILD = ("betaconform_cli.__main__",)  # importing it runs the CLI
 
 
@@ -69,9 +70,15 @@ def preload() -> None:
 
     for info in pkgutil.walk_packages(betaconform_cli.__path__, "betaconform_cli."):
         if info.name not in LEFT_TO_THE_CHILD:
-            importlib.import_module(info.name)
+            try:
+                importlib.import_module(info.name)
+            except ImportError:  # a module of an extra this environment lacks (the light install)
+                pass
     for name in PRELOAD:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:  # likewise: its runs import (and fail) as a fresh process would
+            pass
     import tempfile
 
     # a run's TMPDIR and cache folder are read when it runs: nothing imported here may have fixed them already
