@@ -44,6 +44,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if HOSTILE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.hostile)
     items.sort(key=_cost_class)
+    _freeze_what_collection_made()
+
+
+def _freeze_what_collection_made() -> None:
+    """Every object alive after collection (the modules, the test items) moved out of the cyclic garbage collector's
+    sight: a full collection then no longer walks them, which it did about 20 times per worker, each time through
+    everything imported (statsmodels' Holm calls gc.collect() itself). Nothing a test creates is affected; measured on
+    the fast tier: the collector's CPU time 10.7 -> 7.1 s (docs/TESTING.md)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True, scope="session")
