@@ -23,6 +23,9 @@ upper end, 50 draws from a generator of its own, so the error rows are --rounds'
 round's), with the same jumps; "total / stop" is against the ERROR loop's stop (the score has no loop of its own
 in sample), so only its jumps are read.
 
+--score (and --rounds --score): besides plan's own score forecast, every rule of benchmarks/plan_score_variants.py
+for the residual variance it rests on, from the same drawn pools (issue 26 item 4, round 5; docs/PLAN.md).
+
 --rounds: the live loop with the pool's verdicts (sample --pool, random next items in batches of 10, the vote-split
 check) on each dataset, one random order; at each round "label about N more" as sample now says it (plan's forecast,
 stopping/live._forecast_more) and as it said it before (r (half-width / target)^2 x 1.1 from the vote-split check's
@@ -41,9 +44,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+import plan_score_variants as sv  # noqa: E402  (the score forecast's rules, issue 26 item 4)
 
 from betaconform_cli.inputs.dataset import Votes  # noqa: E402
 from betaconform_cli.score import score  # noqa: E402
@@ -61,12 +66,22 @@ def _capture() -> None:
     import betaconform_cli.stopping.forecast as fc
 
     summary = fc._summary
+    _SUMMARY.append(summary)
 
     def keep(what: str, k: int | None, needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
         DRAWS[(what, k)] = np.asarray(needed, dtype=float)
         return summary(what, k, needed, level)
 
     fc._summary = keep
+    sv.install()
+
+
+def _variant_summary(needed: np.ndarray, level: float):  # type: ignore[no-untyped-def]
+    """plan's summary (median, equal-tailed interval, None where most draws never reach) of a variant's draws."""
+    return _SUMMARY[0]("score", None, needed, level)
+
+
+_SUMMARY: list = []  # plan's own _summary, before _capture wraps it
 
 
 def statistics(needed: np.ndarray, level: float) -> dict[str, float]:
@@ -189,6 +204,16 @@ def one(collection: str, name: str, gold: np.ndarray, verdicts: np.ndarray, r0: 
         high = np.inf if f.high is None else f.high
         covered = float(((stops >= f.low) & (stops <= high)).mean())
         rows.append((collection, name, f.what, f.labels / float(stops[reached].mean()), covered, float(reached.mean())))
+        if f.what == "score":  # every variant of the score's residual variance, from the same draws
+            for variant, needed in sv.score_variants(votes, 1, args.level, args.target,
+                                                         DRAWS[("score", None)], args.seed).items():
+                v = _variant_summary(needed, args.level)
+                if v.labels is None:
+                    rows.append((collection, name, f"score: {variant}", np.nan, np.nan, float(reached.mean())))
+                    continue
+                inside = float(((stops >= v.low) & (stops <= (np.inf if v.high is None else v.high))).mean())
+                rows.append((collection, name, f"score: {variant}", v.labels / float(stops[reached].mean()), inside,
+                             float(reached.mean())))
         if f.what == "error" and args.statistics:  # each statistic of the same draws; covered: actual <= it
             for stat, value in statistics(DRAWS[("error", None)], args.level).items():
                 ratio = value / float(stops[reached].mean()) if np.isfinite(value) else np.nan
@@ -218,12 +243,18 @@ def rounds(sets: list[tuple[str, str, np.ndarray, np.ndarray]], args: argparse.N
                 break
             totals["forecast (now)"].append(r + _forecast_more(rule, verdicts, observed, 2, rng))
             if args.score:  # plan's score forecast at this round: its median and its interval's upper end
-                score_plan = forecast(Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), ("fail", "pass"), verdicts,
-                                            observed, np.ones(len(gold), dtype=np.int64)), args.target, (1,), args.level,
-                                      50, 1, np.random.default_rng([args.seed, r]))  # its own: the error rows stay
+                score_votes = Votes(tuple(f"j{j}" for j in range(verdicts.shape[1])), ("fail", "pass"), verdicts,
+                                    observed, np.ones(len(gold), dtype=np.int64))
+                score_plan = forecast(score_votes, args.target, (1,), args.level, 50, 1,
+                                      np.random.default_rng([args.seed, r]))  # its own: the error rows stay
                 (sf,) = [f for f in score_plan.forecasts if f.what == "score"]
                 for how, value in (("score: median", sf.labels), ("score: interval's high", sf.high)):
                     totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
+                for variant, needed in sv.score_variants(score_votes, 1, args.level, args.target,
+                                                         DRAWS[("score", None)], args.seed).items():
+                    v = _variant_summary(needed, args.level)
+                    for how, value in ((f"score {variant}: median", v.labels), (f"score {variant}: high", v.high)):
+                        totals.setdefault(how, []).append(float(len(gold)) if value is None else max(float(r), value))
             totals["half-width scaling (before)"].append(max(r + 1, _needed(r, half / rule.target, 1.1)))
             if args.statistics:  # the same draws _forecast_more just made, each statistic as sample would say it
                 for stat, value in statistics(DRAWS[("error", None)], args.level).items():
@@ -261,11 +292,11 @@ def main() -> int:
     parser.add_argument("--variant", choices=("plan", "tau-per-draw"), default="plan",
                         help="how the draws' golds are made: plan's (the tau-averaged prediction) or one tau per draw")
     args = parser.parse_args()
-    _capture()
-    if args.variant == "tau-per-draw":
+    if args.variant == "tau-per-draw":  # before _capture, which records whatever draws the forecast makes
         import betaconform_cli.stopping.forecast as fc
 
         fc._gold_draws = _gold_draws_tau
+    _capture()
     if args.simulate:
         sets = simulated(args.seed)
     elif not args.data.is_dir():

@@ -177,6 +177,15 @@ def record_has(*alternatives: str) -> Callable[[Any], bool]:
 _ABSENT = object()
 
 
+_LANGFUSE = record_has(*(f"name source=EVAL|API|ANNOTATION {k}" for k in ("traceId", "trace_id", "observationId", "observation_id")))
+
+
+def _langfuse_score(record: Any) -> bool:
+    """A Langfuse score: a name, a source and a trace or observation id -- and no `annotator_kind`, which a Phoenix
+    trace annotation (name, trace_id, source "API") has and a Langfuse score never does."""
+    return _LANGFUSE(record) and "annotator_kind" not in record
+
+
 def _promptfoo_csv(row: Any) -> bool:
     """`promptfoo eval -o results.csv`: a `[provider] prompt` column per prompt, each followed by Status, Score, Named
     Scores, Grader Reason and Comment (claimed so that its reader can refuse it with what to write instead)."""
@@ -325,18 +334,18 @@ for _fmt in (  # the built-in formats; `--from`'s choices in this order. JSON ki
           ("lm_eval", (("jsonl", ("doc_id filtered_resps metrics",)), ("json", ("results configs versions",))),
            "betaconform_cli.inputs.lm_eval:results_beside_samples"),
           ("openai_evals", (("jsonl", ("spec.eval_name spec.run_id",)),), None))),
-    # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields
+    # Ragas' results (EvaluationResult.to_pandas() as CSV or JSON Lines), known by its sample fields (a multi-turn
+    # sample's by its conversation)
     InputFormat("ragas", "betaconform_cli.inputs.ragas:read_ragas",
-                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), record_has("user_input response", "user_input retrieved_contexts",
-                                                                         "user_input reference"))),
+                claims=dict.fromkeys(("csv", "jsonl", "json", "parquet"), "betaconform_cli.inputs.ragas:sample_record")),
     # trace stores (issue 29; docs/FORMATS.md): exports in kinds the formats above own, known by their first record
-    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}", claims=dict.fromkeys(kinds, record_has(*keys)))
+    *(InputFormat(name, f"betaconform_cli.inputs.{name}:read_{name}",
+                  claims=dict.fromkeys(kinds, keys if callable(keys) else record_has(*keys)))
       for name, kinds, keys in (
           ("mlflow", ("jsonl", "json", "parquet"), ("trace_id assessments", "request_id assessments", "info.trace_id info.assessments")),
-          ("langfuse", ("jsonl", "json", "parquet", "csv"), tuple(f"name source=EVAL|API|ANNOTATION {k}" for k in
-                                                          ("traceId", "trace_id", "observationId", "observation_id"))),
+          ("langfuse", ("jsonl", "json", "parquet", "csv"), _langfuse_score),
           ("langsmith", ("jsonl", "json"), ("key run_id feedback_source", "run_type feedback")),
-          ("phoenix", ("jsonl", "json", "parquet"), ("annotator_kind name span_id", "annotator_kind name trace_id",
+          ("phoenix", ("jsonl", "json", "parquet", "csv"), (*(f"annotator_kind name {k}" for k in ("span_id", "trace_id", "session_id")),
                                                        "annotator_kind annotation_name span_id")),
           ("braintrust", ("jsonl", "json", "csv", "parquet"), (*(f"scores {s} {io}" for s in ("root_span_id", "span_id")
                                                        for io in ("input", "output", "expected")),

@@ -64,3 +64,19 @@ def test_trace_store_lists_keep_their_reader_and_stdin_is_sniffed() -> None:
     assert claimant("json", {"foo": 1}) is None
     assert kind_by_content(b' [\n {"item_id": 1}]') == "json" and kind_by_content(b"[]") == "json"
     assert kind_by_content(b"[openai:gpt-4o] prompt,Status,Score\n") == "csv"  # promptfoo's CSV header is not JSON
+
+
+def test_skip_invalid_skips_a_record_that_is_no_row(tmp_path: Path) -> None:
+    """--skip-invalid: a record that is not an object, or holds a list where a cell is, is skipped and counted like
+    a bad row of a table (before, both stopped the read); the records after it keep their numbers."""
+    rows = json.loads((DIR / "long.json").read_text())
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([rows[0], 7, {**rows[1], "verdict": ["x"]}, *rows[1:]]))
+    (got,) = doctor(path, "--skip-invalid")
+    assert got["histogram"] == HISTOGRAM
+    assert got["skipped"] == [{"reason": "not a JSON object", "count": 1, "first": 2},
+                              {"reason": 'field \'verdict\': must be one value (text, a number or a boolean), got ["x"]',
+                               "count": 1, "first": 3}]
+    path.write_text(json.dumps([rows[0], 7, rows[0]]))  # record 3 repeats record 1: the numbers are the records'
+    res = invoke(CliRunner(), "doctor", path, "--skip-invalid")
+    assert res.exit_code == 2 and "record 3: item " in res.output and "(first at record 1)" in res.output

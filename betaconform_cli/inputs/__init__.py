@@ -135,15 +135,23 @@ class PendingInputs:
 
 
 def _distinct_logs(datasets: list[Dataset]) -> list[Dataset]:
-    """An inspect log is named by its task, and a log folder often holds several runs of one task: those are
-    named by their files instead (distinct within a folder), so that no two of them pass for one dataset."""
+    """An inspect log (an lm-eval samples file) is named by its task, and a log folder often holds several runs of one
+    task (lm-eval: each model's run folder): those are named by their files instead (an lm-eval run `task [its run
+    folder]`, else its file), so that no two of them pass for one dataset."""
     from collections import Counter
     from dataclasses import replace
 
     from .dataset import dataset_name
 
     taken = Counter(ds.name for ds in datasets)
-    return [replace(ds, name=dataset_name(ds.source)) if ds.shape == "inspect" and taken[ds.name] > 1
+    runs = Counter((ds.name, Path(ds.source).parent.name) for ds in datasets if ds.shape == "lm_eval")
+
+    def distinct(ds: Dataset) -> str:
+        if ds.shape == "lm_eval" and runs[(ds.name, Path(ds.source).parent.name)] == 1:
+            return f"{ds.name} [{Path(ds.source).parent.name}]"
+        return dataset_name(ds.source)
+
+    return [replace(ds, name=distinct(ds)) if ds.shape in ("inspect", "lm_eval") and taken[ds.name] > 1
             and ds.source not in ("<stdin>", "-") else ds for ds in datasets]
 
 

@@ -126,7 +126,7 @@ def reason_of(exc: InputError) -> str:
     return exc.reason if exc.field is None else f"field '{exc.field}': {exc.reason}"
 
 
-NUMERIC = ("value", "scores.")  # CSV columns whose cells are numbers in the JSON export (a name, or a prefix)
+NUMERIC = ("value", "scores.", "result.score")  # CSV columns whose cells are numbers in the JSON export (a name, or a prefix)
 
 
 def csv_records(src: Source, delimiter: str = ",", skipped: Skipped | None = None) -> Iterator[tuple[int, dict[str, Any]]]:

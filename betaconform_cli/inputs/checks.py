@@ -13,6 +13,7 @@ without --labels, give one answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..errors import InputError
 from . import values
@@ -125,7 +126,9 @@ def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabu
     # no class is computed as it is, as long as another slice of its input passes (the input as a whole is checked)
     fine = {ds.slicing.parent for ds in datasets if ds.slicing is not None and ds.table.items > 0
             and (not vocabulary or vocabulary_problem(ds) is None)}
-    out = []
+    # a file's datasets (a trace store's questions): one without labels is left out, and said, when another has some
+    labeled = {ds.source for ds in datasets if ds.slicing is None and ds.table.items > 0}
+    out, unlabeled = [], []
     for ds in datasets:
         problem = None if opts is None else clusters_problem(ds, opts.record.cluster_field) \
             or threshold_problem(ds, opts.handling.threshold)
@@ -134,12 +137,19 @@ def check_datasets(datasets: Sequence[Dataset], need_labels: bool = True, vocabu
             continue
         if problem is None:
             problem = labels_problem(ds) if need_labels or not ds.unlabeled_items else None
+            if problem is not None and ds.slicing is None and ds.source in labeled:
+                unlabeled.append(f"{ds.source}: dataset {ds.name!r} left out: {problem}")
+                continue
         if problem is None and vocabulary:
             problem = vocabulary_problem(ds)
+        if problem is not None and ds.slicing is None and (n := sum(d.source == ds.source for d in datasets)) > 1:
+            problem = f"dataset {ds.name!r} (one of {n} it holds): {problem}"  # which question of a trace store's file
         if problem is None:
             out.append(ds)
         elif failed is None:
             raise InputError(ds.source, problem)
         else:
             failed.append((ds.name, InputError(ds.source, problem)))
+    if out and unlabeled:
+        out[0] = replace(out[0], left_out=out[0].left_out + tuple(unlabeled))
     return out

@@ -33,7 +33,7 @@ from ..formats import (
     temp_suffix,
 )
 from .options import InputOptions
-from .paths import is_hive_folder, is_regular, is_stdin, open_binary, parts_folder, read_line
+from .paths import is_hive_folder, is_regular, is_stdin, open_binary, parts_folder, read_line, runs_folder
 
 _JSON_DOCUMENT = "json?"  # a stream holding one JSON document: promptfoo or inspect, decided once it is copied
 
@@ -166,6 +166,10 @@ def plan(path: Path, opts: InputOptions) -> Plan:
     parts = parts_folder(path)
     if parts:  # one export in parts: read as its first part says (inputs/parts.py)
         return plan(parts[0], opts)
+    if runs_folder(path):  # lm-eval's runs of several models: their samples files, as one input
+        if forced not in ("auto", "lm_eval"):
+            raise InputError(str(path), f"a folder of lm-eval runs cannot be read as {forced}; give its files")
+        return Plan("lm_eval", "jsonl")
     if path.is_dir():
         return _folder(path, forced)
     _refuse_lfs_pointer(path)

@@ -43,19 +43,29 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     plan's (`--from long` / `wide` / `counts`) or guessed from the columns as a CSV's is."""
     import orjson
 
-    from .annotations import records
+    from .annotations import reason_of, records
+    from .build import with_skips
     from .tables import read_table
     from .values import shown
 
+    skip = opts.handling.skip_invalid
+    skipped: list[tuple[str | None, str, int]] = []  # skip_invalid: a record that is no object, or holds a list
     fd, tmp = tempfile.mkstemp(prefix="betaconform-records-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "wb") as out:
-            for n, rec in records(dataclasses.replace(src, plan=Plan(src.plan.reader, "json"))):
+            at = 0
+            for n, rec in records(dataclasses.replace(src, plan=Plan(src.plan.reader, "json")), skipped if skip else None):
+                out.write(b"\n" * (n - at - 1))  # a skipped record is a blank line (skipped unsaid): record n is line n
+                at = n
                 bad = next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
                 if bad is not None:
-                    raise InputError(src.where, f"must be one value (text, a number or a boolean), got {shown(rec[bad])}",
+                    err = InputError(src.where, f"must be one value (text, a number or a boolean), got {shown(rec[bad])}",
                                      line=n, field=str(bad), unit="record")
-                out.write(orjson.dumps(rec, option=orjson.OPT_NON_STR_KEYS) + b"\n")  # record n is line n
+                    if not skip:
+                        raise err
+                    skipped.append((None, reason_of(err), n))
+                    rec = {}
+                out.write(orjson.dumps(rec, option=orjson.OPT_NON_STR_KEYS) + b"\n" if rec else b"\n")
         copy = Source(Path(tmp), Plan("table", "jsonl", src.plan.shape), src.name, src.where)
         try:
             found = read_table(copy, opts, keep)
@@ -67,7 +77,7 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    return [_as_records(ds) for ds in found]
+    return [_as_records(ds) for ds in with_skips(found, src.name, skipped)]
 
 
 def _as_records(ds: Dataset) -> Dataset:

@@ -68,6 +68,28 @@ def parts_folder(path: Path) -> list[Path] | None:
     return found if found and all(_PART.fullmatch(q.name) for q in found) else None
 
 
+# lm-eval's per-sample logs, samples_<task>_<date>.jsonl, one folder per model run under its --output_path
+_LM_EVAL_SAMPLES = re.compile(r"samples_.+_\d{4}-\d\d-\d\dT[\d.-]+\.jsonl(\.gz)?")
+
+
+def runs_folder(path: Path) -> list[Path] | None:
+    """lm-eval's --output_path after several model runs (a folder per run, each holding samples_<task>_<date>.jsonl
+    and no other data file; the folder itself holding none): those samples files, read as one input whose runs of a
+    task are one panel (inputs/lm_eval.py); else None."""
+    try:
+        if not path.is_dir() or any(q.is_file() and is_data_name(q) for q in path.iterdir()):
+            return None
+        runs = [[q for q in sorted(d.iterdir()) if q.is_file() and is_data_name(q)] for d in sorted(path.iterdir()) if d.is_dir()]
+    except OSError:
+        return None
+    runs = [files for files in runs if files]
+    if not runs or not all(any(_LM_EVAL_SAMPLES.fullmatch(q.name) for q in files)
+                           and all(_LM_EVAL_SAMPLES.fullmatch(q.name) or q.name.startswith("results_") for q in files)
+                           for files in runs):
+        return None
+    return [q for files in runs for q in files if _LM_EVAL_SAMPLES.fullmatch(q.name)]
+
+
 # What this tool writes, so that `fit batch/ -o batch/summary.json` does not make the next `fit batch/` read its own
 # output: JSON documents carry "schema": "betaconform/..." first (formats.OUTPUT_SCHEMAS), CSV reports a registered
 # header (formats.output_table_of; render.to_csv writes no other). tests/test_tool_outputs.py runs every command of
@@ -148,7 +170,7 @@ def expand_paths(arguments: list[str], left_out: list[str] | None = None) -> lis
         if is_stdin(arg):
             out.append(p)
         elif p.is_dir():
-            if is_hive_folder(p) or parts_folder(p):
+            if is_hive_folder(p) or parts_folder(p) or runs_folder(p):
                 out.append(p)
                 continue
             skipped: list[str] = []

@@ -30,8 +30,11 @@ from .slices import named, record_labels
 MODEL_GRADED = {
     "agent-rubric", "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "factuality",
     "llm-rubric", "model-graded-closedqa", "model-graded-factuality", "search-rubric", "trajectory:goal-success",
-    "g-eval", "select-best", "max-score",
+    "g-eval",
 }
+# comparison assertions: they rank the outputs of a test's providers or prompts (pass: chosen as the best; max-score
+# from the other assertions' scores, with no grader of its own), so a pass is no verdict on one output's correctness
+COMPARISON = ("select-best", "max-score")
 HUMAN = "human"
 
 
@@ -219,6 +222,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
     marks: list[Mark] = []
     sources: Counter[str] = Counter()
     graded = 0
+    compared: Counter[str] = Counter()
     sliced = record_labels([r for _, r in results], opts.record.by, where, inner="testCase")  # --by: vars.FIELD
     for (n, r), part, ident, cluster in zip(results, sliced, idents, clusters):
         gold, source = _gold(r, field, where, n)
@@ -226,7 +230,9 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
         if opts.labels is not None:  # a separate gold file, joined on the item id shown (labels.py)
             gold, source = _labeled(opts, cluster or ident, gold, source, where, n)  # repeats share the test's label
         comps = _components(r, where, n)
-        judged = [(k, c) for k, c in enumerate(comps) if str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") in MODEL_GRADED]
+        types = [str((c.get("assertion") or {}).get("type", "")).removeprefix("not-") for c in comps]
+        judged = [(k, c) for k, (c, t) in enumerate(zip(comps, types, strict=True)) if t in MODEL_GRADED]
+        compared.update(t for t in types if t in COMPARISON)
         graded += bool(judged)
         text = _text(r, field)
         if not judged:
@@ -236,9 +242,11 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
             mark = None if verdict is None or gold is None else int(bool(verdict) == gold)
             marks.append(Mark(ident, judge, mark, n, part, text, gold is None,
                               None if verdict is None else str(int(verdict)), None if gold is None else str(int(gold)), cluster))
+    left = (f"left out: {', '.join(f'{n} {t}' for t, n in compared.items())} assertion(s): they rank the outputs of the "
+            "providers or prompts (a pass: chosen as the best), no verdict on one output's correctness",) if compared else ()
     if not graded:
         raise InputError(where, "no model-graded assertions (llm-rubric, model-graded-closedqa, factuality, ...): nothing "
-                                "plays a judge in this promptfoo file")
+                                "plays a judge in this promptfoo file" + (f" ({left[0]})" if left else ""))
     if sum(v for k, v in sources.items() if k != "none") == 0:
         if field is not None and not any(records.has(r, field) for _, r in results):
             vars_ = results[0][1].get("vars") or ((results[0][1].get("testCase") or {}).get("vars")) or {}
@@ -249,7 +257,7 @@ def read_promptfoo(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]
                                 "or rate results in promptfoo's viewer")
     used = ", ".join(f"{k} ({v})" for k, v in sources.items() if k != "none")
     reading = Reading("promptfoo", (("item", "testCase.description"), ("judges", "gradingResult.componentResults"),
-                                    ("gold", used)), unit="record", notes=repeat_note)
+                                    ("gold", used)), unit="record", notes=repeat_note + left)
     datasets = from_marks((m for m in marks if m.judge), name, where, reading, keep, "record", with_votes=True)
     blank = sum(1 for m in marks if not m.judge)
     if blank:
@@ -279,7 +287,8 @@ def _idents(results: list[dict[str, Any]]) -> tuple[list[str], list[str | None],
     assertions, options): those results are N items `#1`..`#N` of one cluster (correlated, as an inspect-ai sample's
     epochs), never one item given twice."""
     several_providers = len({_provider(r) for r in results}) > 1
-    several_prompts = len({r.get("promptIdx") for r in results}) > 1
+    # promptIdx numbers a (prompt, provider) column of the eval, not a prompt: a prompt is its promptId (else label)
+    several_prompts = len({r.get("promptId") or _prompt(r) for r in results}) > 1
     first: dict[tuple[str, bytes], tuple[str, Any]] = {}
     keys = []
     for n, r in enumerate(results):

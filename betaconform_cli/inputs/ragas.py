@@ -32,6 +32,27 @@ SAMPLE_FIELDS = frozenset({
     "response", "multi_responses", "reference", "rubrics", "persona_name", "query_style", "query_length",
     "reference_tool_calls", "reference_topics"})
 INDEX = ("", "Unnamed: 0", "index")  # pandas' index column in to_csv's output
+SINGLE_TURN = ("response", "retrieved_contexts", "reference")  # beside user_input: a single-turn sample
+MESSAGE_TYPES = ("human", "ai", "tool")  # ragas.messages: HumanMessage, AIMessage, ToolMessage (their `type`)
+
+
+def sample_record(first: Any) -> bool:
+    """The claim (formats.py): a first record with `user_input` and one of SINGLE_TURN (a single-turn sample), or
+    whose `user_input` is a conversation (a multi-turn sample, often without a reference): a list of messages, each
+    an object with `content` and a `type` of MESSAGE_TYPES (JSON, Parquet), or that list as pandas' to_csv writes it."""
+    if not isinstance(first, dict) or "user_input" not in first:
+        return False
+    return any(k in first for k in SINGLE_TURN) or _conversation(first["user_input"]) is not None
+
+
+def _conversation(value: Any) -> str | None:
+    """A multi-turn sample's user_input as text (its messages' contents, one a line), None when it is none."""
+    if isinstance(value, str) and value.startswith("[{'content': ") and any(f"'type': '{t}'" in value for t in MESSAGE_TYPES):
+        return value  # a CSV cell: the list as Python shows it
+    if isinstance(value, list) and value and all(isinstance(m, dict) and m.get("type") in MESSAGE_TYPES and "content" in m
+                                                 for m in value):
+        return "\n".join(str(m["content"]) for m in value)
+    return None
 
 
 def _columns(rows: list[tuple[int, dict[str, Any]]], opts: InputOptions) -> tuple[str | None, str | None, list[str], list[str]]:
@@ -72,7 +93,7 @@ def _notes(n: int, r: dict[str, Any], cols: tuple[str | None, str | None, list[s
            where: str) -> list[Note]:
     ident, gold, metrics = cols
     item = str(r[ident]).strip() if ident is not None and not values.is_missing(r.get(ident)) else str(n - 1)
-    text = r.get("user_input") if isinstance(r.get("user_input"), str) else None
+    text = r.get("user_input") if isinstance(r.get("user_input"), str) else _conversation(r.get("user_input"))
     out = []
     if gold is not None:
         try:
