@@ -3,10 +3,10 @@
 # make test:    the whole test suite, on every core (pytest-xdist; --dist worksteal: a worker that runs out takes half
 #               of the other's queue, so neither finishes alone), longest tests first; its `install` tier
 #               (tests/test_light_install.py, also `slow`) builds a fresh venv with the light install from the
-#               registry with uv (seconds; pip without uv). Budget: 4 minutes on 2 quiet cores; measured 3 min 43-47 s (docs/TESTING.md)
+#               registry with uv (seconds; pip without uv). Budget: 4 minutes on 2 quiet cores; measured 2 min 59 s (docs/TESTING.md)
 # make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes, no install, no Spark,
 #               no browser, no fresh-interpreter import checks):
-#               budget one minute on 2 quiet cores; measured 50 s (docs/TESTING.md)
+#               budget one minute on 2 quiet cores; measured 46 s (docs/TESTING.md)
 # make install-light: .venv-light with the light install only (no torch: every command but text embeddings; docs/INSTALL.md)
 # make test-spark: the Spark tier alone (the published vote-pattern SQL on pyspark in local mode; Java 17+)
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
