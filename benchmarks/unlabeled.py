@@ -45,7 +45,8 @@ from betaconform_cli.fit import analyse  # noqa: E402
 from betaconform_cli.inputs import read_dataset  # noqa: E402
 from betaconform_cli.inputs.dataset import dataset_name  # noqa: E402
 from betaconform_cli.votes import SplitModel, SplitPrior, estimate_errors  # noqa: E402
-from betaconform_cli.votes.agreement import CHANCE_Z, _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes.agreement import CHANCE_Z, EXCHANGEABLE_P, _log_posterior, fit_one_coin  # noqa: E402
+from betaconform_cli.votes.model import WIDTH_SCALES, Hyperprior  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 KS = tuple(range(1, 12))
@@ -137,6 +138,30 @@ ROUND4: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, 
     "difficulty alone": (SplitPrior(models=("difficulty",)), True),
     "flat (tau = 1), guarded": (SplitPrior(models=("flat",)), True),
     "issue 17's vote split (flat + folded + agreement + constant)": (SplitPrior(models=ALL4, **I17), True),
+}
+# issue 26 item 3, round 5 (--variants round5): the ablation, one piece at a time, from the default (flat + tempered,
+# evidence, tau = 1, guard, b0 ~ N(0, 1.5^2), b1 ~ N(-2, 3^2)) and from the prototype (flat, tau = 0, no guard, the
+# same priors); "wide" priors double both widths, "narrow" ones halve them (docs/UNLABELED.md, "round 5")
+WIDE, NARROW = {"sd0": 3.0, "sd1": 6.0}, {"sd0": 0.75, "sd1": 1.5}
+ROUND5: dict[str, tuple[SplitPrior, bool | str] | tuple[SplitPrior, bool | str, str | SplitPrior]] = {
+    "vote split": (SplitPrior(), True),
+    "default - guard": (SplitPrior(), False),
+    "default - random effect (tau = 0)": (SplitPrior(tau=0.0), True),
+    "default - tempered (flat, tau = 1, guarded)": (SplitPrior(models=("flat",)), True),
+    "default, priors wide": (SplitPrior(**WIDE), True),
+    "default, priors narrow": (SplitPrior(**NARROW), True),
+    "prototype (flat logistic, no guard)": (PROTO, False),
+    "prototype + guard": (PROTO, True),
+    "prototype + random effect (tau = 1)": (SplitPrior(models=("flat",)), False),
+    "prototype + tempered (flat + tempered, tau = 0)": (SplitPrior(tau=0.0), False),
+    "prototype, priors wide": (SplitPrior(models=("flat",), tau=0.0, **WIDE), False),
+    "prototype, priors narrow": (SplitPrior(models=("flat",), tau=0.0, **NARROW), False),
+    # the variants stated before they were measured (docs/UNLABELED.md, "round 5")
+    "hierarchical tau": (SplitPrior(tau=Hyperprior.half_normal()), True),
+    "hierarchical widths": (SplitPrior(tau=Hyperprior(scales=WIDTH_SCALES)), True),
+    "pseudo-BMA": (SplitPrior(weighting="pseudo_bma"), True),
+    "hierarchical tau and widths": (SplitPrior(tau=Hyperprior.half_normal(scales=WIDTH_SCALES)), True),
+    "switch: tempered only if judges are interchangeable (Cochran's Q)": (SplitPrior(), True, "tempered_if_interchangeable"),
 }
 DIAGNOSTICS = ("oracle: true P(wrong given split)", "oracle shape, level from the labels", "DS plug-in (no labels)")
 
@@ -232,6 +257,7 @@ class Cell:
     width: dict[str, np.ndarray]
     fallback: np.ndarray
     dependence: np.ndarray | None = None
+    interchangeable: np.ndarray | None = None  # per draw, round 5's switch: 1 = judges interchangeable (Cochran's Q)
 
 
 def diagnostics(j: np.ndarray, votes: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
@@ -285,6 +311,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     hi = {m: np.zeros((runs, len(KS))) for m in names}
     fallback = np.zeros(runs, dtype=bool)
     dependence = np.full(runs, np.nan)
+    same = np.full(runs, np.nan)
     for run in range(runs):
         rng, idx, votes, gold = draw(d, size, run, seed)
         table = CountTable.from_pairs(np.full(size, big_k), j[idx].sum(axis=1))
@@ -299,6 +326,8 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
                                 prior=prior, guard=guard is True, estimator=how_s, distinct_prior=how_p)
             if r.model is not None and r.model.dependence is not None:
                 dependence[run] = r.model.dependence
+            if r.model is not None and r.model.interchangeable_p is not None:
+                same[run] = float(r.model.interchangeable_p >= EXCHANGEABLE_P)
             rows = r.rows
             if isinstance(guard, str) and r.model is not None and r.used_unlabeled and not GUARDS[guard](r.model):
                 rows = tuple(type(x)(x.k, x.labels_only, x.labels_only_low, x.labels_only_high, x.labels_only,
@@ -314,7 +343,7 @@ def run_cell(d: Data, size: int, runs: int, seed: int, with_diagnostics: bool = 
     margins = {m: 100 * np.abs(est[m][:, odd] - actual[odd]).mean(axis=1) for m in names}
     cover = {m: ((lo[m][:, odd] <= actual[odd] + 1e-12) & (actual[odd] <= hi[m][:, odd] + 1e-12)).mean(axis=1) for m in names}
     width = {m: 100 * (hi[m][:, odd] - lo[m][:, odd]).mean(axis=1) for m in names}
-    return Cell(d.name, d.collection, size, margins, cover, width, fallback, dependence)
+    return Cell(d.name, d.collection, size, margins, cover, width, fallback, dependence, same)
 
 
 def _run_task(task: tuple[Data, int, int, int, bool]) -> Cell:
@@ -447,6 +476,8 @@ def per_dataset(cells: list[Cell], sizes: list[int]) -> str:
             else:
                 lo_m, vs = float(c.margins["labels only"].mean()), float(c.margins["vote split"].mean())
                 dep = "" if c.dependence is None or np.isnan(c.dependence).all() else f", D = {float(np.nanmean(c.dependence)):.2f}"
+                if c.interchangeable is not None and not np.isnan(c.interchangeable).all():
+                    dep += f", interchangeable {int(np.nansum(c.interchangeable))}/{len(c.interchangeable)}"
                 parts.append(f"{f2(lo_m)} → {f2(vs)} ({int(c.fallback.sum())}/{len(c.fallback)}{dep})")
         lines.append(f"| {name} | {coll} | " + " | ".join(parts) + " |")
     return "\n".join(lines)
@@ -469,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="estimator names to keep, separated by ; (default: all)")
-    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2", "round4"), default="product",
+    ap.add_argument("--variants", choices=("product", "explore", "issue26", "round2", "round4", "round5"), default="product",
                     help="product: the product beside the earlier ones; explore: the alternatives for distinct judges")
     ap.add_argument("--diagnostics", action="store_true",
                     help="add two reference rows: the true P(wrong | split) and the uncalibrated Dawid-Skene plug-in")
@@ -492,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--runs must be at least 2")
     if args.variants != "product":
         VARIANTS.clear()
-        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2, "round4": ROUND4}[args.variants])
+        VARIANTS.update({"explore": EXPLORE, "issue26": ISSUE26, "round2": ROUND2, "round4": ROUND4, "round5": ROUND5}[args.variants])
     if args.only:
         keep = set(args.only.split(";"))
         for k in list(VARIANTS):
@@ -530,12 +561,13 @@ def main(argv: list[str] | None = None) -> int:
     rel = os.path.relpath(args.data, ROOT)
     command = f".venv/bin/python benchmarks/unlabeled.py --data {rel} --r {args.r} --runs {args.runs} --seed {args.seed}"
     command += (f" --only '{args.only}'" if args.only else "") + (" --variants explore" if args.variants == "explore" else "") + (" --diagnostics" if args.diagnostics else "")
-    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2", "round4") else "") + (" --loco" if args.loco else "")
+    command += (f" --variants {args.variants}" if args.variants in ("issue26", "round2", "round4", "round5") else "") + (" --loco" if args.loco else "")
     command += (f" --collections {args.collections}" if args.collections else "") + (f" --simulate {args.simulate}" if args.simulate else "") + (
         f" --sim-model {args.sim_model}" if args.simulate and args.sim_model != "rasch" else "")
     where = "the simulation of distinct judges" if args.simulate else "the shared data"
     heading = {"issue26": f"### Results: issue 26, {where}", "round2": f"#### Results: issue 26 round 2, {where}",
-               "round4": f"#### Results: issue 26 round 4, {where}"}.get(
+               "round4": f"#### Results: issue 26 round 4, {where}",
+               "round5": f"#### Results: issue 26 round 5, {where}"}.get(
         args.variants, "## Results")
     text = "\n".join([
         heading,
@@ -546,18 +578,18 @@ def main(argv: list[str] | None = None) -> int:
         table,
         "Skipped (fewer than r + 1 items): " + (", ".join(skipped) if skipped else "none") + ".",
         "",
-        *([("#### " if args.variants in ("round2", "round4") else "### ") + "Leave-one-collection-out (`--loco`)", "",
+        *([("#### " if args.variants in ("round2", "round4", "round5") else "### ") + "Leave-one-collection-out (`--loco`)", "",
            "Each collection under the estimator chosen on the OTHER collections (`loco_choice`: coverage >= 88% in "
            "every other collection, then the least-bad worst other collection); mean margin over its datasets in "
            "points; coverage and width of the 90% interval against labels only.", "", loco(cells, sizes), ""]
           if args.loco else []),
-        ("#### " if args.variants in ("round2", "round4") else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
+        ("#### " if args.variants in ("round2", "round4", "round5") else "### ") + "Per dataset (mean margin in points over the draws; in brackets the draws where the guard fell back)",
         "",
         per_dataset(cells, sizes),
         "",
     ])
     if args.update_doc is not None:
-        prefix = {"round2": "unlabeled-r2", "round4": "unlabeled-r4"}.get(args.variants, "unlabeled")
+        prefix = {"round2": "unlabeled-r2", "round4": "unlabeled-r4", "round5": "unlabeled-r5"}.get(args.variants, "unlabeled")
         write_block(args.update_doc, prefix + ("-sim" if args.simulate else "-loco" if args.loco else ""), text)
     sys.stdout.write(text)
     return 0

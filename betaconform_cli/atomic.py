@@ -14,8 +14,8 @@
   protect.py's list of protected inputs last, and refuses one.
 - SIGTERM while a file is written is handled like Ctrl-C: the temporary file is removed, then the process exits.
 - `append_bytes` appends all or nothing (the job summary): free space checked first, a failed write rolled back.
-- `file_stems` turns names that come from data (a dataset column's values, an inspect task) into file names that
-  stay inside the folder the user chose: every writer of per-dataset files builds its names there.
+- `file_stems` (file_names.py) turns names that come from data (a dataset column's values, an inspect task) into file
+  names that stay inside the folder the user chose: every writer of per-dataset files builds its names there.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import OutputError
-from .escape import INVISIBLE
 
 try:
     import fcntl
@@ -45,53 +44,6 @@ TMP_TAG = ".bc-"
 STALE_SECONDS = 600  # an unlocked-or-unlockable temporary file older than this is a dead writer's
 LOCK_GRACE_SECONDS = 2  # a writer locks its temporary file within microseconds of making it
 _FD_LINK = re.compile(r"/proc/(?:self|thread-self|(?P<pid>\d+)(?:/task/\d+)?)/fd/(?P<fd>\d+)")
-
-
-# control and invisible characters (escape.INVISIBLE: bidi, zero-width, C1, lone surrogates), Windows' reserved ones
-_UNSAFE = re.compile(f'[{INVISIBLE}\t\n<>:"|?*]')
-_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")  # Windows device names
-MAX_STEM_BYTES = 180  # a file name is at most 255 bytes; the suffix and our temporary file's tag need the rest
-
-
-def file_stem(name: str) -> str:
-    """A readable file name (without extension) for a name taken from data, that stays in its folder: path parts
-    joined by "_" ("../victim" -> "victim", "a/b" -> "a_b", "/etc/x" -> "etc_x"), no leading dot (no hidden file,
-    no "." or ".."), no control or reserved characters, at most MAX_STEM_BYTES (a cut name ends in a hash of the
-    whole). A name that is already such a name is itself. Empty: "dataset"."""
-    parts = [p for p in re.split(r"[/\\]+", _UNSAFE.sub("_", name)) if p.strip(" .")]
-    stem = "_".join(p.strip() for p in parts).lstrip(". ").rstrip(". ") or "dataset"
-    if _RESERVED.fullmatch(stem):
-        stem = "_" + stem
-    if len(stem.encode("utf-8")) > MAX_STEM_BYTES:
-        cut = stem.encode("utf-8")[: MAX_STEM_BYTES - 9].decode("utf-8", "ignore")
-        stem = f"{cut}-{_digest(name)}"
-    return stem
-
-
-def _digest(name: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-
-
-def file_stems(names: Iterable[str]) -> list[str]:
-    """file_stem for each of several names saved into one folder, none two alike (compared case-blind, as some
-    file systems do): where names collide only once made safe ("a/b" and "a_b"), each name that had to change gets
-    a hash of itself ("a_b-1f2e3d4c"), so each one's file does not depend on which others are saved beside it.
-    Two equal names are the caller's to refuse."""
-    given = list(names)
-    stems = [file_stem(n) for n in given]
-    groups: dict[str, list[int]] = {}
-    for i, s in enumerate(stems):
-        groups.setdefault(s.casefold(), []).append(i)
-    for members in groups.values():
-        if len({given[i] for i in members}) < 2:
-            continue
-        kept = next((i for i in members if stems[i] == given[i]), None)  # a name that is its own file name stays
-        for i in members:
-            if i != kept and given[i] != (given[kept] if kept is not None else None):
-                stems[i] = f"{stems[i][: MAX_STEM_BYTES - 9]}-{_digest(given[i])}"
-    return stems
 
 
 def _target(path: Path) -> Path:
@@ -274,7 +226,7 @@ def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
         raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
     if mode is not None and not stat.S_ISREG(mode):  # a device or a FIFO: write through it, never replace it
         try:
-            with open(target, "wb") as fh:
+            with _open_special(target, mode) as fh:
                 write(fh)
         except OSError as exc:
             raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
@@ -309,6 +261,27 @@ def _atomic_write(given: Path, write: Callable[[BinaryIO], None]) -> None:
         if isinstance(exc, OSError):  # a full disk, a path that became a directory: the old file is kept
             raise OutputError(f"{given}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+FIFO_READER_WAIT_S = 2.0  # how long a FIFO given as -o is waited for a reader (inputs/paths.FIFO_WAIT_S: for a writer)
+
+
+def _open_special(target: Path, mode: int) -> BinaryIO:
+    """A device or a FIFO opened for writing: a FIFO without blocking (which waits for a reader, forever when none
+    comes: a CI job hung on `-o fifo`), retried for FIFO_READER_WAIT_S, then OSError; with a reader, a pipe."""
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while stat.S_ISFIFO(mode) and fcntl is not None:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
+                raise OSError(errno.ENXIO, f"a FIFO that no program reads (none opened it within {FIFO_READER_WAIT_S:g} s)") \
+                    if exc.errno == errno.ENXIO else exc from None
+            time.sleep(0.05)
+            continue
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "wb")
+    return open(target, "wb")
 
 
 def _write_fd(given: Path, fd_number: int, write: Callable[[BinaryIO], None]) -> None:

@@ -22,7 +22,7 @@ Every target has one function, and every renderer and writer calls it for every 
   as a workflow command (::) gets a leading apostrophe.
 - `json_text`: JSON from an encoder, what `clean` escapes as JSON's own \\u escapes (the same value).
 - `matplotlib`: a figure's text: `clean` without newlines, `$` escaped (math mode).
-- File names built from data are `atomic.file_stems`' (it removes what `clean` escapes).
+- File names built from data are `file_names.file_stems`' (it removes what `clean` escapes).
 """
 
 from __future__ import annotations

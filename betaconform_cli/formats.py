@@ -41,6 +41,8 @@ def load_json(raw: bytes | str, stdlib: bool = False) -> Any:
     every reader's except clause for malformed JSON takes it), never RecursionError."""
     import orjson
 
+    if raw[:1] in (b"\xef", "\ufeff"):  # a byte order mark, as Windows tools (Notepad, PowerShell) start a file
+        raw = raw.removeprefix(b"\xef\xbb\xbf") if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
     try:
         value = __import__("json").loads(raw) if stdlib else orjson.loads(raw)
     except RecursionError:  # the standard library recurses: '[[[[...' a thousand deep

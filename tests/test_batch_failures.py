@@ -21,7 +21,7 @@ from .conftest import SAMPLE, invoke
 
 SYSTEM = SAMPLE / "system_verdicts.jsonl"
 QA = SAMPLE / "qa_judges.jsonl"
-WHY = "field 'verdicts': must be a list or an object, got str"
+WHY = "field 'verdicts': must be a list or an object, got text"
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from betaconform_cli import escape
-from betaconform_cli.atomic import file_stem, file_stems
 from betaconform_cli.errors import P0, P1, ParameterError
+from betaconform_cli.file_names import file_stem, file_stems
 from betaconform_cli.report import Verdict
 from betaconform_cli.report.html import to_html
 from betaconform_cli.report.junit import to_junit

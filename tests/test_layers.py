@@ -20,7 +20,7 @@ LAYER_OF = {
     # the sufficient statistic, the BLAS pin, the one file writer, the protected inputs, the version, the parameters
     # table, the interval helpers, the output formats' registry
     "errors": 0, "escape": 0, "formats": 0, "settings": 0, "choices": 0, "seeds": 0, "counts": 0, "blas": 0, "atomic": 0,
-    "protect": 0, "version": 0, "parameters": 0, "intervals": 0, "output_formats": 0,
+    "file_names": 0, "protect": 0, "version": 0, "parameters": 0, "intervals": 0, "output_formats": 0,
     # 1: the numbers' leaves and reading inputs
     "distributions": 1, "em": 1, "mixtures": 1, "inputs": 1, "gate": 1, "slicing": 1, "dawid_skene": 1,
     "extrapolation": 1,

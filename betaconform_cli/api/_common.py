@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import check_target, file_stem, file_stems
+from ..atomic import check_target
 from ..errors import P0, P1, OutputError, ParameterError
+from ..file_names import file_stem, file_stems
 from ..inputs import Dataset, InputOptions
 from ..protect import refuse_links
 
@@ -38,7 +39,7 @@ class SaveTo:
         return self.path is not None or self.directory is not None
 
     def targets(self, names: Sequence[str]) -> list[Path]:
-        """One file per dataset inside `directory`, named by atomic.file_stems; two datasets with one name would
+        """One file per dataset inside `directory`, named by file_names.file_stems; two datasets with one name would
         overwrite each other, so they are refused."""
         if self.path is not None:
             if len(names) > 1:
@@ -62,7 +63,7 @@ class SaveTo:
 
 def skip_note(ds: Dataset, used: int = 0) -> list[str]:
     """What reading skipped, for stderr: files of the arguments left out (this tool's own outputs), invalid lines
-    of a JSON Lines file, or items and why. `used`: items without a verdict that the command uses after all
+    of a JSON Lines file, or items and why; and labels of a labels file that matched no item (an id spelled apart). `used`: items without a verdict that the command uses after all
     (score's population: Votes.no_verdict), not skipped for it."""
     if used and ds.reading is not None:
         from dataclasses import replace
@@ -71,14 +72,17 @@ def skip_note(ds: Dataset, used: int = 0) -> list[str]:
 
         skips = tuple(replace(s, count=s.count - min(used, s.count)) if s.reason == NO_VERDICT else s for s in ds.reading.skips)
         ds = replace(ds, skipped=max(ds.skipped - used, 0), reading=replace(ds.reading, skips=tuple(s for s in skips if s.count)))
+    from ..inputs.labels import UNMATCHED
+
+    unmatched = [f"{ds.source}: {n}" for n in (ds.reading.notes if ds.reading else ()) if UNMATCHED in n]
     if not ds.skipped:
-        return list(ds.left_out)
+        return [*ds.left_out, *unmatched]
     why = "; ".join(f"{s.count} {s.reason}" for s in ds.reading.skips) if ds.reading is not None else ""
     if ds.reading is None or ds.reading.unit == "line":
         unjudged = any(s.reason == "no judge gave a verdict" for s in (ds.reading.skips if ds.reading else ()))
         what = "line(s)" if unjudged else "invalid line(s)"  # an item nobody judged is skipped, not invalid
-        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} {what}" + (f" ({why})" if why else "")]
-    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})"]
+        return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} {what}" + (f" ({why})" if why else ""), *unmatched]
+    return [*ds.left_out, f"{ds.source}: skipped {ds.skipped} item(s) of {ds.name} ({why})", *unmatched]
 
 
 

@@ -52,12 +52,26 @@ def _run(votes: Votes, names: tuple[str, ...], classes: list[str], rows: np.ndar
     return Run(code[np.asarray(verdicts)[:, cols]], code[np.asarray(gold)], ids)
 
 
+def _look_alike(name: str, others: Sequence[str]) -> str:
+    """", whose 'x' looks alike (...)" when a judge of the other run is this name as a reader sees it (a hyphen or a
+    letter of another script, an invisible character: inputs.values.seen), so that the note says why it was not
+    matched; empty otherwise."""
+    from ..inputs.values import hidden, seen
+
+    key = seen(name).strip()
+    twin = next((o for o in others if seen(o).strip() == key), None)
+    if twin is None:
+        return ""
+    odd = hidden(name) or hidden(twin)
+    return f", whose {twin!r} looks alike{odd}: write the name one way in both"
+
+
 def _two_runs(old: Dataset, new: Dataset) -> tuple[tuple[str, ...], int, Run, Run, list[str]]:
     """(judges in both, classes, old Run, new Run, notes): judges matched by name, classes by their text."""
     vo, vn = old.votes, new.votes
     assert vo is not None and vn is not None
     names = tuple(n for n in vo.judges if n in vn.judges)
-    notes = [f"{ds.source}: judge {n!r} is not in the other run; left out"
+    notes = [f"{ds.source}: judge {n!r} is not in the other run{_look_alike(n, other.judges)}; left out"
              for ds, v, other in ((old, vo, vn), (new, vn, vo)) for n in v.judges if n not in other.judges]
     if len(names) < 2:
         raise InputError(f"{old.source} and {new.source}", f"share {len(names)} judge(s) by name; drift needs at least 2 "

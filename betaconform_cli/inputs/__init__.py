@@ -78,7 +78,7 @@ class PendingInputs:
 
         with read_faults(str(first)):
             how = plan(first, self.opts)
-        if how.reader == "jsonl":
+        if how.reader == "jsonl" and is_regular(first):  # a folder of parts is joined first, by read_path
             self._first = PendingRead(first, self.opts, self.keep, parent_share=parent_share)
         elif how.reader == "table":
             import threading

@@ -22,9 +22,11 @@ from .options import InputOptions
 
 
 def vocabulary_problem(ds: Dataset) -> str | None:
-    """Why `ds`'s verdicts cannot be scored against its gold (None: they can, or it carries no verdicts)."""
-    if ds.votes is None:
-        return None
+    """Why `ds`'s verdicts cannot be scored against its gold (None: they can, or it carries no verdicts), or why its
+    judges cannot be told apart (`judges_written_alike`)."""
+    alike = judges_written_alike(ds.votes.judges if ds.votes is not None else ds.judge_names)
+    if alike is not None or ds.votes is None:
+        return alike
     from .patterns import vocabularies
 
     gold, labeled, _ = vocabularies(ds.votes)
@@ -37,14 +39,14 @@ def vocabulary_problem(ds: Dataset) -> str | None:
         v, g = apart[0]
         on = (votes.patterns == votes.classes.index(v)) & (votes.gold >= 0)[:, None]
         who = [votes.judges[j] for j in range(len(votes.judges)) if on[:, j].any()]
-        return (f"the verdict {values.shown(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
+        return (f"the verdict {values.shown(v)}{values.hidden(v)} ({int(votes.counts @ on.sum(axis=1))} on labeled items, by "
                 f"{values.quote_judges(who)}) is no gold class but means the gold's {values.shown(g)}, so each would "
                 f"count as wrong; write the verdicts as the gold is written (the gold's classes: {values.listing(gold)})")
     apart = values.written_apart(labeled, gold)  # a gold class beside the verdicts' ("Pass" on a few items)
     if apart:
         g, v = apart[0]
         n = int(votes.counts[votes.gold == votes.classes.index(g)].sum())
-        return (f"the gold label {values.shown(g)} ({n} items) is no verdict class but means the verdicts' "
+        return (f"the gold label {values.shown(g)}{values.hidden(g)} ({n} items) is no verdict class but means the verdicts' "
                 f"{values.shown(v)}, so every verdict on those items would count as wrong; write the gold as the "
                 f"verdicts are written (the verdicts' classes: {values.listing(labeled)})")
     scores = values.scores_apart(gold, labeled)
@@ -55,25 +57,49 @@ def vocabulary_problem(ds: Dataset) -> str | None:
     return _judge_apart(votes, gold)
 
 
+def judges_written_alike(names: Sequence[str]) -> str | None:
+    """Why two judge names are one judge written two ways: equal as a reader sees them (values.seen: look-alike
+    letters of another script, invisible characters) and without surrounding spaces, yet different ("j1" and
+    "j1 ", "j1" and "j1" with a zero-width space). Each would be a judge of its own holding part of one judge's
+    verdicts, shown twice under one name. None when every name is distinct to the eye."""
+    first: dict[str, str] = {}
+    for name in names:
+        key = values.seen(str(name)).strip()
+        if key in first and first[key] != name:
+            a, b = first[key], name
+            return (f"judges {values.shown(a)}{values.hidden(a)} and {values.shown(b)}{values.hidden(b)} look alike but "
+                    "are two names, so one judge's verdicts would be split between two judges; write each judge's name "
+                    "one way")
+        first.setdefault(key, name)
+    return None
+
+
 NEVER_GOLD_MIN = 5  # labeled verdicts from which a judge that never gives a gold class is refused (an id read as one)
 
 
 def _judge_apart(votes: Votes, gold: Sequence[str]) -> str | None:
     """Why one judge's verdicts cannot be scored: on its NEVER_GOLD_MIN or more labeled items it never gives a class
-    the gold uses, and gives a different class on at least half of them: a column that is no judge's (an id column
-    of a wide table not named `item_id`, a text column) read as one, whose every value would count as wrong. A judge
-    always wrong in the task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None
-    when no judge is such a column."""
+    the gold uses, and either gives a different class on at least half of them (an id column of a wide table not
+    named `item_id`, a text column) or gives only classes of its own (no other judge gives them, and they are no
+    pass/fail marks beside pass/fail gold: a wide table's `system` or `model_version` column, "gpt-4o" on every row):
+    a column that is no judge's read as one, whose every value would count as wrong. A judge always wrong in the
+    task's own classes (always "fail" where every gold is "pass") is a judge, and is read. None when no judge is such
+    a column."""
     import numpy as np
 
     lab = votes.gold >= 0
     labeled, weight = votes.patterns[lab], votes.counts[lab]
     fits = np.array([any(c == g or values.agree(c, g) == 1 for g in gold) for c in votes.classes])
+    marks = bool(gold) and all(map(values.is_mark, gold))
     for j, judge in enumerate(votes.judges):
         codes = labeled[:, j]
         given, n = codes[codes >= 0], int(weight[codes >= 0].sum())
         mine = [votes.classes[c] for c in sorted(set(given.tolist()))]
-        if n >= NEVER_GOLD_MIN and 2 * len(mine) >= n and not fits[given].any():
+        if n < NEVER_GOLD_MIN or fits[given].any():
+            continue
+        others = set(np.delete(votes.patterns, j, axis=1).ravel().tolist())
+        own = not others & set(given.tolist()) and not (marks and all(map(values.is_mark, mine)))
+        if 2 * len(mine) >= n or own:
             return (f"judge {values.shown(judge)} gives no gold class on any of its {n} labeled items (its "
                     f"classes: {values.listing(mine)}; the gold's: {values.listing(gold)}), so its every verdict would "
                     "count as wrong: a column that is no judge (an id or a text column) read as one? Name the judges "

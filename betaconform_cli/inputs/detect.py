@@ -223,7 +223,24 @@ def _plan_from_record(first: dict[str, object], kind: str, opts: InputOptions) -
     if lower & {"judge", "grader", "scorer", "model", "annotator", "judge_name", "judge_id"} and not (
             opts.record.judgments_field in first or opts.record.verdicts_field in first):
         return Plan("table", "jsonl", "long")
+    if _wide_record(first, opts):
+        return Plan("table", "jsonl")
     return Plan("jsonl", kind)
+
+
+def _wide_record(first: dict[str, object], opts: InputOptions) -> bool:
+    """A wide table's row written as a JSON line (`df.to_json(orient="records", lines=True)`, a list of a wide
+    frame's dicts given to the library): flat, with an item or a gold column by its name, and none of the judgment
+    fields a line of judgment JSON Lines has. It was read as judgments ("no judgments: expected ...")."""
+    from .table_open import ROLE_NAMES, role_key
+
+    r = opts.record
+    if not first or any(f in first for f in (r.judgments_field, r.verdicts_field, r.correct_field, r.judges_field)):
+        return False
+    if not all(v is None or isinstance(v, (str, int, float, bool)) for v in first.values()):
+        return False
+    keys = {role_key(str(k)) for k in first}
+    return bool(keys & {*ROLE_NAMES["item"], *ROLE_NAMES["gold"]}) and len(keys) >= 3
 
 
 def _plan_from_head(path: Path, head: bytes, opts: InputOptions) -> Plan:

@@ -29,13 +29,21 @@ _ROLES = ("item", "judge", "correct", "verdict", "gold")  # a key of one of thes
 
 def table_record(first: Any) -> bool:
     """The claim: a flat object with a column of a table's role (item_id, judge, verdict, gold, correct, ...), or a
-    counts table's `judges` and `correct`."""
+    counts table's `judges` and `correct`; or an item record of judgment JSON Lines (`item_record`)."""
     from .table_open import ROLE_NAMES, role_key
 
+    if item_record(first):
+        return True
     if not isinstance(first, dict) or not first or not all(isinstance(v, _SCALAR) for v in first.values()):
         return False
     keys = {role_key(str(k)) for k in first}
     return any(keys & set(ROLE_NAMES[r]) for r in _ROLES) or {"judges", "correct"} <= keys
+
+
+def item_record(first: Any) -> bool:
+    """A judgment JSON Lines line's object (`judgments` or `verdicts` holding a list or an object), as
+    `json.dump(items, f)` writes a list of them: read as the JSON Lines file of the same records (`_read_items`)."""
+    return isinstance(first, dict) and any(isinstance(first.get(k), (list, dict)) for k in ("judgments", "verdicts"))
 
 
 def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Dataset]:
@@ -52,12 +60,14 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     skipped: list[tuple[str | None, str, int]] = []  # skip_invalid: a record that is no object, or holds a list
     fd, tmp = tempfile.mkstemp(prefix="betaconform-records-", suffix=".jsonl")
     try:
+        items = False
         with os.fdopen(fd, "wb") as out:
             at = 0
             for n, rec in records(dataclasses.replace(src, plan=Plan(src.plan.reader, "json")), skipped if skip else None):
+                items = items or (at == 0 and item_record(rec))
                 out.write(b"\n" * (n - at - 1))  # a skipped record is a blank line (skipped unsaid): record n is line n
                 at = n
-                bad = next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
+                bad = None if items else next((k for k, v in rec.items() if not isinstance(v, _SCALAR)), None)
                 if bad is not None:
                     err = InputError(src.where, f"must be one value (text, a number or a boolean), got {shown(rec[bad])}",
                                      line=n, field=str(bad), unit="record")
@@ -68,7 +78,7 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
                 out.write(orjson.dumps(rec, option=orjson.OPT_NON_STR_KEYS) + b"\n" if rec else b"\n")
         copy = Source(Path(tmp), Plan("table", "jsonl", src.plan.shape), src.name, src.where)
         try:
-            found = read_table(copy, opts, keep)
+            found = _read_items(Path(tmp), opts, keep, src) if items else read_table(copy, opts, keep)
         except InputError as exc:
             if exc.path != src.where:
                 raise
@@ -80,10 +90,17 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
     return [_as_records(ds) for ds in with_skips(found, src.name, skipped)]
 
 
+def _read_items(path: Path, opts: InputOptions, keep: Keep, src: Source) -> list[Dataset]:
+    """The item records' JSON Lines copy (record n is line n), read by the judgment JSON Lines reader."""
+    from .dispatch import read_path
+
+    return read_path(path, opts, keep, name=src.name, where=src.where)
+
+
 def _as_records(ds: Dataset) -> Dataset:
     """A dataset read through the JSON Lines copy, said to be of a JSON document's records."""
     r = ds.reading
     if r is None:
         return ds
-    return dataclasses.replace(ds, reading=dataclasses.replace(r, source_format=r.source_format.replace("(jsonl)", "(json)"),
-                                                                unit="record"))
+    shown = r.source_format.replace("(jsonl)", "(json)").replace("jsonl (", "json list of items (")
+    return dataclasses.replace(ds, reading=dataclasses.replace(r, source_format=shown, unit="record"))

@@ -130,7 +130,7 @@ def _keep_item(out: Scan, obj: Any, p: records.Parsed, raw: bytes, lineno: int, 
     if not p.unlabeled:
         text = records.get(obj, opts.record.text_field, None)
         if text is not None and not isinstance(text, str):
-            raise records.RecordError(opts.record.text_field, f"must be a string, got {type(text).__name__}")
+            raise records.RecordError(opts.record.text_field, f"must be a string, got {values.json_kind(text)}")
         item = Item(p.judges, p.correct, ident, text, lineno, p.marks)
         out.items.extend([(item, p.names)] * p.weight)
     return ident
@@ -151,7 +151,7 @@ def _add_parsed(out: Scan, obj: Any, p: records.Parsed, ident: str | None, linen
 
 def _line_shape(obj: Any, shape: str | None, opts: InputOptions) -> str:
     if not isinstance(obj, dict):
-        raise records.RecordError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+        raise records.RecordError(None, f"each line must be a JSON object, got {values.json_kind(obj)}")
     if shape is None:
         return records.detect_shape(obj, opts)
     if shape in ("list", "dict") and not records.has(obj, opts.record.judgments_field):

@@ -36,6 +36,9 @@ from .options import InputOptions
 _CACHE: dict[tuple[str, float, int, str | None, str | None, str, str], Labels] = {}
 
 
+UNMATCHED = "matched no item here"  # a labels note with this is said by every command, not only doctor (skip_note)
+
+
 @dataclass(frozen=True)
 class Labels:
     """id (text) -> (label as read, its row in the labels file); `where` the file, `id_col`/`label_col` its columns."""
@@ -67,7 +70,11 @@ class Labels:
         return own
 
     def note(self, used: int) -> str:
-        return f"labels file {self.where}: {used} of its {len(self.by_id)} labels matched an item here"
+        """How many labels matched an item; where some matched none, said so (UNMATCHED: every command says it)."""
+        left = len(self.by_id) - used
+        return (f"labels file {self.where}: {used} of its {len(self.by_id)} labels matched an item here"
+                + (f"; {left} {UNMATCHED} (ids are compared as text without surrounding spaces: 3 and \"3\" are one id, "
+                   "\"Q1\" and \"q1\" are two)" if left > 0 else ""))
 
 
 def load(opts: InputOptions) -> Labels | None:

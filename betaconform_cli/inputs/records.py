@@ -149,7 +149,7 @@ def detect_shape(obj: dict[str, Any], opts: InputOptions) -> str:
     if isinstance(j, dict):
         return "dict"
     if has(obj, opts.record.judgments_field):
-        raise RecordError(opts.record.judgments_field, f"must be a list or an object, got {type(j).__name__}")
+        raise RecordError(opts.record.judgments_field, f"must be a list or an object, got {values.json_kind(j)}")
     if has(obj, opts.record.correct_field) or has(obj, opts.record.judges_field):
         return "counts"
     if has(obj, opts.record.verdicts_field):
@@ -186,7 +186,7 @@ def count_marks(values: Sequence[Any], field: str, keys: Sequence[str] | None = 
 def parse(obj: Any, shape: str, opts: InputOptions, marks: bool = False, raw: bytes | None = None) -> Parsed:
     """The record's counts (and marks when asked); RecordError for a bad record or more than MAX_JUDGES judges."""
     if not isinstance(obj, dict):
-        raise RecordError(None, f"each line must be a JSON object, got {type(obj).__name__}")
+        raise RecordError(None, f"each line must be a JSON object, got {values.json_kind(obj)}")
     if shape == "counts":
         return _counts(obj, opts, raw)
     if shape == "verdicts":
@@ -209,11 +209,11 @@ def _judgments(obj: dict[str, Any], shape: str, opts: InputOptions, marks: bool,
         raise RecordError(field, "missing")
     if shape == "list":
         if not isinstance(j, list):
-            raise RecordError(field, f"must be a list like the file's first item, got {type(j).__name__}")
+            raise RecordError(field, f"must be a list like the file's first item, got {values.json_kind(j)}")
         n, c = count_marks(j, field, raw=raw)
         return Parsed(n, c, marks=tuple(as_mark(v) for v in j) if marks else None)  # type: ignore[misc]
     if not isinstance(j, dict):
-        raise RecordError(field, f"must be an object like the file's first item, got {type(j).__name__}")
+        raise RecordError(field, f"must be an object like the file's first item, got {values.json_kind(j)}")
     keys = [str(k) for k in j]
     n, c = count_marks(list(j.values()), field, keys, raw)
     if not marks:
@@ -266,14 +266,14 @@ def _verdicts(obj: dict[str, Any], opts: InputOptions, marks: bool) -> Parsed:
         raise RecordError(opts.record.label_field, "missing (verdicts scored with a tolerance need the gold label: items "
                                             "without one are read only without --tolerance)")
     if opts.handling.tolerance is not None and values.number(label) is None:
-        raise RecordError(opts.record.label_field, f"a tolerance compares numbers, got {show(label)}")
+        raise RecordError(opts.record.label_field, f"a tolerance compares numbers, got {show(label)}{values.comma_hint(label)}")
     if isinstance(verdicts, dict):
         keys: list[str] | None = [str(k) for k in verdicts]
         values_ = list(verdicts.values())
     elif isinstance(verdicts, list):
         keys, values_ = None, verdicts
     else:
-        raise RecordError(field, f"must be a list or an object, got {type(verdicts).__name__}")
+        raise RecordError(field, f"must be a list or an object, got {values.json_kind(verdicts)}")
     out: list[int | None] = []
     for i, v in enumerate(values_):
         where = f"{field}[{keys[i]!r}]" if keys else f"{field}[{i}]"

@@ -268,4 +268,24 @@ def apply(datasets: Sequence[Dataset], by: str | None) -> list[Dataset]:
                                         "slices are read from JSON Lines records (a dotted field) and table columns",
                              field=spec.field)
         out += split(ds, spec) if ds.slicing.line_keys is not None else [ds]
+    _refuse_look_alike_keys(out, spec)
     return out
+
+
+def _refuse_look_alike_keys(datasets: Sequence[Dataset], spec: SliceSpec) -> None:
+    """Two slice keys of one input that read the same (values.seen: "en" and "еn" with a Cyrillic е, a zero-width
+    space) are one slice written two ways, which would be two slices shown under one name: an InputError."""
+    from .values import hidden, seen, shown
+
+    first: dict[tuple[str | None, str], str] = {}
+    for ds in datasets:
+        sl = ds.slicing
+        if sl is None or sl.key is None:
+            continue
+        key = (sl.parent, seen(str(sl.key)).strip())
+        other = first.setdefault(key, str(sl.key))
+        if other != str(sl.key):
+            a, b = other, str(sl.key)
+            raise InputError(ds.source, f"--by '{spec.text}': slice keys {shown(a)}{hidden(a)} and {shown(b)}{hidden(b)} "
+                                        "look alike but are two keys, so one slice's items would be split between two "
+                                        "slices; write each key one way", field=spec.field)

@@ -29,8 +29,10 @@ DELIMITERS = (",", ";", "\t", "|")
 
 def role_key(name: str) -> str:
     """A column name as ROLE_NAMES spell it: case, surrounding spaces and the separator between words ignored
-    ("Item ID", "item-id", " Item_ID " are item_id), as a spreadsheet's or a notebook's headers are written."""
-    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+    ("Item ID", "item-id", " Item_ID " are item_id), as a spreadsheet's or a notebook's headers are written; letters
+    read as a reader sees them (values.seen: "gоld" with a Cyrillic о, a zero-width space or a byte order mark in the
+    name), so that such a gold column is not read as one more judge."""
+    return "_".join(values.seen(name).strip().lower().replace("-", " ").replace("_", " ").split())
 
 
 def by_role_key(names: Any) -> dict[str, list[str]]:
@@ -67,6 +69,9 @@ def _csv_header(path: Path, kind: str, where: str) -> tuple[str, tuple[str, ...]
     raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
     if b"\x00" in raw:
         raise InputError(where, values.nul_hint(raw), line=1)
+    if b"\r" in raw and b'"' not in raw.split(b"\r", 1)[0]:  # no line feed up to the first CR: the whole file is "line 1"
+        raise InputError(where, "its lines end in a carriage return alone (CR, as a classic Mac program writes): end them "
+                                "with a line feed (LF or CRLF)", line=1)
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -138,7 +143,7 @@ def open_table(con: Any, path: Path, kind: str, where: str, skip: bool = False) 
     except Exception as exc:  # noqa: BLE001 - duckdb raises many kinds; each is about the user's file
         if kind == "jsonl" and not path.is_dir():
             # DuckDB names the line where the parser stopped, not the bad line: name the first line that is no object
-            for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {type(obj).__name__}"):
+            for _ in iter_objects(path, where, lambda obj: f"each line must be a JSON object, got {values.json_kind(obj)}"):
                 pass
         raise fail(where, exc) from None
     return Table(where, "src", tuple((str(c[0]), str(c[1])) for c in cols), "rowid + 1",

@@ -321,7 +321,8 @@ def check_rows(con: Any, table: Table, roles: Roles, opts: InputOptions) -> None
         cell = first_row(con, f"SELECT CAST({q(col)} AS VARCHAR) FROM {table.numbered} WHERE __row = {int(bad[0])}")
         what = ("a tolerance compares numbers" if opts.handling.tolerance is not None else
                 f"must be {values.MARK_WORDS} (null, empty or NA: no verdict)")
-        raise InputError(table.where, f"{what}, got {(cell or ('?',))[0]!r}", line=int(bad[0]), field=col, unit="row")
+        got = (cell or ("?",))[0]
+        raise InputError(table.where, f"{what}, got {got!r}{values.comma_hint(got)}", line=int(bad[0]), field=col, unit="row")
     for role, name in (("item", roles.item), ("judge", roles.judge)):
         if name:
             row = first_row(con, f"SELECT rn FROM ({rows}) WHERE {role} IS NULL ORDER BY rn")

@@ -53,7 +53,8 @@ def _find(table: Table, role: str, given: str | None, exclude: frozenset[str] = 
     keyed = by_role_key(c for c in table.names if c not in exclude)
     found = [c for n in ROLE_NAMES[role] for c in keyed.get(n, [])]
     if len(found) > 1:
-        raise InputError(table.where, f"columns {quote_all(found)} could each be the {role} column; "
+        odd = next((h for h in map(values.hidden, found) if h), "")
+        raise InputError(table.where, f"columns {quote_all(found)}{odd} could each be the {role} column; "
                                       f"name one with `{role}_col`")
     return found[0] if found else None
 
@@ -137,8 +138,10 @@ def guess_roles(table: Table, opts: InputOptions, shape: str | None = None, inde
         if correct is None and verdict is not None and gold is None and opts.labels is None:
             gold = NO_GOLD  # verdicts with no gold column: every item unlabeled (a pool), read as such (_no_gold)
         if correct is None and (verdict is None or gold is None):
+            wide = (f"; {judge!r} was taken for a long table's judge column by its name: if each judge has a column of "
+                    "its own (a wide table), name those with `judge_cols`") if not opts.table.judge_col and verdict is None else ""
             raise InputError(table.where, "a long table needs a correctness column, or a verdict column and a gold column "
-                                          f"(columns: {quote_all(table.names)})")
+                                          f"(columns: {quote_all(table.names)}){wide}")
         if correct is not None and not opts.table.verdict_col:
             verdict = gold = None
         return Roles("long", item, judge, correct, verdict, gold, text, dataset, cluster=cluster)
@@ -283,7 +286,8 @@ def open_frame(con: Any, frame: Any, library: str, where: str) -> Table:
 
 
 def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | None:
-    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column),
+    """(name, type) of the first column of a frame that DuckDB cannot read alone (a pandas Period or complex column, an
+    object column mixing Python types DuckDB keeps apart: 1 and True),
     for the message; None when each reads alone (or the frame cannot be split by column)."""
     try:
         names = [str(c) for c in (frame.column_names if library == "pyarrow" else frame.columns)]
@@ -293,7 +297,8 @@ def _unreadable_column(con: Any, frame: Any, library: str) -> tuple[str, str] | 
         try:
             one = frame.select([name]) if library != "pandas" else frame[[name]]
             con.register("__one", one)
-            con.execute("SELECT * FROM __one LIMIT 0").fetchall()
+            con.execute("CREATE OR REPLACE TEMP TABLE __probe AS SELECT * FROM __one")  # every value: a column of
+            con.execute("DROP TABLE __probe")  # ints and booleans (object dtype) fails on its first boolean only
             con.unregister("__one")
         except Exception:  # noqa: BLE001 - this column is the one DuckDB refuses
             kind = str(frame.schema.field(name).type) if library == "pyarrow" else str(frame[name].dtype) if library == "pandas" \

@@ -55,6 +55,13 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words, for a message ("null", "a list"; not Python's "NoneType")."""
+    kinds = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list",
+             dict: "an object"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
 def is_missing(value: Any) -> bool:
     """No verdict / no gold: None, NaN, or a MISSING word."""
     if value is None:
@@ -88,7 +95,7 @@ def mark(value: Any) -> int | None:
         x = number(word)  # "1.00", "1e0", " 0 "
         if x == 1 or x == 0:
             return int(x)
-    raise ValueProblem(f"must be {MARK_WORDS} (null, empty or NA: no verdict), got {shown(value)}")
+    raise ValueProblem(f"must be {MARK_WORDS} (null, empty or NA: no verdict), got {shown(value)}{comma_hint(value)}")
 
 
 def number(value: Any) -> float | None:
@@ -128,13 +135,19 @@ def agree(verdict: Any, gold: Any, tolerance: float | None = None) -> int | None
     v, g = number(verdict), number(gold)
     if tolerance is not None:
         if v is None:
-            raise ValueProblem(f"a tolerance compares numbers, got the verdict {shown(verdict)}")
+            raise ValueProblem(f"a tolerance compares numbers, got the verdict {shown(verdict)}{comma_hint(verdict)}")
         if g is None:
-            raise ValueProblem(f"a tolerance compares numbers, got the gold label {shown(gold)}")
+            raise ValueProblem(f"a tolerance compares numbers, got the gold label {shown(gold)}{comma_hint(gold)}")
         return int(abs(v - g) <= tolerance)
     if v is not None and g is not None:
         return int(v == g)
     return int(_text(verdict) == _text(gold))
+
+
+def comma_hint(value: Any) -> str:
+    """" (a decimal comma: write 4.5)" for text that is a number written with a comma; empty otherwise."""
+    x = decimal_comma(value) if isinstance(value, str) else None
+    return f" (a decimal comma: write {x:g})" if x is not None else ""
 
 
 def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | None:
@@ -143,9 +156,13 @@ def vocabulary_problem(gold: Sequence[str], verdicts: Sequence[str]) -> str | No
     if not gold or not verdicts or set(gold) & set(verdicts):
         return None
     folded = {g.lower() for g in gold} & {v.lower() for v in verdicts}
+    alike = {_letters(g) for g in gold} & {_letters(v) for v in verdicts}
     marks = {_mark_or_none(g) for g in gold} & {_mark_or_none(v) for v in verdicts} - {None}
     numeric = all(number(c) is not None for c in (*gold, *verdicts))
+    odd = next((h for h in map(hidden, (*gold, *verdicts)) if h), "")
     hint = ("they differ only in case: write them alike" if folded else
+            f"they differ in letters of another script that look Latin or in invisible characters{odd}: write them "
+            "alike" if alike and odd else
             "numeric scores are compared within a tolerance: give --tolerance" if numeric else
             f"they mean the same pass/fail ({MARK_WORDS}) but are written differently: write them alike"
             if marks else "write them in one vocabulary")
@@ -180,9 +197,24 @@ def scores_apart(gold: Sequence[str], verdicts: Sequence[str]) -> list[str]:
     return scores if len(scores) >= 2 and len(scores) > len(verdicts) - len(scores) else []
 
 
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,([0-9]{1,2}|[0-9]{4,})")  # "1,0", "0,75"; not "1,000" (a thousands comma?)
+
+
+def decimal_comma(text: str) -> float | None:
+    """The number a text with a decimal comma means ("1,0": 1.0, as a European spreadsheet writes it); None for any
+    other text, and for "1,000", which may as well be a thousand. A number is never read so (NUMBER is the rule):
+    this only says what a refused or unmatched value means, for a message or for `written_apart`."""
+    t = text.strip()
+    return float(t.replace(",", ".")) if _DECIMAL_COMMA.fullmatch(t) else None
+
+
 def _means(a: str, b: str) -> bool:
     """Whether two classes that do not agree mean one thing: numbers only as pass/fail marks ("1" and "true"; "-1" is
-    not "1"), text without what wraps it ("PASS." is "pass"; "A-" is not "A") or as marks ("Yes!" is "pass")."""
+    not "1"), text without what wraps it ("PASS." is "pass"; "A-" is not "A") or as marks ("Yes!" is "pass"), or a
+    number written with a decimal comma ("1,0" is "1")."""
+    ca, cb = decimal_comma(a), decimal_comma(b)
+    if (ca is not None or cb is not None) and (ca if ca is not None else number(a)) == (cb if cb is not None else number(b)):
+        return True
     if number(a) is not None or number(b) is not None:
         ma = _word_mark(a)
         return ma is not None and ma == _word_mark(b)
@@ -204,8 +236,44 @@ WRAPPING = " \t\r\n()[]{}\"'`*.,:;!?"  # what an LLM writes around a class: spac
 
 def _letters(text: str) -> str:
     """A class in lower case without what wraps it: "PASS." and " (a)" as "pass" and "a", as an LLM writes them. What
-    is inside stays, and a sign at its end: "A-" is not "A" (a grade), "A=B" not "A>B" (a tie against a preference)."""
-    return text.casefold().strip(WRAPPING)
+    is inside stays, and a sign at its end: "A-" is not "A" (a grade), "A=B" not "A>B" (a tie against a preference).
+    Letters that only look otherwise are read as what they look like (`seen`): "раss" in Cyrillic is "pass"."""
+    return seen(text).casefold().strip(WRAPPING)
+
+
+# Letters of Cyrillic and Greek that a reader cannot tell from Latin ones (Unicode's confusables, the common ones),
+# Latin's dotless i and the dashes that look like a hyphen: a class typed or generated in another keyboard layout, or
+# through a word processor, looks like the gold's and never equals it.
+_LOOK_ALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u0501\u04bb\u04cf\u051b\u051d"  # а е о р с у х ѕ і ј ԁ һ ӏ ԛ ԝ
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408"  # А В Е К М Н О Р С Т Х Ѕ І Ј
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd\u0131"  # Α Β Ε Ζ Η Ι Κ Μ Ν Ο Ρ Τ Υ Χ ο ν ı
+    "\u2010\u2011\u2012\u2013\u2212",  # hyphens, the figure and en dash, the minus sign: a word processor's "-"
+    "aeopcyxsijdhlqw" "ABEKMHOPCTXSIJ" "ABEZHIKMNOPTYXovi" "-----")
+
+
+def seen(text: str) -> str:
+    """Text as a reader sees it: compatibility forms as their plain letters (fullwidth "ｐａｓｓ", NFKC), invisible
+    format characters left out (a zero-width space, a byte order mark, a soft hyphen, direction marks: category Cf),
+    and Cyrillic or Greek letters that look Latin as the Latin ones."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOK_ALIKE)
+
+
+def hidden(text: str) -> str:
+    """What in `text` a reader does not see, for a message: " (it holds U+0440 CYRILLIC SMALL LETTER ER, ...)"
+    naming the characters that `seen` reads otherwise (the first four); empty when there is none."""
+    import unicodedata
+
+    if text.isascii():
+        return ""
+    odd = list(dict.fromkeys(c for c in text if not c.isascii() and seen(c) != c))
+    names = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in odd[:4]]
+    return f" (it holds {', '.join(names)}{' and more' if len(odd) > 4 else ''})" if names else ""
 
 
 def quote_judges(names: Sequence[str], most: int = 4) -> str:
@@ -217,6 +285,11 @@ def quote_judges(names: Sequence[str], most: int = 4) -> str:
 def listing(classes: Sequence[str], most: int = 8) -> str:
     shown_ = ", ".join(shown(c) for c in list(classes)[:most])
     return shown_ + (f", ... ({len(classes)} classes)" if len(classes) > most else "")
+
+
+def is_mark(value: str) -> bool:
+    """Whether a class is a pass/fail mark (`mark` reads it as 1 or 0)."""
+    return _mark_or_none(value) is not None
 
 
 def _mark_or_none(value: str) -> int | None:
@@ -287,4 +360,7 @@ def json_problem(raw: bytes, exc: Exception) -> str:
 
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     found = re.search(r"^(.*?): line \d+ column \d+ \(char (\d+)\)$", text)
-    return f"malformed JSON ({found.group(1)} at character {int(found.group(2)) + 1})" if found else f"malformed JSON ({text})"
+    why = f"malformed JSON ({found.group(1)} at character {int(found.group(2)) + 1})" if found else f"malformed JSON ({text})"
+    if b"\r" in raw.rstrip(b"\r\n"):  # lines ended by CR alone (a classic Mac file, some exports): one "line" here
+        why += "; its lines end in a carriage return alone (CR): end them with a line feed (LF or CRLF)"
+    return why

@@ -31,18 +31,21 @@ Modules: `model` (the types), `patterns` (input checks, vote splits), `folded` (
 `agreement` (the one-coin Dawid-Skene offsets), `posterior` (the grid posterior with a random effect per split),
 `estimate` (the estimate, its guard, and `fit`'s entry point `analyse_with_votes`); issue 26 round 4's options, off by
 default: `rectified` (a label-free prediction corrected by the labels) and `difficulty` (a one-coin model with random
-item difficulty, the "difficulty" model). Every public name is
+item difficulty, the "difficulty" model); round 5's, off by default too: `model.Hyperprior` (the random effect's sd and
+the prior widths integrated over a hyperprior), the "pseudo_bma" weighting and the "tempered_if_interchangeable"
+estimator (`agreement.plurality_cochran`). Every public name is
 importable from `betaconform_cli.votes`.
 """
 
 from __future__ import annotations
 
 from .estimate import MIN_LABELED_SPLITS, analyse_with_votes, estimate_errors, estimate_from_votes
-from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, SplitModel, SplitPrior, VoteEstimate, VoteRow
+from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Hyperprior, SplitModel, SplitPrior, VoteEstimate, VoteRow
 from .patterns import Splits, class_counts, distinct_patterns
 
 __all__ = [
     "DEFAULT_KS",
+    "Hyperprior",
     "METHOD_LABELS",
     "METHOD_VOTES",
     "MIN_LABELED_SPLITS",

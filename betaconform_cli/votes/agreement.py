@@ -127,3 +127,51 @@ def agreement_z(votes: np.ndarray, weight: np.ndarray, classes: int) -> float:
     mean = float(w @ d) / total
     var = float(w @ (d - mean) ** 2) / max(total - 1.0, 1.0)
     return mean / math.sqrt(var / total) if var > 0 else (math.inf if mean > 0 else 0.0)
+
+
+# round 5 (docs/UNLABELED.md): the judges count as interchangeable unless Cochran's Q rejects, at this level, that every
+# judge gives the item's plurality class at the same rate (stated before the statistic was computed on any data)
+EXCHANGEABLE_P = 0.05
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """P(chi-squared with `df` degrees of freedom > x), exact for integer df (the closed forms of the regularised
+    upper incomplete gamma function at df / 2, integer or half-integer)."""
+    if x <= 0:
+        return 1.0
+    half = x / 2.0
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for i in range(1, df // 2):
+            term *= half / i
+            total += term
+        return min(1.0, math.exp(-half) * total)
+    total, term = math.erfc(math.sqrt(half)), math.sqrt(2.0 * x / math.pi) * math.exp(-half)
+    for i in range(1, (df - 1) // 2 + 1):
+        total += term
+        term *= x / (2 * i + 1)
+    return min(1.0, total)
+
+
+def plurality_cochran(votes: np.ndarray, weight: np.ndarray, classes: int) -> tuple[float, float]:
+    """Cochran's Q (Cochran 1950) for "every judge gives the item's plurality class at the same rate", label-free:
+    per item that every judge judged and whose top class is not tied, the indicator that judge j gave the top class;
+    Q = (K - 1)(K sum_j C_j^2 - N^2) / (K N - sum_i R_i^2) with C_j the judges' (weighted) totals, R_i the items'
+    and N their sum; unanimous items add nothing. Under interchangeable judges (within each item, whatever they
+    share) Q ~ chi-squared with K - 1 degrees of freedom: (Q, its p-value); (0, 1) when no item or judge can tell."""
+    k = votes.shape[1]
+    counts = np.stack([(votes == c).sum(axis=1) for c in range(classes)], axis=1)
+    top = counts.argmax(axis=1)
+    tied = (counts == counts.max(axis=1, keepdims=True)).sum(axis=1) > 1
+    keep = (votes >= 0).all(axis=1) & ~tied & (weight > 0)
+    if k < 2 or not keep.any():
+        return 0.0, 1.0
+    x = (votes[keep] == top[keep, None]).astype(float)
+    w = weight[keep].astype(float)
+    col, row = w @ x, x.sum(axis=1)
+    n = float(col.sum())
+    denom = k * n - float(w @ row**2)
+    if denom <= 0:
+        return 0.0, 1.0
+    q = (k - 1) * (k * float(col @ col) - n * n) / denom
+    return q, chi2_sf(q, k - 1)

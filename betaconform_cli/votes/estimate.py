@@ -16,7 +16,16 @@ from ..intervals import enclose_value, equal_tailed
 from ..parameters import CONFIDENCE_LEVEL
 from ..posterior import cell_errors
 from ..settings import FitSettings
-from .agreement import CHANCE_Z, DISTINCT_D, agreement_z, dependence_share, label_free_posterior, split_offsets
+from .agreement import (
+    CHANCE_Z,
+    DISTINCT_D,
+    EXCHANGEABLE_P,
+    agreement_z,
+    dependence_share,
+    label_free_posterior,
+    plurality_cochran,
+    split_offsets,
+)
 from .difficulty import difficulty_posterior
 from .folded import _fit_folded
 from .model import DEFAULT_KS, METHOD_LABELS, METHOD_VOTES, Method, SplitModel, SplitPrior, VoteEstimate, VoteRow
@@ -39,7 +48,10 @@ if TYPE_CHECKING:
 MIN_LABELED_SPLITS = 5
 _BLOCK = 16
 OUTCOMES = ("normal", "binomial")
-ESTIMATORS = ("vote_split", "rectified", "rectified_if_distinct")
+ESTIMATORS = ("vote_split", "rectified", "rectified_if_distinct", "tempered_if_interchangeable")
+# round 5's switch (docs/UNLABELED.md): where a label-free test says the judges are not interchangeable, the flat model
+# alone (tau = 1, guarded) instead of `prior`, unless a `distinct_prior` is given
+NOT_INTERCHANGEABLE_PRIOR = SplitPrior(models=("flat",))
 RECTIFIED_REASON = "labeled items' residuals correct a label-free Dawid-Skene prediction of every item's error"
 
 
@@ -264,12 +276,12 @@ def estimate_errors(
         return result(METHOD_LABELS, "unlabeled items not used (asked)", None)
     if items.n_unlabeled == 0:
         return result(METHOD_LABELS, "no unlabeled items", None)
-    prior, share = _pick_prior(items, prior, distinct_prior)
+    prior, share, p_same = _pick_prior(items, prior, distinct_prior, estimator)
     model, (centre, low, high), draws = _vote_split(items, ks, confidence_level, settings, labels_only, prior, n_draws,
                                                     rng, outcomes)
-    model = replace(model, dependence=share)
+    model = replace(model, dependence=share, interchangeable_p=p_same)
     use, reason = _guard(model) if guard else (True, "the vote split model (guard off)")
-    if estimator != "vote_split":
+    if estimator in ("rectified", "rectified_if_distinct"):
         model, rect = _rectify(items, ks, confidence_level, labels_only, model, estimator == "rectified")
         if rect is not None:
             vs = _rows(ks, labels_only.rows, fewest, centre, low, high) if use else _rows(ks, labels_only.rows, fewest)
@@ -283,7 +295,8 @@ def _check_options(rng: np.random.Generator | None, outcomes: str, estimator: st
     """The generator, once the options are checked. `estimator`: "vote_split" (the default), "rectified"
     (votes/rectified.py: a label-free prediction corrected by the labels, at every k up to the fewest judges of an
     item) or "rectified_if_distinct" (rectified where the judges count as distinct, agreement.dependence_share <
-    DISTINCT_D, the vote split elsewhere); measured in docs/UNLABELED.md, "round 4"."""
+    DISTINCT_D, the vote split elsewhere); measured in docs/UNLABELED.md, "round 4"; "tempered_if_interchangeable"
+    (round 5): the vote split with `prior` where the judges are interchangeable, the flat model elsewhere (_pick_prior)."""
     if rng is None:
         raise ParameterError("rng", "is required: pass a numpy Generator (numpy.random.default_rng(seed))")
     if outcomes not in OUTCOMES:
@@ -293,14 +306,20 @@ def _check_options(rng: np.random.Generator | None, outcomes: str, estimator: st
     return rng
 
 
-def _pick_prior(items: _Items, prior: SplitPrior, distinct_prior: SplitPrior | None) -> tuple[SplitPrior, float | None]:
-    """`distinct_prior` where the judges count as distinct (agreement.dependence_share < DISTINCT_D), `prior`
-    elsewhere, with the share (None when there is no `distinct_prior`: nothing computed)."""
-    if distinct_prior is None:
-        return prior, None
+def _pick_prior(items: _Items, prior: SplitPrior, distinct_prior: SplitPrior | None,
+                estimator: str = "vote_split") -> tuple[SplitPrior, float | None, float | None]:
+    """(the prior to fit, the judges' dependence share, Cochran's Q p-value): with "tempered_if_interchangeable",
+    `prior` where the judges are interchangeable (agreement.plurality_cochran's p >= EXCHANGEABLE_P), `distinct_prior`
+    (default NOT_INTERCHANGEABLE_PRIOR) elsewhere; otherwise `distinct_prior` where the judges count as distinct
+    (agreement.dependence_share < DISTINCT_D), `prior` elsewhere (nothing computed without a `distinct_prior`)."""
     weight = items.weight.astype(float)
+    if estimator == "tempered_if_interchangeable":
+        p_same = plurality_cochran(items.votes, weight, items.classes)[1]
+        return (prior if p_same >= EXCHANGEABLE_P else distinct_prior or NOT_INTERCHANGEABLE_PRIOR), None, p_same
+    if distinct_prior is None:
+        return prior, None, None
     share = dependence_share(items.votes, weight, items.classes, label_free_posterior(items.votes, weight, items.classes)[1])
-    return (distinct_prior if share < DISTINCT_D else prior), share
+    return (distinct_prior if share < DISTINCT_D else prior), share, None
 
 
 def _replace_rows(rows: tuple[VoteRow, ...], rect: tuple[np.ndarray, np.ndarray, np.ndarray],

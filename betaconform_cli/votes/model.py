@@ -22,8 +22,41 @@ DEFAULT_KS = tuple(range(1, 12))
 # tempered form of a one-coin model whose items differ in difficulty (votes/difficulty.py)
 MODELS = ("flat", "folded", "agreement", "constant", "tempered", "unanimous", "saturated", "difficulty")
 # how the models are weighed against each other (docs/UNLABELED.md, "Issue 26, round 2"): by the labels' marginal
-# likelihood ("evidence"), or by stacking the models' leave-one-label-out predictive densities ("stacking")
-WEIGHTINGS = ("evidence", "stacking")
+# likelihood ("evidence"), or by stacking the models' leave-one-label-out predictive densities ("stacking"), or (round
+# 5) by exp of the sum of those log densities ("pseudo_bma": Yao et al. 2018's pseudo-BMA, no Bayesian bootstrap)
+WEIGHTINGS = ("evidence", "stacking", "pseudo_bma")
+
+
+@dataclass(frozen=True)
+class Hyperprior:
+    """A discrete hyperprior (issue 26 round 5, docs/UNLABELED.md): over the random effect's sd, `taus` as (tau, prior
+    mass) pairs, and over a common scale s of the prior widths (sd0 s, sd1 s), `scales` as (s, prior mass) pairs; the
+    posterior integrates both on the grid, so the labels weigh each value."""
+
+    taus: tuple[tuple[float, float], ...] = ((1.0, 1.0),)
+    scales: tuple[tuple[float, float], ...] = ((1.0, 1.0),)
+
+    def __post_init__(self) -> None:
+        for name, pairs in (("taus", self.taus), ("scales", self.scales)):
+            if not pairs or any(v < 0 or m <= 0 or (name == "scales" and v == 0) for v, m in pairs):
+                raise ParameterError(f"prior.tau.{name}", f"must be (value, mass) pairs with value >= 0 (scales > 0) and "
+                                                          f"mass > 0; got {list(pairs)}")
+
+    @classmethod
+    def half_normal(cls, scale: float = 1.0, top: float = 2.0, points: int = 9,
+                    scales: tuple[tuple[float, float], ...] = ((1.0, 1.0),)) -> Hyperprior:
+        """tau ~ half-normal(`scale`) on `points` equally spaced values from 0 to `top`, mass proportional to the
+        density there (normalised when used)."""
+        values = [top * i / (points - 1) for i in range(points)]
+        return cls(tuple((v, math.exp(-0.5 * (v / scale) ** 2)) for v in values), scales)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"taus": [list(p) for p in self.taus], "scales": [list(p) for p in self.scales]}
+
+
+# round 5's stated hyperpriors (docs/UNLABELED.md, "round 5"): tau ~ half-normal(1) on 0, 0.25, ..., 2, and the prior
+# widths scaled by 1/2, 1 or 2, equally likely
+WIDTH_SCALES = ((0.5, 1.0), (1.0, 1.0), (2.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -39,7 +72,8 @@ class SplitPrior:
     # product was ("flat", "folded", "agreement", "constant") with b1 ~ N(-1, 2^2)
     models: tuple[str, ...] = ("flat", "tempered")
     weighted: bool = False
-    tau: float = 1.0
+    # the random effect's sd, or a discrete hyperprior over it and over the prior widths' scale (round 5)
+    tau: float | Hyperprior = 1.0
     nodes: int = 15
     grid0: tuple[float, float, int] = (-6.0, 6.0, 61)
     grid1: tuple[float, float, int] = (-16.0, 8.0, 81)
@@ -51,12 +85,15 @@ class SplitPrior:
         unknown = [m for m in self.models if m not in MODELS]
         if not self.models or unknown:
             raise ParameterError("prior.models", f"must name models among {list(MODELS)}; got {list(self.models)}")
+        if not isinstance(self.tau, Hyperprior) and not self.tau >= 0:
+            raise ParameterError("prior.tau", f"must be >= 0 or a Hyperprior; got {self.tau!r}")
         if self.weighting not in WEIGHTINGS:
             raise ParameterError("prior.weighting", f"must be one of {list(WEIGHTINGS)}; got {self.weighting!r}")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"b0": {"mean": self.mean0, "sd": self.sd0}, "b1": {"mean": self.mean1, "sd": self.sd1},
-                               "models": list(self.models), "tau": self.tau}
+                               "models": list(self.models),
+                               "tau": self.tau.to_dict() if isinstance(self.tau, Hyperprior) else self.tau}
         if self.weighting != "evidence":  # issue 17's and issue 26's documents stay as they were
             out["weighting"] = self.weighting
         return out
@@ -108,6 +145,8 @@ class SplitModel:
     agreement_z: float | None = None
     # the judges' dependence share (agreement.dependence_share), computed by the rectified estimators only
     dependence: float | None = None
+    # Cochran's Q p-value for interchangeable judges (agreement.plurality_cochran), computed by round 5's switch only
+    interchangeable_p: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,7 +158,8 @@ class SplitModel:
             "model_probabilities": dict(self.model_probabilities),
             "labeled_splits": self.labeled_splits,
             "labeled_wrong": self.labeled_wrong,
-        } | ({} if self.dependence is None else {"dependence_share": self.dependence})
+        } | ({} if self.dependence is None else {"dependence_share": self.dependence}) | (
+            {} if self.interchangeable_p is None else {"interchangeable_p": self.interchangeable_p})
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..distributions import logsumexp
-from .model import SplitPrior
+from .model import Hyperprior, SplitPrior
 
 # --- the grid posterior ------------------------------------------------------------------------------
 
@@ -26,16 +26,31 @@ SATURATED_TAU = 2.0
 
 def _grid(prior: SplitPrior, slope: bool = True, tempered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grid points (b0, b1) and their log prior, normalised to total mass 1; slope=False: b1 = 0 only; tempered:
-    b1 is the scale c of the agreement model's log odds (TEMPER_GRID, uniform) and b0 is centred on 0."""
+    b1 is the scale c of the agreement model's log odds (TEMPER_GRID, uniform) and b0 is centred on 0. With a
+    hyperprior over the widths' scale s (round 5), the log prior is the mixture over s of the prior with widths
+    (sd0 s, sd1 s), each normalised on the grid first."""
     b0 = np.linspace(*prior.grid0[:2], int(prior.grid0[2]))
     b1 = np.linspace(*TEMPER_GRID[:2], int(TEMPER_GRID[2])) if tempered else (
         np.linspace(*prior.grid1[:2], int(prior.grid1[2])) if slope else np.zeros(1))
     B0, B1 = np.meshgrid(b0, b1, indexing="ij")
-    logprior = -0.5 * ((B0 - (0.0 if tempered else prior.mean0)) / prior.sd0) ** 2
-    if slope and not tempered:
-        logprior = logprior - 0.5 * ((B1 - prior.mean1) / prior.sd1) ** 2
-    logprior = logprior - float(logsumexp(logprior.ravel()))
+    scales = prior.tau.scales if isinstance(prior.tau, Hyperprior) else ((1.0, 1.0),)
+    total = sum(m for _, m in scales)
+    parts = []
+    for s, mass in scales:
+        lp = -0.5 * ((B0 - (0.0 if tempered else prior.mean0)) / (prior.sd0 * s)) ** 2
+        if slope and not tempered:
+            lp = lp - 0.5 * ((B1 - prior.mean1) / (prior.sd1 * s)) ** 2
+        parts.append(lp - float(logsumexp(lp.ravel())) + math.log(mass / total))
+    logprior = np.logaddexp.reduce(np.array(parts), axis=0) if len(parts) > 1 else parts[0]
     return B0.ravel(), B1.ravel(), logprior.ravel()
+
+
+def _taus(prior: SplitPrior) -> list[tuple[float, float]]:
+    """The random effect's sd values with their log prior mass: the fixed tau (log mass 0), or the hyperprior's."""
+    if not isinstance(prior.tau, Hyperprior):
+        return [(float(prior.tau), 0.0)]
+    total = sum(m for _, m in prior.tau.taus)
+    return [(float(v), math.log(m / total)) for v, m in prior.tau.taus]
 
 
 def _log_sigmoid(z: np.ndarray) -> np.ndarray:
@@ -49,6 +64,41 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 
 
+def _all_grids(prior: SplitPrior) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every model's grid, one per random-effect sd (a fixed tau: one; a hyperprior: one per value, its log mass
+    added): (b0, b1, model index, each point's random-effect sd, log prior with mass 1 / len(models) per model).
+    The "saturated" model keeps SATURATED_TAU."""
+    taus = _taus(prior)
+    grids, which, sds = [], [], []
+    for i, m in enumerate(prior.models):
+        g = _grid(prior, slope=m not in ("constant", "saturated"), tempered=m in TEMPERED)
+        for tau, log_mass in ([(SATURATED_TAU, 0.0)] if m == "saturated" else taus):
+            grids.append((g[0], g[1], g[2] + log_mass))
+            which.append(np.full(len(g[0]), i))
+            sds.append(np.full(len(g[0]), tau))
+    lp = np.concatenate([g[2] for g in grids]) - math.log(len(prior.models))
+    return (np.concatenate([g[0] for g in grids]), np.concatenate([g[1] for g in grids]), np.concatenate(which),
+            np.concatenate(sds), lp)
+
+
+def _stacking_weights(loo: np.ndarray, n_items: np.ndarray) -> np.ndarray:
+    """The models' stacking weights (Yao, Vehtari, Simpson and Gelman 2018): the weights on the simplex that maximise
+    the sum over labeled items of log sum_m w_m p_m(item's outcome | the other labeled items), from the leave-one-out
+    log densities `loo` (outcomes x models) and each outcome's count. Unlike the marginal likelihood, it does not
+    reward a model for a prior that the labels only fail to contradict (the constant model's Occam factor at r = 10),
+    only for predicting held-out labels."""
+    n_models = loo.shape[1]
+    dens = np.exp(loo - loo.max(axis=1, keepdims=True))
+    weights = np.full(n_models, 1.0 / n_models)
+    for _ in range(2000):  # EM for mixture weights of fixed components: each round raises the objective
+        new = weights * ((n_items / (dens @ weights)) @ dens) / n_items.sum()
+        done = float(np.abs(new - weights).max()) < 1e-10
+        weights = new
+        if done:
+            break
+    return weights
+
+
 class _SplitPosterior:
     """Posterior over (model, b0, b1) on a grid, with a random effect u ~ N(0, tau^2) per split integrated by
     Gauss-Hermite quadrature: P(wrong | split j) = sigmoid(b0 + b1 x_j + offset_model[j] + u_j). Each model
@@ -60,10 +110,7 @@ class _SplitPosterior:
     def __init__(self, x: np.ndarray, offsets: np.ndarray, wrong: np.ndarray, trials: np.ndarray, can_err: np.ndarray,
                  prior: SplitPrior):
         n_models = offsets.shape[0]
-        grids = [_grid(prior, slope=m not in ("constant", "saturated"), tempered=m in TEMPERED) for m in prior.models]
-        self.b0 = np.concatenate([g[0] for g in grids])
-        self.b1 = np.concatenate([g[1] for g in grids])
-        self.model = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(grids)])
+        self.b0, self.b1, self.model, self.tau, lp = _all_grids(prior)
         self.models = prior.models
         # per model, the covariate that b1 multiplies: the margin x, or for "tempered" the agreement model's log odds
         # (passed as that model's offset; its offset is then 0)
@@ -74,24 +121,26 @@ class _SplitPosterior:
         self.xs = np.where(tempered[:, None], offsets, np.where(step[:, None], (xf >= 1.0 - 1e-9)[None, :] * 1.0, xf[None, :]))
         self.offsets = np.where(tempered[:, None], 0.0, offsets)
         self.x, self.wrong, self.trials = x, wrong, trials
-        if prior.tau > 0 or "saturated" in prior.models:
+        if self.tau.max(initial=0.0) > 0:
             nodes, weights = np.polynomial.hermite_e.hermegauss(prior.nodes)
             self.u = nodes
             self.log_omega = np.log(weights / weights.sum())
         else:
             self.u, self.log_omega = np.zeros(1), np.zeros(1)
-        # each grid point's random-effect scale: tau, or SATURATED_TAU for the "saturated" model
-        self.tau = np.array([SATURATED_TAU if m == "saturated" else prior.tau for m in prior.models])[self.model]
-        lp = np.concatenate([g[2] for g in grids]) - math.log(n_models)
         labeled = [int(j) for j in np.nonzero((trials > 0) & can_err)[0]]
         per_split = [self._log_marginal(j, slice(None)) for j in labeled]
         for lm in per_split:
             lp += lm
-        if prior.weighting == "stacking" and n_models > 1 and labeled:
+        if prior.weighting != "evidence" and n_models > 1 and labeled:
             log_z = np.array([logsumexp(lp[self.model == i]) for i in range(n_models)])
-            stack = self._stacking_weights(lp, log_z, labeled, per_split)
-            # each model's own posterior over its grid, the models weighed by stacking instead of their evidence
-            lp = lp - log_z[self.model] + np.log(np.maximum(stack, 1e-300))[self.model]
+            loo, n_items = self._loo_densities(lp, log_z, labeled, per_split)
+            if prior.weighting == "stacking":
+                log_weights = np.log(np.maximum(_stacking_weights(loo, n_items), 1e-300))
+            else:  # pseudo-BMA: each model's summed leave-one-label-out log predictive density
+                elpd = n_items @ loo
+                log_weights = elpd - float(logsumexp(elpd))
+            # each model's own posterior over its grid, the models weighed by the leave-one-out weights, not evidence
+            lp = lp - log_z[self.model] + log_weights[self.model]
         w = np.exp(lp - lp.max())
         # every model's posterior probability (the guard reads it); models named in prior.guard_models weigh in here
         # only, and the estimate averages the others
@@ -129,13 +178,11 @@ class _SplitPosterior:
         out: np.ndarray = trials * _log_sigmoid(zu) - (trials - wrong) * zu
         return out
 
-    def _stacking_weights(self, lp: np.ndarray, log_z: np.ndarray, labeled: list[int],
-                          per_split: list[np.ndarray]) -> np.ndarray:
-        """The models' stacking weights (Yao, Vehtari, Simpson and Gelman 2018): the weights on the simplex that
-        maximise the sum over labeled items of log sum_m w_m p_m(item's outcome | the other labeled items), each
-        model's leave-one-out predictive density exact on its grid (a ratio of its marginal likelihoods with and
-        without the item). Unlike the marginal likelihood, it does not reward a model for a prior that the labels
-        only fail to contradict (the constant model's Occam factor at r = 10), only for predicting held-out labels."""
+    def _loo_densities(self, lp: np.ndarray, log_z: np.ndarray, labeled: list[int],
+                       per_split: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Each model's leave-one-label-out log predictive density of a labeled item's outcome given the other labeled
+        items, exact on its grid (a ratio of its marginal likelihoods with and without the item): (outcomes x models,
+        how many labeled items share each outcome row)."""
         n_models = len(log_z)
         rows, counts = [], []
         for j, lm in zip(labeled, per_split):
@@ -145,16 +192,7 @@ class _SplitPosterior:
                 rest = lp - lm + logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, slice(None), out), axis=1)
                 rows.append([log_z[i] - logsumexp(rest[self.model == i]) for i in range(n_models)])
                 counts.append(n)
-        loo = np.array(rows)
-        dens, n_items = np.exp(loo - loo.max(axis=1, keepdims=True)), np.array(counts)
-        weights = np.full(n_models, 1.0 / n_models)
-        for _ in range(2000):  # EM for mixture weights of fixed components: each round raises the objective
-            new = weights * ((n_items / (dens @ weights)) @ dens) / n_items.sum()
-            done = float(np.abs(new - weights).max()) < 1e-10
-            weights = new
-            if done:
-                break
-        return weights
+        return np.array(rows), np.array(counts, dtype=float)
 
     def _log_marginal(self, j: int, g: Any) -> np.ndarray:
         out: np.ndarray = logsumexp(self.log_omega[None, :] + self._log_lik_nodes(j, g), axis=1)

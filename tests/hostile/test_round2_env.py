@@ -130,7 +130,7 @@ class TestNamesNeverPaths:
     @pytest.mark.parametrize("name", ["../x", "/etc/passwd", "a/../../b", "..", ".", "", " ", "\x00", "a\nb",
                                       "é/ü", "x" * 400, "\udcff", "nul", "LPT1.txt", "./-"])
     def test_file_stem(self, name: str) -> None:
-        from betaconform_cli.atomic import MAX_STEM_BYTES, file_stem
+        from betaconform_cli.file_names import MAX_STEM_BYTES, file_stem
 
         stem = file_stem(name)
         assert stem and not stem.startswith(".") and "/" not in stem and "\\" not in stem
