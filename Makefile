@@ -1,11 +1,12 @@
 # make install: .venv with everything (CPU torch first, so sentence-transformers does not pull a CUDA build)
 # make run:     the main job on sample_data/
-# make test:    the whole test suite, on every core (pytest-xdist), longest tests first; its `install` tier
+# make test:    the whole test suite, on every core (pytest-xdist; --dist worksteal: a worker that runs out takes half
+#               of the other's queue, so neither finishes alone), longest tests first; its `install` tier
 #               (tests/test_light_install.py, also `slow`) builds a fresh venv with the light install from the
-#               registry with uv (seconds; pip without uv). Budget: 4 minutes on 2 quiet cores; measured 3 min 43-47 s (docs/TESTING.md)
+#               registry with uv (seconds; pip without uv). Budget: 4 minutes on 2 quiet cores; measured 2 min 59 s (docs/TESTING.md)
 # make test-fast: the fast tier (no seeded statistical tests, no real model, no hostile processes, no install, no Spark,
 #               no browser, no fresh-interpreter import checks):
-#               budget one minute on 2 quiet cores; measured 50 s (docs/TESTING.md)
+#               budget one minute on 2 quiet cores; measured 46 s (docs/TESTING.md)
 # make install-light: .venv-light with the light install only (no torch: every command but text embeddings; docs/INSTALL.md)
 # make test-spark: the Spark tier alone (the published vote-pattern SQL on pyspark in local mode; Java 17+)
 # make typecheck: mypy (strict, configured in pyproject.toml) over the package
@@ -41,10 +42,10 @@ run: install
 	$(BIN)/betaconform fit sample_data/
 
 test: install
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 test-fast: install
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not model and not hostile and not install and not spark and not browser and not process"
+	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow and not model and not hostile and not install and not spark and not browser and not process"
 
 test-spark: install
 	$(BIN)/python -m pytest -q -m spark

@@ -382,6 +382,14 @@ class TestPositiveAndVotes:
             resolve_positive(classes, value)
         assert "A" in str(info.value) or "true" in str(info.value)
 
+    def test_a_look_alike_positive_names_its_hidden_letters(self) -> None:
+        """--positive written with Cyrillic letters that look Latin matches no class: the refusal names them."""
+        with pytest.raises(ParameterError, match="U\\+0440 CYRILLIC SMALL LETTER ER"):
+            resolve_positive(("fail", "pass"), "\u0440\u0430ss")
+        with pytest.raises(ParameterError) as info:
+            resolve_positive(("fail", "pass"), "pas")
+        assert "it holds" not in str(info.value)  # plain text: nothing hidden to name
+
     @pytest.mark.parametrize(
         ("classes", "fmt", "code"),
         [

@@ -65,6 +65,7 @@ import numpy as np
 from ..choices import SCORE_TARGETS as TARGETS
 from ..errors import P0, P1, ParameterError
 from ..inputs.dataset import Votes
+from ..inputs.values import hidden
 from ..parameters import CONFIDENCE_LEVEL, check
 from .latent_classes import LatentClasses, cross_fitted_prediction, fit_latent_classes
 from .ppi import (
@@ -395,8 +396,8 @@ def resolve_positive(classes: Sequence[str], value: str | None = None, source_fo
             raise ParameterError("positive", f"{P0} {text}")
         if same:
             return same[0]
-        raise ParameterError("positive", f"{P0} {value!r} is not a class of the gold; the classes are "
-                                         f"{', '.join(map(str, classes))}")
+        raise ParameterError("positive", f"{P0} {value!r} is not a class of the gold{hidden(str(value))}; the classes "
+                                         f"are {', '.join(map(str, classes))}")
     own, vocabulary = FORMAT_PASSES.get(source_format or "", ("", frozenset()))
     found = [k for k, c in enumerate(folded) if c in POSITIVE_NAMES] or [
         k for k, c in enumerate(classes) if c == own and set(map(str, classes)) <= vocabulary]

@@ -50,9 +50,10 @@ def cli_env(**extra: str | None) -> dict[str, str]:
     return env
 
 
-# read by the CLI when a command runs, never at import: a server started under other values serves them unchanged
-# (each test's own cache folder, tests/conftest.py)
-RUN_TIME_VARIABLES = frozenset({"XDG_CACHE_HOME", "HOME", "TMPDIR"})
+# read by the CLI when a command runs, never at import or by the interpreter's start-up: a server started under
+# other values serves them unchanged (each test's own cache folder, tests/conftest.py; the job summary's path,
+# cli/ci_outputs.py and cli/emit.py), and a run whose env= differs from cli_env() in these alone is forked too
+RUN_TIME_VARIABLES = frozenset({"XDG_CACHE_HOME", "HOME", "TMPDIR", "GITHUB_STEP_SUMMARY"})
 
 
 class _ForkServer:
@@ -65,6 +66,7 @@ class _ForkServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: Any = None
         self.env: dict[str, str] = {}
+        self.child_cpu = 0.0  # CPU seconds of the children run so far (read by tests/cpu_times.py)
         import atexit
 
         atexit.register(self.stop)
@@ -89,12 +91,11 @@ class _ForkServer:
             self.proc.wait()
             self.proc = None
 
-    def run(self, args: list[str], cwd: Path | None, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    def run(self, args: list[str], cwd: Path | None, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
         import socket
         import tempfile
 
-        with self.lock:
-            env = cli_env()  # the child runs in it; a change beyond the paths read at run time restarts the server
+        with self.lock:  # the child runs in `env`; a change beyond the variables read at run time restarts the server
             changed = {k for k in env.keys() | self.env.keys() if env.get(k) != self.env.get(k)} - RUN_TIME_VARIABLES
             if self.proc is None or self.proc.poll() is not None or changed:
                 self._start(env)
@@ -104,18 +105,19 @@ class _ForkServer:
                 pid = json.loads(self.sock.recv(1 << 16))["pid"]
                 self.sock.settimeout(timeout)
                 try:
-                    status = json.loads(self.sock.recv(1 << 16))["status"]
+                    reply = json.loads(self.sock.recv(1 << 16))
                 except TimeoutError:
                     os.kill(pid, signal.SIGKILL)
                     self.sock.settimeout(None)
-                    self.sock.recv(1 << 16)
+                    self.child_cpu += json.loads(self.sock.recv(1 << 16))["cpu"]
                     raise subprocess.TimeoutExpired([sys.executable, "-m", "betaconform_cli", *args], timeout) from None
                 finally:
                     self.sock.settimeout(None)
+                self.child_cpu += reply["cpu"]
                 out.seek(0)
                 err.seek(0)
                 return subprocess.CompletedProcess([sys.executable, "-m", "betaconform_cli", *args],
-                                                   os.waitstatus_to_exitcode(status), out.read(), err.read())
+                                                   os.waitstatus_to_exitcode(reply["status"]), out.read(), err.read())
 
 
 _FORK_SERVER = _ForkServer()
@@ -124,10 +126,13 @@ _FORK_SERVER = _ForkServer()
 def run_cli(*args: Any, env: dict[str, str] | None = None, input: bytes | None = None, cwd: Path | None = None,
             timeout: float = TIMEOUT, **popen: Any) -> subprocess.CompletedProcess[bytes]:
     """`python -m betaconform_cli ARGS` as its own process (memory-capped), stdout and stderr as bytes. In the default
-    environment, with nothing on stdin and no other Popen option, the process is forked from a server that has
-    imported the package already (forkserver.py; BETACONFORM_FORKSERVER=0 starts a fresh interpreter every time)."""
-    if env is None and input is None and not popen and os.environ.get("BETACONFORM_FORKSERVER", "1") != "0":
-        return _FORK_SERVER.run([str(a) for a in args], cwd, timeout)
+    environment (or one that differs from it only in RUN_TIME_VARIABLES), with nothing on stdin and no other Popen
+    option, the process is forked from a server that has imported the package already (forkserver.py;
+    BETACONFORM_FORKSERVER=0 starts a fresh interpreter every time)."""
+    if input is None and not popen and os.environ.get("BETACONFORM_FORKSERVER", "1") != "0":
+        default = cli_env()
+        if env is None or {k for k in env.keys() | default.keys() if env.get(k) != default.get(k)} <= RUN_TIME_VARIABLES:
+            return _FORK_SERVER.run([str(a) for a in args], cwd, timeout, default if env is None else env)
     return subprocess.run(
         [sys.executable, "-m", "betaconform_cli", *map(str, args)], capture_output=True, input=input, cwd=cwd,
         env=env or cli_env(), timeout=timeout, preexec_fn=_cap_memory, check=False, **popen,
