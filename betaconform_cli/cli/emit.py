@@ -108,7 +108,7 @@ def emit(report: Report, out: OutputGroup, fmt: str | None = None, files: Sequen
         atomic.write_text(path, text)
     for f in files:
         f.write(f.path)
-    for note in report.notes:
+    for note in dict.fromkeys(report.notes):  # an input's note, which each of its slices carries, said once
         say(note)
     if out.output is None and fmt != "table":
         write_stdout(text_of(report, fmt), fmt)

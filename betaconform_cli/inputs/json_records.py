@@ -91,10 +91,13 @@ def read_json_records(src: Source, opts: InputOptions, keep: Keep) -> list[Datas
 
 
 def _read_items(path: Path, opts: InputOptions, keep: Keep, src: Source) -> list[Dataset]:
-    """The item records' JSON Lines copy (record n is line n), read by the judgment JSON Lines reader."""
+    """The item records' JSON Lines copy (record n is line n), read by the judgment JSON Lines reader; `--from
+    json_records`, the document's format, is not the copy's (JSON Lines), while a table shape (`--from long`) stays,
+    and that reader refuses it."""
     from .dispatch import read_path
 
-    return read_path(path, opts, keep, name=src.name, where=src.where)
+    as_lines = dataclasses.replace(opts, source_format="jsonl") if opts.source_format == "json_records" else opts
+    return read_path(path, as_lines, keep, name=src.name, where=src.where)
 
 
 def _as_records(ds: Dataset) -> Dataset:

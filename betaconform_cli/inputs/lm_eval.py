@@ -71,7 +71,8 @@ def _runs(files: list[Path], src: Source, opts: InputOptions, keep: Keep) -> lis
         folders = [p.parent.name for p in paths]
         for p in paths:
             run = p.parent.name + (f" {p.name.rsplit('_', 1)[1].split('.jsonl')[0]}" if folders.count(p.parent.name) > 1 else "")
-            got, gone, lines = _marks(p, str(p), opts, offset=len(kept) if opts.record.by is not None else 0)
+            # --by: numbered after the last line kept (a blank line is a number skipped, not a line kept)
+            got, gone, lines = _marks(p, str(p), opts, offset=max(kept, default=0))
             marks += [dataclasses.replace(m, judge=f"{run}: {m.judge}") for m in got]
             left |= {f"{run}: {k}": f"{run}: {v}" for k, v in gone.items()}
             kept |= lines

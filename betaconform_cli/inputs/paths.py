@@ -75,11 +75,16 @@ _LM_EVAL_SAMPLES = re.compile(r"samples_.+_\d{4}-\d\d-\d\dT[\d.-]+\.jsonl(\.gz)?
 def runs_folder(path: Path) -> list[Path] | None:
     """lm-eval's --output_path after several model runs (a folder per run, each holding samples_<task>_<date>.jsonl
     and no other data file; the folder itself holding none): those samples files, read as one input whose runs of a
-    task are one panel (inputs/lm_eval.py); else None."""
+    task are one panel (inputs/lm_eval.py); else None. This tool's own outputs there (`fit runs/ -o runs/fit.csv`)
+    are no data files, as in any folder (tool_output)."""
+
+    def data(q: Path) -> bool:
+        return q.is_file() and is_data_name(q) and tool_output(q) is None
+
     try:
-        if not path.is_dir() or any(q.is_file() and is_data_name(q) for q in path.iterdir()):
+        if not path.is_dir() or any(data(q) for q in path.iterdir()):
             return None
-        runs = [[q for q in sorted(d.iterdir()) if q.is_file() and is_data_name(q)] for d in sorted(path.iterdir()) if d.is_dir()]
+        runs = [[q for q in sorted(d.iterdir()) if data(q)] for d in sorted(path.iterdir()) if d.is_dir()]
     except OSError:
         return None
     runs = [files for files in runs if files]

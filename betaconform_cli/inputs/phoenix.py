@@ -55,7 +55,7 @@ def _metadata(a: dict[str, Any]) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         try:
             got = ast.literal_eval(meta) if len(meta) < 100_000 else None  # literals only: no code runs
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # TypeError: "{[1]: 2}", a list as key
             got = None
     return {**a, "metadata": got if isinstance(got, dict) else None}
 

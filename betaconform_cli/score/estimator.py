@@ -12,8 +12,7 @@ Method (docs/SCORE.md):
    pseudo-items of the class's mean Dawid-Skene posterior, two_class.py: the one Dawid-Skene model), and
    `f_i = sum_c P(item i in class c | its verdicts) * pass rate of c`, a labeled item's from the OTHER labels
    (leave one out; with clusters, its cluster out), so that f on the labeled items does not see their own labels
-   (cross-fitting, as prediction-powered inference needs). The judges' majority (ties half) is what "the judges
-   say".
+   (cross-fitting, as prediction-powered inference needs). The judges' majority (ties half) is what "the judges say".
 2. Prediction-powered estimate (PPI++; in survey terms the regression estimator), eq. (1):
        theta = lambda * mean_U(f) + mean_L(y - lambda * f),
    U all N items, L the n labeled ones. lambda = Cov_L(y, f) / Var_L(f), clipped to [-1, 1], minimises the
