@@ -120,6 +120,17 @@ def fill_embedding_cache(root: Path, *files: Path) -> Path:
     return root
 
 
+class QueryLog:
+    """A DuckDB connection that keeps the SQL it ran (`sql`), for tests of which queries a read needs."""
+
+    def __init__(self, con: Any) -> None:
+        self.con, self.sql = con, []
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        self.sql.append(sql)
+        return self.con.execute(sql, *args)
+
+
 def invoke(runner: CliRunner, *args: str) -> Any:
     from betaconform_cli.cli import app
 

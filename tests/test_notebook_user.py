@@ -14,6 +14,8 @@ import betaconform_cli as bc
 from betaconform_cli.errors import InputError, ParameterError
 from betaconform_cli.inputs import values
 
+from .conftest import QueryLog
+
 pd = pytest.importorskip("pandas")
 
 # 12 items, 3 judges: gold pass on items 0-5, fail on 6-11; judge "c" is wrong on items 0 and 6, "b" on item 1
@@ -111,19 +113,11 @@ class TestColumns:
         from betaconform_cli.inputs.table_sql import connect
         from betaconform_cli.inputs.tables import index_columns
 
-        class Seen:  # the connection, with the queries it ran
-            def __init__(self, con: Any) -> None:
-                self.con, self.sql = con, []
-
-            def execute(self, sql: str, *args: Any) -> Any:
-                self.sql.append(sql)
-                return self.con.execute(sql, *args)
-
         path = tmp_path / "long.csv"
         path.write_text("uid,judge,verdict,gold\n" + "".join(f"q{i},j,pass,pass\n" for i in range(30)), encoding="utf-8")
         con = connect()
         try:
-            seen = Seen(con)
+            seen = QueryLog(con)
             assert index_columns(seen, open_table(con, path, "csv", str(path), False)) == ()
             assert seen.sql and all("LIMIT" in sql for sql in seen.sql)
             path.write_text("n,a,b,gold\n" + "".join(f"{i},pass,fail,pass\n" for i in range(30)), encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from .conftest import invoke
+from .conftest import QueryLog, invoke
 
 HEAD = b"item_id,judge,verdict,gold\nq1,a,pass,pass\n"
 
@@ -31,25 +31,15 @@ def test_a_nul_byte_in_a_cell_is_binary_data(tmp_path: Path, name: str, body: by
 def test_a_file_without_nul_is_told_by_its_bytes(tmp_path: Path) -> None:
     """A plain CSV without a NUL byte is cleared by a scan of its bytes, with no query over its cells (which cost
     ~0.3 s of a 5M-row read); one with a NUL still runs it and is named (test above)."""
-    from typing import Any
-
     from betaconform_cli.inputs.table_cells import _no_nul
     from betaconform_cli.inputs.table_open import open_table
     from betaconform_cli.inputs.table_sql import connect
-
-    class Seen:  # the connection, with the queries it ran
-        def __init__(self, con: Any) -> None:
-            self.con, self.sql = con, []
-
-        def execute(self, sql: str, *args: Any) -> Any:
-            self.sql.append(sql)
-            return self.con.execute(sql, *args)
 
     path = tmp_path / "long.csv"
     path.write_text("item_id,judge,verdict,gold\nq1,a,pass,pass\nq1,b,fail,pass\n", encoding="utf-8")
     con = connect()
     try:
-        seen = Seen(con)
+        seen = QueryLog(con)
         _no_nul(seen, open_table(con, path, "csv", str(path), False), ["item_id", "judge", "verdict", "gold"], path)
         assert not any("chr(0)" in sql for sql in seen.sql)
     finally:
