@@ -124,7 +124,8 @@ class QueryLog:
     """A DuckDB connection that keeps the SQL it ran (`sql`), for tests of which queries a read needs."""
 
     def __init__(self, con: Any) -> None:
-        self.con, self.sql = con, []
+        self.con = con
+        self.sql: list[str] = []
 
     def execute(self, sql: str, *args: Any) -> Any:
         self.sql.append(sql)
